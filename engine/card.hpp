@@ -1,0 +1,123 @@
+// Cards of the standard 52-card pack, and a set of cards stored as a bitmask.
+//
+// A card's id is rank * 4 + suit, so the four cards of one rank sit in one
+// nibble of a 64-bit mask: counting a rank in a hand is a shift and a popcount.
+// Ranks run from two (0) to ace (12): ace is high, two is low, as in the
+// dealer ceremony of the Bicycle rules (001, 003).
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gofish::engine {
+
+inline constexpr int kRanks = 13;
+inline constexpr int kSuits = 4;
+inline constexpr int kDeckSize = 52;
+inline constexpr int kMaxSeats = 6;
+
+using Seat = int;
+using Rank = int;  // 0 = two ... 12 = ace
+
+enum class Suit : std::uint8_t { Clubs, Diamonds, Hearts, Spades };
+
+class Card {
+ public:
+  constexpr Card() = default;
+  constexpr Card(Rank rank, Suit suit) : id_(static_cast<std::uint8_t>(rank * kSuits + static_cast<int>(suit))) {}
+  static constexpr Card from_id(int id) {
+    Card c;
+    c.id_ = static_cast<std::uint8_t>(id);
+    return c;
+  }
+  constexpr int id() const { return id_; }
+  constexpr Rank rank() const { return id_ / kSuits; }
+  constexpr Suit suit() const { return static_cast<Suit>(id_ % kSuits); }
+  friend constexpr bool operator==(Card, Card) = default;
+  friend constexpr auto operator<=>(Card, Card) = default;
+
+ private:
+  std::uint8_t id_ = 0;
+};
+
+// "2".."10", "J", "Q", "K", "A"
+std::string_view rank_name(Rank rank);
+// "two" .. "ace", and the plural used in sentences ("nines", "sixes").
+std::string_view rank_word(Rank rank);
+std::string_view rank_plural(Rank rank);
+std::optional<Rank> parse_rank(std::string_view text);
+// "C", "D", "H", "S"
+char suit_letter(Suit suit);
+std::string_view suit_word(Suit suit);
+// "10D", "QS": rank then suit, as in the transcript format.
+std::string to_string(Card card);
+std::optional<Card> parse_card(std::string_view text);
+
+// A set of distinct cards, as a 52-bit mask.
+class CardSet {
+ public:
+  constexpr CardSet() = default;
+  static constexpr CardSet from_mask(std::uint64_t mask) {
+    CardSet s;
+    s.mask_ = mask;
+    return s;
+  }
+  static constexpr CardSet full_deck() { return from_mask((std::uint64_t{1} << kDeckSize) - 1); }
+  static constexpr CardSet of_rank(Rank rank) { return from_mask(std::uint64_t{0xF} << (rank * kSuits)); }
+
+  constexpr std::uint64_t mask() const { return mask_; }
+  constexpr bool empty() const { return mask_ == 0; }
+  constexpr int size() const { return std::popcount(mask_); }
+  constexpr bool contains(Card c) const { return (mask_ >> c.id()) & 1U; }
+  constexpr int count(Rank rank) const { return std::popcount(rank_bits(rank)); }
+  constexpr bool has_rank(Rank rank) const { return rank_bits(rank) != 0; }
+  constexpr CardSet cards_of(Rank rank) const { return from_mask(mask_ & of_rank(rank).mask_); }
+  // Bit r is set when the set holds at least one card of rank r.
+  constexpr std::uint16_t ranks() const {
+    std::uint16_t out = 0;
+    for (Rank r = 0; r < kRanks; ++r) out |= static_cast<std::uint16_t>(has_rank(r) ? 1U << r : 0U);
+    return out;
+  }
+  constexpr void add(Card c) { mask_ |= std::uint64_t{1} << c.id(); }
+  constexpr void remove(Card c) { mask_ &= ~(std::uint64_t{1} << c.id()); }
+  constexpr void add(CardSet s) { mask_ |= s.mask_; }
+  constexpr void remove(CardSet s) { mask_ &= ~s.mask_; }
+  // The card with the lowest id (lowest rank, then clubs before spades).
+  constexpr Card lowest() const { return Card::from_id(std::countr_zero(mask_)); }
+
+  friend constexpr bool operator==(CardSet, CardSet) = default;
+
+  class iterator {
+   public:
+    constexpr explicit iterator(std::uint64_t rest) : rest_(rest) {}
+    constexpr Card operator*() const { return Card::from_id(std::countr_zero(rest_)); }
+    constexpr iterator& operator++() {
+      rest_ &= rest_ - 1;
+      return *this;
+    }
+    friend constexpr bool operator==(iterator, iterator) = default;
+
+   private:
+    std::uint64_t rest_;
+  };
+  constexpr iterator begin() const { return iterator(mask_); }
+  constexpr iterator end() const { return iterator(0); }
+
+ private:
+  constexpr std::uint64_t rank_bits(Rank rank) const { return (mask_ >> (rank * kSuits)) & 0xFU; }
+  std::uint64_t mask_ = 0;
+};
+
+// "9C 9H QS", in id order.
+std::string to_string(CardSet cards);
+
+using Deck = std::array<Card, kDeckSize>;
+Deck ordered_deck();
+// True when the 52 cards are each present once.
+bool is_complete_deck(const Deck& deck);
+
+}  // namespace gofish::engine

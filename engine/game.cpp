@@ -1,0 +1,630 @@
+#include "engine/game.hpp"
+
+#include <bit>
+#include <cassert>
+#include <string>
+
+#include "engine/setup.hpp"
+
+namespace gofish::engine {
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+constexpr std::uint8_t seat_bit(Seat seat) { return static_cast<std::uint8_t>(1U << seat); }
+constexpr std::uint16_t rank_bit(Rank rank) { return static_cast<std::uint16_t>(1U << rank); }
+
+// Sets are stored as one byte: the rank in the low nibble, the outcome above.
+constexpr std::uint8_t pack_set(Rank rank, SetOutcome outcome) {
+  return static_cast<std::uint8_t>(rank | (static_cast<int>(outcome) << 4));
+}
+constexpr Rank set_rank(std::uint8_t packed) { return packed & 0xF; }
+constexpr SetOutcome set_outcome(std::uint8_t packed) { return static_cast<SetOutcome>(packed >> 4); }
+
+Refusal refuse(RefusalCode code, std::string message) { return Refusal{code, std::move(message)}; }
+
+std::string seat_name(Seat seat) { return "seat " + std::to_string(seat); }
+
+// The `n` lowest cards of `cards` (the lowest suits, for one rank).
+CardSet lowest_cards(CardSet cards, int n) {
+  CardSet out;
+  for (Card c : cards) {
+    if (out.size() == n) break;
+    out.add(c);
+  }
+  return out;
+}
+
+// The n-th set bit (0-based) of a mask.
+int nth_bit(std::uint64_t mask, int n) {
+  for (int i = 0; i < n; ++i) mask &= mask - 1;
+  return std::countr_zero(mask);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- legal sets
+
+int LegalDecisions::count() const {
+  const int per_target = ask_for == AskFor::kRank ? std::popcount(ranks) : cards.size();
+  return std::popcount(declarable) + (give ? 1 : 0) + (go_fish ? 1 : 0) + std::popcount(targets) * per_target;
+}
+
+Decision LegalDecisions::nth(int i) const {
+  const int declares = std::popcount(declarable);
+  if (i < declares) return Decision{seat, Declare{nth_bit(declarable, i)}};
+  i -= declares;
+  if (give) {
+    if (i == 0) return Decision{seat, Answer{true}};
+    --i;
+  }
+  if (go_fish) {
+    if (i == 0) return Decision{seat, Answer{false}};
+    --i;
+  }
+  const int per_target = ask_for == AskFor::kRank ? std::popcount(ranks) : cards.size();
+  const Seat target = nth_bit(targets, i / per_target);
+  const int k = i % per_target;
+  if (ask_for == AskFor::kRank) return Decision{seat, AskRank{target, nth_bit(ranks, k)}};
+  return Decision{seat, AskCard{target, Card::from_id(nth_bit(cards.mask(), k))}};
+}
+
+std::vector<Decision> LegalDecisions::list() const {
+  std::vector<Decision> out;
+  const int n = count();
+  out.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) out.push_back(nth(i));
+  return out;
+}
+
+bool LegalDecisions::contains(const Decision& d) const {
+  if (d.seat != seat) return false;
+  return std::visit(Overloaded{
+                        [&](const AskRank& a) {
+                          return ask_for == AskFor::kRank && a.target >= 0 && a.target < kMaxSeats &&
+                                 (targets & seat_bit(a.target)) && a.rank >= 0 && a.rank < kRanks &&
+                                 (ranks & rank_bit(a.rank));
+                        },
+                        [&](const AskCard& a) {
+                          return ask_for == AskFor::kCard && a.target >= 0 && a.target < kMaxSeats &&
+                                 (targets & seat_bit(a.target)) && a.card.id() < kDeckSize && cards.contains(a.card);
+                        },
+                        [&](const Answer& a) { return a.give ? give : go_fish; },
+                        [&](const Declare& a) { return a.rank >= 0 && a.rank < kRanks && (declarable & rank_bit(a.rank)); },
+                    },
+                    d.move);
+}
+
+// ---------------------------------------------------------------- start
+
+std::variant<Game, ConfigError> Game::start(const Rules& rules, int players, const Deck& deck, Seat dealer,
+                                            Seat first) {
+  if (auto error = validate(rules, players)) return *error;
+  if (!is_complete_deck(deck)) return ConfigError{"deck", "The deck must hold each of the 52 cards exactly once."};
+  if (dealer < 0 || dealer >= players) return ConfigError{"dealer", "The dealer must be one of the seats."};
+  if (first < 0 || first >= players) return ConfigError{"first", "The first player must be one of the seats."};
+  if (rules.first_player == FirstPlayer::kLeftOfDealer && first != left_of(dealer, players)) {
+    return ConfigError{"first", "Under these rules the player to the dealer's left asks first."};
+  }
+  Game game;
+  game.rules_ = rules;
+  game.players_ = players;
+  game.dealer_ = dealer;
+  game.first_ = first;
+  game.deck_ = deck;
+  game.turn_ = first;
+  game.decisions_.reserve(128);
+  game.events_.reserve(32);
+  game.deal();
+  return game;
+}
+
+void Game::deal() {
+  const int dealt = rules_.deal_whole_pack ? kDeckSize : engine::hand_size(rules_, players_) * players_;
+  for (int i = 0; i < dealt; ++i) hands_[(dealer_ + 1 + i) % players_].add(deck_[i]);
+  next_card_ = dealt;
+  emit(GameStarted{players_, dealer_, first_, stock_size()});
+  for (int i = 1; i <= players_; ++i) {
+    const Seat seat = (dealer_ + i) % players_;
+    emit(HandDealt{seat, hands_[seat]});
+  }
+  // Under table rules the owners declare dealt sets themselves.
+  if (!rules_.table_rules) {
+    for (int i = 1; i <= players_; ++i) lay_sets((dealer_ + i) % players_, true);
+  }
+  for (Seat s = 0; s < players_; ++s) mark_out_if_empty(s);
+  if (check_end()) return;
+  if (!take_turn(first_, first_)) pass_turn(first_, left_of(first_, players_));
+}
+
+// ---------------------------------------------------------------- validation
+
+bool Game::can_be_asked(Seat seat) const { return status_[seat] != SeatStatus::kOut; }
+
+std::uint8_t Game::target_mask(Seat asker) const {
+  std::uint8_t mask = 0;
+  for (Seat s = 0; s < players_; ++s) {
+    if (s != asker && can_be_asked(s)) mask |= seat_bit(s);
+  }
+  return mask;
+}
+
+std::uint16_t Game::askable_ranks(Seat asker) const { return hands_[asker].ranks(); }
+
+CardSet Game::askable_cards(Seat asker) const {
+  CardSet cards;
+  const CardSet hand = hands_[asker];
+  for (Rank r = 0; r < kRanks; ++r) {
+    if (hand.has_rank(r)) cards.add(CardSet::of_rank(r));
+  }
+  if (!rules_.may_ask_held_card) cards.remove(hand);
+  return cards;
+}
+
+bool Game::holds(Seat seat, Rank rank, std::optional<Card> card) const {
+  return card ? hands_[seat].contains(*card) : hands_[seat].has_rank(rank);
+}
+
+std::uint16_t Game::declarable_ranks(Seat seat) const {
+  std::uint16_t out = 0;
+  for (Rank r = 0; r < kRanks; ++r) {
+    if (hands_[seat].count(r) >= rules_.set_size) out |= rank_bit(r);
+  }
+  return out;
+}
+
+LegalDecisions Game::legal(Seat seat) const {
+  LegalDecisions legal;
+  legal.seat = seat;
+  legal.ask_for = rules_.ask_for;
+  if (phase_ == Phase::kOver || seat < 0 || seat >= players_) return legal;
+  if (phase_ == Phase::kAnswer) {
+    if (seat == pending_target_) {
+      const bool has = holds(seat, pending_rank_, pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt);
+      legal.give = has;
+      legal.go_fish = !has;
+    }
+    return legal;
+  }
+  if (seat != turn_) return legal;
+  legal.targets = target_mask(seat);
+  if (rules_.ask_for == AskFor::kRank) {
+    legal.ranks = askable_ranks(seat);
+  } else {
+    legal.cards = askable_cards(seat);
+  }
+  if (rules_.table_rules) legal.declarable = declarable_ranks(seat);
+  return legal;
+}
+
+std::optional<Refusal> Game::check(const Decision& d) const {
+  if (phase_ == Phase::kOver) return refuse(RefusalCode::kGameOver, "The game is over.");
+  if (d.seat < 0 || d.seat >= players_) {
+    return refuse(RefusalCode::kUnknownSeat, "There is no seat " + std::to_string(d.seat) + " at this table.");
+  }
+  if (status_[d.seat] == SeatStatus::kOut) {
+    return refuse(RefusalCode::kOutOfGame, "You are out of the game, so you cannot play any more.");
+  }
+  return std::visit(
+      Overloaded{
+          [&](const AskRank& a) -> std::optional<Refusal> {
+            if (rules_.ask_for == AskFor::kCard) {
+              return refuse(RefusalCode::kRankAskInCardGame,
+                            "In this game you ask for one specific card, like \"the queen of hearts\".");
+            }
+            if (a.rank < 0 || a.rank >= kRanks) return refuse(RefusalCode::kInvalidRank, "That is not a card rank.");
+            return check_ask(d.seat, a.target, a.rank, std::nullopt);
+          },
+          [&](const AskCard& a) -> std::optional<Refusal> {
+            if (rules_.ask_for == AskFor::kRank) {
+              return refuse(RefusalCode::kCardAskInRankGame,
+                            "In this game you ask for a rank, like \"your nines\", not for one card.");
+            }
+            if (a.card.id() >= kDeckSize) return refuse(RefusalCode::kInvalidRank, "That is not a card.");
+            return check_ask(d.seat, a.target, a.card.rank(), a.card);
+          },
+          [&](const Answer& a) -> std::optional<Refusal> {
+            if (!rules_.table_rules) {
+              return refuse(RefusalCode::kTableRulesOnly, "The server answers asks itself in this room.");
+            }
+            if (phase_ != Phase::kAnswer || d.seat != pending_target_) {
+              return refuse(RefusalCode::kNotAsked, "Nobody is waiting for your answer.");
+            }
+            const std::optional<Card> card = pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt;
+            if (a.give && !holds(d.seat, pending_rank_, card)) {
+              return refuse(RefusalCode::kNothingToGive, card ? "You do not have that card: say \"Go fish\"."
+                                                              : "You have no cards of that rank: say \"Go fish\".");
+            }
+            return std::nullopt;
+          },
+          [&](const Declare& a) -> std::optional<Refusal> {
+            if (!rules_.table_rules) {
+              return refuse(RefusalCode::kTableRulesOnly, "Sets are laid down for you in this room.");
+            }
+            if (phase_ == Phase::kAnswer) {
+              return refuse(RefusalCode::kAwaitingAnswer, "Wait for the answer to the ask first.");
+            }
+            if (d.seat != turn_) return refuse(RefusalCode::kNotYourTurn, "It is not your turn.");
+            if (a.rank < 0 || a.rank >= kRanks) return refuse(RefusalCode::kInvalidRank, "That is not a card rank.");
+            if (hands_[d.seat].count(a.rank) < rules_.set_size) {
+              return refuse(RefusalCode::kNoSuchSet, "You do not hold a whole set of " +
+                                                         std::string(rank_plural(a.rank)) + ".");
+            }
+            return std::nullopt;
+          },
+      },
+      d.move);
+}
+
+std::optional<Refusal> Game::check_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card) const {
+  if (!rules_.table_rules && seat != turn_) return refuse(RefusalCode::kNotYourTurn, "It is not your turn.");
+  if (target < 0 || target >= players_) {
+    return refuse(RefusalCode::kUnknownSeat, "There is no seat " + std::to_string(target) + " to ask.");
+  }
+  if (target == seat) return refuse(RefusalCode::kAskedSelf, "You cannot ask yourself.");
+  if (!can_be_asked(target)) return refuse(RefusalCode::kTargetOut, "That player is out of the game.");
+  if (rules_.table_rules) {
+    // At a real table a player can ask out of turn, or for a rank they do
+    // not hold; the ask is taken and 001's penalty applies (see apply).
+    if (phase_ == Phase::kAnswer && seat == turn_) {
+      return refuse(RefusalCode::kAwaitingAnswer, "Wait for the answer to your ask first.");
+    }
+    return std::nullopt;
+  }
+  if (!hands_[seat].has_rank(rank)) {
+    return refuse(RefusalCode::kRankNotHeld, "You can only ask for a rank you hold, and you have no " +
+                                                 std::string(rank_plural(rank)) + ".");
+  }
+  if (card && !rules_.may_ask_held_card && hands_[seat].contains(*card)) {
+    return refuse(RefusalCode::kCardHeld, "You hold " + to_string(*card) + " yourself; ask for a card you lack.");
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------- apply
+
+std::optional<Refusal> Game::apply(const Decision& d) {
+  if (auto refusal = check(d)) return refusal;
+  events_.clear();
+  std::visit(Overloaded{
+                 [&](const AskRank& a) { do_ask(d.seat, a.target, a.rank, std::nullopt); },
+                 [&](const AskCard& a) { do_ask(d.seat, a.target, a.card.rank(), a.card); },
+                 [&](const Answer& a) {
+                   const Seat asker = turn_;
+                   const std::optional<Card> card =
+                       pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt;
+                   const bool has = holds(d.seat, pending_rank_, card);
+                   emit(Answered{d.seat, a.give});
+                   if (!a.give && has) {
+                     // 001: failure to give up a card. Handed over all the same.
+                     barred_[d.seat] |= rank_bit(pending_rank_);
+                     misses_next_ |= seat_bit(d.seat);
+                     emit(Penalty{d.seat, PenaltyKind::kFalseGoFish, pending_rank_});
+                   }
+                   phase_ = Phase::kAsk;
+                   resolve_ask(asker, d.seat, pending_rank_, card, has);
+                 },
+                 [&](const Declare& a) {
+                   lay_set(d.seat, a.rank, lowest_cards(hands_[d.seat].cards_of(a.rank), rules_.set_size),
+                           SetOutcome::kScores, false);
+                   mark_out_if_empty(d.seat);
+                   if (check_end()) return;
+                   continue_turn(d.seat);
+                 },
+             },
+             d.move);
+  decisions_.push_back(d);
+  return std::nullopt;
+}
+
+void Game::do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card) {
+  if (card) {
+    emit(AskedCard{seat, target, *card});
+  } else {
+    emit(AskedRank{seat, target, rank});
+  }
+  if (!rules_.table_rules) {
+    resolve_ask(seat, target, rank, card, holds(target, rank, card));
+    return;
+  }
+  if (seat != turn_) {
+    // 001: asking out of turn. The ask has no other effect.
+    barred_[seat] |= rank_bit(rank);
+    emit(Penalty{seat, PenaltyKind::kAskedOutOfTurn, rank});
+    return;
+  }
+  const bool illegal_call = !hands_[seat].has_rank(rank) ||
+                            (card && !rules_.may_ask_held_card && hands_[seat].contains(*card));
+  if (illegal_call) {
+    misses_next_ |= seat_bit(seat);
+    emit(Penalty{seat, PenaltyKind::kIllegalCall, rank});
+  }
+  phase_ = Phase::kAnswer;
+  pending_target_ = target;
+  pending_rank_ = rank;
+  pending_is_card_ = card.has_value();
+  pending_card_ = card.value_or(Card{});
+}
+
+void Game::resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, bool has_cards) {
+  if (has_cards) {
+    CardSet moved;
+    if (card) {
+      moved.add(*card);
+    } else if (rules_.give == GiveRule::kAll) {
+      moved = hands_[target].cards_of(rank);
+    } else {
+      moved.add(hands_[target].cards_of(rank).lowest());
+    }
+    hands_[target].remove(moved);
+    hands_[seat].add(moved);
+    emit(Gave{target, seat, moved});
+    if (!rules_.table_rules) lay_sets(seat, false);
+    mark_out_if_empty(target);
+    mark_out_if_empty(seat);
+    if (check_end()) return;
+    continue_turn(seat);
+    return;
+  }
+  const bool stock_empty = stock_size() == 0;
+  emit(GoFish{target, seat, stock_empty});
+  bool again = false;
+  if (!stock_empty) {
+    const Card drawn = draw(seat, DrawCause::kFish);
+    const bool lucky = card ? drawn == *card : drawn.rank() == rank;
+    if (lucky) emit(LuckyDraw{seat, drawn});
+    const bool completes_set = hands_[seat].count(drawn.rank()) >= rules_.set_size;
+    if (!rules_.table_rules) lay_sets(seat, false);
+    mark_out_if_empty(seat);
+    if (check_end()) return;
+    again = (lucky && rules_.lucky_draw == LuckyDrawRule::kAskAgain) || (completes_set && rules_.play_again_after_set);
+  }
+  if (again) {
+    continue_turn(seat);
+  } else {
+    pass_turn(seat, rules_.after_miss == AfterMiss::kToAsked ? target : left_of(seat, players_));
+  }
+}
+
+// ---------------------------------------------------------------- cards
+
+Card Game::draw(Seat seat, DrawCause cause) {
+  const Card card = deck_[next_card_++];
+  hands_[seat].add(card);
+  emit(Drew{seat, card, cause});
+  return card;
+}
+
+int Game::lay_sets(Seat seat, bool from_deal, SetOutcome outcome) {
+  int laid = 0;
+  for (Rank r = 0; r < kRanks; ++r) {
+    while (hands_[seat].count(r) >= rules_.set_size) {
+      lay_set(seat, r, lowest_cards(hands_[seat].cards_of(r), rules_.set_size), outcome, from_deal);
+      ++laid;
+    }
+  }
+  return laid;
+}
+
+void Game::lay_set(Seat seat, Rank rank, CardSet cards, SetOutcome outcome, bool from_deal) {
+  if (outcome == SetOutcome::kScores && (barred_[seat] & rank_bit(rank))) outcome = SetOutcome::kBarred;
+  hands_[seat].remove(cards);
+  sets_[seat][set_count_[seat]++] = pack_set(rank, outcome);
+  ++sets_down_;
+  emit(SetLaid{seat, rank, cards, outcome, from_deal});
+}
+
+void Game::forfeit_undeclared(Seat seat) {
+  // 001: a set not shown before the end of its owner's turn does not score.
+  lay_sets(seat, false, SetOutcome::kNotShown);
+}
+
+void Game::mark_out_if_empty(Seat seat) {
+  if (rules_.empty_hand == EmptyHand::kOut && hands_[seat].empty() && status_[seat] != SeatStatus::kOut) {
+    status_[seat] = SeatStatus::kOut;
+    emit(WentOut{seat});
+  }
+}
+
+// ---------------------------------------------------------------- turns
+
+Game::EmptyHandTurn Game::empty_hand_turn(Seat seat) {
+  switch (rules_.empty_hand) {
+    case EmptyHand::kEndsGame:
+      finish(EndReason::kHandEmpty);
+      return EmptyHandTurn::kEnded;
+    case EmptyHand::kDrawElseSitOut:
+    case EmptyHand::kDrawElseOut:
+      if (stock_size() > 0) {
+        draw(seat, DrawCause::kEmptyHand);
+        if (!rules_.table_rules) lay_sets(seat, false);
+        if (check_end()) return EmptyHandTurn::kEnded;
+        if (hands_[seat].empty()) return EmptyHandTurn::kSkipped;
+        return EmptyHandTurn::kPlays;
+      }
+      if (rules_.empty_hand == EmptyHand::kDrawElseSitOut) {
+        status_[seat] = SeatStatus::kSittingOut;
+        emit(SatOut{seat});
+      } else {
+        status_[seat] = SeatStatus::kOut;
+        emit(WentOut{seat});
+      }
+      return EmptyHandTurn::kSkipped;
+    case EmptyHand::kOut:
+      status_[seat] = SeatStatus::kOut;
+      emit(WentOut{seat});
+      return EmptyHandTurn::kSkipped;
+  }
+  return EmptyHandTurn::kSkipped;
+}
+
+// Gives `seat` the turn if it can ask; false when it cannot (the game may be over).
+bool Game::take_turn(Seat from, Seat seat) {
+  if (status_[seat] != SeatStatus::kIn) return false;
+  if (from != seat) emit(TurnPassed{from, seat});
+  turn_ = seat;
+  phase_ = Phase::kAsk;
+  if (hands_[seat].empty()) {
+    if (empty_hand_turn(seat) != EmptyHandTurn::kPlays) return false;
+  }
+  // With nobody left to ask, a seat can still declare the sets it holds.
+  if (target_mask(seat) == 0 && !(rules_.table_rules && declarable_ranks(seat) != 0)) {
+    finish(EndReason::kNoOneCanPlay);
+    return false;
+  }
+  return true;
+}
+
+void Game::continue_turn(Seat seat) {
+  if (take_turn(seat, seat) || over()) return;
+  pass_turn(seat, left_of(seat, players_));
+}
+
+void Game::pass_turn(Seat from, Seat candidate) {
+  if (rules_.table_rules) {
+    forfeit_undeclared(from);
+    if (check_end()) return;
+  }
+  Seat seat = candidate;
+  Seat last = from;
+  // Two rounds suffice: a round clears every missed-turn flag and settles
+  // every empty hand, so a third finds nobody new.
+  for (int tries = 0; tries < 2 * players_ + 1; ++tries, seat = left_of(seat, players_)) {
+    if (status_[seat] != SeatStatus::kIn) continue;
+    if (misses_next_ & seat_bit(seat)) {
+      misses_next_ &= static_cast<std::uint8_t>(~seat_bit(seat));
+      emit(MissedTurn{seat});
+      continue;
+    }
+    if (take_turn(last, seat)) return;
+    if (over()) return;
+    last = seat;
+  }
+  finish(EndReason::kNoOneCanPlay);
+}
+
+// ---------------------------------------------------------------- the end
+
+bool Game::check_end() {
+  if (phase_ == Phase::kOver) return true;
+  if (sets_down_ == total_sets(rules_)) {
+    finish(EndReason::kAllSetsDown);
+    return true;
+  }
+  if (rules_.empty_hand == EmptyHand::kEndsGame) {
+    for (Seat s = 0; s < players_; ++s) {
+      if (hands_[s].empty()) {
+        finish(EndReason::kHandEmpty);
+        return true;
+      }
+    }
+  }
+  if (rules_.stock_out_ends_game && stock_size() == 0) {
+    finish(EndReason::kStockOut);
+    return true;
+  }
+  return false;
+}
+
+int Game::score(Seat seat) const {
+  int score = 0;
+  for (int i = 0; i < set_count_[seat]; ++i) score += laid_set(seat, i).outcome == SetOutcome::kScores ? 1 : 0;
+  return score;
+}
+
+void Game::finish(EndReason reason) {
+  phase_ = Phase::kOver;
+  end_reason_ = reason;
+  int best = -1;
+  for (Seat s = 0; s < players_; ++s) best = std::max(best, score(s));
+  std::uint8_t winners = 0;
+  for (Seat s = 0; s < players_; ++s) {
+    if (score(s) == best) winners |= seat_bit(s);
+  }
+  if (rules_.tie_break == TieBreak::kFewestCardsInHand && std::popcount(winners) > 1) {
+    int fewest = kDeckSize + 1;
+    for (Seat s = 0; s < players_; ++s) {
+      if (winners & seat_bit(s)) fewest = std::min(fewest, hands_[s].size());
+    }
+    for (Seat s = 0; s < players_; ++s) {
+      if ((winners & seat_bit(s)) && hands_[s].size() != fewest) winners &= static_cast<std::uint8_t>(~seat_bit(s));
+    }
+  }
+  winners_ = winners;
+  GameOver over{reason, players_, {}, {}, winners};
+  for (Seat s = 0; s < players_; ++s) {
+    over.hands[s] = hands_[s];
+    over.scores[s] = score(s);
+  }
+  emit(over);
+}
+
+// ---------------------------------------------------------------- public facts
+
+Game::LaidSet Game::laid_set(Seat seat, int index) const {
+  const std::uint8_t packed = sets_[seat][index];
+  SetOutcome outcome = set_outcome(packed);
+  // A later penalty bars sets of its rank laid before it too.
+  if (outcome == SetOutcome::kScores && (barred_[seat] & rank_bit(set_rank(packed)))) outcome = SetOutcome::kBarred;
+  return LaidSet{set_rank(packed), outcome};
+}
+
+std::vector<Game::LaidSet> Game::sets(Seat seat) const {
+  std::vector<LaidSet> out;
+  for (int i = 0; i < set_count_[seat]; ++i) out.push_back(laid_set(seat, i));
+  return out;
+}
+
+std::optional<Game::PendingAsk> Game::pending_ask() const {
+  if (phase_ != Phase::kAnswer) return std::nullopt;
+  return PendingAsk{turn_, pending_target_, pending_rank_,
+                    pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt};
+}
+
+std::string to_string(const Decision& d) {
+  return std::visit(Overloaded{
+                        [&](const AskRank& a) {
+                          return seat_name(d.seat) + " asks " + seat_name(a.target) + " for " +
+                                 std::string(rank_plural(a.rank));
+                        },
+                        [&](const AskCard& a) {
+                          return seat_name(d.seat) + " asks " + seat_name(a.target) + " for " + to_string(a.card);
+                        },
+                        [&](const Answer& a) {
+                          return seat_name(d.seat) + (a.give ? " gives" : " says Go fish");
+                        },
+                        [&](const Declare& a) {
+                          return seat_name(d.seat) + " declares " + std::string(rank_plural(a.rank));
+                        },
+                    },
+                    d.move);
+}
+
+std::string_view refusal_code_name(RefusalCode code) {
+  switch (code) {
+    case RefusalCode::kGameOver: return "game_over";
+    case RefusalCode::kNotYourTurn: return "not_your_turn";
+    case RefusalCode::kOutOfGame: return "out_of_game";
+    case RefusalCode::kUnknownSeat: return "unknown_seat";
+    case RefusalCode::kAskedSelf: return "asked_self";
+    case RefusalCode::kTargetOut: return "target_out";
+    case RefusalCode::kRankNotHeld: return "rank_not_held";
+    case RefusalCode::kCardAskInRankGame: return "card_ask_in_rank_game";
+    case RefusalCode::kRankAskInCardGame: return "rank_ask_in_card_game";
+    case RefusalCode::kCardHeld: return "card_held";
+    case RefusalCode::kInvalidRank: return "invalid_rank";
+    case RefusalCode::kAwaitingAnswer: return "awaiting_answer";
+    case RefusalCode::kNotAsked: return "not_asked";
+    case RefusalCode::kNothingToGive: return "nothing_to_give";
+    case RefusalCode::kNoSuchSet: return "no_such_set";
+    case RefusalCode::kTableRulesOnly: return "table_rules_only";
+  }
+  return "unknown";
+}
+
+}  // namespace gofish::engine

@@ -1,0 +1,182 @@
+// A game of Go Fish: a pure function of its rules, seat count, deck order,
+// dealer, first player and the players' decisions.
+//
+// `apply` validates, then mutates, then records: a refused decision returns a
+// typed reason and leaves the game exactly as it was. `check` and `legal`
+// share the same predicates, so the legal-decision list and `apply` cannot
+// disagree. Hands and the stock are private members: the only ways out are
+// `view_of` and `event_for` (view.hpp), which hide what a viewer must not see,
+// and the transcript of a finished game (transcript.hpp).
+//
+// Readings of the rules (see docs/RULES.md for the whole list):
+// - Sets are laid down the moment a card arrives (catch, fish or automatic
+//   draw), before the end check and before the next turn is decided; sets
+//   held from the deal are laid before the first ask.
+// - The empty-hand rule applies whenever a seat is due to ask with no cards,
+//   at the start of its turn and when its own turn continues.
+// - When the seat that should get the turn is out, sits out, or must miss a
+//   turn, the turn goes to the first seat clockwise from it that can play.
+// - "The stock runs out" is checked after the action that took the last card
+//   has been resolved, sets included. A miss with an empty stock draws nothing.
+// - In pairs (give one card) the lowest suit of the rank is handed over.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "engine/card.hpp"
+#include "engine/decision.hpp"
+#include "engine/event.hpp"
+#include "engine/rules.hpp"
+
+namespace gofish::engine {
+
+enum class SeatStatus : std::uint8_t { kIn, kSittingOut, kOut };
+enum class Phase : std::uint8_t { kAsk, kAnswer, kOver };
+
+// The decisions one seat may make now, in compact form: an ask is any legal
+// target with any legal rank (or card); an answer or a declaration under
+// table rules. Empty for a seat that is not to act and once the game is over.
+struct LegalDecisions {
+  Seat seat = 0;
+  AskFor ask_for = AskFor::kRank;
+  std::uint8_t targets = 0;  // bit per seat
+  std::uint16_t ranks = 0;   // rank asks: bit per rank
+  CardSet cards;             // card asks
+  bool give = false;         // table rules answers
+  bool go_fish = false;
+  std::uint16_t declarable = 0;  // table rules: ranks with a complete set in hand
+
+  int count() const;
+  bool empty() const { return count() == 0; }
+  // The i-th decision, 0 <= i < count(), in a fixed order.
+  Decision nth(int i) const;
+  std::vector<Decision> list() const;
+  bool contains(const Decision& decision) const;
+  friend bool operator==(const LegalDecisions&, const LegalDecisions&) = default;
+};
+
+struct View;
+struct Viewer;
+struct Transcript;
+
+class Game {
+ public:
+  // Deals one card at a time clockwise from the dealer's left, then lays down
+  // the sets held from the deal. The events of the start are in last_events().
+  static std::variant<Game, ConfigError> start(const Rules& rules, int players, const Deck& deck, Seat dealer,
+                                                 Seat first);
+
+  std::optional<Refusal> check(const Decision& decision) const;
+  // On success the decision's events are in last_events().
+  std::optional<Refusal> apply(const Decision& decision);
+  const std::vector<Event>& last_events() const { return events_; }
+
+  LegalDecisions legal(Seat seat) const;
+
+  const Rules& rules() const { return rules_; }
+  int players() const { return players_; }
+  Seat dealer() const { return dealer_; }
+  Seat first() const { return first_; }
+  Phase phase() const { return phase_; }
+  bool over() const { return phase_ == Phase::kOver; }
+  // The seat whose decision is awaited (under table rules, the asked seat
+  // while an answer is due).
+  Seat to_act() const { return phase_ == Phase::kAnswer ? pending_target_ : turn_; }
+  Seat turn() const { return turn_; }
+  const std::vector<Decision>& decisions() const { return decisions_; }
+
+  // Public facts, safe for anyone.
+  int hand_size(Seat seat) const { return hands_[seat].size(); }
+  int stock_size() const { return kDeckSize - next_card_; }
+  SeatStatus status(Seat seat) const { return status_[seat]; }
+  bool misses_next_turn(Seat seat) const { return (misses_next_ >> seat) & 1U; }
+  std::uint16_t barred_ranks(Seat seat) const { return barred_[seat]; }
+  struct LaidSet {
+    Rank rank;
+    SetOutcome outcome;
+  };
+  // Every set the seat laid down, in order (unscored ones included).
+  std::vector<LaidSet> sets(Seat seat) const;
+  int score(Seat seat) const;
+  int sets_down() const { return sets_down_; }
+  std::optional<EndReason> end_reason() const { return end_reason_; }
+  std::uint8_t winners() const { return winners_; }
+  // Table rules: the ask awaiting an answer.
+  struct PendingAsk {
+    Seat seat;
+    Seat target;
+    Rank rank;
+    std::optional<Card> card;
+    friend bool operator==(const PendingAsk&, const PendingAsk&) = default;
+  };
+  std::optional<PendingAsk> pending_ask() const;
+
+ private:
+  friend struct GameInspector;  // tests only (engine/testing.hpp)
+  friend View view_of(const Game&, Viewer);
+  friend Transcript make_transcript(const Game&);
+
+  Game() = default;
+
+  LaidSet laid_set(Seat seat, int index) const;
+  int set_count(Seat seat) const { return set_count_[seat]; }
+
+  // validation
+  std::optional<Refusal> check_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card) const;
+  bool can_be_asked(Seat seat) const;
+  std::uint8_t target_mask(Seat asker) const;
+  std::uint16_t askable_ranks(Seat asker) const;
+  CardSet askable_cards(Seat asker) const;
+  bool holds(Seat seat, Rank rank, std::optional<Card> card) const;
+  std::uint16_t declarable_ranks(Seat seat) const;
+
+  // mutation
+  void deal();
+  void do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card);
+  void resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, bool has_cards);
+  int lay_sets(Seat seat, bool from_deal, SetOutcome outcome = SetOutcome::kScores);
+  void lay_set(Seat seat, Rank rank, CardSet cards, SetOutcome outcome, bool from_deal);
+  void forfeit_undeclared(Seat seat);
+  Card draw(Seat seat, DrawCause cause);
+  void mark_out_if_empty(Seat seat);
+  bool check_end();
+  void finish(EndReason reason);
+  enum class EmptyHandTurn { kPlays, kSkipped, kEnded };
+  EmptyHandTurn empty_hand_turn(Seat seat);
+  void continue_turn(Seat seat);
+  void pass_turn(Seat from, Seat candidate);
+  bool take_turn(Seat from, Seat seat);
+  void emit(Event event) { events_.push_back(event); }
+
+  Rules rules_;
+  int players_ = 0;
+  Seat dealer_ = 0;
+  Seat first_ = 0;
+  Deck deck_{};
+  int next_card_ = 0;  // index in deck_ of the top of the stock
+  std::array<CardSet, kMaxSeats> hands_{};
+  std::array<SeatStatus, kMaxSeats> status_{};
+  // Sets laid by each seat, in order, as (rank, outcome) packed in a byte.
+  std::array<std::array<std::uint8_t, kDeckSize / 2>, kMaxSeats> sets_{};
+  std::array<std::uint8_t, kMaxSeats> set_count_{};
+  std::array<std::uint16_t, kMaxSeats> barred_{};
+  std::uint8_t misses_next_ = 0;
+  int sets_down_ = 0;
+  Phase phase_ = Phase::kAsk;
+  Seat turn_ = 0;
+  // table rules: the ask awaiting an answer
+  Seat pending_target_ = 0;
+  Rank pending_rank_ = 0;
+  bool pending_is_card_ = false;
+  Card pending_card_;
+  std::optional<EndReason> end_reason_;
+  std::uint8_t winners_ = 0;
+  std::vector<Decision> decisions_;
+  std::vector<Event> events_;
+};
+
+}  // namespace gofish::engine
