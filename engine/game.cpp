@@ -139,7 +139,7 @@ void Game::deal() {
   }
   for (Seat s = 0; s < players_; ++s) mark_out_if_empty(s);
   if (check_end()) return;
-  if (!take_turn(first_, first_)) pass_turn(first_, left_of(first_, players_));
+  continue_turn(first_);
 }
 
 // ---------------------------------------------------------------- validation
