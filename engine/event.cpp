@@ -77,10 +77,18 @@ std::string to_string(const Event& event) {
           [](const MissedTurn& e) { return seat(e.seat) + " misses a turn"; },
           [](const GameOver& e) {
             std::string out = "game over (" + std::string(to_string(e.reason)) + "): scores";
-            for (int s = 0; s < e.players; ++s) out += " " + std::to_string(e.scores[static_cast<std::size_t>(s)]);
+            // Appended piecewise: GCC 12 at -O3 reports a false -Wrestrict on
+            // `" " + std::string` here (GCC bug 105329), which breaks Release builds.
+            for (int s = 0; s < e.players; ++s) {
+              out += ' ';
+              out += std::to_string(e.scores[static_cast<std::size_t>(s)]);
+            }
             out += ", winners";
             for (int s = 0; s < e.players; ++s) {
-              if ((e.winners >> s) & 1U) out += " " + seat(s);
+              if ((e.winners >> s) & 1U) {
+                out += ' ';
+                out += seat(s);
+              }
             }
             return out;
           },
