@@ -51,12 +51,12 @@ int nth_bit(std::uint64_t mask, int n) {
 // ---------------------------------------------------------------- legal sets
 
 int LegalDecisions::count() const {
-  const int per_target = ask_for == AskFor::kRank ? std::popcount(ranks) : cards.size();
-  return std::popcount(declarable) + (give ? 1 : 0) + (go_fish ? 1 : 0) + std::popcount(targets) * per_target;
+  const int per_target = ask_for == AskFor::kRank ? bit_count(ranks) : cards.size();
+  return bit_count(declarable) + (give ? 1 : 0) + (go_fish ? 1 : 0) + bit_count(targets) * per_target;
 }
 
 Decision LegalDecisions::nth(int i) const {
-  const int declares = std::popcount(declarable);
+  const int declares = bit_count(declarable);
   if (i < declares) return Decision{seat, Declare{nth_bit(declarable, i)}};
   i -= declares;
   if (give) {
@@ -67,7 +67,7 @@ Decision LegalDecisions::nth(int i) const {
     if (i == 0) return Decision{seat, Answer{false}};
     --i;
   }
-  const int per_target = ask_for == AskFor::kRank ? std::popcount(ranks) : cards.size();
+  const int per_target = ask_for == AskFor::kRank ? bit_count(ranks) : cards.size();
   const Seat target = nth_bit(targets, i / per_target);
   const int k = i % per_target;
   if (ask_for == AskFor::kRank) return Decision{seat, AskRank{target, nth_bit(ranks, k)}};
@@ -546,7 +546,7 @@ void Game::finish(EndReason reason) {
   for (Seat s = 0; s < players_; ++s) {
     if (score(s) == best) winners |= seat_bit(s);
   }
-  if (rules_.tie_break == TieBreak::kFewestCardsInHand && std::popcount(winners) > 1) {
+  if (rules_.tie_break == TieBreak::kFewestCardsInHand && bit_count(winners) > 1) {
     int fewest = kDeckSize + 1;
     for (Seat s = 0; s < players_; ++s) {
       if (winners & seat_bit(s)) fewest = std::min(fewest, hands_[s].size());
