@@ -206,7 +206,8 @@ std::optional<ConfigError> validate(const Rules& rules) {
   if (rules.may_ask_held_card && rules.ask_for != AskFor::kCard) {
     return ConfigError{"may_ask_held_card", "Asking for a held card only makes sense when players ask for cards."};
   }
-  if (!rules.deal_whole_pack && (rules.cards_dealt < 1 || rules.small_table_cards < 1)) {
+  if (!rules.deal_whole_pack && (rules.cards_dealt < 1 ||
+                                 (rules.small_table_players >= rules.min_players && rules.small_table_cards < 1))) {
     return ConfigError{"cards_dealt", "Each player must be dealt at least one card."};
   }
   return std::nullopt;
@@ -218,6 +219,11 @@ std::optional<ConfigError> validate(const Rules& rules, int players) {
     return ConfigError{"players", "The " + rules.preset + " rules are for " + std::to_string(rules.min_players) +
                                       " to " + std::to_string(rules.max_players) + " players, not " +
                                       std::to_string(players) + "."};
+  }
+  const int dealt = rules.deal_whole_pack ? kDeckSize : hand_size(rules, players) * players;
+  if (rules.stock_out_ends_game && dealt >= kDeckSize) {
+    return ConfigError{"stock_out_ends_game", "The deal uses the whole pack, so a game that ends when the stock runs "
+                                              "out would be over before the first ask."};
   }
   if (!rules.deal_whole_pack && hand_size(rules, players) * players > kDeckSize) {
     return ConfigError{"cards_dealt", "Dealing " + std::to_string(hand_size(rules, players)) + " cards to each of " +
