@@ -220,14 +220,14 @@ std::optional<ConfigError> validate(const Rules& rules, int players) {
                                       " to " + std::to_string(rules.max_players) + " players, not " +
                                       std::to_string(players) + "."};
   }
+  if (!rules.deal_whole_pack && hand_size(rules, players) * players > kDeckSize) {
+    return ConfigError{"cards_dealt", "Dealing " + std::to_string(hand_size(rules, players)) + " cards to each of " +
+                                          std::to_string(players) + " players needs more than 52 cards."};
+  }
   const int dealt = rules.deal_whole_pack ? kDeckSize : hand_size(rules, players) * players;
   if (rules.stock_out_ends_game && dealt >= kDeckSize) {
     return ConfigError{"stock_out_ends_game", "The deal uses the whole pack, so a game that ends when the stock runs "
                                               "out would be over before the first ask."};
-  }
-  if (!rules.deal_whole_pack && hand_size(rules, players) * players > kDeckSize) {
-    return ConfigError{"cards_dealt", "Dealing " + std::to_string(hand_size(rules, players)) + " cards to each of " +
-                                          std::to_string(players) + " players needs more than 52 cards."};
   }
   return std::nullopt;
 }
