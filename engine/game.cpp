@@ -159,8 +159,8 @@ std::uint16_t Game::askable_ranks(Seat asker) const { return hands_[asker].ranks
 CardSet Game::askable_cards(Seat asker) const {
   CardSet cards;
   const CardSet hand = hands_[asker];
-  for (Rank r = 0; r < kRanks; ++r) {
-    if (hand.has_rank(r)) cards.add(CardSet::of_rank(r));
+  for (std::uint16_t held = hand.ranks(); held != 0; held &= static_cast<std::uint16_t>(held - 1)) {
+    cards.add(CardSet::of_rank(std::countr_zero(held)));
   }
   if (!rules_.may_ask_held_card) cards.remove(hand);
   return cards;
@@ -170,13 +170,7 @@ bool Game::holds(Seat seat, Rank rank, std::optional<Card> card) const {
   return card ? hands_[seat].contains(*card) : hands_[seat].has_rank(rank);
 }
 
-std::uint16_t Game::declarable_ranks(Seat seat) const {
-  std::uint16_t out = 0;
-  for (Rank r = 0; r < kRanks; ++r) {
-    if (hands_[seat].count(r) >= rules_.set_size) out |= rank_bit(r);
-  }
-  return out;
-}
+std::uint16_t Game::declarable_ranks(Seat seat) const { return hands_[seat].ranks_with_at_least(rules_.set_size); }
 
 LegalDecisions Game::legal(Seat seat) const {
   LegalDecisions legal;
@@ -402,7 +396,11 @@ Card Game::draw(Seat seat, DrawCause cause) {
 
 int Game::lay_sets(Seat seat, bool from_deal, SetOutcome outcome) {
   int laid = 0;
-  for (Rank r = 0; r < kRanks; ++r) {
+  // Laying a set of one rank leaves the other ranks' counts alone, so the
+  // ranks holding a whole set can be found once, up front, in rank order.
+  std::uint16_t full = hands_[seat].ranks_with_at_least(rules_.set_size);
+  for (; full != 0; full &= static_cast<std::uint16_t>(full - 1)) {
+    const Rank r = std::countr_zero(full);
     while (hands_[seat].count(r) >= rules_.set_size) {
       lay_set(seat, r, lowest_cards(hands_[seat].cards_of(r), rules_.set_size), outcome, from_deal);
       ++laid;
@@ -512,7 +510,9 @@ void Game::pass_turn(Seat from, Seat candidate) {
 
 bool Game::check_end() {
   if (phase_ == Phase::kOver) return true;
-  if (sets_down_ == total_sets(rules_)) {
+  // sets_down_ == total_sets(rules_), without a call and a division: a valid
+  // set size divides the 52 cards.
+  if (sets_down_ * rules_.set_size == kDeckSize) {
     finish(EndReason::kAllSetsDown);
     return true;
   }
