@@ -371,7 +371,9 @@ void Game::resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> ca
   if (!stock_empty) {
     const Card drawn = draw(seat, DrawCause::kFish);
     const bool lucky = card ? drawn == *card : drawn.rank() == rank;
-    if (lucky) emit(LuckyDraw{seat, drawn});
+    // The card is shown only where a lucky draw earns another ask (000, 002);
+    // under bicycle rules it is just a fish and stays private (R22).
+    if (lucky && rules_.lucky_draw == LuckyDrawRule::kAskAgain) emit(LuckyDraw{seat, drawn});
     const bool completes_set = hands_[seat].count(drawn.rank()) >= rules_.set_size;
     if (!rules_.table_rules) lay_sets(seat, false);
     mark_out_if_empty(seat);
@@ -420,6 +422,8 @@ void Game::lay_set(Seat seat, Rank rank, CardSet cards, SetOutcome outcome, bool
 void Game::forfeit_undeclared(Seat seat) {
   // 001: a set not shown before the end of its owner's turn does not score.
   lay_sets(seat, false, SetOutcome::kNotShown);
+  // Laying them down can empty the hand, which in authors is out at once.
+  mark_out_if_empty(seat);
 }
 
 void Game::mark_out_if_empty(Seat seat) {
