@@ -145,7 +145,11 @@ json transcript_to_json(const engine::Transcript& t) {
 
 std::variant<engine::Transcript, std::string> transcript_from_json(const json& in) {
   if (!in.is_object()) return std::string("a transcript must be a JSON object");
-  if (in.value("format", "") != "gofish-transcript/1") return std::string("\"format\" must be \"gofish-transcript/1\"");
+  // Guarded: json::value would throw on a "format" that is not a string.
+  const auto format = in.find("format");
+  if (format == in.end() || !format->is_string() || *format != "gofish-transcript/1") {
+    return std::string("\"format\" must be \"gofish-transcript/1\"");
+  }
   engine::Transcript t;
   const auto rules = rules_from_json(in.value("rules", json::object()));
   if (const auto* error = std::get_if<engine::ConfigError>(&rules)) return "rules: " + error->message;

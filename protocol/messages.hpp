@@ -1,0 +1,421 @@
+// Every message of the wire protocol, as typed values (protocol/README.md is
+// the reference a client is written from).
+//
+// Client frames are parsed once, at the edge, into ClientMessage: a closed
+// set of small structs whose fields are already checked against ParseLimits
+// (names trimmed, codes normalised, rules validated), so the rooms layer
+// never sees JSON or an unchecked value. Server messages are built as structs
+// and encoded to a string once, to be shared by every recipient.
+//
+// Room events carry engine events AS THE VIEWER SEES THEM: the rooms layer
+// passes each engine event through engine::event_for first, so hiding stays
+// in the engine; this library only spells what it is given.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "engine/card.hpp"
+#include "engine/event.hpp"
+#include "engine/rules.hpp"
+#include "engine/transcript.hpp"
+#include "engine/view.hpp"
+#include "protocol/errors.hpp"
+#include "protocol/limits.hpp"
+
+namespace gofish::protocol {
+
+// ---------------------------------------------------------------- small enums
+
+enum class BotLevel { kEasy, kMedium, kHard };
+enum class ChatMode { kFree, kPhrases, kOff };
+enum class JoinAs { kPlayer, kSpectator };
+enum class RoomState { kWaiting, kPlaying, kOver };
+enum class Occupant { kEmpty, kHuman, kBot };
+enum class TakeoverReason {
+  kDisconnected,  // until the seat's owner reconnects
+  kTimeout,       // one move, because the turn timer ran out
+  kLeft,          // for the rest of the game: the owner left
+  kKicked,        // for the rest of the game: the host removed the owner
+};
+
+std::string_view to_string(BotLevel level);    // "easy", "medium", "hard"
+std::string_view to_string(ChatMode mode);     // "free", "phrases", "off"
+std::string_view to_string(JoinAs as);         // "player", "spectator"
+std::string_view to_string(RoomState state);   // "waiting", "playing", "over"
+std::string_view to_string(Occupant occupant);  // "empty", "human", "bot"
+std::string_view to_string(TakeoverReason reason);  // "disconnected", "timeout", "left", "kicked"
+std::optional<BotLevel> parse_bot_level(std::string_view text);
+std::optional<ChatMode> parse_chat_mode(std::string_view text);
+
+// ------------------------------------------------------------ client messages
+
+struct Hello {
+  int protocol = kProtocolVersion;
+  std::string client;  // free-form, "web/0.1"; may be empty
+  friend bool operator==(const Hello&, const Hello&) = default;
+};
+
+// What a room is set up with. Also sent back in every room snapshot.
+struct RoomSettings {
+  engine::Rules rules;  // validated, and playable with `seats` seats
+  int seats = 4;        // 2..6
+  int turn_timer_seconds = 0;  // 0: none
+  bool spectators = true;
+  bool listed = false;  // shown in the lobby while waiting
+  ChatMode chat = ChatMode::kFree;
+  friend bool operator==(const RoomSettings&, const RoomSettings&) = default;
+};
+
+struct BotSpec {
+  engine::Seat seat = 1;
+  BotLevel level = BotLevel::kMedium;
+  friend bool operator==(const BotSpec&, const BotSpec&) = default;
+};
+
+// The creator takes seat 0 and becomes the host. Bots sit in distinct seats
+// 1..seats-1 (checked by the parser).
+struct CreateRoom {
+  std::string name;
+  RoomSettings settings;
+  std::vector<BotSpec> bots;
+  friend bool operator==(const CreateRoom&, const CreateRoom&) = default;
+};
+
+struct Join {
+  std::string code;  // normalised: is_room_code(code)
+  std::string name;
+  JoinAs as = JoinAs::kPlayer;
+  friend bool operator==(const Join&, const Join&) = default;
+};
+
+struct Resume {
+  std::string token;                  // is_token(token)
+  std::optional<std::int64_t> last_v;  // the last room version the client saw
+  friend bool operator==(const Resume&, const Resume&) = default;
+};
+
+struct Leave {
+  friend bool operator==(const Leave&, const Leave&) = default;
+};
+struct Lobby {
+  friend bool operator==(const Lobby&, const Lobby&) = default;
+};
+struct AddBot {
+  std::optional<engine::Seat> seat;  // empty: the first free seat
+  BotLevel level = BotLevel::kMedium;
+  friend bool operator==(const AddBot&, const AddBot&) = default;
+};
+struct RemoveBot {
+  engine::Seat seat = 0;  // 0..5; the rooms layer checks it against the table
+  friend bool operator==(const RemoveBot&, const RemoveBot&) = default;
+};
+struct Kick {
+  engine::Seat seat = 0;
+  friend bool operator==(const Kick&, const Kick&) = default;
+};
+struct Start {
+  friend bool operator==(const Start&, const Start&) = default;
+};
+struct Rematch {
+  friend bool operator==(const Rematch&, const Rematch&) = default;
+};
+// An ask for a rank (rank presets) or a named card (card presets).
+struct Ask {
+  engine::Seat target = 0;
+  std::variant<engine::Rank, engine::Card> what;
+  friend bool operator==(const Ask&, const Ask&) = default;
+};
+struct Answer {  // table rules: the asked seat's reply
+  bool give = true;
+  friend bool operator==(const Answer&, const Answer&) = default;
+};
+struct Declare {  // table rules: lay down a set
+  engine::Rank rank = 0;
+  friend bool operator==(const Declare&, const Declare&) = default;
+};
+// Exactly one of the two is non-empty: free text (normalised), or the id of
+// one of chat_phrases().
+struct Chat {
+  std::string text;
+  std::string phrase;
+  friend bool operator==(const Chat&, const Chat&) = default;
+};
+struct GetTranscript {
+  friend bool operator==(const GetTranscript&, const GetTranscript&) = default;
+};
+struct Ping {
+  friend bool operator==(const Ping&, const Ping&) = default;
+};
+
+using ClientBody = std::variant<Hello, CreateRoom, Join, Resume, Leave, Lobby, AddBot, RemoveBot, Kick, Start, Rematch,
+                                Ask, Answer, Declare, Chat, GetTranscript, Ping>;
+
+struct ClientMessage {
+  std::optional<RequestId> id;
+  ClientBody body;
+  friend bool operator==(const ClientMessage&, const ClientMessage&) = default;
+};
+
+// "create_room": the message's `type` on the wire.
+std::string_view message_type(const ClientBody& body);
+// Every client message type, in ClientBody order.
+std::span<const std::string_view> client_message_types();
+
+// Never throws, whatever the frame holds. On error the result carries the
+// request's id when one could be read, so the error can echo it.
+std::variant<ClientMessage, Error> parse_client_message(std::string_view frame, const ParseLimits& limits = {});
+// For clients written in C++ (terminal client, load generator) and tests.
+std::string encode_client_message(const ClientMessage& message);
+
+// The engine decision an ask, answer or declare stands for, made by `seat`;
+// nullopt for every other message.
+std::optional<engine::Decision> decision_of(const ClientBody& body, engine::Seat seat);
+
+// ------------------------------------------------------------ server messages
+
+// What the client should respect; the server fills it from its configuration.
+struct WelcomeLimits {
+  std::int64_t max_frame_bytes = 4096;
+  double messages_per_second = 10.0;
+  std::int64_t message_burst = 20;
+  double chats_per_second = 1.0;
+  std::int64_t chat_burst = 5;
+  std::int64_t max_name_chars = 24;
+  std::int64_t max_chat_chars = 200;
+  std::int64_t max_id_bytes = 64;
+  std::int64_t min_turn_timer_seconds = 10;
+  std::int64_t max_turn_timer_seconds = 300;
+  std::int64_t max_spectators = 16;
+  std::int64_t idle_timeout_seconds = 60;
+  std::int64_t seat_grace_seconds = 120;
+  friend bool operator==(const WelcomeLimits&, const WelcomeLimits&) = default;
+};
+// The parse-related fields of WelcomeLimits from the parser's limits.
+WelcomeLimits welcome_limits(const ParseLimits& limits);
+
+// Also lists the presets, the chat phrases and the room code format (static
+// tables, encoded every time, not held here).
+struct Welcome {
+  std::optional<RequestId> id;
+  std::string server = "gofish";
+  std::string version;  // the server's version, "0.1.0"
+  int protocol = kProtocolVersion;
+  WelcomeLimits limits;
+  friend bool operator==(const Welcome&, const Welcome&) = default;
+};
+
+struct Ok {
+  std::optional<RequestId> id;
+  friend bool operator==(const Ok&, const Ok&) = default;
+};
+
+// The reply to create_room; sent only to the creator (it holds the token).
+struct Created {
+  std::optional<RequestId> id;
+  std::string code;
+  engine::Seat seat = 0;
+  std::string token;
+  friend bool operator==(const Created&, const Created&) = default;
+};
+
+// The reply to join and resume; sent only to that client.
+struct Joined {
+  std::optional<RequestId> id;
+  std::string code;
+  JoinAs as = JoinAs::kPlayer;
+  std::optional<engine::Seat> seat;  // empty for spectators
+  std::string token;                 // empty for spectators
+  bool resumed = false;              // true for the reply to resume
+  friend bool operator==(const Joined&, const Joined&) = default;
+};
+
+struct SeatInfo {
+  Occupant occupant = Occupant::kEmpty;
+  std::string name;              // empty for an empty seat
+  std::optional<BotLevel> bot;   // a bot's level; for a human, the level of a bot playing for them
+  bool connected = false;        // a human with a live connection
+  bool bot_playing = false;      // a bot plays for this human (disconnected, left or kicked)
+  bool kicked = false;           // the host removed this human during the game
+  friend bool operator==(const SeatInfo&, const SeatInfo&) = default;
+};
+
+struct TurnTimer {
+  engine::Seat seat = 0;          // whose decision the timer is for
+  int seconds = 0;                // the room's timer length
+  std::int64_t deadline_ms = 0;   // server time, milliseconds since the Unix epoch
+  friend bool operator==(const TurnTimer&, const TurnTimer&) = default;
+};
+
+// Everything one viewer may know about a room, at room version `v`.
+struct RoomSnapshot {
+  std::optional<RequestId> id;
+  std::int64_t v = 0;
+  std::string code;
+  RoomSettings settings;
+  engine::Seat host = 0;
+  std::vector<SeatInfo> seats;  // one per seat, settings.seats of them
+  int spectators = 0;
+  RoomState state = RoomState::kWaiting;
+  std::optional<engine::Seat> you;  // the viewer's seat; empty for a spectator
+  int game_number = 0;              // games started in this room so far
+  std::optional<engine::View> game;  // when a game exists: view_of(game, viewer)
+  std::optional<engine::GameOver> result;  // when state is over
+  std::optional<TurnTimer> timer;          // when a turn timer is running
+};
+
+// --- room events (the versioned log) ---
+
+struct SeatJoined {  // a human took a seat
+  engine::Seat seat = 0;
+  std::string name;
+  friend bool operator==(const SeatJoined&, const SeatJoined&) = default;
+};
+struct SeatLeft {  // a human left; before a game the seat is free again
+  engine::Seat seat = 0;
+  std::string name;
+  friend bool operator==(const SeatLeft&, const SeatLeft&) = default;
+};
+struct BotAdded {
+  engine::Seat seat = 0;
+  BotLevel level = BotLevel::kMedium;
+  std::string name;
+  friend bool operator==(const BotAdded&, const BotAdded&) = default;
+};
+struct BotRemoved {
+  engine::Seat seat = 0;
+  friend bool operator==(const BotRemoved&, const BotRemoved&) = default;
+};
+struct Kicked {
+  engine::Seat seat = 0;
+  std::string name;
+  friend bool operator==(const Kicked&, const Kicked&) = default;
+};
+struct ConnectionChanged {
+  engine::Seat seat = 0;
+  bool connected = false;
+  friend bool operator==(const ConnectionChanged&, const ConnectionChanged&) = default;
+};
+struct SpectatorsChanged {
+  int count = 0;
+  friend bool operator==(const SpectatorsChanged&, const SpectatorsChanged&) = default;
+};
+struct HostChanged {
+  engine::Seat seat = 0;
+  friend bool operator==(const HostChanged&, const HostChanged&) = default;
+};
+struct Player {
+  std::string name;
+  std::optional<BotLevel> bot;
+  friend bool operator==(const Player&, const Player&) = default;
+};
+// A game begins (the first, or a rematch); the engine's deal events follow.
+struct NewGame {
+  int game = 1;
+  std::vector<Player> players;  // by seat
+  friend bool operator==(const NewGame&, const NewGame&) = default;
+};
+struct BotTakeover {
+  engine::Seat seat = 0;
+  TakeoverReason reason = TakeoverReason::kDisconnected;
+  BotLevel level = BotLevel::kMedium;
+  friend bool operator==(const BotTakeover&, const BotTakeover&) = default;
+};
+struct RematchVote {
+  engine::Seat seat = 0;
+  std::vector<engine::Seat> ready;  // every seat that has asked for a rematch so far
+  friend bool operator==(const RematchVote&, const RematchVote&) = default;
+};
+struct ChatPosted {
+  std::optional<engine::Seat> seat;  // empty for a spectator
+  std::string name;
+  std::string text;    // free text, or
+  std::string phrase;  // a phrase id (the text is in chat_phrases())
+  friend bool operator==(const ChatPosted&, const ChatPosted&) = default;
+};
+
+using RoomEvent = std::variant<engine::Event, SeatJoined, SeatLeft, BotAdded, BotRemoved, Kicked, ConnectionChanged,
+                               SpectatorsChanged, HostChanged, NewGame, BotTakeover, TurnTimer, RematchVote, ChatPosted>;
+
+// `{"type":"event","v":17,"event":{...}}`
+struct EventMessage {
+  std::int64_t v = 0;
+  RoomEvent event;
+};
+
+// The wire `type` of an event: "drew", "seat_joined", ...
+std::string_view event_type(const RoomEvent& event);
+std::string_view event_type(const engine::Event& event);
+
+struct LobbyRoom {
+  std::string code;
+  std::string host;    // the host's name
+  std::string preset;  // settings.rules.preset
+  int seats = 0;
+  int taken = 0;  // seats with a human or a bot
+  int bots = 0;
+  bool spectators = true;
+  int turn_timer_seconds = 0;
+  ChatMode chat = ChatMode::kFree;
+  friend bool operator==(const LobbyRoom&, const LobbyRoom&) = default;
+};
+struct LobbyList {
+  std::optional<RequestId> id;
+  std::vector<LobbyRoom> rooms;
+  friend bool operator==(const LobbyList&, const LobbyList&) = default;
+};
+
+// A finished game's transcript (TRANSCRIPT.md), with who sat where as the
+// extra field "seats".
+struct TranscriptMessage {
+  std::optional<RequestId> id;
+  std::string code;
+  int game = 1;
+  engine::Transcript transcript;
+  std::vector<Player> players;
+  friend bool operator==(const TranscriptMessage&, const TranscriptMessage&) = default;
+};
+
+struct Pong {
+  std::optional<RequestId> id;
+  friend bool operator==(const Pong&, const Pong&) = default;
+};
+
+// Sent just before the server closes the connection, when it can.
+struct Closing {
+  CloseReason reason = CloseReason::kShuttingDown;
+  std::string message;
+  friend bool operator==(const Closing&, const Closing&) = default;
+};
+
+using ServerMessage = std::variant<Welcome, Ok, Created, Joined, RoomSnapshot, EventMessage, LobbyList,
+                                   TranscriptMessage, Pong, Error, Closing>;
+
+// The wire `type` of a server message: "welcome", "room", "event", ...
+std::string_view message_type(const ServerMessage& message);
+
+// Encoders: one string per message, to be wrapped once in a
+// shared_ptr<const std::string> and shared by every recipient.
+std::string encode(const ServerMessage& message);
+std::string encode(const Welcome& message);
+std::string encode(const Ok& message);
+std::string encode(const Created& message);
+std::string encode(const Joined& message);
+std::string encode(const RoomSnapshot& message);
+std::string encode(const EventMessage& message);
+std::string encode(const LobbyList& message);
+std::string encode(const TranscriptMessage& message);
+std::string encode(const Pong& message);
+std::string encode(const Error& message);
+std::string encode(const Closing& message);
+
+// For clients written in C++ and for tests. Trusts the server less than
+// nothing: malformed input yields a sentence, never an exception.
+std::variant<ServerMessage, std::string> parse_server_message(std::string_view frame);
+
+}  // namespace gofish::protocol

@@ -1,0 +1,725 @@
+// Server messages: typed values to JSON text (encode), and back (parse, for
+// C++ clients and tests). Field order is fixed ("type" first, then "id") so
+// the same message always encodes to the same bytes.
+#include <array>
+
+#include "protocol/game_json.hpp"
+#include "protocol/json_read.hpp"
+#include "protocol/messages.hpp"
+#include "protocol/rules_json.hpp"
+#include "protocol/text.hpp"
+
+namespace gofish::protocol {
+namespace engine = gofish::engine;
+using detail::Json;
+using detail::OrderedJson;
+using detail::Reader;
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+constexpr std::array<std::string_view, 11> kServerTypes = {
+    "welcome", "ok", "created", "joined", "room", "event", "lobby", "transcript", "pong", "error", "closing",
+};
+static_assert(kServerTypes.size() == std::variant_size_v<ServerMessage>, "one wire type per server message");
+
+// Room events that are not engine events, in RoomEvent order (index 0 is the
+// engine's, whose types come from event_type(engine::Event)).
+constexpr std::array<std::string_view, 14> kRoomEventTypes = {
+    "",           "seat_joined",  "seat_left", "bot_added",   "bot_removed", "kicked", "connection",
+    "spectators", "host_changed", "game_started", "bot_takeover", "turn_timer", "rematch", "chat",
+};
+static_assert(kRoomEventTypes.size() == std::variant_size_v<RoomEvent>, "one wire type per room event");
+
+constexpr std::size_t kMaxText = 1024;       // names, codes, messages in server frames
+constexpr std::int64_t kLastSeat = engine::kMaxSeats - 1;
+
+OrderedJson id_to_json(const RequestId& id) {
+  return std::visit([](const auto& value) { return OrderedJson(value); }, id);
+}
+
+OrderedJson start(std::string_view type, const std::optional<RequestId>& id) {
+  OrderedJson out = OrderedJson::object();
+  out["type"] = type;
+  if (id) out["id"] = id_to_json(*id);
+  return out;
+}
+
+OrderedJson optional_seat(const std::optional<engine::Seat>& seat) {
+  return seat ? OrderedJson(*seat) : OrderedJson(nullptr);
+}
+
+OrderedJson optional_level(const std::optional<BotLevel>& level) {
+  return level ? OrderedJson(to_string(*level)) : OrderedJson(nullptr);
+}
+
+OrderedJson player_to_json(const Player& p) { return OrderedJson{{"name", p.name}, {"bot", optional_level(p.bot)}}; }
+
+// rules_to_json's object sorts its keys; a person reads the fields more
+// easily in the configuration's own order, preset first.
+OrderedJson ordered_rules(const engine::Rules& rules) {
+  const Json full = rules_to_json(rules);
+  OrderedJson out = OrderedJson::object();
+  for (const auto& [name, value] : engine::rules_fields(rules)) {
+    if (const auto it = full.find(name); it != full.end()) out[name] = OrderedJson(*it);
+  }
+  return out;
+}
+
+// transcript_to_json in TRANSCRIPT.md's order, each action seat first.
+OrderedJson ordered_transcript(const engine::Transcript& t) {
+  const Json full = transcript_to_json(t);
+  OrderedJson out = OrderedJson::object();
+  for (const char* key : {"format", "rules", "players", "deck", "dealer", "first", "actions", "result"}) {
+    const auto it = full.find(key);
+    if (it == full.end()) continue;
+    if (std::string_view(key) == "rules") {
+      out[key] = ordered_rules(t.rules);
+    } else if (std::string_view(key) == "actions") {
+      OrderedJson actions = OrderedJson::array();
+      for (const Json& action : *it) {
+        OrderedJson a = OrderedJson::object();
+        for (const char* field : {"seat", "target", "rank", "card", "answer", "declare"}) {
+          if (const auto f = action.find(field); f != action.end()) a[field] = OrderedJson(*f);
+        }
+        actions.push_back(std::move(a));
+      }
+      out[key] = std::move(actions);
+    } else if (std::string_view(key) == "result") {
+      out[key] = OrderedJson{{"books", OrderedJson((*it)["books"])}, {"winners", OrderedJson((*it)["winners"])}};
+    } else {
+      out[key] = OrderedJson(*it);
+    }
+  }
+  // Anything transcript_to_json adds later still goes out, after the rest.
+  for (auto it = full.begin(); it != full.end(); ++it) {
+    if (!out.contains(it.key())) out[it.key()] = OrderedJson(*it);
+  }
+  return out;
+}
+
+OrderedJson settings_to_json(const RoomSettings& s) {
+  OrderedJson out = OrderedJson::object();
+  out["rules"] = ordered_rules(s.rules);
+  out["seats"] = s.seats;
+  out["turn_timer_seconds"] = s.turn_timer_seconds;
+  out["spectators"] = s.spectators;
+  out["listed"] = s.listed;
+  out["chat"] = to_string(s.chat);
+  return out;
+}
+
+OrderedJson timer_fields(OrderedJson out, const TurnTimer& t) {
+  out["seat"] = t.seat;
+  out["seconds"] = t.seconds;
+  out["deadline_ms"] = t.deadline_ms;
+  return out;
+}
+
+OrderedJson room_event_to_json(const RoomEvent& event) {
+  if (const auto* game_event = std::get_if<engine::Event>(&event)) return event_to_json(*game_event);
+  OrderedJson out = OrderedJson::object();
+  out["type"] = kRoomEventTypes[event.index()];
+  std::visit(Overloaded{
+                 [&](const engine::Event&) {},
+                 [&](const SeatJoined& e) {
+                   out["seat"] = e.seat;
+                   out["name"] = e.name;
+                 },
+                 [&](const SeatLeft& e) {
+                   out["seat"] = e.seat;
+                   out["name"] = e.name;
+                 },
+                 [&](const BotAdded& e) {
+                   out["seat"] = e.seat;
+                   out["level"] = to_string(e.level);
+                   out["name"] = e.name;
+                 },
+                 [&](const BotRemoved& e) { out["seat"] = e.seat; },
+                 [&](const Kicked& e) {
+                   out["seat"] = e.seat;
+                   out["name"] = e.name;
+                 },
+                 [&](const ConnectionChanged& e) {
+                   out["seat"] = e.seat;
+                   out["connected"] = e.connected;
+                 },
+                 [&](const SpectatorsChanged& e) { out["count"] = e.count; },
+                 [&](const HostChanged& e) { out["seat"] = e.seat; },
+                 [&](const NewGame& e) {
+                   out["game"] = e.game;
+                   OrderedJson players = OrderedJson::array();
+                   for (const Player& p : e.players) players.push_back(player_to_json(p));
+                   out["players"] = std::move(players);
+                 },
+                 [&](const BotTakeover& e) {
+                   out["seat"] = e.seat;
+                   out["reason"] = to_string(e.reason);
+                   out["level"] = to_string(e.level);
+                 },
+                 [&](const TurnTimer& e) { out = timer_fields(std::move(out), e); },
+                 [&](const RematchVote& e) {
+                   out["seat"] = e.seat;
+                   OrderedJson ready = OrderedJson::array();
+                   for (engine::Seat s : e.ready) ready.push_back(s);
+                   out["ready"] = std::move(ready);
+                 },
+                 [&](const ChatPosted& e) {
+                   out["seat"] = optional_seat(e.seat);
+                   out["name"] = e.name;
+                   if (!e.phrase.empty()) {
+                     out["phrase"] = e.phrase;
+                     const Phrase* p = find_phrase(e.phrase);
+                     out["text"] = p != nullptr ? std::string(p->text) : std::string();
+                   } else {
+                     out["text"] = e.text;
+                   }
+                 },
+             },
+             event);
+  return out;
+}
+
+OrderedJson to_json(const Welcome& m) {
+  OrderedJson out = start("welcome", m.id);
+  out["server"] = m.server;
+  out["version"] = m.version;
+  out["protocol"] = m.protocol;
+  const WelcomeLimits& l = m.limits;
+  out["limits"] = OrderedJson{
+      {"max_frame_bytes", l.max_frame_bytes},
+      {"messages_per_second", l.messages_per_second},
+      {"message_burst", l.message_burst},
+      {"chats_per_second", l.chats_per_second},
+      {"chat_burst", l.chat_burst},
+      {"max_name_chars", l.max_name_chars},
+      {"max_chat_chars", l.max_chat_chars},
+      {"max_id_bytes", l.max_id_bytes},
+      {"min_turn_timer_seconds", l.min_turn_timer_seconds},
+      {"max_turn_timer_seconds", l.max_turn_timer_seconds},
+      {"max_spectators", l.max_spectators},
+      {"idle_timeout_seconds", l.idle_timeout_seconds},
+      {"seat_grace_seconds", l.seat_grace_seconds},
+  };
+  out["room_code"] = OrderedJson{{"length", kRoomCodeLength}, {"alphabet", kRoomCodeAlphabet}};
+  OrderedJson presets = OrderedJson::array();
+  for (std::string_view name : engine::preset_names()) {
+    presets.push_back(OrderedJson{{"name", name}, {"summary", engine::preset_summary(name)}});
+  }
+  out["presets"] = std::move(presets);
+  out["bot_levels"] = OrderedJson::array({"easy", "medium", "hard"});
+  OrderedJson phrases = OrderedJson::array();
+  for (const Phrase& p : chat_phrases()) phrases.push_back(OrderedJson{{"id", p.id}, {"text", p.text}});
+  out["phrases"] = std::move(phrases);
+  return out;
+}
+
+OrderedJson to_json(const Ok& m) { return start("ok", m.id); }
+
+OrderedJson to_json(const Created& m) {
+  OrderedJson out = start("created", m.id);
+  out["code"] = m.code;
+  out["invite"] = invite_path(m.code);
+  out["seat"] = m.seat;
+  out["token"] = m.token;
+  return out;
+}
+
+OrderedJson to_json(const Joined& m) {
+  OrderedJson out = start("joined", m.id);
+  out["code"] = m.code;
+  out["invite"] = invite_path(m.code);
+  out["as"] = to_string(m.as);
+  out["seat"] = optional_seat(m.seat);
+  if (!m.token.empty()) out["token"] = m.token;
+  out["resumed"] = m.resumed;
+  return out;
+}
+
+OrderedJson to_json(const RoomSnapshot& m) {
+  OrderedJson out = start("room", m.id);
+  out["v"] = m.v;
+  out["code"] = m.code;
+  out["invite"] = invite_path(m.code);
+  out["state"] = to_string(m.state);
+  out["game_number"] = m.game_number;
+  out["host"] = m.host;
+  out["you"] = optional_seat(m.you);
+  out["settings"] = settings_to_json(m.settings);
+  OrderedJson seats = OrderedJson::array();
+  for (std::size_t i = 0; i < m.seats.size(); ++i) {
+    const SeatInfo& s = m.seats[i];
+    seats.push_back(OrderedJson{{"seat", i},
+                                {"occupant", to_string(s.occupant)},
+                                {"name", s.name},
+                                {"bot", optional_level(s.bot)},
+                                {"connected", s.connected},
+                                {"bot_playing", s.bot_playing},
+                                {"kicked", s.kicked}});
+  }
+  out["seats"] = std::move(seats);
+  out["spectators"] = m.spectators;
+  out["timer"] = m.timer ? timer_fields(OrderedJson::object(), *m.timer) : OrderedJson(nullptr);
+  out["game"] = m.game ? view_to_json(*m.game) : OrderedJson(nullptr);
+  out["result"] = m.result ? game_over_fields(*m.result) : OrderedJson(nullptr);
+  return out;
+}
+
+OrderedJson to_json(const EventMessage& m) {
+  OrderedJson out = start("event", std::nullopt);
+  out["v"] = m.v;
+  out["event"] = room_event_to_json(m.event);
+  return out;
+}
+
+OrderedJson to_json(const LobbyList& m) {
+  OrderedJson out = start("lobby", m.id);
+  OrderedJson rooms = OrderedJson::array();
+  for (const LobbyRoom& r : m.rooms) {
+    rooms.push_back(OrderedJson{{"code", r.code},
+                                {"invite", invite_path(r.code)},
+                                {"host", r.host},
+                                {"preset", r.preset},
+                                {"seats", r.seats},
+                                {"taken", r.taken},
+                                {"bots", r.bots},
+                                {"spectators", r.spectators},
+                                {"turn_timer_seconds", r.turn_timer_seconds},
+                                {"chat", to_string(r.chat)}});
+  }
+  out["rooms"] = std::move(rooms);
+  return out;
+}
+
+OrderedJson to_json(const TranscriptMessage& m) {
+  OrderedJson out = start("transcript", m.id);
+  out["code"] = m.code;
+  out["game"] = m.game;
+  OrderedJson transcript = ordered_transcript(m.transcript);
+  OrderedJson seats = OrderedJson::array();
+  for (const Player& p : m.players) seats.push_back(player_to_json(p));
+  transcript["seats"] = std::move(seats);  // an extra field, as TRANSCRIPT.md allows
+  out["transcript"] = std::move(transcript);
+  return out;
+}
+
+OrderedJson to_json(const Pong& m) { return start("pong", m.id); }
+
+OrderedJson to_json(const Error& m) {
+  OrderedJson out = start("error", m.id);
+  out["code"] = error_code_name(m.code);
+  out["message"] = m.message;
+  if (m.field) out["field"] = *m.field;
+  return out;
+}
+
+OrderedJson to_json(const Closing& m) {
+  OrderedJson out = start("closing", std::nullopt);
+  out["reason"] = close_reason_name(m.reason);
+  out["code"] = close_code(m.reason);
+  out["message"] = m.message;
+  return out;
+}
+
+// ---------------------------------------------------------------- parsing
+
+std::optional<RequestId> read_id(Reader& r) {
+  const Json* id = r.get("id");
+  if (id == nullptr) return std::nullopt;
+  if (id->is_string()) return RequestId(*id->get_ptr<const std::string*>());
+  if (auto i = detail::as_integer(*id, -kMaxSafeInteger, kMaxSafeInteger)) return RequestId(*i);
+  r.fail("id", "\"id\" must be a string or an integer.");
+  return std::nullopt;
+}
+
+std::optional<engine::Seat> read_optional_seat(Reader& r, std::string_view key) {
+  if (auto s = r.integer(key, 0, kLastSeat)) return static_cast<engine::Seat>(*s);
+  return std::nullopt;
+}
+
+engine::Seat read_seat(Reader& r, std::string_view key) {
+  return static_cast<engine::Seat>(r.required_integer(key, 0, kLastSeat));
+}
+
+int read_int(Reader& r, std::string_view key, std::int64_t max = kMaxSafeInteger) {
+  return static_cast<int>(r.required_integer(key, 0, std::min<std::int64_t>(max, 1 << 30)));
+}
+
+template <class Enum>
+Enum read_enum(Reader& r, std::string_view key, std::initializer_list<Enum> values) {
+  const std::string text = r.required_string(key, 32);
+  for (Enum value : values) {
+    if (to_string(value) == text) return value;
+  }
+  if (!r.failed()) r.fail(key, "\"" + std::string(key) + "\" has an unknown value.");
+  return *values.begin();
+}
+
+BotLevel read_level(Reader& r, std::string_view key) {
+  return read_enum(r, key, {BotLevel::kEasy, BotLevel::kMedium, BotLevel::kHard});
+}
+
+std::optional<BotLevel> read_optional_level(Reader& r, std::string_view key) {
+  if (!r.has(key)) return std::nullopt;
+  return read_level(r, key);
+}
+
+std::string read_text(Reader& r, std::string_view key) { return r.required_string(key, kMaxText); }
+
+std::optional<Player> player_from_json(const Json& json) {
+  Reader r(json);
+  Player p;
+  p.name = read_text(r, "name");
+  p.bot = read_optional_level(r, "bot");
+  if (r.failed()) return std::nullopt;
+  return p;
+}
+
+std::optional<std::vector<Player>> players_from_json(const Json& list) {
+  std::vector<Player> out;
+  for (const Json& item : list) {
+    auto p = player_from_json(item);
+    if (!p) return std::nullopt;
+    out.push_back(std::move(*p));
+  }
+  return out;
+}
+
+TurnTimer read_timer(Reader& r) {
+  TurnTimer t;
+  t.seat = read_seat(r, "seat");
+  t.seconds = read_int(r, "seconds", 24 * 3600);
+  t.deadline_ms = r.required_integer("deadline_ms", 0, kMaxSafeInteger);
+  return t;
+}
+
+std::variant<RoomEvent, std::string> room_event_from_json(const Json& json) {
+  if (auto game_event = event_from_json(json)) {
+    if (auto* error = std::get_if<std::string>(&*game_event)) return *error;
+    return RoomEvent(std::get<engine::Event>(std::move(*game_event)));
+  }
+  Reader r(json);
+  const std::string type = r.required_string("type", 32);
+  RoomEvent event;
+  if (type == "seat_joined") {
+    SeatJoined e;
+    e.seat = read_seat(r, "seat");
+    e.name = read_text(r, "name");
+    event = e;
+  } else if (type == "seat_left") {
+    SeatLeft e;
+    e.seat = read_seat(r, "seat");
+    e.name = read_text(r, "name");
+    event = e;
+  } else if (type == "bot_added") {
+    BotAdded e;
+    e.seat = read_seat(r, "seat");
+    e.level = read_level(r, "level");
+    e.name = read_text(r, "name");
+    event = e;
+  } else if (type == "bot_removed") {
+    event = BotRemoved{read_seat(r, "seat")};
+  } else if (type == "kicked") {
+    Kicked e;
+    e.seat = read_seat(r, "seat");
+    e.name = read_text(r, "name");
+    event = e;
+  } else if (type == "connection") {
+    ConnectionChanged e;
+    e.seat = read_seat(r, "seat");
+    e.connected = r.required_boolean("connected");
+    event = e;
+  } else if (type == "spectators") {
+    event = SpectatorsChanged{read_int(r, "count")};
+  } else if (type == "host_changed") {
+    event = HostChanged{read_seat(r, "seat")};
+  } else if (type == "game_started") {
+    NewGame e;
+    e.game = read_int(r, "game");
+    const Json& list = r.required_array("players", engine::kMaxSeats);
+    if (r.failed()) return r.error().message;
+    auto players = players_from_json(list);
+    if (!players) return std::string("\"players\" must hold {name, bot} objects");
+    e.players = std::move(*players);
+    event = e;
+  } else if (type == "bot_takeover") {
+    BotTakeover e;
+    e.seat = read_seat(r, "seat");
+    e.reason = read_enum(r, "reason", {TakeoverReason::kDisconnected, TakeoverReason::kTimeout, TakeoverReason::kLeft,
+                                       TakeoverReason::kKicked});
+    e.level = read_level(r, "level");
+    event = e;
+  } else if (type == "turn_timer") {
+    event = read_timer(r);
+  } else if (type == "rematch") {
+    RematchVote e;
+    e.seat = read_seat(r, "seat");
+    for (const Json& s : r.required_array("ready", engine::kMaxSeats)) {
+      const auto seat = detail::as_integer(s, 0, kLastSeat);
+      if (!seat) return std::string("\"ready\" must list seats");
+      e.ready.push_back(static_cast<engine::Seat>(*seat));
+    }
+    event = e;
+  } else if (type == "chat") {
+    ChatPosted e;
+    e.seat = read_optional_seat(r, "seat");
+    e.name = read_text(r, "name");
+    if (r.has("phrase")) {
+      e.phrase = read_text(r, "phrase");
+    } else {
+      e.text = read_text(r, "text");
+    }
+    event = e;
+  } else {
+    if (r.failed()) return r.error().message;
+    return "unknown event type \"" + detail::quote_untrusted(type) + "\"";
+  }
+  if (r.failed()) return r.error().message;
+  return event;
+}
+
+std::variant<ServerMessage, std::string> parse_welcome(Reader& r, std::optional<RequestId> id) {
+  Welcome m;
+  m.id = std::move(id);
+  m.server = read_text(r, "server");
+  m.version = read_text(r, "version");
+  m.protocol = read_int(r, "protocol");
+  Reader l(r.required_object("limits"));
+  if (r.failed()) return r.error().message;
+  WelcomeLimits& w = m.limits;
+  const auto integer = [&](std::string_view key) { return l.required_integer(key, 0, kMaxSafeInteger); };
+  const auto number = [&](std::string_view key) { return l.number(key, 0, 1e9).value_or(0); };
+  w.max_frame_bytes = integer("max_frame_bytes");
+  w.messages_per_second = number("messages_per_second");
+  w.message_burst = integer("message_burst");
+  w.chats_per_second = number("chats_per_second");
+  w.chat_burst = integer("chat_burst");
+  w.max_name_chars = integer("max_name_chars");
+  w.max_chat_chars = integer("max_chat_chars");
+  w.max_id_bytes = integer("max_id_bytes");
+  w.min_turn_timer_seconds = integer("min_turn_timer_seconds");
+  w.max_turn_timer_seconds = integer("max_turn_timer_seconds");
+  w.max_spectators = integer("max_spectators");
+  w.idle_timeout_seconds = integer("idle_timeout_seconds");
+  w.seat_grace_seconds = integer("seat_grace_seconds");
+  if (l.failed()) return "limits: " + l.error().message;
+  return m;
+}
+
+std::variant<ServerMessage, std::string> parse_room(Reader& r, std::optional<RequestId> id) {
+  RoomSnapshot m;
+  m.id = std::move(id);
+  m.v = r.required_integer("v", 0, kMaxSafeInteger);
+  m.code = read_text(r, "code");
+  m.state = read_enum(r, "state", {RoomState::kWaiting, RoomState::kPlaying, RoomState::kOver});
+  m.game_number = read_int(r, "game_number");
+  m.host = read_seat(r, "host");
+  m.you = read_optional_seat(r, "you");
+  m.spectators = read_int(r, "spectators");
+  const Json& settings = r.required_object("settings");
+  const Json& seats = r.required_array("seats", engine::kMaxSeats);
+  if (r.failed()) return r.error().message;
+
+  Reader s(settings);
+  const Json& rules = s.required_object("rules");
+  m.settings.seats = static_cast<int>(s.required_integer("seats", 2, engine::kMaxSeats));
+  m.settings.turn_timer_seconds = static_cast<int>(s.required_integer("turn_timer_seconds", 0, 24 * 3600));
+  m.settings.spectators = s.required_boolean("spectators");
+  m.settings.listed = s.required_boolean("listed");
+  m.settings.chat = read_enum(s, "chat", {ChatMode::kFree, ChatMode::kPhrases, ChatMode::kOff});
+  if (s.failed()) return "settings: " + s.error().message;
+  auto parsed_rules = rules_from_json(rules);
+  if (auto* error = std::get_if<engine::ConfigError>(&parsed_rules)) return "settings.rules: " + error->message;
+  m.settings.rules = std::get<engine::Rules>(std::move(parsed_rules));
+
+  for (const Json& item : seats) {
+    Reader sr(item);
+    SeatInfo info;
+    info.occupant = read_enum(sr, "occupant", {Occupant::kEmpty, Occupant::kHuman, Occupant::kBot});
+    info.name = read_text(sr, "name");
+    info.bot = read_optional_level(sr, "bot");
+    info.connected = sr.required_boolean("connected");
+    info.bot_playing = sr.required_boolean("bot_playing");
+    info.kicked = sr.required_boolean("kicked");
+    if (sr.failed()) return "seats: " + sr.error().message;
+    m.seats.push_back(std::move(info));
+  }
+  if (const Json* timer = r.object("timer")) {
+    Reader tr(*timer);
+    m.timer = read_timer(tr);
+    if (tr.failed()) return "timer: " + tr.error().message;
+  }
+  if (const Json* game = r.object("game")) {
+    const engine::Viewer viewer = m.you ? engine::Viewer::of(*m.you) : engine::Viewer::spectator();
+    auto view = view_from_json(*game, viewer, m.settings.rules.ask_for);
+    if (auto* error = std::get_if<std::string>(&view)) return "game: " + *error;
+    m.game = std::get<engine::View>(std::move(view));
+  }
+  if (const Json* result = r.object("result")) {
+    auto over = game_over_from_json(*result);
+    if (auto* error = std::get_if<std::string>(&over)) return "result: " + *error;
+    m.result = std::get<engine::GameOver>(over);
+  }
+  if (r.failed()) return r.error().message;
+  return m;
+}
+
+std::variant<ServerMessage, std::string> parse_lobby(Reader& r, std::optional<RequestId> id) {
+  LobbyList m;
+  m.id = std::move(id);
+  const Json& rooms = r.required_array("rooms", 100000);
+  if (r.failed()) return r.error().message;
+  for (const Json& item : rooms) {
+    Reader rr(item);
+    LobbyRoom room;
+    room.code = read_text(rr, "code");
+    room.host = read_text(rr, "host");
+    room.preset = read_text(rr, "preset");
+    room.seats = read_int(rr, "seats", engine::kMaxSeats);
+    room.taken = read_int(rr, "taken", engine::kMaxSeats);
+    room.bots = read_int(rr, "bots", engine::kMaxSeats);
+    room.spectators = rr.required_boolean("spectators");
+    room.turn_timer_seconds = read_int(rr, "turn_timer_seconds");
+    room.chat = read_enum(rr, "chat", {ChatMode::kFree, ChatMode::kPhrases, ChatMode::kOff});
+    if (rr.failed()) return "rooms: " + rr.error().message;
+    m.rooms.push_back(std::move(room));
+  }
+  return m;
+}
+
+std::variant<ServerMessage, std::string> parse_transcript(Reader& r, std::optional<RequestId> id) {
+  TranscriptMessage m;
+  m.id = std::move(id);
+  m.code = read_text(r, "code");
+  m.game = read_int(r, "game");
+  const Json& transcript = r.required_object("transcript");
+  if (r.failed()) return r.error().message;
+  auto parsed = transcript_from_json(transcript);
+  if (auto* error = std::get_if<std::string>(&parsed)) return "transcript: " + *error;
+  m.transcript = std::get<engine::Transcript>(std::move(parsed));
+  if (const auto seats = transcript.find("seats"); seats != transcript.end() && seats->is_array()) {
+    auto players = players_from_json(*seats);
+    if (!players) return std::string("transcript.seats must hold {name, bot} objects");
+    m.players = std::move(*players);
+  }
+  return m;
+}
+
+}  // namespace
+
+WelcomeLimits welcome_limits(const ParseLimits& limits) {
+  WelcomeLimits out;
+  out.max_frame_bytes = static_cast<std::int64_t>(limits.max_frame_bytes);
+  out.max_name_chars = limits.max_name_chars;
+  out.max_chat_chars = limits.max_chat_chars;
+  out.max_id_bytes = static_cast<std::int64_t>(limits.max_id_bytes);
+  out.min_turn_timer_seconds = limits.min_turn_timer_seconds;
+  out.max_turn_timer_seconds = limits.max_turn_timer_seconds;
+  return out;
+}
+
+std::string_view event_type(const RoomEvent& event) {
+  if (const auto* game_event = std::get_if<engine::Event>(&event)) return event_type(*game_event);
+  return kRoomEventTypes[event.index()];
+}
+
+std::string_view message_type(const ServerMessage& message) { return kServerTypes[message.index()]; }
+
+std::string encode(const Welcome& m) { return to_json(m).dump(); }
+std::string encode(const Ok& m) { return to_json(m).dump(); }
+std::string encode(const Created& m) { return to_json(m).dump(); }
+std::string encode(const Joined& m) { return to_json(m).dump(); }
+std::string encode(const RoomSnapshot& m) { return to_json(m).dump(); }
+std::string encode(const EventMessage& m) { return to_json(m).dump(); }
+std::string encode(const LobbyList& m) { return to_json(m).dump(); }
+std::string encode(const TranscriptMessage& m) { return to_json(m).dump(); }
+std::string encode(const Pong& m) { return to_json(m).dump(); }
+std::string encode(const Error& m) { return to_json(m).dump(); }
+std::string encode(const Closing& m) { return to_json(m).dump(); }
+
+std::string encode(const ServerMessage& message) {
+  return std::visit([](const auto& m) { return to_json(m).dump(); }, message);
+}
+
+std::variant<ServerMessage, std::string> parse_server_message(std::string_view frame) {
+  // Server frames are larger than client ones (a room snapshot, a
+  // transcript) but nest no deeper than 6.
+  if (detail::nesting_depth(frame, 8) > 8) return std::string("nested too deeply");
+  const Json json = Json::parse(frame.begin(), frame.end(), nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return std::string("not valid JSON");
+  if (!json.is_object()) return std::string("not a JSON object");
+  Reader r(json);
+  const std::string type = r.required_string("type", 32);
+  auto id = read_id(r);
+  if (r.failed()) return r.error().message;
+
+  std::variant<ServerMessage, std::string> result = std::string();
+  if (type == "welcome") {
+    result = parse_welcome(r, std::move(id));
+  } else if (type == "ok") {
+    result = Ok{std::move(id)};
+  } else if (type == "created") {
+    Created m;
+    m.id = std::move(id);
+    m.code = read_text(r, "code");
+    m.seat = read_seat(r, "seat");
+    m.token = read_text(r, "token");
+    result = m;
+  } else if (type == "joined") {
+    Joined m;
+    m.id = std::move(id);
+    m.code = read_text(r, "code");
+    m.as = read_enum(r, "as", {JoinAs::kPlayer, JoinAs::kSpectator});
+    m.seat = read_optional_seat(r, "seat");
+    if (r.has("token")) m.token = read_text(r, "token");
+    m.resumed = r.required_boolean("resumed");
+    result = m;
+  } else if (type == "room") {
+    result = parse_room(r, std::move(id));
+  } else if (type == "event") {
+    EventMessage m;
+    m.v = r.required_integer("v", 0, kMaxSafeInteger);
+    const Json& event = r.required_object("event");
+    if (r.failed()) return r.error().message;
+    auto parsed = room_event_from_json(event);
+    if (auto* error = std::get_if<std::string>(&parsed)) return "event: " + *error;
+    m.event = std::get<RoomEvent>(std::move(parsed));
+    result = std::move(m);
+  } else if (type == "lobby") {
+    result = parse_lobby(r, std::move(id));
+  } else if (type == "transcript") {
+    result = parse_transcript(r, std::move(id));
+  } else if (type == "pong") {
+    result = Pong{std::move(id)};
+  } else if (type == "error") {
+    Error m;
+    m.id = std::move(id);
+    const std::string code = read_text(r, "code");
+    m.message = read_text(r, "message");
+    if (r.has("field")) m.field = read_text(r, "field");
+    const auto parsed = parse_error_code(code);
+    if (!r.failed() && !parsed) return "unknown error code \"" + detail::quote_untrusted(code) + "\"";
+    m.code = parsed.value_or(ErrorCode::kServerInternal);
+    result = m;
+  } else if (type == "closing") {
+    Closing m;
+    const std::string reason = read_text(r, "reason");
+    m.message = read_text(r, "message");
+    const auto parsed = parse_close_reason(reason);
+    if (!r.failed() && !parsed) return "unknown close reason \"" + detail::quote_untrusted(reason) + "\"";
+    m.reason = parsed.value_or(CloseReason::kNormal);
+    result = m;
+  } else {
+    return "unknown message type \"" + detail::quote_untrusted(type) + "\"";
+  }
+  if (r.failed()) return r.error().message;
+  return result;
+}
+
+}  // namespace gofish::protocol
