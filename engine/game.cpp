@@ -1,5 +1,6 @@
 #include "engine/game.hpp"
 
+#include <array>
 #include <bit>
 #include <cassert>
 #include <string>
@@ -32,18 +33,48 @@ std::string seat_name(Seat seat) { return "seat " + std::to_string(seat); }
 
 // The `n` lowest cards of `cards` (the lowest suits, for one rank).
 CardSet lowest_cards(CardSet cards, int n) {
-  CardSet out;
-  for (Card c : cards) {
-    if (out.size() == n) break;
-    out.add(c);
+  std::uint64_t rest = cards.mask();
+  std::uint64_t out = 0;
+  for (int taken = 0; taken != n && rest != 0; ++taken) {
+    out |= rest & (~rest + 1);  // the lowest card left
+    rest &= rest - 1;
   }
-  return out;
+  return CardSet::from_mask(out);
 }
 
-// The n-th set bit (0-based) of a mask.
+// kBitInByte[b][k]: the position of the k-th set bit (0-based) of the byte b.
+constexpr auto kBitInByte = [] {
+  std::array<std::array<std::uint8_t, 8>, 256> table{};
+  for (std::size_t b = 0; b < table.size(); ++b) {
+    std::size_t k = 0;
+    for (std::uint8_t bit = 0; bit < 8; ++bit) {
+      if ((b >> bit) & 1U) table[b][k++] = bit;
+    }
+  }
+  return table;
+}();
+
+// The n-th set bit (0-based) of a mask, 64 when there is none. No loop of n
+// steps: n is a random pick (a bot's choice among legal decisions), so the
+// branch ending such a loop is mispredicted nearly every time. Instead the
+// bits of each byte are counted at once, the byte holding the n-th bit is the
+// number of bytes whose running total is at most n, and a table gives the
+// bit within that byte.
 int nth_bit(std::uint64_t mask, int n) {
-  for (int i = 0; i < n; ++i) mask &= mask - 1;
-  return std::countr_zero(mask);
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  std::uint64_t counts = mask - ((mask >> 1) & 0x5555555555555555ULL);
+  counts = (counts & 0x3333333333333333ULL) + ((counts >> 2) & 0x3333333333333333ULL);
+  counts = (counts + (counts >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  const std::uint64_t totals = counts * kOnes;  // byte b: the bits set in bytes 0..b
+  if (n < 0) return std::countr_zero(mask);
+  if (static_cast<std::uint64_t>(n) >= (totals >> 56)) return 64;
+  // Per byte, (0x80 + n) - total keeps its top bit exactly when total <= n;
+  // totals are at most 64, so no byte borrows from the next.
+  const std::uint64_t passed = (((static_cast<std::uint64_t>(n) * kOnes) | kHigh) - totals) & kHigh;
+  const int byte = static_cast<int>((((passed >> 7) * kOnes) >> 56));
+  const int before = static_cast<int>(((totals << 8) >> (8 * byte)) & 0xFFU);
+  return 8 * byte + kBitInByte[(mask >> (8 * byte)) & 0xFFU][static_cast<std::size_t>(n - before)];
 }
 
 }  // namespace
@@ -147,11 +178,10 @@ void Game::deal() {
 bool Game::can_be_asked(Seat seat) const { return status_[seat] != SeatStatus::kOut; }
 
 std::uint8_t Game::target_mask(Seat asker) const {
-  std::uint8_t mask = 0;
-  for (Seat s = 0; s < players_; ++s) {
-    if (s != asker && can_be_asked(s)) mask |= seat_bit(s);
-  }
-  return mask;
+  // Without a branch per seat: which seat is skipped moves every turn.
+  unsigned mask = 0;
+  for (Seat s = 0; s < players_; ++s) mask |= static_cast<unsigned>(can_be_asked(s)) << s;
+  return static_cast<std::uint8_t>(mask & ~(1U << asker));
 }
 
 std::uint16_t Game::askable_ranks(Seat asker) const { return hands_[asker].ranks(); }
