@@ -48,10 +48,14 @@ namespace {
 
 using namespace gofish::engine;
 
-// The behaviour fingerprint of the engine before any optimisation (commit e373b53),
-// with the default --verify-games and --seed. Re-record it only for a change
-// that is meant to alter behaviour, and say so in the commit.
-constexpr std::uint64_t kVerifyChecksum = 0x93607aa8fcaf3eafULL;
+// The behaviour fingerprint with the default --verify-games and --seed. It
+// was first taken from the engine before any optimisation (0x93607aa8fcaf3eaf
+// at commit e373b53), and each optimisation was checked against it. Commit
+// 7770342 changed the rules on purpose (bicycle lucky draws stay private), so
+// it was taken again from that engine with the optimisations reversed, and
+// the optimised engine matches. Re-record it only for a change meant to alter
+// behaviour, and say so in the commit.
+constexpr std::uint64_t kVerifyChecksum = 0xf7b7af3212154964ULL;
 
 using Clock = std::chrono::steady_clock;
 
