@@ -316,15 +316,6 @@ OrderedJson rules_delta(const engine::Rules& rules) {
 
 }  // namespace
 
-std::string_view to_string(BotLevel level) {
-  switch (level) {
-    case BotLevel::kEasy: return "easy";
-    case BotLevel::kMedium: return "medium";
-    case BotLevel::kHard: return "hard";
-  }
-  return "medium";
-}
-
 std::string_view to_string(ChatMode mode) {
   switch (mode) {
     case ChatMode::kFree: return "free";
@@ -362,13 +353,6 @@ std::string_view to_string(TakeoverReason reason) {
     case TakeoverReason::kKicked: return "kicked";
   }
   return "disconnected";
-}
-
-std::optional<BotLevel> parse_bot_level(std::string_view text) {
-  for (BotLevel level : {BotLevel::kEasy, BotLevel::kMedium, BotLevel::kHard}) {
-    if (to_string(level) == text) return level;
-  }
-  return std::nullopt;
 }
 
 std::optional<ChatMode> parse_chat_mode(std::string_view text) {

@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "engine/bot.hpp"
 #include "engine/card.hpp"
 #include "engine/event.hpp"
 #include "engine/rules.hpp"
@@ -32,7 +33,9 @@ namespace gofish::protocol {
 
 // ---------------------------------------------------------------- small enums
 
-enum class BotLevel { kEasy, kMedium, kHard };
+// The engine's bot levels, spelled "easy", "medium", "hard" (engine/bot.hpp).
+using BotLevel = engine::BotLevel;
+using engine::parse_bot_level;
 enum class ChatMode { kFree, kPhrases, kOff };
 enum class JoinAs { kPlayer, kSpectator };
 enum class RoomState { kWaiting, kPlaying, kOver };
@@ -44,13 +47,11 @@ enum class TakeoverReason {
   kKicked,        // for the rest of the game: the host removed the owner
 };
 
-std::string_view to_string(BotLevel level);    // "easy", "medium", "hard"
 std::string_view to_string(ChatMode mode);     // "free", "phrases", "off"
 std::string_view to_string(JoinAs as);         // "player", "spectator"
 std::string_view to_string(RoomState state);   // "waiting", "playing", "over"
 std::string_view to_string(Occupant occupant);  // "empty", "human", "bot"
 std::string_view to_string(TakeoverReason reason);  // "disconnected", "timeout", "left", "kicked"
-std::optional<BotLevel> parse_bot_level(std::string_view text);
 std::optional<ChatMode> parse_chat_mode(std::string_view text);
 
 // ------------------------------------------------------------ client messages
