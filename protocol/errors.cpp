@@ -43,6 +43,7 @@ CodeInfo info(ErrorCode code) {
     case ErrorCode::kRoomKicked: return {"room/kicked", "The host removed you from this room."};
     case ErrorCode::kRoomNotInRoom: return {"room/not_in_room", "Join or create a room first."};
     case ErrorCode::kRoomAlreadyInRoom: return {"room/already_in_room", "Leave your current room first."};
+    case ErrorCode::kRoomSpectator: return {"room/spectator", "Spectators watch; only seated players can do that."};
     case ErrorCode::kRoomTranscriptUnavailable:
       return {"room/transcript_unavailable", "The transcript is available once the game is over."};
     case ErrorCode::kChatOff: return {"chat/off", "Chat is off in this room."};
@@ -101,6 +102,7 @@ constexpr std::array kAllCodes = {
     ErrorCode::kRoomKicked,
     ErrorCode::kRoomNotInRoom,
     ErrorCode::kRoomAlreadyInRoom,
+    ErrorCode::kRoomSpectator,
     ErrorCode::kRoomTranscriptUnavailable,
     ErrorCode::kChatOff,
     ErrorCode::kChatTooLong,

@@ -50,6 +50,7 @@ enum class ErrorCode {
   kRoomKicked,
   kRoomNotInRoom,
   kRoomAlreadyInRoom,
+  kRoomSpectator,
   kRoomTranscriptUnavailable,
   // chat/
   kChatOff,

@@ -1,0 +1,278 @@
+// protocol/README.md is the reference clients are written from, so its
+// examples are checked against the library: they cannot drift apart.
+//
+// ```json client   each message parses as a client message
+// ```json server   each message parses as a server message and re-encodes to
+//                  the same JSON value (nothing shown is missing or extra)
+// ```hostile       "<code> <frame>" per line: the frame is refused with code
+// ```session       the example session, checked message by message
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/transcript.hpp"
+#include "protocol/messages.hpp"
+
+using namespace gofish;
+using namespace gofish::protocol;
+using nlohmann::json;
+
+namespace {
+
+struct Block {
+  std::string info;
+  std::string text;
+  int line = 0;  // where it starts in the file, for failure messages
+};
+
+std::string read_readme() {
+  std::ifstream in(std::string(GOFISH_SOURCE_DIR) + "/protocol/README.md");
+  REQUIRE(in.good());
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::vector<Block> fenced_blocks(const std::string& markdown) {
+  std::vector<Block> out;
+  std::istringstream in(markdown);
+  std::string line;
+  int number = 0;
+  Block* open = nullptr;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.starts_with("```")) {
+      if (open != nullptr) {
+        open = nullptr;
+      } else {
+        out.push_back(Block{line.substr(3), "", number + 1});
+        open = &out.back();
+      }
+      continue;
+    }
+    if (open != nullptr) open->text += line + "\n";
+  }
+  CHECK(open == nullptr);
+  return out;
+}
+
+// A block holding one JSON value is one message; otherwise one per line.
+std::vector<std::string> messages_of(const Block& block) {
+  if (!json::parse(block.text, nullptr, false).is_discarded()) return {block.text};
+  std::vector<std::string> out;
+  std::istringstream in(block.text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+std::optional<ClientMessage> client_message(const std::string& frame) {
+  auto parsed = parse_client_message(frame);
+  if (const auto* error = std::get_if<Error>(&parsed)) {
+    FAIL_CHECK("not a valid client message (" << error_code_name(error->code) << ": " << error->message << "): " << frame);
+    return std::nullopt;
+  }
+  return std::get<ClientMessage>(std::move(parsed));
+}
+
+// Parses and checks that the server would send exactly this JSON.
+std::optional<ServerMessage> server_message(const std::string& frame) {
+  auto parsed = parse_server_message(frame);
+  if (const auto* error = std::get_if<std::string>(&parsed)) {
+    FAIL_CHECK("not a valid server message (" << *error << "): " << frame);
+    return std::nullopt;
+  }
+  const ServerMessage& message = std::get<ServerMessage>(parsed);
+  CHECK_MESSAGE(json::parse(encode(message)) == json::parse(frame),
+                "the server would send " << encode(message) << "\n  where the README shows " << frame);
+  return std::get<ServerMessage>(std::move(parsed));
+}
+
+std::optional<RequestId> id_of(const ServerMessage& message) {
+  return std::visit(
+      [](const auto& m) -> std::optional<RequestId> {
+        using M = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<M, EventMessage> || std::is_same_v<M, Closing>) {
+          return std::nullopt;
+        } else {
+          return m.id;
+        }
+      },
+      message);
+}
+
+std::string id_text(const RequestId& id) {
+  return std::visit([](const auto& v) { return json(v).dump(); }, id);
+}
+
+}  // namespace
+
+TEST_CASE("README: every client example parses, and every client message has one") {
+  std::set<std::string_view> types;
+  int count = 0;
+  for (const Block& block : fenced_blocks(read_readme())) {
+    if (block.info != "json client") continue;
+    for (const std::string& frame : messages_of(block)) {
+      CAPTURE(block.line);
+      if (auto m = client_message(frame)) {
+        types.insert(message_type(m->body));
+        ++count;
+      }
+    }
+  }
+  CHECK(count >= static_cast<int>(client_message_types().size()));
+  for (std::string_view type : client_message_types()) {
+    CAPTURE(type);
+    CHECK(types.count(type) == 1);
+  }
+}
+
+TEST_CASE("README: every server example is exactly what the server sends, and every message and event has one") {
+  std::set<std::size_t> kinds;
+  std::set<std::size_t> room_events;
+  std::set<std::size_t> engine_events;
+  for (const Block& block : fenced_blocks(read_readme())) {
+    if (block.info != "json server") continue;
+    for (const std::string& frame : messages_of(block)) {
+      CAPTURE(block.line);
+      const auto m = server_message(frame);
+      if (!m) continue;
+      kinds.insert(m->index());
+      if (const auto* e = std::get_if<EventMessage>(&*m)) {
+        room_events.insert(e->event.index());
+        if (const auto* g = std::get_if<engine::Event>(&e->event)) engine_events.insert(g->index());
+      }
+      if (const auto* w = std::get_if<Welcome>(&*m)) {
+        // the README documents the default limits
+        CHECK(w->limits == WelcomeLimits{});
+        CHECK(w->limits == welcome_limits(ParseLimits{}));
+      }
+    }
+  }
+  CHECK(kinds.size() == std::variant_size_v<ServerMessage>);
+  CHECK(room_events.size() == std::variant_size_v<RoomEvent>);
+  CHECK(engine_events.size() == std::variant_size_v<engine::Event>);
+}
+
+TEST_CASE("README: every hostile example is refused with the code it names") {
+  int count = 0;
+  for (const Block& block : fenced_blocks(read_readme())) {
+    if (block.info != "hostile") continue;
+    std::istringstream in(block.text);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      const auto space = line.find(' ');
+      REQUIRE(space != std::string::npos);
+      const std::string code = line.substr(0, space);
+      const std::string frame = line.substr(line.find_first_not_of(' ', space));
+      CAPTURE(frame);
+      REQUIRE(parse_error_code(code));
+      const auto parsed = parse_client_message(frame);
+      REQUIRE(std::holds_alternative<Error>(parsed));
+      CHECK(error_code_name(std::get<Error>(parsed).code) == code);
+      ++count;
+    }
+  }
+  CHECK(count >= 20);
+}
+
+TEST_CASE("README: the example session is consistent") {
+  struct Client {
+    std::optional<std::int64_t> last_v;  // the last room version it saw
+    std::optional<engine::Seat> seat;
+    std::set<std::string> open_requests;  // ids sent and not yet answered
+  };
+  std::map<std::string, Client> clients;
+  std::optional<TranscriptMessage> transcript;
+  int messages = 0;
+  int events = 0;
+  for (const Block& block : fenced_blocks(read_readme())) {
+    if (block.info != "session") continue;
+    std::istringstream in(block.text);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line.starts_with("#")) continue;
+      CAPTURE(line);
+      const auto space = line.find(' ');
+      REQUIRE(space != std::string::npos);
+      const std::string marker = line.substr(0, space);
+      const std::string frame = line.substr(space + 1);
+      ++messages;
+      if (marker.ends_with(">")) {
+        Client& c = clients[marker.substr(0, marker.size() - 1)];
+        const auto m = client_message(frame);
+        if (!m) continue;
+        if (m->id) CHECK(c.open_requests.insert(id_text(*m->id)).second);
+        if (const auto* resume = std::get_if<Resume>(&m->body)) {
+          // a client resumes from exactly what it last saw
+          CHECK(resume->last_v == c.last_v);
+        }
+        continue;
+      }
+      REQUIRE(marker.starts_with("<"));
+      const auto m = server_message(frame);
+      if (!m) continue;
+      std::istringstream recipients(marker.substr(1));
+      std::string name;
+      while (std::getline(recipients, name, ',')) {
+        CAPTURE(name);
+        Client& c = clients[name];
+        if (const auto id = id_of(*m)) CHECK(c.open_requests.erase(id_text(*id)) == 1);
+        if (const auto* created = std::get_if<Created>(&*m)) c.seat = created->seat;
+        if (const auto* joined = std::get_if<Joined>(&*m)) c.seat = joined->seat;
+        if (const auto* snapshot = std::get_if<RoomSnapshot>(&*m)) {
+          c.last_v = snapshot->v;
+          CHECK(snapshot->you == c.seat);
+        }
+        if (const auto* event = std::get_if<EventMessage>(&*m)) {
+          ++events;
+          REQUIRE(c.last_v);
+          CHECK(event->v == *c.last_v + 1);  // gapless, per client
+          c.last_v = event->v;
+          // private events reach their owner only
+          if (const auto* g = std::get_if<engine::Event>(&event->event)) {
+            if (const auto* drew = std::get_if<engine::Drew>(g)) CHECK(c.seat == drew->seat);
+            if (const auto* dealt = std::get_if<engine::HandDealt>(g)) CHECK(c.seat == dealt->seat);
+          }
+        }
+        if (const auto* t = std::get_if<TranscriptMessage>(&*m)) transcript = *t;
+      }
+    }
+  }
+  CHECK(messages > 50);
+  CHECK(events > 30);
+  for (const auto& [name, c] : clients) {
+    CAPTURE(name);
+    CHECK(c.open_requests.empty());  // every request was answered
+  }
+  // The game shown is a real one: its transcript replays to its result.
+  REQUIRE(transcript);
+  CHECK_FALSE(engine::replay_check(transcript->transcript));
+  CHECK(transcript->transcript.actions.size() >= 5);
+}
+
+TEST_CASE("README: names every error code, close reason and message type") {
+  const std::string readme = read_readme();
+  for (ErrorCode code : all_error_codes()) {
+    CAPTURE(error_code_name(code));
+    CHECK(readme.find("`" + std::string(error_code_name(code)) + "`") != std::string::npos);
+  }
+  for (CloseReason reason : all_close_reasons()) {
+    CAPTURE(close_reason_name(reason));
+    CHECK(readme.find("| " + std::to_string(close_code(reason)) + " | `" + std::string(close_reason_name(reason)) +
+                      "` |") != std::string::npos);
+  }
+  for (std::string_view type : client_message_types()) {
+    CAPTURE(type);
+    CHECK(readme.find("### " + std::string(type) + "\n") != std::string::npos);
+  }
+}
