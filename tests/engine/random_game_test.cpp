@@ -155,6 +155,56 @@ std::optional<std::string> check_irregular(const Game& before, const Decision& d
   return "an accepted declaration outside the legal set";
 }
 
+// Who has the turn after an ask in strict mode, by RULES.md: a catch keeps
+// it; a miss keeps it after a lucky draw where that asks again, or a set
+// completed by the fished card where that plays again; otherwise it goes to
+// the seat asked or to the asker's left, when that seat can simply play (in,
+// holding cards, no missed turn due). The other cases (skips) are left to
+// the scenario fixtures.
+std::optional<std::string> check_turn_after_ask(const Game& before, const Decision& d, const Game& after) {
+  if (after.over() || before.rules().table_rules) return std::nullopt;
+  const Rules& rules = before.rules();
+  Seat target = 0;
+  Rank rank = 0;
+  std::optional<Card> card;
+  if (const auto* a = std::get_if<AskRank>(&d.move)) {
+    target = a->target;
+    rank = a->rank;
+  } else if (const auto* c = std::get_if<AskCard>(&d.move)) {
+    target = c->target;
+    rank = c->card.rank();
+    card = c->card;
+  } else {
+    return std::nullopt;
+  }
+  bool caught = false;
+  std::optional<Card> fished;
+  bool completed = false;
+  for (const Event& e : after.last_events()) {
+    if (const auto* g = std::get_if<Gave>(&e)) caught = caught || (g->from == target && g->to == d.seat);
+    if (const auto* drew = std::get_if<Drew>(&e)) {
+      if (drew->seat == d.seat && drew->cause == DrawCause::kFish) fished = drew->card;
+    }
+    if (const auto* laid = std::get_if<SetLaid>(&e)) completed = completed || (fished && laid->seat == d.seat && laid->rank == fished->rank());
+  }
+  const bool asker_plays = after.status(d.seat) == SeatStatus::kIn;
+  if (caught) {
+    if (asker_plays && after.turn() != d.seat) return "a catch did not keep the turn";
+    return std::nullopt;
+  }
+  const bool lucky = fished && (card ? *fished == *card : fished->rank() == rank);
+  if ((lucky && rules.lucky_draw == LuckyDrawRule::kAskAgain) || (completed && rules.play_again_after_set)) {
+    if (asker_plays && after.turn() != d.seat) return "a lucky draw or a completed set did not keep the turn";
+    return std::nullopt;
+  }
+  const Seat next = rules.after_miss == AfterMiss::kToAsked ? target : (d.seat + 1) % before.players();
+  if (after.status(next) == SeatStatus::kIn && after.hand_size(next) > 0 && !before.misses_next_turn(next) &&
+      after.turn() != next) {
+    return "after a miss the turn went to seat " + std::to_string(after.turn()) + ", not seat " + std::to_string(next);
+  }
+  return std::nullopt;
+}
+
 void play_one(const Rules& rules, int players, std::uint64_t seed, Stats& stats) {
   Rng rng(seed);
   Game game = start_random(rules, players, rng);
@@ -224,6 +274,7 @@ void play_one(const Rules& rules, int players, std::uint64_t seed, Stats& stats)
     if (refusal) FAIL("the legal " << to_string(d) << " was refused: " << refusal->message);
     REQUIRE_FALSE(game.last_events().empty());
     REQUIRE(game.decisions().back() == d);
+    if (const auto wrong = check_turn_after_ask(before, d, game)) FAIL(to_string(d) << ": " << *wrong);
     if (!rules.table_rules) {
       for (const Event& e : game.last_events()) {
         CHECK_FALSE(std::holds_alternative<Penalty>(e));
