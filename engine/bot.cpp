@@ -54,8 +54,6 @@ class BestPick {
     }
     return false;
   }
-  double best() const { return best_; }
-  bool any() const { return ties_ > 0; }
 
  private:
   double best_ = -1e300;

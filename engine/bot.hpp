@@ -13,12 +13,14 @@
 //   to hold a rank it holds; otherwise its largest rank from someone not known
 //   to lack it.
 // - hard: keeps, for every card, a probability for each place it may be (each
-//   hand and the stock), moved by what it sees: draws spread the stock's share
-//   to the drawer, "Go fish" clears a hand, hand sizes and asks constrain the
-//   rest, and exact elimination locates cards when only one place is left.
-//   It asks where the expected catch is largest, prefers catches that finish
-//   sets, weighs the end of the game (an emptied hand or stock), and avoids
-//   showing ranks it has not shown yet when an ask is otherwise as good.
+//   hand and the stock). Certain facts (cards seen moving, "Go fish", asks,
+//   sets, hand sizes) are exact, and elimination locates a card when only one
+//   place is left for it; a hidden draw moves 1/stock of each card's stock
+//   share to the drawer, and the table is fitted to the hand sizes. It asks
+//   where a catch is likeliest, prefers catches that finish sets, weighs
+//   ending the game when it leads or trails, and pays a cost for showing the
+//   table a rank it holds several of (whoever holds the rest would ask for
+//   them), so it prefers ranks the table already knows it holds.
 // docs/BOTS.md describes the levels and the measured win rates.
 #pragma once
 
