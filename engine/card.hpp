@@ -109,6 +109,7 @@ class CardSet {
     std::uint64_t counts = mask_ - ((mask_ >> 1) & 0x5555555555555555ULL);
     counts = (counts & 0x3333333333333333ULL) + ((counts >> 2) & 0x3333333333333333ULL);
     const std::uint64_t reached = (counts + kRankLowBits * static_cast<std::uint64_t>(8 - n)) & (kRankLowBits << 3);
+    if (reached == 0) return 0;  // the usual answer (no whole set), without the gathering
     return gather_ranks(reached >> 3);
   }
   constexpr void add(Card c) { mask_ |= std::uint64_t{1} << c.id(); }
