@@ -1,0 +1,174 @@
+#include "server/config.hpp"
+
+#include <CLI/CLI.hpp>
+#include <boost/asio/ip/address.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+namespace gofish::server {
+
+namespace {
+
+constexpr int kBadValueExitCode = 2;
+
+// "--send-queue-bytes" -> "GOFISH_SEND_QUEUE_BYTES".
+std::string env_name(std::string_view flag) {
+  std::string name = "GOFISH_";
+  for (char c : flag.substr(2)) {
+    name.push_back(c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  }
+  return name;
+}
+
+template <class T>
+CLI::Option* add_value(CLI::App& app, const std::string& flag, T& value, const std::string& help) {
+  return app.add_option(flag, value, help)->envname(env_name(flag))->capture_default_str();
+}
+
+// Durations are whole milliseconds on the command line.
+CLI::Option* add_millis(CLI::App& app, const std::string& flag, std::chrono::milliseconds& value,
+                        const std::string& help) {
+  return app
+      .add_option_function<std::int64_t>(
+          flag, [&value](const std::int64_t& ms) { value = std::chrono::milliseconds(ms); }, help)
+      ->envname(env_name(flag))
+      ->default_str(std::to_string(value.count()))
+      ->type_name("MS")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{24} * 3600 * 1000));
+}
+
+const CLI::Validator kIpAddress(
+    [](std::string& text) {
+      boost::system::error_code ec;
+      boost::asio::ip::make_address(text, ec);
+      return ec ? "not an IPv4 or IPv6 address: " + text : std::string();
+    },
+    "ADDRESS");
+
+}  // namespace
+
+std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv) {
+  Config config;
+  config.threads = std::max(1u, std::thread::hardware_concurrency());
+  Limits& limits = config.limits;
+
+  CLI::App app{"gofish-server: the Go Fish room server (HTTP, WebSocket /ws, /metrics)",
+               "gofish-server"};
+  app.get_formatter()->column_width(44);
+  app.set_version_flag("--version", "gofish-server 0.1.0");
+
+  add_value(app, "--port", config.port, "TCP port for HTTP and WebSocket (0: any free port)");
+  add_value(app, "--bind", config.bind, "Address to listen on")->check(kIpAddress);
+  add_value(app, "--data-dir", config.data_dir, "Directory for saved games (created if missing)");
+  add_value(app, "--web-root", config.web_root,
+            "Static web client directory (default: found next to the executable, in "
+            "<prefix>/share/gofish/web or /usr/share/gofish/web)")
+      ->check(CLI::ExistingDirectory);
+  add_value(app, "--threads", config.threads, "I/O threads (default: the number of cores)")
+      ->check(CLI::Range(1u, 256u));
+  add_value(app, "--log-level", config.log_level, "trace, debug, info, warn, error, critical or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  add_value(app, "--allowed-origins", config.allowed_origins,
+            "Comma-separated Origins allowed to open the WebSocket, e.g. "
+            "https://fish.example.org (empty: all)")
+      ->delimiter(',')
+      ->default_str("");
+
+  add_value(app, "--max-message-bytes", limits.max_message_bytes,
+            "Largest client message; larger closes with 1009")
+      ->check(CLI::Range(std::size_t{64}, std::size_t{1} << 20));
+  add_value(app, "--message-rate", limits.message_rate_per_second,
+            "Client messages per second per connection (token bucket rate)")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--message-burst", limits.message_burst, "Client messages allowed at once")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--rate-strikes", limits.rate_strikes_before_close,
+            "Rate-limited messages in a row before closing with 1008")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--send-queue-messages", limits.send_queue_messages,
+            "Outgoing messages queued per connection before it is closed")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--send-queue-bytes", limits.send_queue_bytes,
+            "Outgoing bytes queued per connection before it is closed")
+      ->check(CLI::PositiveNumber);
+  add_millis(app, "--handshake-timeout-ms", limits.handshake_timeout,
+             "Time to send HTTP request headers, finish the upgrade or the close handshake")
+      ->check(CLI::PositiveNumber);  // 0 would time out every request at once
+  add_millis(app, "--idle-timeout-ms", limits.idle_timeout,
+             "Silent WebSocket is pinged at half and closed at this (0: never)");
+  add_value(app, "--max-connections", limits.max_connections,
+            "Open WebSocket connections; more are closed with 1013")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--max-request-bytes", limits.max_request_bytes,
+            "Largest HTTP request (line, headers and body)")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 20));
+  add_value(app, "--max-rooms", limits.max_rooms, "Rooms open at once")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--max-spectators", limits.max_spectators_per_room, "Spectators per room");
+  add_value(app, "--max-name-chars", limits.max_name_chars, "Longest display name (code points)")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--max-chat-chars", limits.max_chat_chars, "Longest chat line (code points)")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--chat-rate", limits.chat_rate_per_second, "Chat lines per second per connection")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--chat-burst", limits.chat_burst, "Chat lines allowed at once")
+      ->check(CLI::PositiveNumber);
+  add_millis(app, "--seat-grace-ms", limits.seat_grace_period,
+             "How long a disconnected player's seat is held");
+  add_millis(app, "--room-idle-expiry-ms", limits.room_idle_expiry,
+             "A room with nobody connected is removed after this");
+  add_millis(app, "--bot-delay-ms", limits.bot_delay, "Pause before a bot acts (0 in tests)");
+  add_value(app, "--room-history-events", limits.room_history_events,
+            "Room events kept for resuming; an older gap gets a snapshot")
+      ->check(CLI::Range(std::size_t{256}, std::size_t{1} << 20));
+  add_value(app, "--min-turn-timer-seconds", limits.min_turn_timer_seconds, "Shortest turn timer a room may set")
+      ->check(CLI::Range(1, 3600));
+  add_value(app, "--max-turn-timer-seconds", limits.max_turn_timer_seconds, "Longest turn timer a room may set")
+      ->check(CLI::Range(1, 3600));
+  add_millis(app, "--shutdown-grace-ms", limits.shutdown_grace,
+             "On SIGTERM, time for clients to be told and closed before sockets are cut");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    std::ostringstream out;
+    std::ostringstream err;
+    const int code = app.exit(error, out, err);
+    if (code == static_cast<int>(CLI::ExitCodes::Success)) {
+      return ConfigExit{0, out.str()};
+    }
+    return ConfigExit{kBadValueExitCode, err.str()};
+  }
+  return config;
+}
+
+std::vector<std::filesystem::path> web_root_candidates(const std::filesystem::path& executable) {
+  std::vector<std::filesystem::path> candidates;
+  const auto directory = executable.parent_path();
+  // A build tree sits a few levels below the source root.
+  auto ancestor = directory;
+  for (int level = 0; level < 4 && !ancestor.empty(); ++level) {
+    candidates.push_back(ancestor / "clients" / "web");
+    if (ancestor == ancestor.root_path()) break;
+    ancestor = ancestor.parent_path();
+  }
+  candidates.push_back(directory.parent_path() / "share" / "gofish" / "web");
+  candidates.emplace_back("/usr/share/gofish/web");
+  return candidates;
+}
+
+std::optional<std::filesystem::path> find_web_root(const std::filesystem::path& executable) {
+  for (const auto& candidate : web_root_candidates(executable)) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(candidate / "index.html", ec)) {
+      return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace gofish::server

@@ -1,0 +1,47 @@
+// The server's configuration: command-line flags, each with a GOFISH_*
+// environment variable (a flag given on the command line wins). Parsing is a
+// function of argv and the environment so tests can drive it directly.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "server/limits.hpp"
+
+namespace gofish::server {
+
+struct Config {
+  std::string bind = "0.0.0.0";
+  std::uint16_t port = 8080;  // 0 picks a free port (tests)
+  std::filesystem::path data_dir = "data";
+  std::filesystem::path web_root;  // empty: find_web_root()
+  unsigned threads = 1;            // parse_config defaults it to the core count
+  std::string log_level = "info";  // trace, debug, info, warn, error, critical, off
+  // Origins allowed to open the WebSocket ("https://example.org"); empty allows
+  // all. Clients that send no Origin (non-browsers) are always allowed.
+  std::vector<std::string> allowed_origins;
+  Limits limits;
+};
+
+// parse_config's answer when the program should exit instead of serving:
+// --help or --version (code 0, text for stdout) or a bad value (code 2, text
+// for stderr).
+struct ConfigExit {
+  int exit_code = 0;
+  std::string text;
+};
+
+std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv);
+
+// Where the static web client may be, in order: <dir>/clients/web for the
+// executable's directory and its ancestors (a build tree), <prefix>/share/gofish/web
+// (an install), /usr/share/gofish/web (the container image).
+std::vector<std::filesystem::path> web_root_candidates(const std::filesystem::path& executable);
+// The first candidate holding an index.html.
+std::optional<std::filesystem::path> find_web_root(const std::filesystem::path& executable);
+
+}  // namespace gofish::server

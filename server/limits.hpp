@@ -1,0 +1,78 @@
+// Every bound the server puts on a client, in one struct with its default and
+// the reason for it. config.cpp turns each field into a command-line flag (and
+// an environment variable); tests shrink them to make limits cheap to reach.
+//
+// On any overflow the server closes the connection with a reason rather than
+// grow memory or silently drop game events.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+namespace gofish::server {
+
+struct Limits {
+  // ---- WebSocket transport (enforced in websocket_session.cpp) ----
+
+  // Largest client message. The biggest legitimate frame (create_room with
+  // every rules field and six bots) is about 1 KiB; a larger one is closed
+  // with 1009 before it is parsed. Matches protocol::ParseLimits.
+  std::size_t max_message_bytes = 4 * 1024;
+  // Per-connection token bucket: a human clicks a few times a second, the CLI
+  // and bots a little faster; a burst covers hello + join + reconnect resync.
+  double message_rate_per_second = 10.0;
+  std::size_t message_burst = 20;
+  // Messages dropped in a row (each answered by at most one error) before a
+  // flooding connection is closed with 1008.
+  std::size_t rate_strikes_before_close = 20;
+  // Outgoing queue per connection. A room sends a few hundred bytes per event;
+  // a client this far behind is not reading and is closed (1008) instead.
+  std::size_t send_queue_messages = 256;
+  std::size_t send_queue_bytes = 1024 * 1024;
+  // Reading an HTTP request's headers (also the keep-alive idle time), the
+  // WebSocket upgrade, and the close handshake.
+  std::chrono::milliseconds handshake_timeout{10'000};
+  // A silent WebSocket is pinged after half of this and closed after all of
+  // it; browsers answer pings by themselves, so only dead peers hit it.
+  std::chrono::milliseconds idle_timeout{60'000};
+  // Open WebSocket connections; the next one is closed with 1013.
+  std::size_t max_connections = 1000;
+  // An HTTP request (line + headers + body): we only serve GETs.
+  std::size_t max_request_bytes = 8 * 1024;
+
+  // ---- Rooms (enforced by the rooms layer) ----
+
+  // Rooms in any state; a create beyond it is refused.
+  std::size_t max_rooms = 200;
+  // Watchers per room beyond its seats.
+  std::size_t max_spectators_per_room = 16;
+  // Display names and chat lines, in Unicode code points after trimming
+  // (the same defaults as protocol::ParseLimits).
+  std::size_t max_name_chars = 24;
+  std::size_t max_chat_chars = 200;
+  // Chat lines per connection: a burst of a few, then one a second.
+  double chat_rate_per_second = 1.0;
+  std::size_t chat_burst = 5;
+  // A disconnected player's seat is held this long for a reconnect.
+  std::chrono::milliseconds seat_grace_period{120'000};
+  // A room with nobody connected is removed after this.
+  std::chrono::milliseconds room_idle_expiry{30 * 60'000};
+  // Pause before a bot acts, so humans can follow; 0 in tests.
+  std::chrono::milliseconds bot_delay{800};
+  // Room events kept for resuming: a client whose last seen version is still
+  // in this window gets the missed events replayed, an older one a fresh
+  // snapshot. A whole game is one to a few hundred events.
+  std::size_t room_history_events = 256;
+  // A room's turn timer is 0 (none) or within these bounds, in seconds
+  // (the same defaults as protocol::ParseLimits; tests go down to 1).
+  int min_turn_timer_seconds = 10;
+  int max_turn_timer_seconds = 300;
+
+  // ---- Process ----
+
+  // On SIGTERM: time for queued messages and close handshakes to finish
+  // before the remaining sockets are cut.
+  std::chrono::milliseconds shutdown_grace{5'000};
+};
+
+}  // namespace gofish::server

@@ -1,0 +1,74 @@
+// gofish-server: parse the configuration, find the web client, serve until
+// SIGINT or SIGTERM, then shut down within the grace period (exit code 0).
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <system_error>
+
+#include "server/config.hpp"
+#include "server/placeholder_handler.hpp"
+#include "server/server.hpp"
+
+namespace {
+
+constexpr int kBadValueExitCode = 2;
+
+std::filesystem::path executable_path(const char* argv0) {
+  std::error_code ec;
+  auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) path = std::filesystem::absolute(argv0, ec);
+  return path;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gofish::server;
+
+  auto parsed = parse_config(argc, argv);
+  if (const auto* exit = std::get_if<ConfigExit>(&parsed)) {
+    (exit->exit_code == 0 ? std::cout : std::cerr) << exit->text;
+    return exit->exit_code;
+  }
+  auto config = std::get<Config>(std::move(parsed));
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+
+  if (config.web_root.empty()) {
+    const auto executable = executable_path(argv[0]);
+    const auto found = find_web_root(executable);
+    if (!found) {
+      spdlog::error("no web client found; tried:");
+      for (const auto& candidate : web_root_candidates(executable)) {
+        spdlog::error("  {}", candidate.string());
+      }
+      spdlog::error("pass --web-root or set GOFISH_WEB_ROOT");
+      return kBadValueExitCode;
+    }
+    config.web_root = *found;
+    spdlog::info("web root found at {}", config.web_root.string());
+  }
+
+  std::error_code ec;
+  std::filesystem::create_directories(config.data_dir, ec);
+  if (ec || !std::filesystem::is_directory(config.data_dir)) {
+    spdlog::error("data dir {}: {}", config.data_dir.string(),
+                  ec ? ec.message() : "not a directory");
+    return kBadValueExitCode;
+  }
+
+  try {
+    Server server(config);
+    server.handle_signals();
+    const auto port = server.start(make_placeholder_handler());
+    spdlog::info("gofish-server listening on {}:{} (web root {}, data dir {}, {} threads)",
+                 config.bind, port, std::filesystem::canonical(config.web_root).string(),
+                 std::filesystem::absolute(config.data_dir).string(), config.threads);
+    server.wait();
+  } catch (const std::exception& error) {
+    spdlog::critical("{}", error.what());
+    return 1;
+  }
+  return 0;
+}

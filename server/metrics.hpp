@@ -1,0 +1,61 @@
+// Every Prometheus metric the server exports, defined in one place. The API is
+// plain calls so the rooms layer needs no prometheus-cpp include; all methods
+// are thread-safe. Served as text at GET /metrics on the main port (we never
+// start prometheus-cpp's own HTTP exposer).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace gofish::server {
+
+enum class RoomState { waiting, playing, over };
+
+class Metrics {
+ public:
+  Metrics();
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  // gofish_connections: open WebSocket connections.
+  void connection_opened();
+  void connection_closed();
+  // gofish_connections_refused_total{reason}: origin, full, shutting_down.
+  void connection_refused(std::string_view reason);
+
+  // gofish_rooms{state}: rooms by state. Move a room with -1 on the old state
+  // and +1 on the new one.
+  void rooms_changed(RoomState state, std::int64_t delta);
+
+  // gofish_games_started_total, gofish_games_finished_total.
+  void game_started();
+  void game_finished();
+
+  // gofish_actions_total: decisions applied; gofish_actions_refused_total{reason}
+  // with the protocol's error code (a closed set, so bounded cardinality).
+  void action_applied();
+  void action_refused(std::string_view reason);
+  // gofish_action_latency_seconds: from a decision's arrival to its events queued.
+  void observe_action_latency(std::chrono::duration<double> latency);
+
+  // gofish_received_bytes_total / gofish_sent_bytes_total: WebSocket payload bytes.
+  void bytes_received(std::size_t bytes);
+  void bytes_sent(std::size_t bytes);
+
+  // gofish_send_queue_closes_total: clients closed for not reading.
+  void send_queue_closed();
+
+  // The Prometheus text exposition format (version 0.0.4).
+  std::string serialize() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gofish::server

@@ -1,0 +1,127 @@
+// Internals shared by the two Beast translation units (net.cpp: listener, HTTP
+// sessions, shutdown; websocket_session.cpp). Nothing else includes this.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "server/server.hpp"
+
+namespace gofish::server {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+
+// What the server needs of a live WebSocket session beyond Connection.
+class WebSocketHandle : public Connection {
+ public:
+  // Closes the socket at once (the shutdown deadline passed).
+  virtual void cut() = 0;
+  // Called after the I/O threads stopped: report on_close if still owed and
+  // close the socket, so pending operations finish and release the session.
+  virtual void abandon() = 0;
+};
+
+// Anything else holding a socket (HTTP sessions), cut at the end of wait().
+class Cuttable {
+ public:
+  virtual ~Cuttable() = default;
+  virtual void cut() = 0;
+};
+
+// Shared by the Server and every session. Sessions hold it by shared_ptr, so
+// the io_context outlives every socket even if the rooms layer keeps a
+// Connection after the Server is gone.
+struct Server::State : std::enable_shared_from_this<Server::State> {
+  State(Config config_in, std::shared_ptr<Metrics> metrics_in);
+
+  const Config config;
+  const std::filesystem::path web_root;  // canonical
+  const std::shared_ptr<Metrics> metrics;
+  ApiRouter api;
+  // Set by start(), released at the end of wait() (it may hold connections).
+  std::shared_ptr<ConnectionHandler> handler;
+
+  // Declared before the I/O objects below, which must be destroyed first.
+  net::io_context ioc;
+  tcp::acceptor acceptor;
+  std::optional<net::signal_set> signals;
+  net::strand<net::io_context::executor_type> control_strand;  // acceptor, signals, shutdown
+  net::steady_timer shutdown_timer;
+  net::steady_timer accept_retry_timer;
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> work_guard;
+  std::vector<std::thread> threads;
+  std::mutex wait_mutex;
+  bool cleaned_up = false;
+
+  std::atomic<bool> started{false};
+  std::atomic<bool> ready{false};
+  std::atomic<bool> shutdown_begun{false};
+  std::atomic<bool> hook_done{false};
+  std::atomic<std::uint64_t> next_id{1};
+
+  // Open WebSocket sessions, by connection id. `shutting_down` is set under the
+  // same lock so a session accepted during shutdown is never missed.
+  std::mutex sessions_mutex;
+  std::unordered_map<std::uint64_t, std::shared_ptr<WebSocketHandle>> sessions;
+  std::unordered_map<std::uint64_t, std::weak_ptr<Cuttable>> http_sessions;
+  bool shutting_down = false;
+  // Connection slots taken (sessions plus upgrades in progress).
+  std::atomic<std::size_t> slots{0};
+
+  // Shutdown progress (on control_strand).
+  enum class Phase { notifying, draining, cutting };
+  Phase phase = Phase::notifying;
+  std::chrono::steady_clock::time_point deadline;
+
+  // Takes a connection slot if one is free.
+  bool try_take_slot();
+  void release_slot();
+
+  // Registers an accepted session; false if shutdown has begun.
+  bool add_session(const std::shared_ptr<WebSocketHandle>& session);
+  void remove_session(std::uint64_t id);
+  std::vector<std::shared_ptr<WebSocketHandle>> session_snapshot();
+  std::size_t session_count();
+
+  bool origin_allowed(std::string_view origin) const;
+  void begin_shutdown();
+  void do_accept();
+  void on_accept(beast::error_code ec, tcp::socket socket);
+  void shutdown_first_step();
+  void shutdown_tick();
+};
+
+// Hands an upgraded connection to a new WebSocket session (websocket_session.cpp).
+// With `refusal` set, the session completes the upgrade only to close at once
+// with that reason, which a browser can show (it cannot read an HTTP status).
+void start_websocket_session(std::shared_ptr<Server::State> state, beast::tcp_stream stream,
+                             http::request<http::string_body> request,
+                             std::optional<CloseReason> refusal);
+
+// Logs an I/O error, skipping the ones every normal close produces.
+void log_failure(beast::error_code ec, std::string_view what, std::uint64_t id);
+
+}  // namespace gofish::server

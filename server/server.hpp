@@ -1,0 +1,66 @@
+// The network server: one port for the static web client, /healthz, /readyz,
+// /metrics, /api/... and the WebSocket at /ws. Runs an io_context on
+// config.threads threads; each connection has its own strand. The Beast code
+// behind it lives in net.cpp and websocket_session.cpp only.
+//
+//   Server server(config);
+//   auto port = server.start(handler);   // bound and serving
+//   server.handle_signals();             // SIGINT/SIGTERM begin the shutdown
+//   server.wait();                       // returns once stopped
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "server/api_router.hpp"
+#include "server/config.hpp"
+#include "server/connection.hpp"
+#include "server/metrics.hpp"
+
+namespace gofish::server {
+
+class Server {
+ public:
+  // config.web_root must be set (see find_web_root).
+  explicit Server(Config config, std::shared_ptr<Metrics> metrics = std::make_shared<Metrics>());
+  ~Server();  // stops if still running
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds, listens and starts the I/O threads; returns the bound port.
+  // Throws std::system_error if the address cannot be bound. Call once.
+  std::uint16_t start(std::shared_ptr<ConnectionHandler> handler);
+
+  // SIGINT and SIGTERM call begin_shutdown().
+  void handle_signals();
+
+  // The shutdown path (thread-safe, idempotent, returns at once): stop
+  // accepting, /readyz answers 503, the handler's on_shutdown hook runs, every
+  // WebSocket is closed with 1001 after its queue drains; after the shutdown
+  // grace the remaining sockets are cut and the I/O threads stop.
+  void begin_shutdown();
+  // Blocks until the I/O threads have stopped. Not from an I/O thread.
+  void wait();
+  // begin_shutdown() then wait().
+  void stop();
+
+  // For the rooms layer: its strands and timers run here.
+  boost::asio::io_context& io_context();
+  ApiRouter& api();
+  Metrics& metrics();
+  const Config& config() const;
+  // False once shutdown has begun.
+  bool ready() const;
+  // Open WebSocket connections.
+  std::size_t connection_count() const;
+
+  struct State;  // shared with the sessions (net.cpp)
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace gofish::server

@@ -1,0 +1,324 @@
+// One WebSocket connection: reads client messages within the size and rate
+// limits and hands them to the ConnectionHandler; writes from a bounded,
+// single-writer queue of shared messages. Everything runs on the connection's
+// strand (the executor its socket was accepted with).
+#include <boost/asio/post.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/websocket.hpp>
+#include <spdlog/spdlog.h>
+
+#include <deque>
+
+#include "server/net_detail.hpp"
+#include "server/token_bucket.hpp"
+
+namespace gofish::server {
+
+namespace {
+
+namespace websocket = beast::websocket;
+
+constexpr std::string_view kServerName = "gofish/0.1.0";
+
+std::string endpoint_text(const beast::tcp_stream& stream) {
+  beast::error_code ec;
+  const auto endpoint = stream.socket().remote_endpoint(ec);
+  if (ec) return "?";
+  return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+}
+
+class WebSocketSession : public WebSocketHandle,
+                         public std::enable_shared_from_this<WebSocketSession> {
+ public:
+  WebSocketSession(std::shared_ptr<Server::State> state, beast::tcp_stream stream,
+                   std::optional<CloseReason> refusal)
+      : state_(std::move(state)),
+        limits_(state_->config.limits),
+        executor_(stream.get_executor()),
+        remote_(endpoint_text(stream)),
+        ws_(std::move(stream)),
+        id_(state_->next_id++),
+        refusal_(std::move(refusal)),
+        holds_slot_(!refusal_),
+        bucket_(limits_.message_rate_per_second, limits_.message_burst,
+                TokenBucket::Clock::now()),
+        close_deadline_(executor_) {}
+
+  void run(http::request<http::string_body> request) {
+    websocket::stream_base::timeout timeout{};
+    timeout.handshake_timeout = limits_.handshake_timeout;
+    timeout.idle_timeout = limits_.idle_timeout.count() > 0
+                               ? std::chrono::steady_clock::duration(limits_.idle_timeout)
+                               : websocket::stream_base::none();
+    timeout.keep_alive_pings = true;
+    ws_.set_option(timeout);
+    ws_.set_option(websocket::stream_base::decorator(
+        [](websocket::response_type& response) { response.set(http::field::server, kServerName); }));
+    // Size is enforced in on_read, so an oversized message gets a close
+    // reason; Beast's own limit would close with a bare 1009.
+    ws_.read_message_max(0);
+    ws_.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
+      self->on_accept(ec);
+    });
+  }
+
+  // ---- Connection (any thread) ----
+
+  void send(SharedText text) override {
+    if (finished_ || !text) return;
+    net::post(executor_, [self = shared_from_this(), text = std::move(text)]() mutable {
+      self->enqueue(std::move(text));
+    });
+  }
+
+  void close(CloseReason reason) override {
+    if (finished_) return;
+    net::post(executor_, [self = shared_from_this(), reason = std::move(reason)]() mutable {
+      self->begin_close(std::move(reason), false);
+    });
+  }
+
+  std::uint64_t id() const override { return id_; }
+  const std::string& remote_address() const override { return remote_; }
+
+  // ---- WebSocketHandle ----
+
+  void cut() override {
+    net::post(executor_, [self = shared_from_this()] { self->close_socket(); });
+  }
+
+  void abandon() override {
+    finish("server stopped");
+    close_socket();
+  }
+
+ private:
+  void on_accept(beast::error_code ec) {
+    if (ec) {
+      log_failure(ec, "upgrade", id_);
+      return finish("upgrade failed");
+    }
+    if (!refusal_ && !state_->add_session(shared_from_this())) {
+      refusal_ = close_shutting_down();
+    }
+    if (refusal_) {
+      spdlog::debug("connection {} from {} refused: {}", id_, remote_, refusal_->reason);
+      return begin_close(*refusal_, true);
+    }
+    opened_ = true;
+    state_->metrics->connection_opened();
+    spdlog::debug("connection {} open from {}", id_, remote_);
+    if (!call_handler("on_open", [&](ConnectionHandler& handler) {
+          handler.on_open(shared_from_this());
+        })) {
+      return;
+    }
+    do_read();
+  }
+
+  void do_read() {
+    // At most one byte past the limit, so a huge frame is never buffered.
+    const auto room = limits_.max_message_bytes + 1 - buffer_.size();
+    ws_.async_read_some(buffer_, room,
+                        [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
+                          self->on_read(ec, bytes);
+                        });
+  }
+
+  void on_read(beast::error_code ec, std::size_t bytes) {
+    if (ec) {
+      log_failure(ec, "read", id_);
+      return finish(ec == beast::error::timeout ? "idle timeout" : "read ended");
+    }
+    state_->metrics->bytes_received(bytes);
+    if (buffer_.size() > limits_.max_message_bytes) {
+      // No read is left pending: the close operation drains the rest itself.
+      spdlog::debug("connection {}: message over {} bytes", id_, limits_.max_message_bytes);
+      return begin_close(close_too_large(), true);
+    }
+    if (!ws_.is_message_done()) return do_read();
+    if (!ws_.got_text()) {
+      return begin_close(close_unsupported_data(), true);
+    }
+    if (!closing_) deliver();
+    buffer_.consume(buffer_.size());
+    do_read();
+  }
+
+  void deliver() {
+    if (bucket_.try_take(TokenBucket::Clock::now())) {
+      strikes_ = 0;
+      const auto data = buffer_.data();
+      call_handler("on_message", [&](ConnectionHandler& handler) {
+        handler.on_message(shared_from_this(),
+                           std::string_view(static_cast<const char*>(data.data()), data.size()));
+      });
+      return;
+    }
+    // Dropped. The first drop of a run is answered; a long run closes.
+    ++strikes_;
+    if (strikes_ == 1) {
+      call_handler("on_rate_limited", [&](ConnectionHandler& handler) {
+        handler.on_rate_limited(shared_from_this());
+      });
+    }
+    if (strikes_ >= limits_.rate_strikes_before_close) {
+      spdlog::warn("connection {} ({}): rate limit exceeded, closing", id_, remote_);
+      begin_close(close_rate_limited(), false);
+    }
+  }
+
+  // A handler that throws is a server bug: the connection is closed (1011)
+  // rather than left without a pending read. False if it threw.
+  template <class Call>
+  bool call_handler(std::string_view what, Call call) {
+    try {
+      call(*state_->handler);
+      return true;
+    } catch (const std::exception& error) {
+      spdlog::error("connection {}: {} threw: {}", id_, what, error.what());
+      begin_close(close_internal(), true);
+      return false;
+    }
+  }
+
+  void enqueue(SharedText text) {
+    if (closing_ || finished_) return;
+    if (queue_.size() >= limits_.send_queue_messages ||
+        queued_bytes_ + text->size() > limits_.send_queue_bytes) {
+      state_->metrics->send_queue_closed();
+      spdlog::warn("connection {} ({}): send queue full ({} messages, {} bytes), closing", id_,
+                   remote_, queue_.size(), queued_bytes_);
+      return begin_close(close_slow_reader(), true);
+    }
+    queued_bytes_ += text->size();
+    queue_.push_back(std::move(text));
+    if (!writing_) do_write();
+  }
+
+  void do_write() {
+    writing_ = true;
+    ws_.text(true);
+    ws_.async_write(net::buffer(*queue_.front()),
+                    [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
+                      self->on_write(ec, bytes);
+                    });
+  }
+
+  void on_write(beast::error_code ec, std::size_t bytes) {
+    writing_ = false;
+    if (ec) {
+      log_failure(ec, "write", id_);
+      close_socket();  // so the pending read ends too
+      return finish("write failed");
+    }
+    state_->metrics->bytes_sent(bytes);
+    queued_bytes_ -= queue_.front()->size();
+    queue_.pop_front();
+    if (!queue_.empty()) return do_write();
+    if (closing_ && !close_started_) do_close();
+  }
+
+  // `drop_queued`: for a client that is misbehaving or not reading, skip what
+  // is still queued (except a write already under way) and close right away.
+  void begin_close(CloseReason reason, bool drop_queued) {
+    if (closing_ || finished_) return;
+    closing_ = true;
+    close_reason_ = std::move(reason);
+    if (drop_queued) {
+      while (queue_.size() > (writing_ ? 1u : 0u)) {
+        queued_bytes_ -= queue_.back()->size();
+        queue_.pop_back();
+      }
+    }
+    // A write stuck on a peer that does not read would hold the close frame
+    // back forever; Beast's own timeout only starts once the frame is sent.
+    close_deadline_.expires_after(limits_.handshake_timeout);
+    close_deadline_.async_wait([self = shared_from_this()](beast::error_code wait_ec) {
+      if (!wait_ec && !self->finished_) {
+        spdlog::debug("connection {}: close not finished in time, cutting", self->id_);
+        self->close_socket();
+      }
+    });
+    if (!writing_) do_close();
+  }
+
+  void do_close() {
+    close_started_ = true;
+    websocket::close_reason reason(close_reason_.code);
+    reason.reason = close_reason_.reason;
+    ws_.async_close(reason, [self = shared_from_this()](beast::error_code ec) {
+      if (ec) log_failure(ec, "close", self->id_);
+      self->finish("closed by server");
+    });
+  }
+
+  void close_socket() {
+    beast::error_code ec;
+    beast::get_lowest_layer(ws_).socket().close(ec);
+  }
+
+  // Exactly once, whichever way the connection ended.
+  void finish(std::string_view how) {
+    if (finished_.exchange(true)) return;
+    close_deadline_.cancel();
+    queue_.clear();
+    queued_bytes_ = 0;
+    if (holds_slot_) state_->release_slot();
+    if (!opened_) return;
+    state_->metrics->connection_closed();
+    state_->remove_session(id_);
+    if (closing_) {
+      spdlog::debug("connection {} closed ({} {}: {})", id_, close_reason_.code,
+                    close_reason_.reason, how);
+    } else {
+      spdlog::debug("connection {} closed ({})", id_, how);
+    }
+    if (const auto& handler = state_->handler) {
+      try {
+        handler->on_close(shared_from_this());
+      } catch (const std::exception& error) {
+        spdlog::error("connection {}: on_close threw: {}", id_, error.what());
+      }
+    }
+  }
+
+  std::shared_ptr<Server::State> state_;
+  const Limits& limits_;
+  const net::any_io_executor executor_;  // this connection's strand
+  const std::string remote_;
+  websocket::stream<beast::tcp_stream> ws_;
+  const std::uint64_t id_;
+  // Set when the upgrade is completed only to close (full, shutting down).
+  std::optional<CloseReason> refusal_;
+  const bool holds_slot_;  // net.cpp took a connection slot for it
+
+  beast::flat_buffer buffer_;
+  TokenBucket bucket_;
+  std::size_t strikes_ = 0;
+
+  // Front is the message being written, if writing_.
+  std::deque<SharedText> queue_;
+  std::size_t queued_bytes_ = 0;
+  bool writing_ = false;
+
+  bool opened_ = false;
+  bool closing_ = false;
+  bool close_started_ = false;
+  CloseReason close_reason_;
+  net::steady_timer close_deadline_;
+  // Read from any thread by send()/close() to skip posting to a dead session.
+  std::atomic<bool> finished_{false};
+};
+
+}  // namespace
+
+void start_websocket_session(std::shared_ptr<Server::State> state, beast::tcp_stream stream,
+                             http::request<http::string_body> request,
+                             std::optional<CloseReason> refusal) {
+  std::make_shared<WebSocketSession>(std::move(state), std::move(stream), std::move(refusal))
+      ->run(std::move(request));
+}
+
+}  // namespace gofish::server

@@ -1,0 +1,344 @@
+// The server's pieces that need no network: configuration parsing, request
+// paths, the token bucket and the metrics text.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "server/config.hpp"
+#include "server/http_paths.hpp"
+#include "server/metrics.hpp"
+#include "server/token_bucket.hpp"
+
+namespace gofish::server {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::variant<Config, ConfigExit> parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "gofish-server");
+  std::vector<const char*> argv;
+  for (const auto& arg : args) argv.push_back(arg.c_str());
+  return parse_config(static_cast<int>(argv.size()), argv.data());
+}
+
+Config parse_ok(std::vector<std::string> args) {
+  auto result = parse(std::move(args));
+  if (const auto* exit = std::get_if<ConfigExit>(&result)) {
+    FAIL("unexpected exit " << exit->exit_code << ": " << exit->text);
+  }
+  return std::get<Config>(std::move(result));
+}
+
+ConfigExit parse_exit(std::vector<std::string> args) {
+  auto result = parse(std::move(args));
+  REQUIRE(std::holds_alternative<ConfigExit>(result));
+  return std::get<ConfigExit>(std::move(result));
+}
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+TEST_CASE("config: defaults") {
+  const auto config = parse_ok({});
+  CHECK(config.port == 8080);
+  CHECK(config.bind == "0.0.0.0");
+  CHECK(config.data_dir == "data");
+  CHECK(config.web_root.empty());
+  CHECK(config.threads >= 1);
+  CHECK(config.log_level == "info");
+  CHECK(config.allowed_origins.empty());
+  const Limits defaults;
+  CHECK(config.limits.max_message_bytes == defaults.max_message_bytes);
+  CHECK(config.limits.idle_timeout == defaults.idle_timeout);
+  CHECK(config.limits.shutdown_grace == defaults.shutdown_grace);
+}
+
+TEST_CASE("config: flags") {
+  const auto config = parse_ok({"--port", "0", "--bind", "127.0.0.1", "--threads", "3",
+                                "--log-level", "debug", "--data-dir", "/tmp/x",
+                                "--web-root", GOFISH_SOURCE_DIR "/clients/web",
+                                "--allowed-origins", "https://a.example,https://b.example",
+                                "--max-message-bytes", "2048", "--message-rate", "2.5",
+                                "--message-burst", "7", "--rate-strikes", "3",
+                                "--send-queue-messages", "9", "--send-queue-bytes", "4096",
+                                "--handshake-timeout-ms", "1500", "--idle-timeout-ms", "0",
+                                "--max-connections", "11", "--max-request-bytes", "2048",
+                                "--max-rooms", "12", "--max-spectators", "0",
+                                "--max-name-chars", "10", "--max-chat-chars", "50",
+                                "--chat-rate", "0.5", "--chat-burst", "2",
+                                "--seat-grace-ms", "1000", "--room-idle-expiry-ms", "2000",
+                                "--bot-delay-ms", "0", "--shutdown-grace-ms", "250"});
+  CHECK(config.port == 0);
+  CHECK(config.bind == "127.0.0.1");
+  CHECK(config.threads == 3);
+  CHECK(config.log_level == "debug");
+  CHECK(config.data_dir == "/tmp/x");
+  CHECK(config.web_root == GOFISH_SOURCE_DIR "/clients/web");
+  CHECK(config.allowed_origins ==
+        std::vector<std::string>{"https://a.example", "https://b.example"});
+  const auto& limits = config.limits;
+  CHECK(limits.max_message_bytes == 2048);
+  CHECK(limits.message_rate_per_second == 2.5);
+  CHECK(limits.message_burst == 7);
+  CHECK(limits.rate_strikes_before_close == 3);
+  CHECK(limits.send_queue_messages == 9);
+  CHECK(limits.send_queue_bytes == 4096);
+  CHECK(limits.handshake_timeout == 1500ms);
+  CHECK(limits.idle_timeout == 0ms);
+  CHECK(limits.max_connections == 11);
+  CHECK(limits.max_request_bytes == 2048);
+  CHECK(limits.max_rooms == 12);
+  CHECK(limits.max_spectators_per_room == 0);
+  CHECK(limits.max_name_chars == 10);
+  CHECK(limits.max_chat_chars == 50);
+  CHECK(limits.chat_rate_per_second == 0.5);
+  CHECK(limits.chat_burst == 2);
+  CHECK(limits.seat_grace_period == 1000ms);
+  CHECK(limits.room_idle_expiry == 2000ms);
+  CHECK(limits.bot_delay == 0ms);
+  CHECK(limits.shutdown_grace == 250ms);
+}
+
+TEST_CASE("config: environment variables, and flags win over them") {
+  ScopedEnv port("GOFISH_PORT", "9191");
+  ScopedEnv origins("GOFISH_ALLOWED_ORIGINS", "https://a.example,https://b.example");
+  ScopedEnv grace("GOFISH_SHUTDOWN_GRACE_MS", "1234");
+  ScopedEnv queue("GOFISH_SEND_QUEUE_BYTES", "5000");
+  ScopedEnv level("GOFISH_LOG_LEVEL", "warn");
+
+  const auto from_env = parse_ok({});
+  CHECK(from_env.port == 9191);
+  CHECK(from_env.allowed_origins.size() == 2);
+  CHECK(from_env.limits.shutdown_grace == 1234ms);
+  CHECK(from_env.limits.send_queue_bytes == 5000);
+  CHECK(from_env.log_level == "warn");
+
+  CHECK(parse_ok({"--port", "7000"}).port == 7000);
+
+  ScopedEnv bad("GOFISH_THREADS", "zero");
+  CHECK(parse_exit({}).exit_code == 2);
+}
+
+TEST_CASE("config: bad values exit with code 2 and say why") {
+  const std::vector<std::vector<std::string>> bad = {
+      {"--port", "abc"},
+      {"--port", "70000"},
+      {"--bind", "1.2.3"},
+      {"--threads", "0"},
+      {"--log-level", "loud"},
+      {"--web-root", "/no/such/dir"},
+      {"--idle-timeout-ms", "-5"},
+      {"--handshake-timeout-ms", "0"},
+      {"--message-rate", "0"},
+      {"--max-message-bytes", "10"},
+      {"--no-such-flag"},
+      {"stray"},
+  };
+  for (const auto& args : bad) {
+    CAPTURE(args.front());
+    const auto exit = parse_exit(args);
+    CHECK(exit.exit_code == 2);
+    CHECK(!exit.text.empty());
+  }
+  CHECK(parse_exit({"--bind", "1.2.3"}).text.find("1.2.3") != std::string::npos);
+}
+
+TEST_CASE("config: --help lists every flag with its default and environment variable") {
+  const auto help = parse_exit({"--help"});
+  CHECK(help.exit_code == 0);
+  const std::vector<std::pair<std::string, std::string>> flags = {
+      {"--port", "GOFISH_PORT"},
+      {"--bind", "GOFISH_BIND"},
+      {"--data-dir", "GOFISH_DATA_DIR"},
+      {"--web-root", "GOFISH_WEB_ROOT"},
+      {"--threads", "GOFISH_THREADS"},
+      {"--log-level", "GOFISH_LOG_LEVEL"},
+      {"--allowed-origins", "GOFISH_ALLOWED_ORIGINS"},
+      {"--max-message-bytes", "GOFISH_MAX_MESSAGE_BYTES"},
+      {"--message-rate", "GOFISH_MESSAGE_RATE"},
+      {"--message-burst", "GOFISH_MESSAGE_BURST"},
+      {"--rate-strikes", "GOFISH_RATE_STRIKES"},
+      {"--send-queue-messages", "GOFISH_SEND_QUEUE_MESSAGES"},
+      {"--send-queue-bytes", "GOFISH_SEND_QUEUE_BYTES"},
+      {"--handshake-timeout-ms", "GOFISH_HANDSHAKE_TIMEOUT_MS"},
+      {"--idle-timeout-ms", "GOFISH_IDLE_TIMEOUT_MS"},
+      {"--max-connections", "GOFISH_MAX_CONNECTIONS"},
+      {"--max-request-bytes", "GOFISH_MAX_REQUEST_BYTES"},
+      {"--max-rooms", "GOFISH_MAX_ROOMS"},
+      {"--max-spectators", "GOFISH_MAX_SPECTATORS"},
+      {"--max-name-chars", "GOFISH_MAX_NAME_CHARS"},
+      {"--max-chat-chars", "GOFISH_MAX_CHAT_CHARS"},
+      {"--chat-rate", "GOFISH_CHAT_RATE"},
+      {"--chat-burst", "GOFISH_CHAT_BURST"},
+      {"--seat-grace-ms", "GOFISH_SEAT_GRACE_MS"},
+      {"--room-idle-expiry-ms", "GOFISH_ROOM_IDLE_EXPIRY_MS"},
+      {"--bot-delay-ms", "GOFISH_BOT_DELAY_MS"},
+      {"--shutdown-grace-ms", "GOFISH_SHUTDOWN_GRACE_MS"},
+  };
+  for (const auto& [flag, env] : flags) {
+    CAPTURE(flag);
+    CHECK(help.text.find(flag + " ") != std::string::npos);
+    CHECK(help.text.find("(Env:" + env + ")") != std::string::npos);
+  }
+  CHECK(help.text.find("=8080") != std::string::npos);
+  CHECK(help.text.find("=4096") != std::string::npos);
+}
+
+TEST_CASE("config: the web root is found relative to the executable") {
+  const std::filesystem::path build_tree_exe =
+      std::filesystem::path(GOFISH_SOURCE_DIR) / "build-x" / "server" / "gofish-server";
+  const auto found = find_web_root(build_tree_exe);
+  REQUIRE(found.has_value());
+  CHECK(std::filesystem::equivalent(*found,
+                                    std::filesystem::path(GOFISH_SOURCE_DIR) / "clients" / "web"));
+
+  const auto candidates = web_root_candidates("/opt/gofish/bin/gofish-server");
+  CHECK(std::find(candidates.begin(), candidates.end(),
+                  std::filesystem::path("/opt/gofish/share/gofish/web")) != candidates.end());
+  CHECK(candidates.back() == "/usr/share/gofish/web");
+  CHECK((!find_web_root("/nonexistent/bin/gofish-server").has_value() ||
+         std::filesystem::exists("/usr/share/gofish/web/index.html")));
+}
+
+TEST_CASE("paths: splitting and percent-decoding") {
+  CHECK(split_target("/a/b?x=1#f").path == "/a/b");
+  CHECK(split_target("/a/b?x=1#f").query == "x=1");
+  CHECK(split_target("/a#f?x").query.empty());
+  CHECK(percent_decode("/a%20b%2F%2e") == "/a b/.");
+  CHECK(!percent_decode("%").has_value());
+  CHECK(!percent_decode("%4").has_value());
+  CHECK(!percent_decode("%zz").has_value());
+  CHECK(!percent_decode("a%00b").has_value());
+  CHECK(is_invite_path("/r/ABCDE"));
+  CHECK(is_invite_path("/r/ab-c_9/"));
+  CHECK(!is_invite_path("/r/"));
+  CHECK(!is_invite_path("/r/AB/CD"));
+  CHECK(!is_invite_path("/r/" + std::string(33, 'A')));
+  CHECK(!is_invite_path("/x/ABCDE"));
+}
+
+TEST_CASE("paths: resolution stays inside the web root") {
+  const auto base = std::filesystem::temp_directory_path() / "gofish-paths-test";
+  std::filesystem::remove_all(base);
+  std::filesystem::create_directories(base / "root" / "css");
+  std::filesystem::create_directories(base / "root" / "empty");
+  std::ofstream(base / "root" / "index.html") << "index";
+  std::ofstream(base / "root" / "css" / "index.html") << "css index";
+  std::ofstream(base / "root" / "app.js") << "js";
+  std::ofstream(base / "root" / ".secret") << "hidden";
+  std::ofstream(base / "outside.txt") << "outside";
+  std::filesystem::create_symlink(base / "outside.txt", base / "root" / "link.txt");
+  const auto root = std::filesystem::canonical(base / "root");
+
+  auto found = [&](std::string_view target) {
+    const auto file = resolve_static(root, target);
+    return file.status == StaticStatus::found ? file.path.filename().string() : std::string();
+  };
+  auto status = [&](std::string_view target) { return resolve_static(root, target).status; };
+
+  CHECK(found("/") == "index.html");
+  CHECK(found("/r/ABCDE") == "index.html");
+  CHECK(found("/app.js?v=2") == "app.js");
+  CHECK(found("/%61pp.js") == "app.js");
+  CHECK(resolve_static(root, "/css/").path == root / "css" / "index.html");
+  CHECK(status("/css") == StaticStatus::not_found);  // a directory
+  CHECK(status("/empty/") == StaticStatus::not_found);
+  CHECK(status("/missing") == StaticStatus::not_found);
+  CHECK(status("/link.txt") == StaticStatus::not_found);  // leads outside
+  CHECK(status("/../outside.txt") == StaticStatus::bad_request);
+  CHECK(status("/%2e%2e/outside.txt") == StaticStatus::bad_request);
+  CHECK(status("/css/%2E%2E/%2E%2E/outside.txt") == StaticStatus::bad_request);
+  CHECK(status("/.secret") == StaticStatus::bad_request);
+  CHECK(status("/a\\..\\b") == StaticStatus::bad_request);
+  CHECK(status("/%5c") == StaticStatus::bad_request);
+  CHECK(status("app.js") == StaticStatus::bad_request);
+  CHECK(status("") == StaticStatus::bad_request);
+  std::filesystem::remove_all(base);
+}
+
+TEST_CASE("paths: MIME types") {
+  CHECK(mime_type("a/index.html") == "text/html; charset=utf-8");
+  CHECK(mime_type("app.JS") == "text/javascript; charset=utf-8");
+  CHECK(mime_type("style.css") == "text/css; charset=utf-8");
+  CHECK(mime_type("cards.svg") == "image/svg+xml");
+  CHECK(mime_type("icon.png") == "image/png");
+  CHECK(mime_type("manifest.webmanifest") == "application/manifest+json");
+  CHECK(mime_type("data.json") == "application/json");
+  CHECK(mime_type("README") == "application/octet-stream");
+}
+
+TEST_CASE("token bucket: a burst, then the rate") {
+  const auto t0 = TokenBucket::Clock::now();
+  TokenBucket bucket(2.0, 3, t0);
+  CHECK(bucket.try_take(t0));
+  CHECK(bucket.try_take(t0));
+  CHECK(bucket.try_take(t0));
+  CHECK(!bucket.try_take(t0));
+  CHECK(!bucket.try_take(t0 + 400ms));  // 0.8 of a token
+  CHECK(bucket.try_take(t0 + 500ms));
+  CHECK(!bucket.try_take(t0 + 500ms));
+  // Idle time refills up to the burst, no further.
+  CHECK(bucket.try_take(t0 + 100s));
+  CHECK(bucket.try_take(t0 + 100s));
+  CHECK(bucket.try_take(t0 + 100s));
+  CHECK(!bucket.try_take(t0 + 100s));
+  // Time going backwards takes nothing.
+  CHECK(!bucket.try_take(t0));
+}
+
+TEST_CASE("metrics: every series, in Prometheus text") {
+  Metrics metrics;
+  metrics.connection_opened();
+  metrics.connection_opened();
+  metrics.connection_closed();
+  metrics.connection_refused("full");
+  metrics.rooms_changed(RoomState::waiting, 2);
+  metrics.rooms_changed(RoomState::waiting, -1);
+  metrics.rooms_changed(RoomState::playing, 1);
+  metrics.game_started();
+  metrics.game_finished();
+  metrics.action_applied();
+  metrics.action_applied();
+  metrics.action_refused("action/not_your_turn");
+  metrics.observe_action_latency(3ms);
+  metrics.bytes_received(100);
+  metrics.bytes_sent(250);
+  metrics.send_queue_closed();
+  const auto text = metrics.serialize();
+  for (const char* line : {
+           "# TYPE gofish_connections gauge",
+           "gofish_connections 1",
+           "gofish_connections_refused_total{reason=\"full\"} 1",
+           "gofish_rooms{state=\"waiting\"} 1",
+           "gofish_rooms{state=\"playing\"} 1",
+           "gofish_rooms{state=\"over\"} 0",
+           "gofish_games_started_total 1",
+           "gofish_games_finished_total 1",
+           "gofish_actions_total 2",
+           "gofish_actions_refused_total{reason=\"action/not_your_turn\"} 1",
+           "# TYPE gofish_action_latency_seconds histogram",
+           "gofish_action_latency_seconds_count 1",
+           "gofish_action_latency_seconds_bucket{le=\"0.0032\"} 1",
+           "gofish_action_latency_seconds_bucket{le=\"0.0016\"} 0",
+           "gofish_received_bytes_total 100",
+           "gofish_sent_bytes_total 250",
+           "gofish_send_queue_closes_total 1",
+       }) {
+    CAPTURE(line);
+    CHECK(text.find(line) != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace gofish::server
