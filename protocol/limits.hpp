@@ -4,7 +4,7 @@
 // server tells the client the ones it should respect in `welcome`, so a
 // well-behaved client never meets the errors. Defaults are deliberately
 // small: the largest legitimate frame is a create_room with every rules field
-// spelled out and six bots, about 1 KB.
+// spelled out and five bots, about 1 KB.
 #pragma once
 
 #include <cstddef>

@@ -415,8 +415,8 @@ std::string encode(const Pong& message);
 std::string encode(const Error& message);
 std::string encode(const Closing& message);
 
-// For clients written in C++ and for tests. Trusts the server less than
-// nothing: malformed input yields a sentence, never an exception.
+// For clients written in C++ and for tests. Treats the frame as
+// untrusted: malformed input yields a sentence, never an exception.
 std::variant<ServerMessage, std::string> parse_server_message(std::string_view frame);
 
 }  // namespace gofish::protocol
