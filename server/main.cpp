@@ -8,7 +8,8 @@
 #include <system_error>
 
 #include "server/config.hpp"
-#include "server/placeholder_handler.hpp"
+#include "server/metrics.hpp"
+#include "server/rooms_handler.hpp"
 #include "server/server.hpp"
 
 namespace {
@@ -59,9 +60,11 @@ int main(int argc, char** argv) {
   }
 
   try {
-    Server server(config);
+    auto metrics = std::make_shared<Metrics>();
+    Server server(config, metrics);
     server.handle_signals();
-    const auto port = server.start(make_placeholder_handler());
+    const auto port = server.start(
+        std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, GOFISH_VERSION));
     spdlog::info("gofish-server listening on {}:{} (web root {}, data dir {}, {} threads)",
                  config.bind, port, std::filesystem::canonical(config.web_root).string(),
                  std::filesystem::absolute(config.data_dir).string(), config.threads);

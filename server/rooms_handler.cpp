@@ -1,0 +1,166 @@
+#include "server/rooms_handler.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <vector>
+
+#include "protocol/text.hpp"
+
+namespace gofish::server {
+
+namespace {
+
+using protocol::ErrorCode;
+
+protocol::ParseLimits parse_limits_of(const Limits& limits) {
+  protocol::ParseLimits parse;
+  parse.max_frame_bytes = limits.max_message_bytes;
+  parse.max_name_chars = static_cast<int>(limits.max_name_chars);
+  parse.max_chat_chars = static_cast<int>(limits.max_chat_chars);
+  parse.min_turn_timer_seconds = limits.min_turn_timer_seconds;
+  parse.max_turn_timer_seconds = limits.max_turn_timer_seconds;
+  return parse;
+}
+
+std::int64_t whole_seconds(std::chrono::milliseconds duration) {
+  return std::chrono::duration_cast<std::chrono::seconds>(duration).count();
+}
+
+protocol::Welcome welcome_of(const Limits& limits, const protocol::ParseLimits& parse, std::string version) {
+  protocol::Welcome welcome;
+  welcome.version = std::move(version);
+  protocol::WelcomeLimits& w = welcome.limits;
+  w = protocol::welcome_limits(parse);
+  w.messages_per_second = limits.message_rate_per_second;
+  w.message_burst = static_cast<std::int64_t>(limits.message_burst);
+  w.chats_per_second = limits.chat_rate_per_second;
+  w.chat_burst = static_cast<std::int64_t>(limits.chat_burst);
+  w.max_spectators = static_cast<std::int64_t>(limits.max_spectators_per_room);
+  w.idle_timeout_seconds = whole_seconds(limits.idle_timeout);
+  w.seat_grace_seconds = whole_seconds(limits.seat_grace_period);
+  return welcome;
+}
+
+void send(const Client& client, const protocol::ServerMessage& message) {
+  client.send(make_shared_text(protocol::encode(message)));
+}
+
+void send_error(const Client& client, ErrorCode code, std::optional<protocol::RequestId> id) {
+  send(client, protocol::default_error(code, std::move(id)));
+}
+
+}  // namespace
+
+RoomsHandler::RoomsHandler(boost::asio::io_context& io, const Limits& limits, std::shared_ptr<Metrics> metrics,
+                           std::string server_version)
+    : limits_(limits),
+      parse_limits_(parse_limits_of(limits)),
+      welcome_(welcome_of(limits, parse_limits_, std::move(server_version))),
+      registry_(std::make_shared<Registry>(
+          RoomServices{io, limits, std::move(metrics), std::make_shared<const TokenHasher>()})) {}
+
+void RoomsHandler::on_open(const std::shared_ptr<Connection>& connection) {
+  auto client = std::make_shared<Client>(connection);
+  std::lock_guard lock(clients_mutex_);
+  clients_[client->id()] = std::move(client);
+}
+
+std::shared_ptr<Client> RoomsHandler::find_client(std::uint64_t id) const {
+  std::lock_guard lock(clients_mutex_);
+  const auto it = clients_.find(id);
+  return it == clients_.end() ? nullptr : it->second;
+}
+
+void RoomsHandler::on_message(const std::shared_ptr<Connection>& connection, std::string_view text) {
+  const auto arrived = Room::Clock::now();
+  const auto client = find_client(connection->id());
+  if (!client) return;
+  auto parsed = protocol::parse_client_message(text, parse_limits_);
+  if (auto* error = std::get_if<protocol::Error>(&parsed)) {
+    spdlog::debug("connection {}: refused a frame: {} {}", client->id(), protocol::error_code_name(error->code),
+                  error->message);
+    return send(*client, *error);
+  }
+  auto& message = std::get<protocol::ClientMessage>(parsed);
+  if (!client->greeted && !std::holds_alternative<protocol::Hello>(message.body)) {
+    return send_error(*client, ErrorCode::kHelloRequired, std::move(message.id));
+  }
+  dispatch(client, std::move(message), arrived);
+}
+
+void RoomsHandler::dispatch(const std::shared_ptr<Client>& client, protocol::ClientMessage message,
+                            Room::Clock::time_point arrived) {
+  auto& id = message.id;
+  if (std::holds_alternative<protocol::Hello>(message.body)) {
+    client->greeted = true;
+    protocol::Welcome welcome = welcome_;
+    welcome.id = std::move(id);
+    return send(*client, welcome);
+  }
+  if (std::holds_alternative<protocol::Ping>(message.body)) return send(*client, protocol::Pong{std::move(id)});
+  if (std::holds_alternative<protocol::Lobby>(message.body)) {
+    return send(*client, protocol::LobbyList{std::move(id), registry_->lobby()});
+  }
+
+  if (auto* create = std::get_if<protocol::CreateRoom>(&message.body)) {
+    if (client->room()) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
+    if (shutting_down_) return send_error(*client, ErrorCode::kServerShuttingDown, std::move(id));
+    auto created = registry_->create_room(create->settings);
+    if (const auto* code = std::get_if<ErrorCode>(&created)) return send_error(*client, *code, std::move(id));
+    auto room = std::get<std::shared_ptr<Room>>(std::move(created));
+    client->set_room(room);
+    return room->create(client, std::move(*create), std::move(id));
+  }
+  if (auto* join = std::get_if<protocol::Join>(&message.body)) {
+    if (client->room()) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
+    auto room = registry_->find(join->code);
+    if (!room) return send_error(*client, ErrorCode::kRoomNotFound, std::move(id));
+    client->set_room(room);
+    return room->join(client, std::move(*join), std::move(id));
+  }
+  if (auto* resume = std::get_if<protocol::Resume>(&message.body)) {
+    const TokenHash hash = registry_->hasher().hash(resume->token);
+    auto found = registry_->find_token(hash);
+    if (!found) return send_error(*client, ErrorCode::kRoomBadToken, std::move(id));
+    // A resume from the seat's own connection is a resync: the events after
+    // last_v, or a fresh snapshot.
+    const auto current = client->room();
+    if (current && current != found->room) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
+    if (!current) client->set_room(found->room);
+    return found->room->resume(client, std::move(resume->token), hash, resume->last_v, std::move(id));
+  }
+
+  auto room = client->room();
+  if (!room) return send_error(*client, ErrorCode::kRoomNotInRoom, std::move(id));
+  room->handle(client, std::move(message), arrived);
+}
+
+void RoomsHandler::on_close(const std::shared_ptr<Connection>& connection) {
+  std::shared_ptr<Client> client;
+  {
+    std::lock_guard lock(clients_mutex_);
+    const auto it = clients_.find(connection->id());
+    if (it == clients_.end()) return;
+    client = std::move(it->second);
+    clients_.erase(it);
+  }
+  if (auto room = client->room()) room->disconnect(client);
+}
+
+void RoomsHandler::on_shutdown(std::function<void()> done) {
+  shutting_down_ = true;
+  std::vector<std::shared_ptr<Client>> clients;
+  {
+    std::lock_guard lock(clients_mutex_);
+    clients.reserve(clients_.size());
+    for (const auto& [id, client] : clients_) clients.push_back(client);
+  }
+  const auto reason = protocol::CloseReason::kShuttingDown;
+  const SharedText closing =
+      make_shared_text(protocol::encode(protocol::Closing{reason, std::string(protocol::close_message(reason))}));
+  for (const auto& client : clients) client->send(closing);
+  done();
+}
+
+}  // namespace gofish::server

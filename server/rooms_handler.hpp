@@ -1,0 +1,65 @@
+// The ConnectionHandler of the rooms layer: parses every client frame once
+// (protocol::parse_client_message), answers what needs no room (hello, ping,
+// lobby) and hands the rest to the client's room.
+//
+// - The first message must be a hello naming our protocol version. Before
+//   it, a frame that parses to anything else gets protocol/hello_required; a
+//   frame that does not parse gets its parse error (bad_json, ...), which says
+//   more; a hello for another version gets protocol/version_mismatch.
+// - Every reply and error echoes the request's id. Malformed input gets an
+//   error and the connection stays open (the network layer closes floods).
+// - A connection is in at most one room at a time (room/already_in_room).
+//   A resume on the connection that already holds the seat is a resync: it
+//   gets the events after last_v, or a fresh snapshot without last_v.
+// - Decisions are made for the connection's own seat: there is no way to
+//   name another one. Tokens that do not exist get room/bad_token.
+// - On shutdown every connection is sent `closing` before the server closes
+//   it, and new rooms are refused (server/shutting_down).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "protocol/limits.hpp"
+#include "protocol/messages.hpp"
+#include "server/client.hpp"
+#include "server/config.hpp"
+#include "server/connection.hpp"
+#include "server/metrics.hpp"
+#include "server/registry.hpp"
+#include "server/room.hpp"
+
+namespace gofish::server {
+
+class RoomsHandler : public ConnectionHandler {
+ public:
+  // `io` (the server's io_context) must outlive the handler and its rooms;
+  // Server keeps the handler until its I/O threads have stopped.
+  RoomsHandler(boost::asio::io_context& io, const Limits& limits, std::shared_ptr<Metrics> metrics,
+               std::string server_version);
+
+  void on_open(const std::shared_ptr<Connection>& connection) override;
+  void on_message(const std::shared_ptr<Connection>& connection, std::string_view text) override;
+  void on_close(const std::shared_ptr<Connection>& connection) override;
+  void on_shutdown(std::function<void()> done) override;
+
+  Registry& registry() { return *registry_; }
+
+ private:
+  std::shared_ptr<Client> find_client(std::uint64_t id) const;
+  void dispatch(const std::shared_ptr<Client>& client, protocol::ClientMessage message, Room::Clock::time_point arrived);
+
+  const Limits limits_;
+  const protocol::ParseLimits parse_limits_;
+  const protocol::Welcome welcome_;
+  std::shared_ptr<Registry> registry_;
+
+  std::atomic<bool> shutting_down_{false};  // no new rooms once set
+  mutable std::mutex clients_mutex_;
+  std::unordered_map<std::uint64_t, std::shared_ptr<Client>> clients_;
+};
+
+}  // namespace gofish::server
