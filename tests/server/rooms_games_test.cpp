@@ -1,0 +1,147 @@
+// Whole games through the real server: every preset with humans, bots and a
+// spectator, a rematch, the transcript, and the leak check on every frame;
+// then fifty rooms at once.
+#include <doctest/doctest.h>
+
+#include "engine/transcript.hpp"
+#include "rooms_support.hpp"
+
+namespace gofish::server::testing {
+namespace {
+
+void check_no_problems(const std::vector<std::string>& problems) {
+  for (const auto& problem : problems) FAIL_CHECK(problem);
+  CHECK(problems.empty());
+}
+
+engine::Transcript fetch_transcript(Peer& peer, int game) {
+  const auto message = peer.expect<protocol::TranscriptMessage>(protocol::GetTranscript{});
+  CHECK(message.game == game);
+  CHECK(engine::replay_check(message.transcript) == std::nullopt);
+  return message.transcript;
+}
+
+// Two humans (seats 0 and 1), two bots, a spectator; two games.
+void play_preset(const std::string& preset, std::uint64_t seed) {
+  INFO("preset " << preset);
+  RoomsServer server;
+  auto request = create_request("Ann", preset, 4,
+                                {{2, protocol::BotLevel::kEasy}, {3, protocol::BotLevel::kHard}});
+  request.settings.listed = true;
+  Seated host = create_room(server.port(), request);
+  Seated guest = join_room(server.port(), host.code, "Bob");
+  CHECK(guest.seat == 1);
+  auto spectator = watch_room(server.port(), host.code, "Cy");
+
+  host.peer->expect<protocol::Ok>(protocol::Start{});
+  // Not before the game is over.
+  CHECK(spectator->error_of(protocol::GetTranscript{}) == "room/transcript_unavailable");
+
+  auto ann = autoplay(std::move(host), seed);
+  auto bob = autoplay(std::move(guest), seed + 1);
+  const std::vector<AutoPlayer*> players = {ann.get(), bob.get()};
+  const auto games_over = [&](int n) {
+    return [&, n] {
+      spectator->pump();
+      return ann->games_over() >= n && bob->games_over() >= n;
+    };
+  };
+  REQUIRE(drive(players, games_over(1), 30'000ms));
+  std::map<int, engine::Transcript> transcripts;
+  transcripts[1] = fetch_transcript(*spectator, 1);
+  fetch_transcript(ann->peer(), 1);
+  CHECK(ann->decisions() + bob->decisions() > 0);
+
+  // Rematch: the same seats, a new deal, once both players ask for it.
+  ann->peer().expect<protocol::Ok>(protocol::Rematch{});
+  CHECK(bob->peer().error_of(protocol::Start{}) == "room/not_host");
+  bob->peer().expect<protocol::Ok>(protocol::Rematch{});
+  REQUIRE(drive(players, games_over(2), 30'000ms));
+  // Through the spectator: its reply comes after every event of the game.
+  transcripts[2] = fetch_transcript(*spectator, 2);
+  fetch_transcript(bob->peer(), 2);
+  CHECK_FALSE(transcripts[2].deck == transcripts[1].deck);
+
+  check_no_problems(ann->problems);
+  check_no_problems(bob->problems);
+  spectator->pump();
+  std::vector<std::string> spectator_frames;
+  for (const auto& frame : spectator->frames()) spectator_frames.push_back(frame.text);
+  check_no_problems(find_leaks(ann->all_frames(), 0, spectator_frames, transcripts));
+  check_no_problems(find_leaks(bob->all_frames(), 1, spectator_frames, transcripts));
+  check_no_problems(find_leaks(spectator_frames, std::nullopt, spectator_frames, transcripts));
+
+  const std::string metrics = server.metrics().serialize();
+  CHECK(metric_value(metrics, "gofish_games_started_total") == 2);
+  CHECK(metric_value(metrics, "gofish_games_finished_total") == 2);
+}
+
+TEST_CASE("complete games of classic, with a rematch, leak nothing") { play_preset("classic", 11); }
+TEST_CASE("complete games of specific-card, with a rematch, leak nothing") { play_preset("specific-card", 12); }
+TEST_CASE("complete games of keep-playing, with a rematch, leak nothing") { play_preset("keep-playing", 13); }
+TEST_CASE("complete games of bicycle, with a rematch, leak nothing") { play_preset("bicycle", 14); }
+TEST_CASE("complete games of authors, with a rematch, leak nothing") { play_preset("authors", 15); }
+TEST_CASE("complete games of pairs, with a rematch, leak nothing") { play_preset("pairs", 16); }
+
+TEST_CASE("table rules: a human answers and declares from the view's legal decisions") {
+  RoomsServer server;
+  auto request = create_request("Ann", "bicycle", 3, {{2, protocol::BotLevel::kMedium}});
+  request.settings.rules.table_rules = true;
+  Seated host = create_room(server.port(), request);
+  Seated guest = join_room(server.port(), host.code, "Bob");
+  auto spectator = watch_room(server.port(), host.code, "Cy");
+  host.peer->expect<protocol::Ok>(protocol::Start{});
+  auto ann = autoplay(std::move(host), 21);
+  auto bob = autoplay(std::move(guest), 22);
+  REQUIRE(drive({ann.get(), bob.get()}, [&] {
+    spectator->pump();
+    return ann->games_over() >= 1 && bob->games_over() >= 1;
+  }));
+  std::map<int, engine::Transcript> transcripts;
+  transcripts[1] = fetch_transcript(*spectator, 1);
+  std::vector<std::string> spectator_frames;
+  for (const auto& frame : spectator->frames()) spectator_frames.push_back(frame.text);
+  check_no_problems(ann->problems);
+  check_no_problems(bob->problems);
+  check_no_problems(find_leaks(ann->all_frames(), 0, spectator_frames, transcripts));
+  check_no_problems(find_leaks(bob->all_frames(), 1, spectator_frames, transcripts));
+}
+
+TEST_CASE("fifty rooms of bots and a human each play to the end in parallel") {
+  RoomsServer server;
+  constexpr int kRooms = 50;
+  const std::vector<std::string> presets = {"classic", "specific-card", "keep-playing", "bicycle", "authors", "pairs"};
+  std::vector<std::unique_ptr<AutoPlayer>> players;
+  for (int i = 0; i < kRooms; ++i) {
+    const auto& preset = presets[static_cast<std::size_t>(i) % presets.size()];
+    auto request = create_request("Player " + std::to_string(i), preset, 4,
+                                  {{1, protocol::BotLevel::kEasy},
+                                   {2, protocol::BotLevel::kMedium},
+                                   {3, protocol::BotLevel::kHard}});
+    Seated host = create_room(server.port(), request);
+    host.peer->expect<protocol::Ok>(protocol::Start{});
+    players.push_back(autoplay(std::move(host), 100 + static_cast<std::uint64_t>(i)));
+  }
+  std::vector<AutoPlayer*> all;
+  for (auto& player : players) all.push_back(player.get());
+  const bool finished = drive(
+      all,
+      [&] {
+        for (auto* player : all) {
+          if (player->games_over() < 1) return false;
+        }
+        return true;
+      },
+      90'000ms);
+  int done = 0;
+  for (auto* player : all) done += player->games_over() >= 1 ? 1 : 0;
+  CHECK(done == kRooms);
+  CHECK(finished);
+  for (auto* player : all) check_no_problems(player->problems);
+  const std::string metrics = server.metrics().serialize();
+  CHECK(metric_value(metrics, "gofish_games_finished_total") == kRooms);
+  CHECK(metric_value(metrics, "gofish_rooms{state=\"over\"}") == kRooms);
+}
+
+}  // namespace
+}  // namespace gofish::server::testing

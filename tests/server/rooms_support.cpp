@@ -1,0 +1,481 @@
+#include "rooms_support.hpp"
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+
+#include "engine/game.hpp"
+#include "engine/view.hpp"
+#include "test_client.hpp"
+
+namespace gofish::server::testing {
+
+Config rooms_config() {
+  Config config = test_config();
+  Limits& limits = config.limits;
+  limits.message_rate_per_second = 5000;
+  limits.message_burst = 5000;
+  limits.bot_delay = 0ms;
+  limits.seat_grace_period = 2000ms;
+  limits.room_idle_expiry = 60'000ms;
+  limits.min_turn_timer_seconds = 1;
+  limits.send_queue_messages = 4096;
+  limits.send_queue_bytes = 16 * 1024 * 1024;
+  return config;
+}
+
+RoomsServer::RoomsServer(Config config) : metrics_(std::make_shared<Metrics>()) {
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  server_ = std::make_unique<Server>(config, metrics_);
+  handler_ = std::make_shared<RoomsHandler>(server_->io_context(), config.limits, metrics_, "test");
+  port_ = server_->start(handler_);
+}
+
+RoomsServer::~RoomsServer() {
+  server_->stop();
+  // The rooms' timers belong to the server's io_context: drop them first.
+  handler_.reset();
+  server_.reset();
+}
+
+std::optional<protocol::RequestId> id_of(const protocol::ServerMessage& message) {
+  return std::visit(
+      [](const auto& m) -> std::optional<protocol::RequestId> {
+        if constexpr (requires { m.id; }) {
+          return m.id;
+        } else {
+          return std::nullopt;
+        }
+      },
+      message);
+}
+
+std::optional<std::int64_t> version_of(const protocol::ServerMessage& message) {
+  if (const auto* event = std::get_if<protocol::EventMessage>(&message)) return event->v;
+  if (const auto* room = std::get_if<protocol::RoomSnapshot>(&message)) return room->v;
+  return std::nullopt;
+}
+
+protocol::ClientBody body_of(const engine::Decision& decision) {
+  return std::visit(
+      [](const auto& move) -> protocol::ClientBody {
+        using T = std::decay_t<decltype(move)>;
+        if constexpr (std::is_same_v<T, engine::AskRank>) {
+          return protocol::Ask{move.target, move.rank};
+        } else if constexpr (std::is_same_v<T, engine::AskCard>) {
+          return protocol::Ask{move.target, move.card};
+        } else if constexpr (std::is_same_v<T, engine::Answer>) {
+          return protocol::Answer{move.give};
+        } else {
+          return protocol::Declare{move.rank};
+        }
+      },
+      decision.move);
+}
+
+protocol::CreateRoom create_request(std::string name, const std::string& preset, int seats,
+                                    std::vector<protocol::BotSpec> bots) {
+  protocol::CreateRoom request;
+  request.name = std::move(name);
+  request.settings.rules = *engine::preset(preset);
+  request.settings.seats = seats;
+  request.bots = std::move(bots);
+  return request;
+}
+
+// ------------------------------------------------------------------ Peer
+
+Peer::Peer(std::uint16_t port, bool hello) : socket_(std::make_unique<LiveSocket>(port)) {
+  if (hello) expect<protocol::Welcome>(protocol::Hello{});
+}
+
+std::int64_t Peer::send(protocol::ClientBody body) {
+  const std::int64_t id = next_id_++;
+  socket_->send(protocol::encode_client_message(protocol::ClientMessage{id, std::move(body)}));
+  return id;
+}
+
+void Peer::take(std::string text) {
+  auto parsed = protocol::parse_server_message(text);
+  if (auto* error = std::get_if<std::string>(&parsed)) {
+    throw std::runtime_error("unparseable server frame (" + *error + "): " + text.substr(0, 300));
+  }
+  auto message = std::get<protocol::ServerMessage>(std::move(parsed));
+  if (auto v = version_of(message)) last_v_ = std::max(last_v_, *v);
+  unread_.push_back(frames_.size());
+  frames_.push_back(Frame{std::move(text), std::move(message)});
+}
+
+std::size_t Peer::pump() {
+  std::size_t count = 0;
+  while (auto text = socket_->next(0ms)) {
+    take(std::move(*text));
+    ++count;
+  }
+  return count;
+}
+
+std::optional<protocol::ServerMessage> Peer::await(const std::function<bool(const protocol::ServerMessage&)>& match,
+                                                   std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::size_t checked = 0;
+  while (true) {
+    for (; checked < unread_.size(); ++checked) {
+      const std::size_t index = unread_[checked];
+      if (match(frames_[index].message)) {
+        unread_.erase(unread_.begin() + static_cast<std::ptrdiff_t>(checked));
+        return frames_[index].message;
+      }
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return std::nullopt;
+    auto text = socket_->next(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) + 1ms);
+    if (!text) {
+      if (socket_->ended()) return std::nullopt;
+      continue;
+    }
+    take(std::move(*text));
+  }
+}
+
+protocol::ServerMessage Peer::reply(std::int64_t id, std::chrono::milliseconds timeout) {
+  const protocol::RequestId wanted = id;
+  auto message = await([&](const protocol::ServerMessage& m) { return id_of(m) == wanted; }, timeout);
+  if (!message) {
+    std::string seen;
+    for (const auto& m : unread()) seen += " " + describe(m);
+    throw std::runtime_error("no reply to request " + std::to_string(id) + (socket_->ended() ? " (closed)" : "") +
+                             "; unread:" + seen);
+  }
+  return *message;
+}
+
+std::string Peer::error_of(protocol::ClientBody body) {
+  auto message = request(std::move(body));
+  if (const auto* error = std::get_if<protocol::Error>(&message)) {
+    return std::string(protocol::error_code_name(error->code));
+  }
+  throw std::runtime_error("expected an error, got " + describe(message));
+}
+
+void Peer::clear_unread() {
+  pump();
+  unread_.clear();
+}
+
+std::vector<protocol::ServerMessage> Peer::unread() const {
+  std::vector<protocol::ServerMessage> out;
+  for (std::size_t index : unread_) out.push_back(frames_[index].message);
+  return out;
+}
+
+std::string Peer::describe(const protocol::ServerMessage& message) {
+  std::string text(protocol::message_type(message));
+  if (const auto* error = std::get_if<protocol::Error>(&message)) {
+    text += " " + std::string(protocol::error_code_name(error->code)) + " (" + error->message + ")";
+  }
+  if (const auto* event = std::get_if<protocol::EventMessage>(&message)) {
+    text += " " + std::string(protocol::event_type(event->event)) + " v" + std::to_string(event->v);
+  }
+  return text;
+}
+
+// ------------------------------------------------------------------ AutoPlayer
+
+AutoPlayer::AutoPlayer(std::unique_ptr<Peer> peer, engine::Seat seat, std::string token, std::uint64_t seed)
+    : peer_(std::move(peer)),
+      seat_(seat),
+      token_(std::move(token)),
+      rng_(seed),
+      last_activity_(std::chrono::steady_clock::now()) {
+  seen_ = peer_->frames().size();
+}
+
+void AutoPlayer::replace_peer(std::unique_ptr<Peer> peer) {
+  for (const auto& frame : peer_->frames()) history_.push_back(frame.text);
+  peer_ = std::move(peer);
+  seen_ = 0;
+  resync_id_.reset();
+  decision_id_.reset();
+  dirty_ = true;
+}
+
+std::vector<std::string> AutoPlayer::all_frames() const {
+  std::vector<std::string> out = history_;
+  for (const auto& frame : peer_->frames()) out.push_back(frame.text);
+  return out;
+}
+
+void AutoPlayer::step() {
+  peer_->pump();
+  const auto now = std::chrono::steady_clock::now();
+  const auto& frames = peer_->frames();
+  for (; seen_ < frames.size(); ++seen_) {
+    const protocol::ServerMessage& message = frames[seen_].message;
+    last_activity_ = now;
+    const auto id = id_of(message);
+    if (const auto* event = std::get_if<protocol::EventMessage>(&message)) {
+      dirty_ = true;
+      if (const auto* game = std::get_if<engine::Event>(&event->event);
+          game && std::holds_alternative<engine::GameOver>(*game)) {
+        ++games_over_;
+      }
+    } else if (const auto* room = std::get_if<protocol::RoomSnapshot>(&message)) {
+      if (!resync_id_) continue;  // not ours
+      resync_id_.reset();
+      if (!active || decision_id_ || room->state != protocol::RoomState::kPlaying || !room->game ||
+          room->game->legal.empty()) {
+        continue;
+      }
+      const auto legal = room->game->legal.list();
+      const auto& choice = legal[std::uniform_int_distribution<std::size_t>(0, legal.size() - 1)(rng_)];
+      if (choice.seat != seat_) problems.push_back("a view offered a decision for another seat");
+      decision_id_ = peer_->send(body_of(choice));
+      request_sent_ = now;
+      ++decisions_;
+    } else if (const auto* error = std::get_if<protocol::Error>(&message)) {
+      const protocol::RequestId decision = decision_id_.value_or(-1);
+      const protocol::RequestId resync = resync_id_.value_or(-1);
+      if (!id || *id == decision || *id == resync) {
+        if (!tolerate_refusals) {
+          problems.push_back("seat " + std::to_string(seat_) + ": " + describe_error(*error));
+        }
+        decision_id_.reset();
+        resync_id_.reset();
+        dirty_ = true;
+      }
+    } else if (std::holds_alternative<protocol::Ok>(message)) {
+      if (decision_id_ && id == protocol::RequestId(*decision_id_)) decision_id_.reset();
+    } else if (std::holds_alternative<protocol::Closing>(message)) {
+      problems.push_back("seat " + std::to_string(seat_) + ": the server sent closing");
+    }
+  }
+  if ((resync_id_ || decision_id_) && now - request_sent_ > 5s) {
+    problems.push_back("seat " + std::to_string(seat_) + ": a request went unanswered");
+    resync_id_.reset();
+    decision_id_.reset();
+    dirty_ = true;
+  }
+  if (active && dirty_ && !resync_id_ && !decision_id_ && now - last_activity_ >= 4ms && !peer_->socket().ended()) {
+    resync_id_ = peer_->send(protocol::Resume{token_, std::nullopt});
+    request_sent_ = now;
+    dirty_ = false;
+  }
+}
+
+std::string AutoPlayer::describe_error(const protocol::Error& error) {
+  return std::string(protocol::error_code_name(error.code)) + ": " + error.message;
+}
+
+bool drive(const std::vector<AutoPlayer*>& players, const std::function<bool()>& done,
+           std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    const std::uint64_t seen = activity();
+    for (AutoPlayer* player : players) player->step();
+    if (done()) return true;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    wait_for_activity(seen, 3ms);
+  }
+}
+
+Seated create_room(std::uint16_t port, const protocol::CreateRoom& request) {
+  Seated seated;
+  seated.peer = std::make_unique<Peer>(port);
+  const auto created = seated.peer->expect<protocol::Created>(request);
+  seated.code = created.code;
+  seated.seat = created.seat;
+  seated.token = created.token;
+  return seated;
+}
+
+Seated join_room(std::uint16_t port, const std::string& code, const std::string& name) {
+  Seated seated;
+  seated.peer = std::make_unique<Peer>(port);
+  const auto joined = seated.peer->expect<protocol::Joined>(protocol::Join{code, name, protocol::JoinAs::kPlayer});
+  if (!joined.seat) throw std::runtime_error("joined without a seat");
+  seated.code = joined.code;
+  seated.seat = *joined.seat;
+  seated.token = joined.token;
+  return seated;
+}
+
+std::unique_ptr<Peer> watch_room(std::uint16_t port, const std::string& code, const std::string& name) {
+  auto peer = std::make_unique<Peer>(port);
+  peer->expect<protocol::Joined>(protocol::Join{code, name, protocol::JoinAs::kSpectator});
+  return peer;
+}
+
+std::unique_ptr<AutoPlayer> autoplay(Seated seated, std::uint64_t seed) {
+  return std::make_unique<AutoPlayer>(std::move(seated.peer), seated.seat, std::move(seated.token), seed);
+}
+
+double metric_value(const std::string& text, const std::string& sample) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.size() > sample.size() && line.compare(0, sample.size(), sample) == 0 && line[sample.size()] == ' ') {
+      return std::stod(line.substr(sample.size() + 1));
+    }
+  }
+  return 0;
+}
+
+// ------------------------------------------------------------------ leaks
+
+namespace {
+
+struct GameLog {
+  int number = 0;
+  std::int64_t start_v = 0;
+  std::int64_t over_v = std::numeric_limits<std::int64_t>::max();
+  std::vector<std::int64_t> engine_v;    // room version of each engine event, in order
+  std::vector<engine::Event> truth;      // the unfiltered events, replayed from the transcript
+};
+
+// Every card a frame states as a fact. Skipped: an ask's card and the
+// pending ask (a player's choice of what to ask for, not where a card is)
+// and the legal decisions (the cards one may ask for).
+void collect_cards(const nlohmann::json& json, std::vector<engine::Card>& out) {
+  if (json.is_object()) {
+    const bool ask = json.contains("type") && json["type"] == "asked";
+    for (auto it = json.begin(); it != json.end(); ++it) {
+      if (it.key() == "legal" || it.key() == "pending") continue;
+      if (ask && it.key() == "card") continue;
+      collect_cards(*it, out);
+    }
+  } else if (json.is_array()) {
+    for (const auto& item : json) collect_cards(item, out);
+  } else if (json.is_string()) {
+    const auto& text = json.get_ref<const std::string&>();
+    if (auto card = engine::parse_card(text); card && engine::to_string(*card) == text) out.push_back(*card);
+  }
+}
+
+// What `viewer` knows after `event`, by the rules' own visibility.
+void learn(engine::CardSet& known, const engine::Event& event, std::optional<engine::Seat> viewer) {
+  std::visit(
+      [&](const auto& e) {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, engine::HandDealt>) {
+          if (viewer == e.seat) known.add(e.cards);
+        } else if constexpr (std::is_same_v<T, engine::Drew>) {
+          if (viewer == e.seat) known.add(e.card);
+        } else if constexpr (std::is_same_v<T, engine::Gave> || std::is_same_v<T, engine::SetLaid>) {
+          known.add(e.cards);
+        } else if constexpr (std::is_same_v<T, engine::LuckyDraw>) {
+          known.add(e.card);
+        } else if constexpr (std::is_same_v<T, engine::GameOver>) {
+          known = engine::CardSet::full_deck();
+        }
+      },
+      event);
+}
+
+std::vector<engine::Event> replay_events(const engine::Transcript& t, std::string& error) {
+  std::vector<engine::Event> out;
+  auto started = engine::Game::start(t.rules, t.players, t.deck, t.dealer, t.first);
+  if (auto* config = std::get_if<engine::ConfigError>(&started)) {
+    error = "transcript does not start: " + config->message;
+    return out;
+  }
+  auto& game = std::get<engine::Game>(started);
+  out = game.last_events();
+  for (const auto& decision : t.actions) {
+    if (auto refusal = game.apply(decision)) {
+      error = "transcript decision refused: " + refusal->message;
+      return out;
+    }
+    out.insert(out.end(), game.last_events().begin(), game.last_events().end());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frames, std::optional<engine::Seat> viewer,
+                                    const std::vector<std::string>& spectator_frames,
+                                    const std::map<int, engine::Transcript>& transcripts) {
+  std::vector<std::string> problems;
+  std::vector<GameLog> games;
+  for (const std::string& text : spectator_frames) {
+    auto parsed = protocol::parse_server_message(text);
+    const auto* message = std::get_if<protocol::ServerMessage>(&parsed);
+    const auto* event = message ? std::get_if<protocol::EventMessage>(message) : nullptr;
+    if (event == nullptr) continue;
+    if (const auto* started = std::get_if<protocol::NewGame>(&event->event)) {
+      GameLog log;
+      log.number = started->game;
+      log.start_v = event->v;
+      games.push_back(std::move(log));
+    } else if (const auto* game_event = std::get_if<engine::Event>(&event->event)) {
+      if (games.empty()) {
+        problems.push_back("the spectator saw an engine event before any game started");
+        continue;
+      }
+      games.back().engine_v.push_back(event->v);
+      if (std::holds_alternative<engine::GameOver>(*game_event)) games.back().over_v = event->v;
+    }
+  }
+  if (games.empty()) problems.push_back("the spectator saw no game");
+  for (GameLog& game : games) {
+    const auto t = transcripts.find(game.number);
+    if (t == transcripts.end()) {
+      problems.push_back("no transcript for game " + std::to_string(game.number));
+      continue;
+    }
+    std::string error;
+    game.truth = replay_events(t->second, error);
+    if (!error.empty()) problems.push_back(error);
+    if (game.truth.size() != game.engine_v.size()) {
+      problems.push_back("game " + std::to_string(game.number) + ": the spectator saw " +
+                         std::to_string(game.engine_v.size()) + " engine events, the transcript replays " +
+                         std::to_string(game.truth.size()));
+    }
+  }
+  if (!problems.empty()) return problems;
+
+  const std::string who = viewer ? "seat " + std::to_string(*viewer) : std::string("spectator");
+  std::int64_t current_v = 0;
+  const GameLog* game = nullptr;
+  std::size_t applied = 0;
+  engine::CardSet known;
+  for (const std::string& text : viewer_frames) {
+    auto parsed = protocol::parse_server_message(text);
+    if (auto* error = std::get_if<std::string>(&parsed)) {
+      problems.push_back(who + " got an unparseable frame: " + *error);
+      continue;
+    }
+    if (auto v = version_of(std::get<protocol::ServerMessage>(parsed))) current_v = *v;
+    const GameLog* now = nullptr;
+    for (const GameLog& g : games) {
+      if (g.start_v <= current_v) now = &g;
+    }
+    if (now != game) {
+      game = now;
+      applied = 0;
+      known = engine::CardSet{};
+    }
+    if (game != nullptr && current_v >= game->over_v) continue;  // every hand is shown at the end
+    if (game != nullptr) {
+      while (applied < game->truth.size() && game->engine_v[applied] <= current_v) {
+        learn(known, game->truth[applied], viewer);
+        ++applied;
+      }
+    }
+    std::vector<engine::Card> cards;
+    collect_cards(nlohmann::json::parse(text), cards);
+    for (engine::Card card : cards) {
+      if (!known.contains(card)) {
+        problems.push_back(who + " was told of " + engine::to_string(card) + " at v" + std::to_string(current_v) +
+                           ", which it could not know: " + text.substr(0, 300));
+      }
+    }
+  }
+  return problems;
+}
+
+}  // namespace gofish::server::testing

@@ -1,0 +1,233 @@
+// Support for the rooms integration tests: a real server with the rooms
+// handler on 127.0.0.1, protocol-level clients, a test player that plays from
+// the legal decisions of its own view, and the leak check.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <variant>
+#include <vector>
+
+#include "engine/transcript.hpp"
+#include "protocol/messages.hpp"
+#include "rooms_socket.hpp"
+#include "server/config.hpp"
+#include "server/metrics.hpp"
+#include "server/rooms_handler.hpp"
+#include "server/server.hpp"
+
+namespace gofish::server::testing {
+
+using namespace std::chrono_literals;
+
+// test_config() with limits for games driven at full speed: no bot delay, a
+// message rate no test player reaches, short grace and expiry.
+Config rooms_config();
+
+// A running server with the rooms layer, stopped on destruction.
+class RoomsServer {
+ public:
+  explicit RoomsServer(Config config = rooms_config());
+  ~RoomsServer();
+  std::uint16_t port() const { return port_; }
+  Metrics& metrics() { return *metrics_; }
+  Server& server() { return *server_; }
+  RoomsHandler& handler() { return *handler_; }
+
+ private:
+  std::shared_ptr<Metrics> metrics_;
+  std::unique_ptr<Server> server_;
+  std::shared_ptr<RoomsHandler> handler_;
+  std::uint16_t port_ = 0;
+};
+
+// The id a server message echoes, if any.
+std::optional<protocol::RequestId> id_of(const protocol::ServerMessage& message);
+// The room version of an event or snapshot.
+std::optional<std::int64_t> version_of(const protocol::ServerMessage& message);
+protocol::ClientBody body_of(const engine::Decision& decision);
+// {"preset":...} rules with `seats` seats and the given bots.
+protocol::CreateRoom create_request(std::string name, const std::string& preset, int seats,
+                                    std::vector<protocol::BotSpec> bots = {});
+
+// One client connection speaking the protocol. Every frame it receives is
+// kept (raw and parsed) for the leak check; frames not yet consumed by
+// await() stay unread.
+class Peer {
+ public:
+  struct Frame {
+    std::string text;
+    protocol::ServerMessage message;
+  };
+
+  // Connects and, unless told otherwise, says hello.
+  explicit Peer(std::uint16_t port, bool hello = true);
+
+  LiveSocket& socket() { return *socket_; }
+  const std::vector<Frame>& frames() const { return frames_; }
+  std::int64_t last_v() const { return last_v_; }
+
+  // Sends with a fresh integer id; returns it.
+  std::int64_t send(protocol::ClientBody body);
+  void send_raw(std::string text) { socket_->send(std::move(text)); }
+
+  // Takes every frame already received without waiting; returns how many.
+  std::size_t pump();
+  // Waits for the first unread message matching `match`, consumes it and
+  // returns it; nullopt after `timeout`.
+  std::optional<protocol::ServerMessage> await(const std::function<bool(const protocol::ServerMessage&)>& match,
+                                               std::chrono::milliseconds timeout = 5000ms);
+  // The message answering request `id` (throws after a timeout).
+  protocol::ServerMessage reply(std::int64_t id, std::chrono::milliseconds timeout = 5000ms);
+  protocol::ServerMessage request(protocol::ClientBody body) { return reply(send(std::move(body))); }
+  // The reply must be a T (throws otherwise, naming what came).
+  template <class T>
+  T expect(protocol::ClientBody body) {
+    auto message = request(std::move(body));
+    if (auto* value = std::get_if<T>(&message)) return std::move(*value);
+    throw std::runtime_error("expected " + std::string(typeid(T).name()) + ", got " + describe(message));
+  }
+  // The error code answering `body`; throws if the reply is not an error.
+  std::string error_of(protocol::ClientBody body);
+  // Waits for the next unread room event of type E (skipping others).
+  template <class E>
+  std::optional<E> await_event(std::chrono::milliseconds timeout = 5000ms) {
+    auto message = await(
+        [](const protocol::ServerMessage& m) {
+          const auto* event = std::get_if<protocol::EventMessage>(&m);
+          return event != nullptr && holds<E>(event->event);
+        },
+        timeout);
+    if (!message) return std::nullopt;
+    return get<E>(std::get<protocol::EventMessage>(*message).event);
+  }
+  // Consumes every unread message.
+  void clear_unread();
+  std::vector<protocol::ServerMessage> unread() const;
+
+  static std::string describe(const protocol::ServerMessage& message);
+
+ private:
+  template <class T, class V>
+  struct IsAlternative;
+  template <class T, class... Ts>
+  struct IsAlternative<T, std::variant<Ts...>> : std::disjunction<std::is_same<T, Ts>...> {};
+  template <class E>
+  static constexpr bool kEngineEvent = IsAlternative<E, engine::Event>::value;
+
+  template <class E>
+  static bool holds(const protocol::RoomEvent& event) {
+    if constexpr (kEngineEvent<E>) {
+      const auto* game = std::get_if<engine::Event>(&event);
+      return game != nullptr && std::holds_alternative<E>(*game);
+    } else {
+      return std::holds_alternative<E>(event);
+    }
+  }
+  template <class E>
+  static E get(const protocol::RoomEvent& event) {
+    if constexpr (kEngineEvent<E>) {
+      return std::get<E>(std::get<engine::Event>(event));
+    } else {
+      return std::get<E>(event);
+    }
+  }
+  void take(std::string text);
+
+  std::unique_ptr<LiveSocket> socket_;
+  std::vector<Frame> frames_;
+  std::vector<std::size_t> unread_;  // indexes into frames_
+  std::int64_t next_id_ = 1;
+  std::int64_t last_v_ = 0;
+};
+
+// A seated test client that plays by itself: whenever the room has been
+// quiet for a moment it asks for a fresh view (resume with its own token on
+// its own connection) and, when the view holds legal decisions, sends one of
+// them, chosen at random. Anything unexpected is noted in `problems`.
+class AutoPlayer {
+ public:
+  AutoPlayer(std::unique_ptr<Peer> peer, engine::Seat seat, std::string token, std::uint64_t seed);
+
+  Peer& peer() { return *peer_; }
+  engine::Seat seat() const { return seat_; }
+  const std::string& token() const { return token_; }
+  // Reads what has arrived and acts on it.
+  void step();
+  // Stops acting (a player who walked away) or starts again.
+  bool active = true;
+  // Refusals are expected (a turn timer may take the turn first).
+  bool tolerate_refusals = false;
+  int games_over() const { return games_over_; }
+  int decisions() const { return decisions_; }
+  std::vector<std::string> problems;
+
+  // Replaces the connection (after a reconnect); the frames of the old one
+  // are kept in `history`.
+  void replace_peer(std::unique_ptr<Peer> peer);
+  std::vector<std::string> all_frames() const;
+
+ private:
+  static std::string describe_error(const protocol::Error& error);
+
+  std::unique_ptr<Peer> peer_;
+  std::vector<std::string> history_;
+  engine::Seat seat_;
+  std::string token_;
+  std::mt19937_64 rng_;
+  std::size_t seen_ = 0;
+  bool dirty_ = true;
+  std::optional<std::int64_t> resync_id_;
+  std::optional<std::int64_t> decision_id_;
+  std::chrono::steady_clock::time_point last_activity_;
+  std::chrono::steady_clock::time_point request_sent_;
+  int games_over_ = 0;
+  int decisions_ = 0;
+};
+
+// A client in a seat, with what the server told it when it sat down.
+struct Seated {
+  std::unique_ptr<Peer> peer;
+  std::string code;
+  engine::Seat seat = 0;
+  std::string token;
+};
+// Connects, says hello and creates the room (seat 0, the host).
+Seated create_room(std::uint16_t port, const protocol::CreateRoom& request);
+// Connects, says hello and joins `code` as a player.
+Seated join_room(std::uint16_t port, const std::string& code, const std::string& name);
+// Connects, says hello and joins `code` as a spectator.
+std::unique_ptr<Peer> watch_room(std::uint16_t port, const std::string& code, const std::string& name);
+// An AutoPlayer taking over a seated client.
+std::unique_ptr<AutoPlayer> autoplay(Seated seated, std::uint64_t seed);
+
+// The value of one sample in Prometheus text ("name{labels}"), 0 if absent.
+double metric_value(const std::string& text, const std::string& sample);
+
+// Steps every player until `done` holds or the timeout passes; false on timeout.
+bool drive(const std::vector<AutoPlayer*>& players, const std::function<bool()>& done,
+           std::chrono::milliseconds timeout = 20'000ms);
+
+// The leak check, independent of the server's hiding code. The truth comes
+// from each game's transcript (deck and decisions, replayed with the engine);
+// which room version each engine event got comes from `spectator_frames`,
+// the stream of a spectator who watched every game from before its start.
+// A viewer may know: its own hand, cards shown at the table (gave,
+// lucky_draw, set_laid) and what it drew itself. Every frame the viewer
+// received before a game was over must mention no other card, except where a
+// card is named as a choice rather than a fact (an ask's card, the pending
+// ask, the legal decisions). Returns one sentence per problem.
+std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frames, std::optional<engine::Seat> viewer,
+                                    const std::vector<std::string>& spectator_frames,
+                                    const std::map<int, engine::Transcript>& transcripts);
+
+}  // namespace gofish::server::testing
