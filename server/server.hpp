@@ -43,6 +43,11 @@ class Server {
   // grace the remaining sockets are cut and the I/O threads stop.
   void begin_shutdown();
   // Blocks until the I/O threads have stopped. Not from an I/O thread.
+  // Before returning it reports on_close for every connection still owed
+  // one, runs the handlers that closing them made ready, and drops the
+  // handler. Work the rooms layer left scheduled (a timer holding a
+  // Connection) is never run and keeps that connection's memory until exit,
+  // so cancel timers in on_shutdown and drop connections in on_close.
   void wait();
   // begin_shutdown() then wait().
   void stop();
