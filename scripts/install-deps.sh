@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what this project needs on Debian 12 (bookworm), and nothing that is
-# already there. Run as root. Debian packages only.
-#   scripts/install-deps.sh          build and test dependencies
-#   scripts/install-deps.sh --build  only what a build needs (used by docker/Dockerfile)
+# already there. Run as root. Debian packages only. This is the one list: the
+# README's commands, CI and docker/Dockerfile all install through it.
+#   scripts/install-deps.sh                 everything: build, native tests, browser tests, image tests
+#   scripts/install-deps.sh --build         only what a build needs
+#   scripts/install-deps.sh --native-tests  a build and the C++ test suite (docker/Dockerfile's build stage)
 set -euo pipefail
 
 build_packages=(
@@ -11,14 +13,22 @@ build_packages=(
   nlohmann-json3-dev libspdlog-dev libcli11-dev doctest-dev
   prometheus-cpp-dev libsqlite3-dev
 )
-test_packages=(
+native_test_packages=(
   python3 procps
+)
+# The container test (scripts/docker-test.sh) builds and runs docker/Dockerfile
+# with podman, on a base image it makes itself with debootstrap.
+image_test_packages=(
+  podman buildah runc debootstrap uidmap netavark aardvark-dns iptables curl ca-certificates
 )
 
 wanted=("${build_packages[@]}")
-if [[ ${1:-} != --build ]]; then
-  wanted+=("${test_packages[@]}")
-fi
+case ${1:-} in
+  --build) ;;
+  --native-tests) wanted+=("${native_test_packages[@]}") ;;
+  "") wanted+=("${native_test_packages[@]}" "${image_test_packages[@]}") ;;
+  *) echo "usage: $0 [--build | --native-tests]" >&2; exit 2 ;;
+esac
 
 missing=()
 for pkg in "${wanted[@]}"; do

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Proves that docker/Dockerfile makes a working image: builds it, runs it,
+# waits for /healthz, plays a whole bot game through it with gofish-cli --bot,
+# checks that the server runs as a non-root user and that SIGTERM stops it
+# cleanly within a few seconds. Cleans up what it started.
+#
+#   scripts/docker-test.sh --cli build/clients/cli/gofish-cli
+#
+# It uses docker where a Docker engine answers, and podman otherwise. For
+# podman it writes a configuration of its own (never the system's): runc as
+# the runtime and explicit ulimits, which this kind of machine needs, and
+# storage in a folder of its own. Where the base image (debian:bookworm-slim)
+# is not already there it does not pull it from a registry: it makes it with
+# debootstrap from Debian's package archive and tags it with that name.
+#
+# Environment: GOFISH_IMAGE_STATE (default /var/tmp/gofish-image-test) holds
+# the podman storage and the base image between runs; GOFISH_IMAGE_TAG names
+# the image built (default localhost/gofish:test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cli=""
+while (($#)); do
+  case $1 in
+    --cli) cli=$2; shift 2 ;;
+    *) echo "usage: $0 --cli PATH-TO-gofish-cli" >&2; exit 2 ;;
+  esac
+done
+[[ -x $cli ]] || { echo "docker-test: gofish-cli not found at '$cli' (pass --cli)" >&2; exit 2; }
+cli=$(realpath "$cli")
+
+state=${GOFISH_IMAGE_STATE:-/var/tmp/gofish-image-test}
+tag=${GOFISH_IMAGE_TAG:-localhost/gofish:test}
+container=gofish-test-$$
+log() { printf 'docker-test: %s\n' "$*"; }
+
+if command -v docker >/dev/null && docker info >/dev/null 2>&1; then
+  engine=(docker)
+  log "using the Docker engine"
+else
+  command -v podman >/dev/null || { echo "docker-test: neither a Docker engine nor podman is here (scripts/install-deps.sh installs podman)" >&2; exit 1; }
+  mkdir -p "$state/storage" "$state/run" "$state/conf"
+  # runc, not crun (which Debian's podman would pick but does not install);
+  # ulimits stated outright, because the defaults podman would copy ask for
+  # more than this machine's hard limits allow.
+  cat > "$state/conf/containers.conf" <<EOF
+[containers]
+default_ulimits = ["nofile=4096:4096", "nproc=4096:4096"]
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+EOF
+  cat > "$state/conf/storage.conf" <<EOF
+[storage]
+driver = "overlay"
+graphroot = "$state/storage"
+runroot = "$state/run"
+EOF
+  export CONTAINERS_CONF=$state/conf/containers.conf
+  export CONTAINERS_STORAGE_CONF=$state/conf/storage.conf
+  engine=(podman)
+  log "using podman, configured in $state/conf"
+fi
+
+cleanup() {
+  local status=$?
+  "${engine[@]}" rm -f "$container" >/dev/null 2>&1 || true
+  "${engine[@]}" rmi -f "$tag" >/dev/null 2>&1 || true
+  exit "$status"
+}
+trap cleanup EXIT
+
+# The base image, made here when it is missing: debootstrap's minbase of
+# bookworm is what debian:bookworm-slim is built from.
+if ! "${engine[@]}" image exists docker.io/library/debian:bookworm-slim 2>/dev/null \
+   && ! "${engine[@]}" image inspect debian:bookworm-slim >/dev/null 2>&1; then
+  log "making debian:bookworm-slim with debootstrap"
+  rootfs=$(mktemp -d "$state/rootfs.XXXXXX")
+  debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian > "$state/debootstrap.log" 2>&1 \
+    || { tail -n 20 "$state/debootstrap.log" >&2; rm -rf "$rootfs"; exit 1; }
+  rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+  tar -C "$rootfs" -c . | "${engine[@]}" import - docker.io/library/debian:bookworm-slim >/dev/null
+  rm -rf "$rootfs"
+fi
+
+log "building $tag from docker/Dockerfile"
+start=$SECONDS
+build_flags=(--pull=never)
+# podman writes OCI images by default, and OCI has no HEALTHCHECK.
+[[ ${engine[0]} == podman ]] && build_flags+=(--format docker)
+"${engine[@]}" build "${build_flags[@]}" -f docker/Dockerfile -t "$tag" . > "$state/build.log" 2>&1 \
+  || { tail -n 60 "$state/build.log" >&2; exit 1; }
+log "built in $((SECONDS - start)) s; image size $("${engine[@]}" image inspect --format '{{.Size}}' "$tag") bytes"
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"${engine[@]}" run -d --name "$container" -p "127.0.0.1:$port:8080" \
+  -e GOFISH_BOT_DELAY_MS=0 -e GOFISH_LOG_LEVEL=info "$tag" >/dev/null
+log "container $container on 127.0.0.1:$port"
+
+for ((i = 0; i < 100; i++)); do
+  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  sleep 0.2
+done
+curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null || { "${engine[@]}" logs "$container" >&2; echo "docker-test: /healthz never answered" >&2; exit 1; }
+log "/healthz answers"
+"${engine[@]}" healthcheck run "$container" >/dev/null 2>&1 && log "the image's HEALTHCHECK passes" \
+  || { [[ ${engine[0]} == docker ]] || { echo "docker-test: the image's HEALTHCHECK failed" >&2; exit 1; }; }
+
+uid=$("${engine[@]}" exec "$container" id -u)
+[[ $uid != 0 ]] || { echo "docker-test: the server runs as root" >&2; exit 1; }
+log "the server runs as uid $uid ($("${engine[@]}" exec "$container" id -un))"
+
+# A whole game through the container: this client is the host and a bot,
+# the server fills the other seats with its own bots.
+log "playing a bot game through the container"
+summary=$(timeout 120 "$cli" "ws://127.0.0.1:$port" --name Robo --create --preset classic --seats 3 \
+  --bots medium,easy --bot hard --games 1 --start-when-full --no-color) \
+  || { printf '%s\n' "$summary" >&2; "${engine[@]}" logs "$container" | tail -n 30 >&2; echo "docker-test: the bot game failed" >&2; exit 1; }
+printf '%s\n' "$summary" | tail -n 5
+grep -qi "winner" <<<"$summary" || { echo "docker-test: the game's summary names no winner" >&2; exit 1; }
+
+log "sending SIGTERM"
+start_ns=$(date +%s%N)
+"${engine[@]}" kill --signal TERM "$container" >/dev/null
+code=$(timeout 20 "${engine[@]}" wait "$container")
+elapsed_ms=$((($(date +%s%N) - start_ns) / 1000000))
+[[ $code == 0 ]] || { "${engine[@]}" logs "$container" | tail -n 20 >&2; echo "docker-test: exit code $code after SIGTERM" >&2; exit 1; }
+((elapsed_ms <= 10000)) || { echo "docker-test: took ${elapsed_ms} ms to stop" >&2; exit 1; }
+log "stopped cleanly (exit 0) ${elapsed_ms} ms after SIGTERM"
+log "passed"
