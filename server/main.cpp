@@ -11,10 +11,13 @@
 #include "server/metrics.hpp"
 #include "server/rooms_handler.hpp"
 #include "server/server.hpp"
+#include "server/sqlite_store.hpp"
+#include "server/store.hpp"
 
 namespace {
 
 constexpr int kBadValueExitCode = 2;
+constexpr int kStoreRefusedExitCode = 3;
 
 std::filesystem::path executable_path(const char* argv0) {
   std::error_code ec;
@@ -59,12 +62,32 @@ int main(int argc, char** argv) {
     return kBadValueExitCode;
   }
 
+  // A store we cannot trust stops the start: serving without its rooms would
+  // lose them for good once new rooms were written over them.
+  std::unique_ptr<Store> store;
+  try {
+    if (config.storage == "sqlite") {
+      const auto file = config.data_dir / "gofish.sqlite";
+      store = std::make_unique<SqliteStore>(
+          file, config.sqlite_synchronous == "full" ? SyncMode::kFull : SyncMode::kNormal);
+      spdlog::info("storage: sqlite at {} (synchronous={})", std::filesystem::absolute(file).string(),
+                   config.sqlite_synchronous);
+    } else {
+      store = std::make_unique<NullStore>();
+      spdlog::warn("storage: none; rooms will not survive a restart");
+    }
+  } catch (const std::exception& error) {
+    spdlog::critical("storage: {}", error.what());
+    return kStoreRefusedExitCode;
+  }
+
   try {
     auto metrics = std::make_shared<Metrics>();
     Server server(config, metrics);
     server.handle_signals();
     const auto port = server.start(
-        std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, GOFISH_VERSION));
+        std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, GOFISH_VERSION,
+                                       std::make_shared<const TokenHasher>(store->token_key())));
     spdlog::info("gofish-server listening on {}:{} (web root {}, data dir {}, {} threads)",
                  config.bind, port, std::filesystem::canonical(config.web_root).string(),
                  std::filesystem::absolute(config.data_dir).string(), config.threads);

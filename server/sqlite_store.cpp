@@ -1,10 +1,10 @@
 #include "server/sqlite_store.hpp"
 
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <span>
 #include <type_traits>
 
