@@ -85,13 +85,22 @@ int main(int argc, char** argv) {
     auto metrics = std::make_shared<Metrics>();
     Server server(config, metrics);
     server.handle_signals();
+    // Declared after the server, so it is gone first; stopped explicitly
+    // once the I/O threads are, so every write submitted is committed
+    // before the process exits.
+    std::unique_ptr<StoreWriter> writer;
+    if (config.storage == "sqlite") writer = std::make_unique<StoreWriter>(*store);
     const auto port = server.start(
         std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, GOFISH_VERSION,
-                                       std::make_shared<const TokenHasher>(store->token_key())));
+                                       std::make_shared<const TokenHasher>(store->token_key()), writer.get()));
     spdlog::info("gofish-server listening on {}:{} (web root {}, data dir {}, {} threads)",
                  config.bind, port, std::filesystem::canonical(config.web_root).string(),
                  std::filesystem::absolute(config.data_dir).string(), config.threads);
     server.wait();
+    if (writer) {
+      writer->stop();
+      spdlog::info("storage: every write committed ({} batches)", writer->batches());
+    }
   } catch (const std::exception& error) {
     spdlog::critical("{}", error.what());
     return 1;
