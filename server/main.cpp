@@ -13,6 +13,7 @@
 #include "server/server.hpp"
 #include "server/sqlite_store.hpp"
 #include "server/store.hpp"
+#include "server/transcript_api.hpp"
 
 namespace {
 
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
     // before the process exits.
     std::unique_ptr<StoreWriter> writer;
     if (config.storage == "sqlite") writer = std::make_unique<StoreWriter>(*store);
+    add_transcript_api(server.api(), *store);
     const auto port = server.start(
         std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, GOFISH_VERSION,
                                        std::make_shared<const TokenHasher>(store->token_key()), writer.get()));

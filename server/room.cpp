@@ -826,9 +826,10 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     set_state(RoomState::over);
     services_.metrics->game_finished();
     bots_.clear();
-    last_transcript_ =
-        protocol::TranscriptMessage{std::nullopt, code_, game_number_, engine::make_transcript(*game_), game_players_};
+    last_transcript_ = protocol::TranscriptMessage{std::nullopt, code_, game_number_, engine::make_transcript(*game_),
+                                                   game_players_, std::nullopt};
     if (services_.writer) {
+      last_transcript_->game_id = game_id_;
       write(record::GameFinished{game_id_, protocol::transcript_to_json(last_transcript_->transcript).dump(), now_ms()});
     }
     spdlog::info("room {}: game {} over", code_, game_number_);

@@ -13,6 +13,8 @@
 #include "rooms_support.hpp"
 #include "server/sqlite_store.hpp"
 #include "server/store.hpp"
+#include "server/transcript_api.hpp"
+#include "test_client.hpp"
 
 namespace gofish::server::testing {
 namespace {
@@ -48,6 +50,7 @@ void play_and_check_store(const std::string& preset, std::uint64_t seed) {
     StoreWriter writer(store);
     {
       RoomsServer server(rooms_config(), &writer);
+      add_transcript_api(server.server().api(), store);
       auto request = create_request("Ann", preset, 4, {{2, protocol::BotLevel::kEasy}, {3, protocol::BotLevel::kHard}});
       Seated host = create_room(server.port(), request);
       code = host.code;
@@ -59,6 +62,13 @@ void play_and_check_store(const std::string& preset, std::uint64_t seed) {
       REQUIRE(drive(players, [&] { return ann->games_over() >= 1 && bob->games_over() >= 1; }, 30'000ms));
       const auto message = ann->peer().expect<protocol::TranscriptMessage>(protocol::GetTranscript{});
       seen = message.transcript;
+      // The game's id comes with the transcript; over HTTP it serves the
+      // same transcript.
+      REQUIRE(message.game_id);
+      const auto reply = http_request(server.port(), "/api/games/" + *message.game_id + "/transcript");
+      CHECK(reply.status == 200);
+      CHECK(parse_transcript(reply.body) == message.transcript);
+      CHECK(http_request(server.port(), "/api/games/" + *message.game_id + "x/transcript").status == 404);
     }
     writer.stop();
     CHECK(writer.batches() >= 1);

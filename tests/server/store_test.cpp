@@ -1,6 +1,7 @@
 // The durable store on its own: round trips, the grouped writer, retention,
 // the token key, and each damaged-database outcome.
 #include "server/store.hpp"
+#include "server/transcript_api.hpp"
 
 #include <doctest/doctest.h>
 #include <sqlite3.h>
@@ -230,6 +231,26 @@ TEST_CASE("store writer: a failed write is reported to its callback") {
   CHECK(written_count == 2);
   CHECK(failed == 1);
   CHECK(store.load_open_rooms().size() == 2);
+}
+
+TEST_CASE("transcript api: only a finished game's transcript, by its id; the same 404 otherwise") {
+  TempDir dir;
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  const std::string id = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";  // token-shaped: 32 base64url characters
+  store.commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, id, "{}", 1}});
+  const auto before = transcript_reply(store, "/api/games/" + id + "/transcript");
+  CHECK(before.status == 404);
+  CHECK(before.body.find("api/game_not_found") != std::string::npos);
+  const auto unknown = transcript_reply(store, "/api/games/BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB/transcript");
+  CHECK(unknown.status == 404);
+  CHECK(unknown.body == before.body);
+  CHECK(transcript_reply(store, "/api/games/../transcript").status == 404);
+  CHECK(transcript_reply(store, "/api/games/" + id).status == 404);
+  store.commit({record::GameFinished{id, R"({"format":"gofish-transcript/1"})", 2}});
+  const auto after = transcript_reply(store, "/api/games/" + id + "/transcript");
+  CHECK(after.status == 200);
+  CHECK(after.content_type == "application/json");
+  CHECK(after.body == R"({"format":"gofish-transcript/1"})");
 }
 
 }  // namespace
