@@ -90,7 +90,9 @@ int main(int argc, char** argv) {
     // once the I/O threads are, so every write submitted is committed
     // before the process exits.
     std::unique_ptr<StoreWriter> writer;
-    if (config.storage == "sqlite") writer = std::make_unique<StoreWriter>(*store);
+    if (config.storage == "sqlite") {
+      writer = std::make_unique<StoreWriter>(*store, std::chrono::seconds(config.finished_game_retention_seconds));
+    }
     add_transcript_api(server.api(), *store);
     const auto port = server.start(
         std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, GOFISH_VERSION,

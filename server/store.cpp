@@ -16,7 +16,9 @@ NullStore::NullStore() {
   std::memcpy(key_.data(), bytes.data(), bytes.size());
 }
 
-StoreWriter::StoreWriter(Store& store) : store_(store), thread_([this] { run(); }) {}
+StoreWriter::StoreWriter(Store& store, std::optional<std::chrono::seconds> retention,
+                         std::chrono::milliseconds prune_period)
+    : store_(store), retention_(retention), prune_period_(prune_period), thread_([this] { run(); }) {}
 
 StoreWriter::~StoreWriter() { stop(); }
 
@@ -62,6 +64,24 @@ void StoreWriter::run() {
       batch.swap(queue_);
     }
     write(batch);
+    maybe_prune();
+  }
+}
+
+void StoreWriter::maybe_prune() {
+  if (!retention_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (last_prune_ != std::chrono::steady_clock::time_point{} && now - last_prune_ < prune_period_) return;
+  last_prune_ = now;
+  const auto cutoff = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          (std::chrono::system_clock::now() - *retention_).time_since_epoch())
+                          .count();
+  try {
+    if (const auto removed = store_.prune_finished(cutoff); removed > 0) {
+      spdlog::info("storage: {} finished games past their retention deleted", removed);
+    }
+  } catch (const std::exception& error) {
+    spdlog::error("storage: deleting old finished games failed: {}", error.what());
   }
 }
 

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -168,7 +169,10 @@ class StoreWriter {
  public:
   using Done = std::function<void(bool written)>;
 
-  explicit StoreWriter(Store& store);
+  // With `retention`, finished games older than it are deleted on the
+  // writer thread: after a batch, at most once per `prune_period`.
+  explicit StoreWriter(Store& store, std::optional<std::chrono::seconds> retention = std::nullopt,
+                       std::chrono::milliseconds prune_period = std::chrono::minutes(1));
   ~StoreWriter();  // stop(), so pending writes finish
   StoreWriter(const StoreWriter&) = delete;
   StoreWriter& operator=(const StoreWriter&) = delete;
@@ -193,7 +197,12 @@ class StoreWriter {
   void write(std::vector<Pending>& batch);
   bool commit(const std::vector<Record>& records);
 
+  void maybe_prune();
+
   Store& store_;
+  const std::optional<std::chrono::seconds> retention_;
+  const std::chrono::milliseconds prune_period_;
+  std::chrono::steady_clock::time_point last_prune_{};
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<Pending> queue_;

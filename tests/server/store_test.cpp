@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -214,6 +215,22 @@ TEST_CASE("store writer: every submission is written before its callback runs, i
   }
   CHECK(all_written);
   CHECK(store.load_open_rooms()[0].game->decisions.size() == 201);
+}
+
+TEST_CASE("store writer: finished games past their retention are deleted after a batch") {
+  TempDir dir;
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  store.commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "old", "{}", 1},
+                record::GameFinished{"old", "{}", now_ms - 120'000}, record::GameStarted{"ROOM", 2, "new", "{}", 1},
+                record::GameFinished{"new", "{}", now_ms}});
+  StoreWriter writer(store, std::chrono::seconds(60), std::chrono::milliseconds(0));
+  writer.submit({record::RoomSettingsChanged{"ROOM", "{}"}}, nullptr);
+  writer.stop();
+  CHECK_FALSE(store.finished_transcript("old"));
+  CHECK(store.finished_transcript("new"));
 }
 
 TEST_CASE("store writer: a failed write is reported to its callback") {
