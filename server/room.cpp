@@ -192,8 +192,15 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     const std::uint64_t number = ++submitted_;
     std::vector<Record> records;
     records.swap(unsubmitted_);
-    services_.writer->submit(std::move(records), [self = shared_from_this(), number](bool written) {
-      net::post(self->strand_, [self, number, written] { self->on_committed(number, written); });
+    // Weak: neither the writer nor the io_context's queue may keep a room
+    // alive (its timers must die before the io_context). A room already
+    // released has nobody left to send to.
+    services_.writer->submit(std::move(records), [weak = weak_from_this(), number](bool written) {
+      if (auto self = weak.lock()) {
+        net::post(self->strand_, [weak, number, written] {
+          if (auto room = weak.lock()) room->on_committed(number, written);
+        });
+      }
     });
   }
 
