@@ -379,6 +379,9 @@ struct TranscriptMessage {
   int game = 1;
   engine::Transcript transcript;
   std::vector<Player> players;
+  // Where the server keeps finished games: the id GET
+  // /api/games/<game_id>/transcript serves this transcript under.
+  std::optional<std::string> game_id;
   friend bool operator==(const TranscriptMessage&, const TranscriptMessage&) = default;
 };
 

@@ -301,6 +301,7 @@ OrderedJson to_json(const TranscriptMessage& m) {
   OrderedJson out = start("transcript", m.id);
   out["code"] = m.code;
   out["game"] = m.game;
+  if (m.game_id) out["game_id"] = *m.game_id;
   OrderedJson transcript = ordered_transcript(m.transcript);
   OrderedJson seats = OrderedJson::array();
   for (const Player& p : m.players) seats.push_back(player_to_json(p));
@@ -598,6 +599,7 @@ std::variant<ServerMessage, std::string> parse_transcript(Reader& r, std::option
   m.id = std::move(id);
   m.code = read_text(r, "code");
   m.game = read_int(r, "game");
+  m.game_id = r.string("game_id", kMaxText);
   const Json& transcript = r.required_object("transcript");
   if (r.failed()) return r.error().message;
   auto parsed = transcript_from_json(transcript);

@@ -64,6 +64,15 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   add_value(app, "--port", config.port, "TCP port for HTTP and WebSocket (0: any free port)");
   add_value(app, "--bind", config.bind, "Address to listen on")->check(kIpAddress);
   add_value(app, "--data-dir", config.data_dir, "Directory for saved games (created if missing)");
+  add_value(app, "--storage", config.storage,
+            "Where rooms are kept: sqlite (<data-dir>/gofish.sqlite, survives restarts) or none")
+      ->check(CLI::IsMember({"sqlite", "none"}));
+  add_value(app, "--sqlite-synchronous", config.sqlite_synchronous,
+            "normal (survives a process crash) or full (survives power loss too, slower)")
+      ->check(CLI::IsMember({"normal", "full"}));
+  add_value(app, "--finished-game-retention-seconds", config.finished_game_retention_seconds,
+            "How long a finished game's transcript is kept")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{10} * 366 * 24 * 3600));
   add_value(app, "--web-root", config.web_root,
             "Static web client directory (default: found next to the executable, in "
             "<prefix>/share/gofish/web or /usr/share/gofish/web)")

@@ -18,6 +18,14 @@ struct Config {
   std::string bind = "0.0.0.0";
   std::uint16_t port = 8080;  // 0 picks a free port (tests)
   std::filesystem::path data_dir = "data";
+  // Where rooms are kept: "sqlite" (<data_dir>/gofish.sqlite) or "none"
+  // (nothing survives a restart; the baseline for measuring durability).
+  std::string storage = "sqlite";
+  // PRAGMA synchronous in WAL mode: "normal" survives a crash of the process,
+  // "full" survives power loss too, at an fsync per commit.
+  std::string sqlite_synchronous = "normal";
+  // How long a finished game's transcript is kept (whole seconds).
+  std::int64_t finished_game_retention_seconds = 7 * 24 * 3600;
   std::filesystem::path web_root;  // empty: find_web_root()
   unsigned threads = 1;            // parse_config defaults it to the core count
   std::string log_level = "info";  // trace, debug, info, warn, error, critical, off

@@ -11,10 +11,14 @@
 #include "server/metrics.hpp"
 #include "server/rooms_handler.hpp"
 #include "server/server.hpp"
+#include "server/sqlite_store.hpp"
+#include "server/store.hpp"
+#include "server/transcript_api.hpp"
 
 namespace {
 
 constexpr int kBadValueExitCode = 2;
+constexpr int kStoreRefusedExitCode = 3;
 
 std::filesystem::path executable_path(const char* argv0) {
   std::error_code ec;
@@ -59,16 +63,48 @@ int main(int argc, char** argv) {
     return kBadValueExitCode;
   }
 
+  // A store we cannot trust stops the start: serving without its rooms would
+  // lose them for good once new rooms were written over them.
+  std::unique_ptr<Store> store;
+  try {
+    if (config.storage == "sqlite") {
+      const auto file = config.data_dir / "gofish.sqlite";
+      store = std::make_unique<SqliteStore>(
+          file, config.sqlite_synchronous == "full" ? SyncMode::kFull : SyncMode::kNormal);
+      spdlog::info("storage: sqlite at {} (synchronous={})", std::filesystem::absolute(file).string(),
+                   config.sqlite_synchronous);
+    } else {
+      store = std::make_unique<NullStore>();
+      spdlog::warn("storage: none; rooms will not survive a restart");
+    }
+  } catch (const std::exception& error) {
+    spdlog::critical("storage: {}", error.what());
+    return kStoreRefusedExitCode;
+  }
+
   try {
     auto metrics = std::make_shared<Metrics>();
     Server server(config, metrics);
     server.handle_signals();
+    // Declared after the server, so it is gone first; stopped explicitly
+    // once the I/O threads are, so every write submitted is committed
+    // before the process exits.
+    std::unique_ptr<StoreWriter> writer;
+    if (config.storage == "sqlite") {
+      writer = std::make_unique<StoreWriter>(*store, std::chrono::seconds(config.finished_game_retention_seconds));
+    }
+    add_transcript_api(server.api(), *store);
     const auto port = server.start(
-        std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, GOFISH_VERSION));
+        std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, GOFISH_VERSION,
+                                       std::make_shared<const TokenHasher>(store->token_key()), writer.get()));
     spdlog::info("gofish-server listening on {}:{} (web root {}, data dir {}, {} threads)",
                  config.bind, port, std::filesystem::canonical(config.web_root).string(),
                  std::filesystem::absolute(config.data_dir).string(), config.threads);
     server.wait();
+    if (writer) {
+      writer->stop();
+      spdlog::info("storage: every write committed ({} batches)", writer->batches());
+    }
   } catch (const std::exception& error) {
     spdlog::critical("{}", error.what());
     return 1;

@@ -10,10 +10,13 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <mutex>
@@ -26,8 +29,10 @@
 #include "engine/setup.hpp"
 #include "engine/transcript.hpp"
 #include "engine/view.hpp"
+#include "protocol/rules_json.hpp"
 #include "protocol/text.hpp"
 #include "server/registry.hpp"
+#include "server/store.hpp"
 #include "server/token_bucket.hpp"
 
 namespace gofish::server {
@@ -154,7 +159,112 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // ------------------------------------------------------------ sending
 
   void send(const std::shared_ptr<Client>& client, const protocol::ServerMessage& message) const {
-    client->send(encode_shared(message));
+    out(client, encode_shared(message));
+  }
+
+  // Every message the room sends passes here. While records written before
+  // it are not yet committed, it waits (in order) for their commit, so no
+  // client sees an effect whose cause a crash could still lose.
+  void out(const std::shared_ptr<Client>& client, SharedText text) const {
+    const std::uint64_t needs = submitted_ + (unsubmitted_.empty() ? 0 : 1);
+    if (needs <= durable_) {
+      client->send(std::move(text));
+    } else {
+      held_.push_back(Held{needs, client, std::move(text)});
+    }
+  }
+
+  // ------------------------------------------------------------ durability
+
+  void write(Record record) {
+    if (!services_.writer) return;
+    unsubmitted_.push_back(std::move(record));
+    if (flush_posted_) return;
+    // Everything this room writes until the strand gets back here goes in
+    // one submission; the writer groups submissions of all rooms further.
+    flush_posted_ = true;
+    net::post(strand_, [self = shared_from_this()] { self->submit_records(); });
+  }
+
+  void submit_records() {
+    flush_posted_ = false;
+    if (unsubmitted_.empty()) return;
+    const std::uint64_t number = ++submitted_;
+    std::vector<Record> records;
+    records.swap(unsubmitted_);
+    // Weak: neither the writer nor the io_context's queue may keep a room
+    // alive (its timers must die before the io_context). A room already
+    // released has nobody left to send to.
+    services_.writer->submit(std::move(records), [weak = weak_from_this(), number](bool written) {
+      if (auto self = weak.lock()) {
+        net::post(self->strand_, [weak, number, written] {
+          if (auto room = weak.lock()) room->on_committed(number, written);
+        });
+      }
+    });
+  }
+
+  void on_committed(std::uint64_t number, bool written) {
+    if (!written) {
+      // The game has moved on in memory; holding its events back forever
+      // would freeze the table, so they go out, and the log says so.
+      spdlog::error("room {}: a write failed; what it recorded may not survive a restart", code_);
+    }
+    durable_ = std::max(durable_, number);
+    while (!held_.empty() && held_.front().needs <= durable_) {
+      held_.front().client->send(std::move(held_.front().text));
+      held_.pop_front();
+    }
+  }
+
+  std::string seat_state(const SeatSlot& seat, engine::Seat index) const {
+    nlohmann::json state;
+    state["occupant"] = seat.human() ? "human" : "bot";
+    state["name"] = seat.name;
+    if (seat.bot() || seat.takeover) state["level"] = std::string(engine::to_string(seat.level));
+    state["host"] = index == host_;
+    return state.dump();
+  }
+
+  // The seats as they are now: a row per taken seat, none for an empty one.
+  void write_seats() {
+    if (!services_.writer || closed_) return;
+    for (std::size_t i = 0; i < seats_.size(); ++i) {
+      const SeatSlot& seat = seats_[i];
+      const int index = static_cast<int>(i);
+      if (seat.empty()) {
+        write(record::SeatFreed{code_, index});
+        continue;
+      }
+      std::string hash;
+      if (seat.token) {
+        hash.resize(sizeof(seat.token->words));
+        std::memcpy(hash.data(), seat.token->words.data(), hash.size());
+      }
+      write(record::SeatTaken{code_, index, seat_state(seat, static_cast<engine::Seat>(i)), std::move(hash)});
+    }
+  }
+
+  void write_settings_record() {
+    if (!services_.writer) return;
+    nlohmann::json settings;
+    settings["rules"] = protocol::rules_to_json(settings_.rules);
+    settings["seats"] = settings_.seats;
+    settings["turn_timer_seconds"] = settings_.turn_timer_seconds;
+    settings["spectators"] = settings_.spectators;
+    settings["listed"] = settings_.listed;
+    settings["chat"] = static_cast<int>(settings_.chat);
+    write(record::RoomCreated{code_, settings.dump(), now_ms()});
+  }
+
+  void write_decision(const engine::Decision& decision) {
+    if (!services_.writer) return;
+    write(record::DecisionAccepted{game_id_, decision_seq_++, protocol::decision_to_json(decision).dump()});
+  }
+
+  static std::int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
   }
   void reply_ok(const std::shared_ptr<Client>& client, Id id) const { send(client, protocol::Ok{std::move(id)}); }
   void reply_error(const std::shared_ptr<Client>& client, ErrorCode code, Id id) const {
@@ -186,9 +296,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void broadcast(std::int64_t v, const protocol::RoomEvent& event) const {
     const SharedText text = encode_shared(protocol::EventMessage{v, event});
     for (const SeatSlot& seat : seats_) {
-      if (seat.client) seat.client->send(text);
+      if (seat.client) out(seat.client, text);
     }
-    for (const Spectator& spectator : spectators_) spectator.client->send(text);
+    for (const Spectator& spectator : spectators_) out(spectator.client, text);
   }
 
   // An engine event: the public twin is encoded once for every spectator and
@@ -206,12 +316,12 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
       if (!seat.client) continue;
       engine::Event own = engine::event_for(event, engine::Viewer::of(static_cast<engine::Seat>(i)));
       if (own.index() == public_event.index()) {
-        seat.client->send(shared());
+        out(seat.client, shared());
       } else {
-        seat.client->send(encode_shared(protocol::EventMessage{v, std::move(own)}));
+        out(seat.client, encode_shared(protocol::EventMessage{v, std::move(own)}));
       }
     }
-    for (const Spectator& spectator : spectators_) spectator.client->send(shared());
+    for (const Spectator& spectator : spectators_) out(spectator.client, shared());
   }
 
   protocol::EventMessage event_for_viewer(const Logged& logged, engine::Viewer viewer) const {
@@ -353,6 +463,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   void do_create(const std::shared_ptr<Client>& client, protocol::CreateRoom request, Id id) {
     if (closed_) return refuse(client, ErrorCode::kRoomNotFound, std::move(id));
+    write_settings_record();
     const std::string token = seat_human(0, client, std::move(request.name));
     for (const protocol::BotSpec& bot : request.bots) {
       if (bot.seat <= 0 || bot.seat >= settings_.seats) continue;  // the parser checked; belt and braces
@@ -650,11 +761,12 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
       spdlog::debug("room {}: refused {}: {}", code_, engine::to_string(decision), refusal->message);
       return send(client, error);
     }
-    reply_ok(client, std::move(id));
     if (auto refusal = game_->apply(decision)) {  // cannot happen: check and apply share one test
       spdlog::error("room {}: a checked decision was refused: {}", code_, refusal->message);
       return;
     }
+    write_decision(decision);
+    reply_ok(client, std::move(id));
     services_.metrics->action_applied();
     after_decision();
     services_.metrics->observe_action_latency(Clock::now() - arrived);
@@ -673,6 +785,13 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     }
     game_.emplace(std::get<engine::Game>(std::move(started)));
     ++game_number_;
+    if (services_.writer) {
+      game_id_ = new_token();
+      decision_seq_ = 0;
+      write_seats();
+      write(record::GameStarted{code_, game_number_, game_id_,
+                                protocol::transcript_to_json(engine::make_transcript(*game_)).dump(), now_ms()});
+    }
     rematch_votes_ = 0;
     result_.reset();
     set_state(RoomState::playing);
@@ -714,8 +833,12 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     set_state(RoomState::over);
     services_.metrics->game_finished();
     bots_.clear();
-    last_transcript_ =
-        protocol::TranscriptMessage{std::nullopt, code_, game_number_, engine::make_transcript(*game_), game_players_};
+    last_transcript_ = protocol::TranscriptMessage{std::nullopt, code_, game_number_, engine::make_transcript(*game_),
+                                                   game_players_, std::nullopt};
+    if (services_.writer) {
+      last_transcript_->game_id = game_id_;
+      write(record::GameFinished{game_id_, protocol::transcript_to_json(last_transcript_->transcript).dump(), now_ms()});
+    }
     spdlog::info("room {}: game {} over", code_, game_number_);
     for (std::size_t i = 0; i < seats_.size(); ++i) {
       SeatSlot& seat = seats_[i];
@@ -845,6 +968,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
       spdlog::error("room {}: legal decision refused: {}", code_, refusal->message);
       return;
     }
+    write_decision(decision);
     services_.metrics->action_applied();
     after_decision();
   }
@@ -913,6 +1037,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   void after_membership_change() {
     if (closed_) return;
+    write_seats();
     refresh_lobby();
     const bool idle = connected_count() == 0;
     if (idle && !idle_armed_) {
@@ -939,6 +1064,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // told and let go.
   void close_room(const std::string& why) {
     spdlog::info("room {} closed: {}", code_, why);
+    if (services_.writer) write(record::RoomClosed{code_});
     closed_ = true;
     cancel_bot();
     cancel_turn_timer();
@@ -1013,6 +1139,23 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   std::deque<Logged> history_;
 
   int game_number_ = 0;
+
+  // Durability (services_.writer set): the current game's public id and next
+  // decision number; records not yet handed to the writer; submissions made
+  // and committed; messages waiting for a commit. `out` is const (sending
+  // does not change the room) but may hold a message, hence mutable.
+  struct Held {
+    std::uint64_t needs = 0;
+    std::shared_ptr<Client> client;
+    SharedText text;
+  };
+  std::string game_id_;
+  std::int64_t decision_seq_ = 0;
+  std::vector<Record> unsubmitted_;
+  bool flush_posted_ = false;
+  std::uint64_t submitted_ = 0;
+  std::uint64_t durable_ = 0;
+  mutable std::deque<Held> held_;
   engine::DealSetup deal_;
   std::optional<engine::Game> game_;
   std::optional<engine::GameOver> result_;

@@ -53,6 +53,7 @@ class io_context;
 namespace gofish::server {
 
 class Registry;
+class StoreWriter;
 
 // What every room shares.
 struct RoomServices {
@@ -60,6 +61,10 @@ struct RoomServices {
   Limits limits;
   std::shared_ptr<Metrics> metrics;
   std::shared_ptr<const TokenHasher> hasher;
+  // Null: nothing is written and events go out at once. Otherwise a room's
+  // records go through it, and what those records caused is sent only once
+  // they are committed (see store.hpp). Outlives every room's strand work.
+  StoreWriter* writer = nullptr;
 };
 
 class Room {

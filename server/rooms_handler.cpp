@@ -53,12 +53,14 @@ void send_error(const Client& client, ErrorCode code, std::optional<protocol::Re
 }  // namespace
 
 RoomsHandler::RoomsHandler(boost::asio::io_context& io, const Limits& limits, std::shared_ptr<Metrics> metrics,
-                           std::string server_version)
+                           std::string server_version, std::shared_ptr<const TokenHasher> hasher,
+                           StoreWriter* writer)
     : limits_(limits),
       parse_limits_(parse_limits_of(limits)),
       welcome_(welcome_of(limits, parse_limits_, std::move(server_version))),
       registry_(std::make_shared<Registry>(
-          RoomServices{io, limits, std::move(metrics), std::make_shared<const TokenHasher>()})) {}
+          RoomServices{io, limits, std::move(metrics),
+                       hasher ? std::move(hasher) : std::make_shared<const TokenHasher>(), writer})) {}
 
 void RoomsHandler::on_open(const std::shared_ptr<Connection>& connection) {
   auto client = std::make_shared<Client>(connection);

@@ -38,8 +38,12 @@ class RoomsHandler : public ConnectionHandler {
  public:
   // `io` (the server's io_context) must outlive the handler and its rooms;
   // Server keeps the handler until its I/O threads have stopped.
+  // `hasher` hashes seat tokens; null makes one with a fresh key (a durable
+  // store passes one keyed by its stored key, so stored hashes stay valid).
+  // `writer` (may be null: nothing is kept) must outlive the I/O threads.
   RoomsHandler(boost::asio::io_context& io, const Limits& limits, std::shared_ptr<Metrics> metrics,
-               std::string server_version);
+               std::string server_version, std::shared_ptr<const TokenHasher> hasher = nullptr,
+               StoreWriter* writer = nullptr);
 
   void on_open(const std::shared_ptr<Connection>& connection) override;
   void on_message(const std::shared_ptr<Connection>& connection, std::string_view text) override;

@@ -264,12 +264,22 @@ TEST_CASE("room snapshots and events round-trip for every viewer of random games
     };
     const RandomGame played = play_random(rules, players, 11, on_event);
     // and the finished game's transcript
-    TranscriptMessage t{RequestId{std::string("t")}, "K7QXM", 1, engine::make_transcript(played.game),
-                        {Player{"Ann", std::nullopt}, Player{"Hard bot", BotLevel::kHard}, Player{"Cy", std::nullopt}}};
+    TranscriptMessage t{RequestId{std::string("t")},
+                        "K7QXM",
+                        1,
+                        engine::make_transcript(played.game),
+                        {Player{"Ann", std::nullopt}, Player{"Hard bot", BotLevel::kHard}, Player{"Cy", std::nullopt}},
+                        std::nullopt};
     check_round_trip(encode(t));
     const auto parsed = parse_server_message(encode(t));
     REQUIRE(std::holds_alternative<ServerMessage>(parsed));
     CHECK(std::get<TranscriptMessage>(std::get<ServerMessage>(parsed)) == t);
+    // A server that keeps finished games names the game's id.
+    t.game_id = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    check_round_trip(encode(t));
+    const auto with_id = parse_server_message(encode(t));
+    REQUIRE(std::holds_alternative<ServerMessage>(with_id));
+    CHECK(std::get<TranscriptMessage>(std::get<ServerMessage>(with_id)) == t);
   }
   CHECK(snapshots > 100);
 }

@@ -36,7 +36,9 @@ Config rooms_config();
 // A running server with the rooms layer, stopped on destruction.
 class RoomsServer {
  public:
-  explicit RoomsServer(Config config = rooms_config());
+  // `writer` (optional) makes the rooms durable through it; it must outlive
+  // this server.
+  explicit RoomsServer(Config config = rooms_config(), StoreWriter* writer = nullptr);
   ~RoomsServer();
   std::uint16_t port() const { return port_; }
   Metrics& metrics() { return *metrics_; }

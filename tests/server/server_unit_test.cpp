@@ -54,6 +54,9 @@ TEST_CASE("config: defaults") {
   CHECK(config.port == 8080);
   CHECK(config.bind == "0.0.0.0");
   CHECK(config.data_dir == "data");
+  CHECK(config.storage == "sqlite");
+  CHECK(config.sqlite_synchronous == "normal");
+  CHECK(config.finished_game_retention_seconds == 7 * 24 * 3600);
   CHECK(config.web_root.empty());
   CHECK(config.threads >= 1);
   CHECK(config.log_level == "info");
@@ -116,6 +119,9 @@ TEST_CASE("config: environment variables, and flags win over them") {
   ScopedEnv grace("GOFISH_SHUTDOWN_GRACE_MS", "1234");
   ScopedEnv queue("GOFISH_SEND_QUEUE_BYTES", "5000");
   ScopedEnv level("GOFISH_LOG_LEVEL", "warn");
+  ScopedEnv storage("GOFISH_STORAGE", "none");
+  ScopedEnv synchronous("GOFISH_SQLITE_SYNCHRONOUS", "full");
+  ScopedEnv retention("GOFISH_FINISHED_GAME_RETENTION_SECONDS", "60");
 
   const auto from_env = parse_ok({});
   CHECK(from_env.port == 9191);
@@ -123,6 +129,10 @@ TEST_CASE("config: environment variables, and flags win over them") {
   CHECK(from_env.limits.shutdown_grace == 1234ms);
   CHECK(from_env.limits.send_queue_bytes == 5000);
   CHECK(from_env.log_level == "warn");
+  CHECK(from_env.storage == "none");
+  CHECK(from_env.sqlite_synchronous == "full");
+  CHECK(from_env.finished_game_retention_seconds == 60);
+  CHECK(parse_ok({"--storage", "sqlite"}).storage == "sqlite");
 
   CHECK(parse_ok({"--port", "7000"}).port == 7000);
 
@@ -137,6 +147,9 @@ TEST_CASE("config: bad values exit with code 2 and say why") {
       {"--bind", "1.2.3"},
       {"--threads", "0"},
       {"--log-level", "loud"},
+      {"--storage", "postgres"},
+      {"--sqlite-synchronous", "off"},
+      {"--finished-game-retention-seconds", "-1"},
       {"--web-root", "/no/such/dir"},
       {"--idle-timeout-ms", "-5"},
       {"--handshake-timeout-ms", "0"},
@@ -161,6 +174,9 @@ TEST_CASE("config: --help lists every flag with its default and environment vari
       {"--port", "GOFISH_PORT"},
       {"--bind", "GOFISH_BIND"},
       {"--data-dir", "GOFISH_DATA_DIR"},
+      {"--storage", "GOFISH_STORAGE"},
+      {"--sqlite-synchronous", "GOFISH_SQLITE_SYNCHRONOUS"},
+      {"--finished-game-retention-seconds", "GOFISH_FINISHED_GAME_RETENTION_SECONDS"},
       {"--web-root", "GOFISH_WEB_ROOT"},
       {"--threads", "GOFISH_THREADS"},
       {"--log-level", "GOFISH_LOG_LEVEL"},

@@ -1,0 +1,422 @@
+#include "server/sqlite_store.hpp"
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+#include <sqlite3.h>
+
+#include <cstring>
+#include <span>
+#include <type_traits>
+
+#include "server/token.hpp"
+
+namespace gofish::server {
+
+namespace {
+
+// Each step takes the schema from version i to i + 1; a step is never edited
+// once released, only new ones appended.
+constexpr const char* kMigrations[] = {
+    // 0 -> 1: the first schema.
+    R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE rooms(
+  code TEXT PRIMARY KEY,
+  settings TEXT NOT NULL,
+  created_ms INTEGER NOT NULL);
+CREATE TABLE seats(
+  room TEXT NOT NULL,
+  seat INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  token_hash BLOB,
+  PRIMARY KEY(room, seat));
+CREATE TABLE games(
+  game_id TEXT PRIMARY KEY,
+  room TEXT,
+  game INTEGER NOT NULL,
+  setup TEXT NOT NULL,
+  started_ms INTEGER NOT NULL,
+  transcript TEXT,
+  finished_ms INTEGER);
+CREATE INDEX games_by_room ON games(room, game);
+CREATE INDEX games_by_finish ON games(finished_ms) WHERE finished_ms IS NOT NULL;
+CREATE TABLE decisions(
+  game_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  decision TEXT NOT NULL,
+  PRIMARY KEY(game_id, seq));
+)sql",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion);
+
+[[noreturn]] void fail(sqlite3* db, const std::string& what) {
+  throw StoreError(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+}
+
+// A decision we can use: a JSON object.
+bool whole_decision(const std::string& text) {
+  if (text.empty() || text.front() != '{') return false;
+  return nlohmann::json::accept(text);
+}
+
+}  // namespace
+
+class SqliteStore::Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr) != SQLITE_OK) {
+      fail(db, std::string("preparing \"") + sql + "\"");
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  // Binds the arguments in order (1-based), runs to completion.
+  template <class... Args>
+  void run(const Args&... args) {
+    Use use(*this, args...);
+    for (;;) {
+      const int rc = sqlite3_step(stmt_);
+      if (rc == SQLITE_DONE) return;
+      if (rc != SQLITE_ROW) fail(db_, "writing");
+    }
+  }
+
+  // Binds the arguments, calls `row(stmt)` for each row.
+  template <class Row, class... Args>
+  void each(Row&& row, const Args&... args) {
+    Use use(*this, args...);
+    for (;;) {
+      const int rc = sqlite3_step(stmt_);
+      if (rc == SQLITE_DONE) return;
+      if (rc != SQLITE_ROW) fail(db_, "reading");
+      row(stmt_);
+    }
+  }
+
+ private:
+  // Binds on construction, resets and clears on destruction (also on throw).
+  struct Use {
+    template <class... Args>
+    Use(Statement& statement, const Args&... args) : s(statement) {
+      int index = 0;
+      (s.bind(++index, args), ...);
+    }
+    ~Use() {
+      sqlite3_reset(s.stmt_);
+      sqlite3_clear_bindings(s.stmt_);
+    }
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+    Statement& s;
+  };
+
+  void bind(int index, const std::string& text) {
+    check(sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT));
+  }
+  void bind(int index, std::int64_t value) { check(sqlite3_bind_int64(stmt_, index, value)); }
+  void bind(int index, int value) { check(sqlite3_bind_int64(stmt_, index, value)); }
+  void check(int rc) {
+    if (rc != SQLITE_OK) fail(db_, "binding");
+  }
+
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+namespace {
+
+std::string column_text(sqlite3_stmt* stmt, int column) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, column));
+  return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(stmt, column))) : std::string();
+}
+
+std::string column_blob(sqlite3_stmt* stmt, int column) {
+  const auto* blob = static_cast<const char*>(sqlite3_column_blob(stmt, column));
+  return blob ? std::string(blob, static_cast<std::size_t>(sqlite3_column_bytes(stmt, column))) : std::string();
+}
+
+}  // namespace
+
+SqliteStore::SqliteStore(const std::filesystem::path& file, SyncMode sync) : file_(file) {
+  try {
+    open_and_check(file, sync);
+    migrate();
+    prepare_statements();
+  } catch (...) {
+    insert_room_.reset();
+    update_settings_.reset();
+    upsert_seat_.reset();
+    delete_seat_.reset();
+    insert_game_.reset();
+    insert_decision_.reset();
+    finish_game_.reset();
+    close_room_.reset();
+    find_transcript_.reset();
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+SqliteStore::~SqliteStore() {
+  // Statements first: sqlite3_close needs them finalized.
+  insert_room_.reset();
+  update_settings_.reset();
+  upsert_seat_.reset();
+  delete_seat_.reset();
+  insert_game_.reset();
+  insert_decision_.reset();
+  finish_game_.reset();
+  close_room_.reset();
+  find_transcript_.reset();
+  if (sqlite3_close(db_) != SQLITE_OK) {
+    spdlog::error("storage: closing {}: {}", file_.string(), sqlite3_errmsg(db_));
+  }
+}
+
+void SqliteStore::exec(const char* sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string text = message ? message : sqlite3_errmsg(db_);
+    sqlite3_free(message);
+    throw StoreError(text);
+  }
+}
+
+void SqliteStore::open_and_check(const std::filesystem::path& file, SyncMode sync) {
+  const std::string where = file.string();
+  if (sqlite3_open_v2(where.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK) {
+    fail(db_, "cannot open the database " + where);
+  }
+  sqlite3_extended_result_codes(db_, 1);
+  sqlite3_busy_timeout(db_, 5000);
+  // The first read of the header tells a non-database file apart.
+  try {
+    exec("PRAGMA schema_version");
+  } catch (const StoreError& error) {
+    throw StoreError(where + " is not a usable SQLite database (" + error.what() +
+                     "); refusing to start rather than lose rooms. Move it aside to start empty.");
+  }
+  int version = 0;
+  Statement user_version(db_, "PRAGMA user_version");
+  user_version.each([&](sqlite3_stmt* stmt) { version = sqlite3_column_int(stmt, 0); });
+  if (version > kSchemaVersion) {
+    throw StoreError(where + " has schema version " + std::to_string(version) + ", newer than this server's " +
+                     std::to_string(kSchemaVersion) + "; refusing to start. Run a newer gofish-server.");
+  }
+  std::string check;
+  try {
+    Statement quick_check(db_, "PRAGMA quick_check(1)");
+    quick_check.each([&](sqlite3_stmt* stmt) { check = column_text(stmt, 0); });
+  } catch (const StoreError& error) {
+    check = error.what();
+  }
+  if (check != "ok") {
+    throw StoreError(where + " is damaged (" + check + "); refusing to start rather than lose rooms.");
+  }
+  std::string mode;
+  Statement journal(db_, "PRAGMA journal_mode=WAL");
+  journal.each([&](sqlite3_stmt* stmt) { mode = column_text(stmt, 0); });
+  if (mode != "wal") throw StoreError(where + ": cannot use WAL mode (got " + mode + ")");
+  exec(sync == SyncMode::kFull ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+}
+
+void SqliteStore::migrate() {
+  int version = 0;
+  {
+    Statement user_version(db_, "PRAGMA user_version");
+    user_version.each([&](sqlite3_stmt* stmt) { version = sqlite3_column_int(stmt, 0); });
+  }
+  for (; version < kSchemaVersion; ++version) {
+    exec("BEGIN IMMEDIATE");
+    try {
+      exec(kMigrations[version]);
+      exec(("PRAGMA user_version=" + std::to_string(version + 1)).c_str());
+      exec("COMMIT");
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+    spdlog::info("storage: {} migrated to schema version {}", file_.string(), version + 1);
+  }
+}
+
+void SqliteStore::prepare_statements() {
+  insert_room_ = std::make_unique<Statement>(db_, "INSERT INTO rooms(code, settings, created_ms) VALUES(?, ?, ?)");
+  update_settings_ = std::make_unique<Statement>(db_, "UPDATE rooms SET settings = ? WHERE code = ?");
+  upsert_seat_ = std::make_unique<Statement>(
+      db_, "INSERT OR REPLACE INTO seats(room, seat, state, token_hash) VALUES(?, ?, ?, NULLIF(CAST(? AS BLOB), x''))");
+  delete_seat_ = std::make_unique<Statement>(db_, "DELETE FROM seats WHERE room = ? AND seat = ?");
+  insert_game_ = std::make_unique<Statement>(
+      db_, "INSERT INTO games(game_id, room, game, setup, started_ms) VALUES(?, ?, ?, ?, ?)");
+  insert_decision_ = std::make_unique<Statement>(db_, "INSERT INTO decisions(game_id, seq, decision) VALUES(?, ?, ?)");
+  finish_game_ = std::make_unique<Statement>(db_, "UPDATE games SET transcript = ?, finished_ms = ? WHERE game_id = ?");
+  // Unfinished games die with their room; finished ones stay, detached.
+  close_room_ = std::make_unique<Statement>(db_,
+                                            "DELETE FROM decisions WHERE game_id IN "
+                                            "(SELECT game_id FROM games WHERE room = ? AND finished_ms IS NULL)");
+  find_transcript_ =
+      std::make_unique<Statement>(db_, "SELECT transcript FROM games WHERE game_id = ? AND transcript IS NOT NULL");
+}
+
+void SqliteStore::apply(const Record& record) {
+  std::visit(
+      [this](const auto& r) {
+        using R = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<R, record::RoomCreated>) {
+          insert_room_->run(r.room, r.settings, r.created_ms);
+        } else if constexpr (std::is_same_v<R, record::RoomSettingsChanged>) {
+          update_settings_->run(r.settings, r.room);
+        } else if constexpr (std::is_same_v<R, record::SeatTaken>) {
+          upsert_seat_->run(r.room, r.seat, r.state, r.token_hash);
+        } else if constexpr (std::is_same_v<R, record::SeatFreed>) {
+          delete_seat_->run(r.room, r.seat);
+        } else if constexpr (std::is_same_v<R, record::GameStarted>) {
+          insert_game_->run(r.game_id, r.room, r.game, r.setup, r.started_ms);
+        } else if constexpr (std::is_same_v<R, record::DecisionAccepted>) {
+          insert_decision_->run(r.game_id, r.seq, r.decision);
+        } else if constexpr (std::is_same_v<R, record::GameFinished>) {
+          finish_game_->run(r.transcript, r.finished_ms, r.game_id);
+        } else if constexpr (std::is_same_v<R, record::RoomClosed>) {
+          close_room_->run(r.room);
+          Statement games(db_, "DELETE FROM games WHERE room = ? AND finished_ms IS NULL");
+          games.run(r.room);
+          Statement detach(db_, "UPDATE games SET room = NULL WHERE room = ?");
+          detach.run(r.room);
+          Statement seats(db_, "DELETE FROM seats WHERE room = ?");
+          seats.run(r.room);
+          Statement rooms(db_, "DELETE FROM rooms WHERE code = ?");
+          rooms.run(r.room);
+        }
+      },
+      record);
+}
+
+void SqliteStore::commit(const std::vector<Record>& records) {
+  if (records.empty()) return;
+  std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    for (const auto& record : records) apply(record);
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+void SqliteStore::truncate_locked(const std::string& game_id, std::int64_t keep) {
+  Statement cut(db_, "DELETE FROM decisions WHERE game_id = ? AND seq >= ?");
+  cut.run(game_id, keep);
+}
+
+void SqliteStore::truncate_decisions(const std::string& game_id, std::int64_t keep) {
+  std::lock_guard lock(mutex_);
+  truncate_locked(game_id, keep);
+}
+
+std::vector<StoredRoom> SqliteStore::load_open_rooms() {
+  std::lock_guard lock(mutex_);
+  std::vector<StoredRoom> rooms;
+  Statement room_rows(db_, "SELECT code, settings, created_ms FROM rooms ORDER BY created_ms, code");
+  room_rows.each([&](sqlite3_stmt* stmt) {
+    StoredRoom room;
+    room.room = column_text(stmt, 0);
+    room.settings = column_text(stmt, 1);
+    room.created_ms = sqlite3_column_int64(stmt, 2);
+    rooms.push_back(std::move(room));
+  });
+  Statement seat_rows(db_, "SELECT seat, state, token_hash FROM seats WHERE room = ? ORDER BY seat");
+  Statement game_rows(db_,
+                      "SELECT game_id, game, setup, started_ms, transcript FROM games WHERE room = ? "
+                      "ORDER BY game DESC LIMIT 1");
+  Statement decision_rows(db_, "SELECT seq, decision FROM decisions WHERE game_id = ? ORDER BY seq");
+  for (auto& room : rooms) {
+    seat_rows.each(
+        [&](sqlite3_stmt* stmt) {
+          room.seats.push_back(StoredSeat{sqlite3_column_int(stmt, 0), column_text(stmt, 1), column_blob(stmt, 2)});
+        },
+        room.room);
+    game_rows.each(
+        [&](sqlite3_stmt* stmt) {
+          StoredGame game;
+          game.game_id = column_text(stmt, 0);
+          game.game = sqlite3_column_int64(stmt, 1);
+          game.setup = column_text(stmt, 2);
+          game.started_ms = sqlite3_column_int64(stmt, 3);
+          if (sqlite3_column_type(stmt, 4) != SQLITE_NULL) game.transcript = column_text(stmt, 4);
+          room.game = std::move(game);
+        },
+        room.room);
+    if (!room.game) continue;
+    auto& game = *room.game;
+    bool torn = false;
+    decision_rows.each(
+        [&](sqlite3_stmt* stmt) {
+          if (torn) return;
+          const auto seq = sqlite3_column_int64(stmt, 0);
+          auto text = column_text(stmt, 1);
+          if (seq != static_cast<std::int64_t>(game.decisions.size()) || !whole_decision(text)) {
+            torn = true;
+            return;
+          }
+          game.decisions.push_back(std::move(text));
+        },
+        game.game_id);
+    if (torn) {
+      spdlog::warn("storage: room {} game {}: the decision log is torn; cut back to its {} whole decisions", room.room,
+                   game.game_id, game.decisions.size());
+      truncate_locked(game.game_id, static_cast<std::int64_t>(game.decisions.size()));
+    }
+  }
+  return rooms;
+}
+
+std::optional<std::string> SqliteStore::finished_transcript(const std::string& game_id) {
+  std::lock_guard lock(mutex_);
+  std::optional<std::string> transcript;
+  find_transcript_->each([&](sqlite3_stmt* stmt) { transcript = column_text(stmt, 0); }, game_id);
+  return transcript;
+}
+
+std::size_t SqliteStore::prune_finished(std::int64_t before_ms) {
+  std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    Statement decisions(db_,
+                        "DELETE FROM decisions WHERE game_id IN "
+                        "(SELECT game_id FROM games WHERE finished_ms IS NOT NULL AND finished_ms < ?)");
+    decisions.run(before_ms);
+    Statement games(db_, "DELETE FROM games WHERE finished_ms IS NOT NULL AND finished_ms < ?");
+    games.run(before_ms);
+    const auto removed = static_cast<std::size_t>(sqlite3_changes(db_));
+    exec("COMMIT");
+    return removed;
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::array<std::uint64_t, 4> SqliteStore::token_key() {
+  std::lock_guard lock(mutex_);
+  std::array<std::uint64_t, 4> key{};
+  std::string stored;
+  Statement read(db_, "SELECT value FROM meta WHERE key = 'token_key'");
+  read.each([&](sqlite3_stmt* stmt) { stored = column_blob(stmt, 0); });
+  if (stored.size() == sizeof(key)) {
+    std::memcpy(key.data(), stored.data(), sizeof(key));
+    return key;
+  }
+  std::array<std::uint8_t, sizeof(key)> bytes{};
+  os_random_bytes(bytes);
+  std::memcpy(key.data(), bytes.data(), sizeof(key));
+  Statement write(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES('token_key', CAST(? AS BLOB))");
+  write.run(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  return key;
+}
+
+}  // namespace gofish::server

@@ -1,0 +1,118 @@
+#include "server/store.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+#include <exception>
+#include <span>
+
+#include "server/token.hpp"
+
+namespace gofish::server {
+
+NullStore::NullStore() {
+  std::array<std::uint8_t, sizeof(key_)> bytes{};
+  os_random_bytes(bytes);
+  std::memcpy(key_.data(), bytes.data(), bytes.size());
+}
+
+StoreWriter::StoreWriter(Store& store, std::optional<std::chrono::seconds> retention,
+                         std::chrono::milliseconds prune_period)
+    : store_(store), retention_(retention), prune_period_(prune_period), thread_([this] { run(); }) {}
+
+StoreWriter::~StoreWriter() { stop(); }
+
+void StoreWriter::submit(std::vector<Record> records, Done done) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!stopped_) {
+      queue_.push_back(Pending{std::move(records), std::move(done)});
+      wake_.notify_one();
+      return;
+    }
+  }
+  // After stop(): nobody else writes, so write here.
+  std::vector<Pending> batch;
+  batch.push_back(Pending{std::move(records), std::move(done)});
+  write(batch);
+}
+
+void StoreWriter::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+    wake_.notify_one();
+  }
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard lock(mutex_);
+  stopped_ = true;
+}
+
+std::uint64_t StoreWriter::batches() const {
+  std::lock_guard lock(mutex_);
+  return batches_;
+}
+
+void StoreWriter::run() {
+  for (;;) {
+    std::vector<Pending> batch;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and everything is written
+      batch.swap(queue_);
+    }
+    write(batch);
+    maybe_prune();
+  }
+}
+
+void StoreWriter::maybe_prune() {
+  if (!retention_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (last_prune_ != std::chrono::steady_clock::time_point{} && now - last_prune_ < prune_period_) return;
+  last_prune_ = now;
+  const auto cutoff = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          (std::chrono::system_clock::now() - *retention_).time_since_epoch())
+                          .count();
+  try {
+    if (const auto removed = store_.prune_finished(cutoff); removed > 0) {
+      spdlog::info("storage: {} finished games past their retention deleted", removed);
+    }
+  } catch (const std::exception& error) {
+    spdlog::error("storage: deleting old finished games failed: {}", error.what());
+  }
+}
+
+void StoreWriter::write(std::vector<Pending>& batch) {
+  std::vector<Record> records;
+  for (const auto& pending : batch) {
+    records.insert(records.end(), pending.records.begin(), pending.records.end());
+  }
+  if (commit(records)) {
+    for (auto& pending : batch) {
+      if (pending.done) pending.done(true);
+    }
+    return;
+  }
+  // One bad submission must not refuse the others': write each on its own.
+  for (auto& pending : batch) {
+    const bool written = batch.size() > 1 && commit(pending.records);
+    if (pending.done) pending.done(written);
+  }
+}
+
+bool StoreWriter::commit(const std::vector<Record>& records) {
+  try {
+    store_.commit(records);
+    std::lock_guard lock(mutex_);
+    ++batches_;
+    return true;
+  } catch (const std::exception& error) {
+    spdlog::error("storage: a write of {} records failed: {}", records.size(), error.what());
+    return false;
+  }
+}
+
+}  // namespace gofish::server

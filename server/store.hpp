@@ -1,0 +1,215 @@
+// Durable rooms: what a room writes so that a restart, or a crash, loses no
+// acknowledged action, and what the server reads back on start.
+//
+// A room is its settings, its seats and its games; a game is its set-up
+// (rules, seat count, deck after shuffle and cut, dealer, first player) and
+// its decisions, because the engine is deterministic. The room layer encodes
+// each of these as JSON text (protocol/ owns every JSON spelling); the store
+// keeps the text and knows only the keys: room code, seat number, game id,
+// decision sequence number.
+//
+// Writing is asynchronous and grouped (StoreWriter): a room submits its
+// records with a callback, one writer thread commits everything submitted
+// since its last commit in one transaction, then runs the callbacks, which
+// post back to each room's strand to send the events those records caused.
+// So no room strand waits for an fsync, many actions share one, and an event
+// is sent only after the decision that caused it is on disk.
+//
+// Store is the interface rooms and the writer talk to: NullStore keeps
+// nothing (tests that need no durability, and `--storage none`, the baseline
+// for measuring what durability costs); SqliteStore (sqlite_store.hpp) is the
+// embedded default.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+namespace gofish::server {
+
+// A store that cannot be opened safely (not a database, a schema newer than
+// this program knows, a malformed file). The message is a sentence for the
+// operator; the server refuses to start rather than lose rooms.
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace record {
+
+struct RoomCreated {
+  std::string room;
+  std::string settings;  // JSON
+  std::int64_t created_ms = 0;
+};
+struct RoomSettingsChanged {
+  std::string room;
+  std::string settings;  // JSON
+};
+// A seat taken (or its holder changed): `state` is the room layer's JSON for
+// the seat (name, human or bot and its level, host). `token_hash` is the
+// token's keyed hash (16 bytes), empty for a bot.
+struct SeatTaken {
+  std::string room;
+  int seat = 0;
+  std::string state;
+  std::string token_hash;
+};
+struct SeatFreed {
+  std::string room;
+  int seat = 0;
+};
+// A game dealt: `setup` is the JSON of rules, seat count, deck, dealer and
+// first player. `game_id` is the public id its transcript is served under.
+struct GameStarted {
+  std::string room;
+  std::int64_t game = 0;  // 1, 2, ... within the room
+  std::string game_id;
+  std::string setup;
+  std::int64_t started_ms = 0;
+};
+// An accepted decision: `seq` counts from 0 within the game without gaps.
+struct DecisionAccepted {
+  std::string game_id;
+  std::int64_t seq = 0;
+  std::string decision;  // JSON
+};
+struct GameFinished {
+  std::string game_id;
+  std::string transcript;  // TRANSCRIPT.md JSON
+  std::int64_t finished_ms = 0;
+};
+// The room is gone (expired or emptied); its finished games stay, served by
+// their game id, until the retention time has passed. A room code may be
+// used again afterwards.
+struct RoomClosed {
+  std::string room;
+};
+
+}  // namespace record
+
+using Record = std::variant<record::RoomCreated, record::RoomSettingsChanged, record::SeatTaken, record::SeatFreed,
+                            record::GameStarted, record::DecisionAccepted, record::GameFinished, record::RoomClosed>;
+
+struct StoredSeat {
+  int seat = 0;
+  std::string state;
+  std::string token_hash;
+};
+
+struct StoredGame {
+  std::int64_t game = 0;
+  std::string game_id;
+  std::string setup;
+  std::int64_t started_ms = 0;
+  std::vector<std::string> decisions;     // in sequence, 0 first
+  std::optional<std::string> transcript;  // set once the game is over
+};
+
+// An open room as read back on start: its latest game (if any) and seats.
+struct StoredRoom {
+  std::string room;
+  std::string settings;
+  std::int64_t created_ms = 0;
+  std::vector<StoredSeat> seats;   // by seat number
+  std::optional<StoredGame> game;  // the latest game
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+  // Commits every record in one transaction, or throws (StoreError or
+  // std::runtime_error): a write that fails is not acknowledged.
+  virtual void commit(const std::vector<Record>& records) = 0;
+  // Every room not closed, with its latest game; a torn decision tail has
+  // been cut back (with a warning naming the room) before this returns.
+  virtual std::vector<StoredRoom> load_open_rooms() = 0;
+  // The transcript of a finished game still kept, by its public id.
+  virtual std::optional<std::string> finished_transcript(const std::string& game_id) = 0;
+  // Deletes finished games (and closed rooms left without games) finished
+  // before `before_ms`; returns how many games went.
+  virtual std::size_t prune_finished(std::int64_t before_ms) = 0;
+  // The 256-bit key for seat-token hashes, made once and kept with the
+  // rooms so stored hashes stay valid across restarts.
+  virtual std::array<std::uint64_t, 4> token_key() = 0;
+  // Cuts a game's decisions back to the first `keep` (the room layer calls
+  // it when the engine refuses a stored decision on replay).
+  virtual void truncate_decisions(const std::string& game_id, std::int64_t keep) = 0;
+};
+
+// Keeps nothing; its token key is fresh from the OS each run.
+class NullStore final : public Store {
+ public:
+  NullStore();
+  void commit(const std::vector<Record>&) override {}
+  std::vector<StoredRoom> load_open_rooms() override { return {}; }
+  std::optional<std::string> finished_transcript(const std::string&) override { return std::nullopt; }
+  std::size_t prune_finished(std::int64_t) override { return 0; }
+  std::array<std::uint64_t, 4> token_key() override { return key_; }
+  void truncate_decisions(const std::string&, std::int64_t) override {}
+
+ private:
+  std::array<std::uint64_t, 4> key_{};
+};
+
+// The one writer: collects the records of every room, commits them in one
+// transaction per batch on its own thread, then runs each submission's
+// callback (in submission order) with whether its records were written. A callback
+// must be quick: post to a strand and return.
+class StoreWriter {
+ public:
+  using Done = std::function<void(bool written)>;
+
+  // With `retention`, finished games older than it are deleted on the
+  // writer thread: after a batch, at most once per `prune_period`.
+  explicit StoreWriter(Store& store, std::optional<std::chrono::seconds> retention = std::nullopt,
+                       std::chrono::milliseconds prune_period = std::chrono::minutes(1));
+  ~StoreWriter();  // stop(), so pending writes finish
+  StoreWriter(const StoreWriter&) = delete;
+  StoreWriter& operator=(const StoreWriter&) = delete;
+
+  void submit(std::vector<Record> records, Done done);
+  // Finishes every submitted write, runs its callback, and stops the thread.
+  // Later submissions are written at once on the caller's thread.
+  void stop();
+
+  // Batches committed so far (for tests and metrics).
+  std::uint64_t batches() const;
+
+ private:
+  struct Pending {
+    std::vector<Record> records;
+    Done done;
+  };
+  void run();
+  // Commits the batch in one transaction and runs its callbacks; when that
+  // fails, commits each submission on its own, so one bad record refuses
+  // only its own submission.
+  void write(std::vector<Pending>& batch);
+  bool commit(const std::vector<Record>& records);
+
+  void maybe_prune();
+
+  Store& store_;
+  const std::optional<std::chrono::seconds> retention_;
+  const std::chrono::milliseconds prune_period_;
+  std::chrono::steady_clock::time_point last_prune_{};
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<Pending> queue_;
+  bool stopping_ = false;
+  bool stopped_ = false;
+  std::uint64_t batches_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace gofish::server

@@ -1,0 +1,274 @@
+// The durable store on its own: round trips, the grouped writer, retention,
+// the token key, and each damaged-database outcome.
+#include "server/store.hpp"
+#include "server/transcript_api.hpp"
+
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "server/sqlite_store.hpp"
+
+namespace gofish::server {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under the system temp dir, removed at scope exit.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::random_device random;
+    path = fs::temp_directory_path() / ("gofish-store-" + std::to_string(::getpid()) + "-" + std::to_string(random()));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  fs::path db() const { return path / "gofish.sqlite"; }
+};
+
+std::vector<Record> a_room_with_a_game() {
+  return {
+      record::RoomCreated{"ABCD", R"({"preset":"authors"})", 1000},
+      record::SeatTaken{"ABCD", 0, R"({"name":"Ann"})", std::string(16, '\x01')},
+      record::SeatTaken{"ABCD", 1, R"({"bot":"easy"})", ""},
+      record::GameStarted{"ABCD", 1, "g-1", R"({"deck":[]})", 2000},
+      record::DecisionAccepted{"g-1", 0, R"({"seat":0})"},
+      record::DecisionAccepted{"g-1", 1, R"({"seat":1})"},
+  };
+}
+
+// Runs one statement straight on the file, as damage from outside would.
+void tamper(const fs::path& file, const char* sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(file.string().c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+}
+
+TEST_CASE("store: rooms, seats, games and decisions come back after reopening") {
+  TempDir dir;
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    store.commit(a_room_with_a_game());
+  }
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  const auto rooms = store.load_open_rooms();
+  REQUIRE(rooms.size() == 1);
+  CHECK(rooms[0].room == "ABCD");
+  CHECK(rooms[0].settings == R"({"preset":"authors"})");
+  CHECK(rooms[0].created_ms == 1000);
+  REQUIRE(rooms[0].seats.size() == 2);
+  CHECK(rooms[0].seats[0].token_hash == std::string(16, '\x01'));
+  CHECK(rooms[0].seats[1].token_hash.empty());
+  REQUIRE(rooms[0].game);
+  CHECK(rooms[0].game->game_id == "g-1");
+  CHECK(rooms[0].game->decisions == std::vector<std::string>{R"({"seat":0})", R"({"seat":1})"});
+  CHECK_FALSE(rooms[0].game->transcript);
+  CHECK_FALSE(store.finished_transcript("g-1"));
+}
+
+TEST_CASE("store: a transcript is served only once its game is over, and kept until pruned") {
+  TempDir dir;
+  SqliteStore store(dir.db(), SyncMode::kFull);
+  store.commit(a_room_with_a_game());
+  CHECK_FALSE(store.finished_transcript("g-1"));
+  store.commit({record::GameFinished{"g-1", R"({"winners":[0]})", 5000}});
+  CHECK(store.finished_transcript("g-1") == R"({"winners":[0]})");
+  // The room closes: its finished game stays, the code may be used again.
+  store.commit({record::RoomClosed{"ABCD"}, record::RoomCreated{"ABCD", "{}", 6000}});
+  CHECK(store.finished_transcript("g-1") == R"({"winners":[0]})");
+  CHECK(store.load_open_rooms().size() == 1);
+  CHECK_FALSE(store.load_open_rooms()[0].game);
+  CHECK(store.prune_finished(5000) == 0);
+  CHECK(store.prune_finished(5001) == 1);
+  CHECK_FALSE(store.finished_transcript("g-1"));
+  CHECK_FALSE(store.finished_transcript("no-such-game"));
+}
+
+TEST_CASE("store: a failed batch writes nothing") {
+  TempDir dir;
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  store.commit(a_room_with_a_game());
+  // A duplicate decision number fails the whole batch.
+  CHECK_THROWS(store.commit(
+      {record::DecisionAccepted{"g-1", 2, R"({"seat":0})"}, record::DecisionAccepted{"g-1", 1, R"({"seat":0})"}}));
+  CHECK(store.load_open_rooms()[0].game->decisions.size() == 2);
+}
+
+TEST_CASE("store: the token key is made once and survives reopening") {
+  TempDir dir;
+  std::array<std::uint64_t, 4> key{};
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    key = store.token_key();
+    CHECK(store.token_key() == key);
+  }
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  CHECK(store.token_key() == key);
+  CHECK(NullStore().token_key() != key);
+}
+
+TEST_CASE("store: a torn decision tail is cut back to the last whole decision") {
+  TempDir dir;
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    store.commit(a_room_with_a_game());
+    store.commit({record::DecisionAccepted{"g-1", 2, R"({"seat":0})"}});
+  }
+  SUBCASE("a payload that does not parse") {
+    tamper(dir.db(), "UPDATE decisions SET decision = '{\"seat\":' WHERE seq = 1");
+  }
+  SUBCASE("a gap in the sequence") { tamper(dir.db(), "DELETE FROM decisions WHERE seq = 1"); }
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    const auto rooms = store.load_open_rooms();
+    REQUIRE(rooms.size() == 1);
+    CHECK(rooms[0].game->decisions == std::vector<std::string>{R"({"seat":0})"});
+  }
+  // The cut is written: the next decision follows the last whole one.
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  store.commit({record::DecisionAccepted{"g-1", 1, R"({"seat":1})"}});
+  CHECK(store.load_open_rooms()[0].game->decisions.size() == 2);
+}
+
+TEST_CASE("store: truncate_decisions cuts a game back for the room layer") {
+  TempDir dir;
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  store.commit(a_room_with_a_game());
+  store.truncate_decisions("g-1", 1);
+  CHECK(store.load_open_rooms()[0].game->decisions.size() == 1);
+}
+
+TEST_CASE("store: a file that is not SQLite is refused with a clear message") {
+  TempDir dir;
+  {
+    std::ofstream garbage(dir.db(), std::ios::binary);
+    for (int i = 0; i < 4096; ++i) garbage << static_cast<char>('a' + i % 26);
+  }
+  try {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    FAIL("opened a garbage file");
+  } catch (const StoreError& error) {
+    const std::string message = error.what();
+    CHECK(message.find("not a usable SQLite database") != std::string::npos);
+    CHECK(message.find("refusing to start") != std::string::npos);
+  }
+  // The file is left as it was for the operator to look at.
+  CHECK(fs::file_size(dir.db()) == 4096);
+}
+
+TEST_CASE("store: a schema newer than this program is refused") {
+  TempDir dir;
+  { SqliteStore store(dir.db(), SyncMode::kNormal); }
+  tamper(dir.db(), ("PRAGMA user_version=" + std::to_string(kSchemaVersion + 1)).c_str());
+  try {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    FAIL("opened a newer schema");
+  } catch (const StoreError& error) {
+    CHECK(std::string(error.what()).find("newer than this server's") != std::string::npos);
+  }
+}
+
+TEST_CASE("store: an empty file is a new database and gets the current schema") {
+  TempDir dir;
+  { std::ofstream empty(dir.db()); }
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  CHECK(store.load_open_rooms().empty());
+}
+
+TEST_CASE("store writer: every submission is written before its callback runs, in batches") {
+  TempDir dir;
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  std::atomic<int> done{0};
+  std::atomic<bool> all_written{true};
+  {
+    StoreWriter writer(store);
+    writer.submit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "g", "{}", 1}},
+                  [&](bool written) {
+                    all_written = all_written && written;
+                    ++done;
+                  });
+    for (int seq = 0; seq < 200; ++seq) {
+      writer.submit({record::DecisionAccepted{"g", seq, R"({"n":)" + std::to_string(seq) + "}"}}, [&](bool written) {
+        all_written = all_written && written;
+        ++done;
+      });
+    }
+    writer.stop();
+    CHECK(done == 201);
+    CHECK(writer.batches() >= 1);
+    CHECK(writer.batches() <= 201);
+    // After stop, a submission is written at once on this thread.
+    bool late = false;
+    writer.submit({record::DecisionAccepted{"g", 200, "{}"}}, [&](bool written) { late = written; });
+    CHECK(late);
+  }
+  CHECK(all_written);
+  CHECK(store.load_open_rooms()[0].game->decisions.size() == 201);
+}
+
+TEST_CASE("store writer: finished games past their retention are deleted after a batch") {
+  TempDir dir;
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  store.commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "old", "{}", 1},
+                record::GameFinished{"old", "{}", now_ms - 120'000}, record::GameStarted{"ROOM", 2, "new", "{}", 1},
+                record::GameFinished{"new", "{}", now_ms}});
+  StoreWriter writer(store, std::chrono::seconds(60), std::chrono::milliseconds(0));
+  writer.submit({record::RoomSettingsChanged{"ROOM", "{}"}}, nullptr);
+  writer.stop();
+  CHECK_FALSE(store.finished_transcript("old"));
+  CHECK(store.finished_transcript("new"));
+}
+
+TEST_CASE("store writer: a failed write is reported to its callback") {
+  TempDir dir;
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  StoreWriter writer(store);
+  std::atomic<int> written_count{0};
+  std::atomic<int> failed{0};
+  auto count = [&](bool written) { (written ? written_count : failed) += 1; };
+  writer.submit({record::RoomCreated{"ROOM", "{}", 1}}, count);
+  writer.submit({record::RoomCreated{"ROOM", "{}", 1}}, count);  // the same code twice
+  writer.submit({record::RoomCreated{"MOOR", "{}", 1}}, count);
+  writer.stop();
+  // Whether or not they shared a batch, only the bad submission is refused.
+  CHECK(written_count == 2);
+  CHECK(failed == 1);
+  CHECK(store.load_open_rooms().size() == 2);
+}
+
+TEST_CASE("transcript api: only a finished game's transcript, by its id; the same 404 otherwise") {
+  TempDir dir;
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  const std::string id = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";  // token-shaped: 32 base64url characters
+  store.commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, id, "{}", 1}});
+  const auto before = transcript_reply(store, "/api/games/" + id + "/transcript");
+  CHECK(before.status == 404);
+  CHECK(before.body.find("api/game_not_found") != std::string::npos);
+  const auto unknown = transcript_reply(store, "/api/games/BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB/transcript");
+  CHECK(unknown.status == 404);
+  CHECK(unknown.body == before.body);
+  CHECK(transcript_reply(store, "/api/games/../transcript").status == 404);
+  CHECK(transcript_reply(store, "/api/games/" + id).status == 404);
+  store.commit({record::GameFinished{id, R"({"format":"gofish-transcript/1"})", 2}});
+  const auto after = transcript_reply(store, "/api/games/" + id + "/transcript");
+  CHECK(after.status == 200);
+  CHECK(after.content_type == "application/json");
+  CHECK(after.body == R"({"format":"gofish-transcript/1"})");
+}
+
+}  // namespace
+}  // namespace gofish::server
