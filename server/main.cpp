@@ -94,9 +94,18 @@ int main(int argc, char** argv) {
       writer = std::make_unique<StoreWriter>(*store, std::chrono::seconds(config.finished_game_retention_seconds));
     }
     add_transcript_api(server.api(), *store);
-    const auto port = server.start(
-        std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, GOFISH_VERSION,
-                                       std::make_shared<const TokenHasher>(store->token_key()), writer.get()));
+    auto handler = std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, GOFISH_VERSION,
+                                                  std::make_shared<const TokenHasher>(store->token_key()),
+                                                  writer.get());
+    try {
+      if (const auto restored = handler->restore(*store); restored > 0) {
+        spdlog::info("storage: {} rooms restored; their players can resume with their tokens", restored);
+      }
+    } catch (const StoreError& error) {
+      spdlog::critical("storage: {}", error.what());
+      return kStoreRefusedExitCode;
+    }
+    const auto port = server.start(handler);
     spdlog::info("gofish-server listening on {}:{} (web root {}, data dir {}, {} threads)",
                  config.bind, port, std::filesystem::canonical(config.web_root).string(),
                  std::filesystem::absolute(config.data_dir).string(), config.threads);

@@ -24,6 +24,13 @@ std::variant<std::shared_ptr<Room>, protocol::ErrorCode> Registry::create_room(
   return room;
 }
 
+bool Registry::adopt(const std::shared_ptr<Room>& room) {
+  std::lock_guard lock(mutex_);
+  if (!rooms_.emplace(room->code(), room).second) return false;
+  order_.push_back(room->code());
+  return true;
+}
+
 std::shared_ptr<Room> Registry::find(const std::string& code) const {
   std::lock_guard lock(mutex_);
   const auto it = rooms_.find(code);

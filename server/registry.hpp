@@ -30,11 +30,15 @@ class Registry : public std::enable_shared_from_this<Registry> {
   // A new, empty room with a fresh code, or room/too_many_rooms.
   std::variant<std::shared_ptr<Room>, protocol::ErrorCode> create_room(const protocol::RoomSettings& settings);
   std::shared_ptr<Room> find(const std::string& code) const;
+  // A room rebuilt from the store, under its own code; false if the code is
+  // taken already.
+  bool adopt(const std::shared_ptr<Room>& room);
   // Called by a room that expired; a no-op if the code now names another room.
   void remove_room(const std::string& code, const Room* room);
   std::size_t room_count() const;
 
   const TokenHasher& hasher() const { return *services_.hasher; }
+  const RoomServices& services() const { return services_; }
   void add_token(const TokenHash& hash, const std::shared_ptr<Room>& room, engine::Seat seat);
   void remove_token(const TokenHash& hash);
   struct TokenSeat {

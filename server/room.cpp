@@ -69,6 +69,31 @@ SharedText encode_shared(const protocol::ServerMessage& message) {
   return make_shared_text(protocol::encode(message));
 }
 
+// The settings a room writes in write_settings_record, read back.
+std::variant<protocol::RoomSettings, std::string> settings_from_json(const std::string& text) {
+  const auto json = nlohmann::json::parse(text, nullptr, false);
+  if (!json.is_object() || !json.contains("rules")) return "unreadable settings " + text;
+  auto rules = protocol::rules_from_json(json["rules"]);
+  if (const auto* error = std::get_if<engine::ConfigError>(&rules)) return "settings: " + error->message;
+  protocol::RoomSettings settings;
+  settings.rules = std::get<engine::Rules>(std::move(rules));
+  try {
+    settings.seats = json.at("seats").get<int>();
+    settings.turn_timer_seconds = json.at("turn_timer_seconds").get<int>();
+    settings.spectators = json.at("spectators").get<bool>();
+    settings.listed = json.at("listed").get<bool>();
+    const int chat = json.at("chat").get<int>();
+    if (chat < static_cast<int>(protocol::ChatMode::kFree) || chat > static_cast<int>(protocol::ChatMode::kOff)) {
+      return "unknown chat mode in " + text;
+    }
+    settings.chat = static_cast<protocol::ChatMode>(chat);
+  } catch (const nlohmann::json::exception&) {
+    return "unreadable settings " + text;
+  }
+  if (settings.seats < 2 || settings.seats > 6 || settings.turn_timer_seconds < 0) return "settings out of range " + text;
+  return settings;
+}
+
 struct SeatSlot {
   protocol::Occupant occupant = protocol::Occupant::kEmpty;
   std::string name;
@@ -155,6 +180,158 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     return lobby_;
   }
 
+  // ------------------------------------------------------------ restore
+
+  // Rebuilds the room from the store (room.hpp, Room::restore). Runs before
+  // the room is shared with anything, so off the strand.
+  std::optional<std::string> rebuild(const StoredRoom& stored, Store& store) {
+    v_ = stored.v;
+    for (const StoredSeat& row : stored.seats) {
+      if (auto problem = rebuild_seat(row)) return "seat " + std::to_string(row.seat) + ": " + *problem;
+    }
+    if (!stored.game) return std::nullopt;
+    return rebuild_game(*stored.game, store);
+  }
+
+  // Registers the rebuilt room and its tokens, then (on the strand, once the
+  // io_context runs) starts what the room waits for.
+  bool adopt(Registry& registry) {
+    if (!registry.adopt(shared_from_this())) return false;
+    for (std::size_t i = 0; i < seats_.size(); ++i) {
+      if (seats_[i].human() && seats_[i].token) {
+        registry.add_token(*seats_[i].token, shared_from_this(), static_cast<engine::Seat>(i));
+      }
+    }
+    refresh_lobby();
+    net::post(strand_, [self = shared_from_this()] { self->resume_after_restart(); });
+    return true;
+  }
+
+ private:
+  std::optional<std::string> rebuild_seat(const StoredSeat& row) {
+    if (row.seat < 0 || row.seat >= settings_.seats) return "no such seat at this table";
+    const auto state = nlohmann::json::parse(row.state, nullptr, false);
+    if (!state.is_object() || !state.contains("occupant") || !state.contains("name") ||
+        !state["name"].is_string()) {
+      return "unreadable seat state " + row.state;
+    }
+    SeatSlot& seat = seats_[static_cast<std::size_t>(row.seat)];
+    const std::string occupant = state["occupant"].is_string() ? state["occupant"].get<std::string>() : "";
+    if (occupant != "human" && occupant != "bot") return "unknown occupant in " + row.state;
+    seat.occupant = occupant == "human" ? protocol::Occupant::kHuman : protocol::Occupant::kBot;
+    seat.name = state["name"].get<std::string>();
+    if (state.contains("level")) {
+      const auto level = state["level"].is_string() ? engine::parse_bot_level(state["level"].get<std::string>())
+                                                     : std::nullopt;
+      if (!level) return "unknown bot level in " + row.state;
+      seat.level = *level;
+    }
+    if (state.value("host", false)) host_ = static_cast<engine::Seat>(row.seat);
+    const std::string takeover = state.value("takeover", std::string());
+    if (takeover == "left") seat.takeover = protocol::TakeoverReason::kLeft;
+    if (takeover == "kicked") seat.takeover = protocol::TakeoverReason::kKicked;
+    seat.kicked = state.value("kicked", false);
+    if (seat.human() && !row.token_hash.empty()) {
+      TokenHash hash;
+      if (row.token_hash.size() != sizeof(hash.words)) return "a token hash of the wrong size";
+      std::memcpy(hash.words.data(), row.token_hash.data(), sizeof(hash.words));
+      seat.token = hash;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> rebuild_game(const StoredGame& stored, Store& store) {
+    const auto setup_json = nlohmann::json::parse(stored.setup, nullptr, false);
+    auto setup = protocol::transcript_from_json(setup_json);
+    if (const auto* error = std::get_if<std::string>(&setup)) return "game " + stored.game_id + ": " + *error;
+    const engine::Transcript& deal = std::get<engine::Transcript>(setup);
+    if (deal.players != settings_.seats) return "game " + stored.game_id + " has the wrong number of players";
+    auto started = engine::Game::start(deal.rules, deal.players, deal.deck, deal.dealer, deal.first);
+    if (const auto* error = std::get_if<engine::ConfigError>(&started)) {
+      return "game " + stored.game_id + ": " + error->message;
+    }
+    for (const SeatSlot& seat : seats_) {
+      if (seat.empty()) return "game " + stored.game_id + " has an empty seat";
+    }
+    game_.emplace(std::get<engine::Game>(std::move(started)));
+    deal_ = engine::DealSetup{};
+    deal_.deck = deal.deck;
+    deal_.dealer = deal.dealer;
+    deal_.first = deal.first;
+    game_number_ = static_cast<int>(stored.game);
+    game_id_ = stored.game_id;
+    for (int i = 0; i < settings_.seats; ++i) {
+      const SeatSlot& seat = seats_[static_cast<std::size_t>(i)];
+      bots_.push_back(engine::make_bot(seat.level, settings_.rules, settings_.seats, i));
+      game_players_.push_back(protocol::Player{seat.name, seat.bot() ? std::optional(seat.level) : std::nullopt});
+    }
+    // The same events the game produced the first time, fed to the bots,
+    // so each bot remembers what its seat saw.
+    const auto replay_events = [&] {
+      for (const engine::Event& event : game_->last_events()) {
+        if (const auto* over = std::get_if<engine::GameOver>(&event)) result_ = *over;
+        feed_bots(event);
+      }
+    };
+    replay_events();
+    std::size_t applied = 0;
+    std::string refused;
+    for (const std::string& text : stored.decisions) {
+      if (game_->over()) {
+        refused = "a decision after the game was over";
+        break;
+      }
+      auto decision = protocol::decision_from_json(nlohmann::json::parse(text, nullptr, false));
+      if (const auto* error = std::get_if<std::string>(&decision)) {
+        refused = *error;
+        break;
+      }
+      if (auto refusal = game_->apply(std::get<engine::Decision>(decision))) {
+        refused = refusal->message;
+        break;
+      }
+      replay_events();
+      ++applied;
+    }
+    if (applied < stored.decisions.size()) {
+      spdlog::warn("room {}: game {}: stored decision {} was refused on replay ({}); cut back to {} decisions", code_,
+                   game_id_, applied, refused, applied);
+      store.truncate_decisions(game_id_, static_cast<std::int64_t>(applied));
+    }
+    decision_seq_ = static_cast<std::int64_t>(applied);
+    if (!game_->over()) {
+      set_state(RoomState::playing);
+      return std::nullopt;
+    }
+    set_state(RoomState::over);
+    bots_.clear();
+    last_transcript_ = protocol::TranscriptMessage{std::nullopt, code_, game_number_, engine::make_transcript(*game_),
+                                                   game_players_, game_id_};
+    if (!stored.transcript) {
+      // Over, but the closing record is missing: write it now.
+      write(record::GameFinished{game_id_, protocol::transcript_to_json(last_transcript_->transcript).dump(),
+                                 now_ms()});
+    }
+    return std::nullopt;
+  }
+
+  // Nobody is connected after a restart: each seat's owner has a fresh grace
+  // period to come back; the seat to act gets its bot or its turn timer.
+  void resume_after_restart() {
+    if (closed_) return;
+    for (std::size_t i = 0; i < seats_.size(); ++i) {
+      if (seats_[i].human() && seats_[i].token) arm_grace(static_cast<engine::Seat>(i));
+    }
+    spdlog::info("room {} restored ({}, version {})", code_,
+                 state_ == RoomState::waiting   ? "waiting"
+                 : state_ == RoomState::playing ? "game " + std::to_string(game_number_) + " in play"
+                                                : "game " + std::to_string(game_number_) + " over",
+                 v_);
+    after_seat_lost();  // closes a room no human holds a seat in; else schedules
+  }
+
+ public:
+
  private:
   // ------------------------------------------------------------ sending
 
@@ -166,8 +343,11 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // it are not yet committed, it waits (in order) for their commit, so no
   // client sees an effect whose cause a crash could still lose.
   void out(const std::shared_ptr<Client>& client, SharedText text) const {
-    const std::uint64_t needs = submitted_ + (unsubmitted_.empty() ? 0 : 1);
-    if (needs <= durable_) {
+    const std::uint64_t needs = submitted_ + (records_pending() ? 1 : 0);
+    // A closed room writes nothing more: what it says afterwards (a refusal
+    // to a late request) waits for nothing, unless its closing is still to
+    // be submitted.
+    if (needs <= durable_ || (closed_ && !records_pending())) {
       client->send(std::move(text));
     } else {
       held_.push_back(Held{needs, client, std::move(text)});
@@ -176,9 +356,24 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   // ------------------------------------------------------------ durability
 
+  bool records_pending() const { return !unsubmitted_.empty() || version_pending_; }
+
   void write(Record record) {
     if (!services_.writer) return;
     unsubmitted_.push_back(std::move(record));
+    post_flush();
+  }
+
+  // An event is about to be sent with version v_: the store learns v_ in
+  // the same submission as anything else this turn writes, and the event
+  // waits for it like any other effect.
+  void write_version() {
+    if (!services_.writer || closed_) return;
+    version_pending_ = true;
+    post_flush();
+  }
+
+  void post_flush() {
     if (flush_posted_) return;
     // Everything this room writes until the strand gets back here goes in
     // one submission; the writer groups submissions of all rooms further.
@@ -188,10 +383,28 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   void submit_records() {
     flush_posted_ = false;
+    if (version_pending_) {
+      unsubmitted_.push_back(record::RoomVersion{code_, v_});
+      version_pending_ = false;
+    }
     if (unsubmitted_.empty()) return;
     const std::uint64_t number = ++submitted_;
     std::vector<Record> records;
     records.swap(unsubmitted_);
+    if (closed_) {
+      // The room's last write (its closing): once the registry lets go, no
+      // one holds the room, so the messages it still holds (the `ok` for the
+      // leave that closed it, the room_not_found sent to those still in it)
+      // travel with the write and go out once it is committed. Commits and
+      // their callbacks run in submission order, so they follow everything
+      // the room sent before.
+      auto orphans = std::make_shared<std::deque<Held>>(std::move(held_));
+      held_.clear();
+      services_.writer->submit(std::move(records), [orphans](bool) {
+        for (Held& held : *orphans) held.client->send(held.text);
+      });
+      return;
+    }
     // Weak: neither the writer nor the io_context's queue may keep a room
     // alive (its timers must die before the io_context). A room already
     // released has nobody left to send to.
@@ -223,6 +436,11 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     state["name"] = seat.name;
     if (seat.bot() || seat.takeover) state["level"] = std::string(engine::to_string(seat.level));
     state["host"] = index == host_;
+    // Left or kicked during a game: a bot plays the seat to the end. (Away
+    // is not kept: after a restart every seat is away and starts its grace.)
+    if (seat.takeover == protocol::TakeoverReason::kLeft) state["takeover"] = "left";
+    if (seat.takeover == protocol::TakeoverReason::kKicked) state["takeover"] = "kicked";
+    if (seat.kicked) state["kicked"] = true;
     return state.dump();
   }
 
@@ -283,6 +501,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // Appends an event to the log and sends it to everyone in the room.
   void record(protocol::RoomEvent event) {
     ++v_;
+    write_version();
     if (const auto* game_event = std::get_if<engine::Event>(&event)) {
       feed_bots(*game_event);
       broadcast_game(v_, *game_event);
@@ -1152,6 +1371,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   std::string game_id_;
   std::int64_t decision_seq_ = 0;
   std::vector<Record> unsubmitted_;
+  bool version_pending_ = false;  // v_ moved since the last submission
   bool flush_posted_ = false;
   std::uint64_t submitted_ = 0;
   std::uint64_t durable_ = 0;
@@ -1183,6 +1403,18 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 };
 
 }  // namespace
+
+std::variant<std::shared_ptr<Room>, std::string> Room::restore(const RoomServices& services,
+                                                                const std::shared_ptr<Registry>& registry,
+                                                                const StoredRoom& stored, Store& store) {
+  auto settings = settings_from_json(stored.settings);
+  if (const auto* error = std::get_if<std::string>(&settings)) return "room " + stored.room + ": " + *error;
+  auto room = std::make_shared<RoomImpl>(services, registry, stored.room,
+                                         std::get<protocol::RoomSettings>(std::move(settings)));
+  if (auto problem = room->rebuild(stored, store)) return "room " + stored.room + ": " + *problem;
+  if (!room->adopt(*registry)) return "room " + stored.room + ": the code is taken twice";
+  return std::shared_ptr<Room>(std::move(room));
+}
 
 std::shared_ptr<Room> Room::make(const RoomServices& services, std::weak_ptr<Registry> registry, std::string code,
                                  protocol::RoomSettings settings) {

@@ -39,6 +39,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "protocol/messages.hpp"
 #include "server/client.hpp"
@@ -53,7 +54,9 @@ class io_context;
 namespace gofish::server {
 
 class Registry;
+class Store;
 class StoreWriter;
+struct StoredRoom;
 
 // What every room shares.
 struct RoomServices {
@@ -74,6 +77,18 @@ class Room {
   // A room with these settings and no one in it yet; `create` seats the host.
   static std::shared_ptr<Room> make(const RoomServices& services, std::weak_ptr<Registry> registry,
                                     std::string code, protocol::RoomSettings settings);
+  // A room read back from the store on start (store.hpp): its settings,
+  // seats and tokens, and its latest game rebuilt by replaying the stored
+  // decisions through the engine (each seat's bot fed the seat's events on
+  // the way, so bots pick up where they were). Nobody is connected: each
+  // human seat's grace period starts afresh, and the bot or turn timer of
+  // the seat to act is armed, once the io_context runs. A stored decision
+  // the engine refuses is cut from the store with everything after it.
+  // The room is added to the registry with its tokens. Returns the room, or
+  // a sentence saying why it could not be rebuilt.
+  static std::variant<std::shared_ptr<Room>, std::string> restore(const RoomServices& services,
+                                                                  const std::shared_ptr<Registry>& registry,
+                                                                  const StoredRoom& stored, Store& store);
   virtual ~Room() = default;
 
   virtual const std::string& code() const = 0;

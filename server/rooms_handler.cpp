@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "protocol/text.hpp"
+#include "server/store.hpp"
 
 namespace gofish::server {
 
@@ -61,6 +62,18 @@ RoomsHandler::RoomsHandler(boost::asio::io_context& io, const Limits& limits, st
       registry_(std::make_shared<Registry>(
           RoomServices{io, limits, std::move(metrics),
                        hasher ? std::move(hasher) : std::make_shared<const TokenHasher>(), writer})) {}
+
+std::size_t RoomsHandler::restore(Store& store) {
+  std::size_t restored = 0;
+  for (const StoredRoom& stored : store.load_open_rooms()) {
+    auto room = Room::restore(registry_->services(), registry_, stored, store);
+    if (const auto* problem = std::get_if<std::string>(&room)) {
+      throw StoreError(*problem + "; refusing to start rather than lose the room.");
+    }
+    ++restored;
+  }
+  return restored;
+}
 
 void RoomsHandler::on_open(const std::shared_ptr<Connection>& connection) {
   auto client = std::make_shared<Client>(connection);

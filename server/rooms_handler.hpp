@@ -52,6 +52,12 @@ class RoomsHandler : public ConnectionHandler {
 
   Registry& registry() { return *registry_; }
 
+  // Rebuilds every open room the store holds (Room::restore); call before
+  // the server starts accepting connections. Returns how many came back.
+  // Throws StoreError naming a room that cannot be rebuilt: the server
+  // refuses to start rather than drop it.
+  std::size_t restore(Store& store);
+
  private:
   std::shared_ptr<Client> find_client(std::uint64_t id) const;
   void dispatch(const std::shared_ptr<Client>& client, protocol::ClientMessage message, Room::Clock::time_point arrived);

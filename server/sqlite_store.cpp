@@ -46,6 +46,11 @@ CREATE TABLE decisions(
   decision TEXT NOT NULL,
   PRIMARY KEY(game_id, seq));
 )sql",
+    // 1 -> 2: each room's event version, so a restored room carries on
+    // numbering its events where its players left off.
+    R"sql(
+ALTER TABLE rooms ADD COLUMN v INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -152,6 +157,7 @@ SqliteStore::SqliteStore(const std::filesystem::path& file, SyncMode sync) : fil
     insert_game_.reset();
     insert_decision_.reset();
     finish_game_.reset();
+    update_version_.reset();
     close_room_.reset();
     find_transcript_.reset();
     sqlite3_close_v2(db_);
@@ -169,6 +175,7 @@ SqliteStore::~SqliteStore() {
   insert_game_.reset();
   insert_decision_.reset();
   finish_game_.reset();
+  update_version_.reset();
   close_room_.reset();
   find_transcript_.reset();
   if (sqlite3_close(db_) != SQLITE_OK) {
@@ -254,6 +261,7 @@ void SqliteStore::prepare_statements() {
       db_, "INSERT INTO games(game_id, room, game, setup, started_ms) VALUES(?, ?, ?, ?, ?)");
   insert_decision_ = std::make_unique<Statement>(db_, "INSERT INTO decisions(game_id, seq, decision) VALUES(?, ?, ?)");
   finish_game_ = std::make_unique<Statement>(db_, "UPDATE games SET transcript = ?, finished_ms = ? WHERE game_id = ?");
+  update_version_ = std::make_unique<Statement>(db_, "UPDATE rooms SET v = ? WHERE code = ?");
   // Unfinished games die with their room; finished ones stay, detached.
   close_room_ = std::make_unique<Statement>(db_,
                                             "DELETE FROM decisions WHERE game_id IN "
@@ -280,6 +288,8 @@ void SqliteStore::apply(const Record& record) {
           insert_decision_->run(r.game_id, r.seq, r.decision);
         } else if constexpr (std::is_same_v<R, record::GameFinished>) {
           finish_game_->run(r.transcript, r.finished_ms, r.game_id);
+        } else if constexpr (std::is_same_v<R, record::RoomVersion>) {
+          update_version_->run(r.v, r.room);
         } else if constexpr (std::is_same_v<R, record::RoomClosed>) {
           close_room_->run(r.room);
           Statement games(db_, "DELETE FROM games WHERE room = ? AND finished_ms IS NULL");
@@ -321,12 +331,13 @@ void SqliteStore::truncate_decisions(const std::string& game_id, std::int64_t ke
 std::vector<StoredRoom> SqliteStore::load_open_rooms() {
   std::lock_guard lock(mutex_);
   std::vector<StoredRoom> rooms;
-  Statement room_rows(db_, "SELECT code, settings, created_ms FROM rooms ORDER BY created_ms, code");
+  Statement room_rows(db_, "SELECT code, settings, created_ms, v FROM rooms ORDER BY created_ms, code");
   room_rows.each([&](sqlite3_stmt* stmt) {
     StoredRoom room;
     room.room = column_text(stmt, 0);
     room.settings = column_text(stmt, 1);
     room.created_ms = sqlite3_column_int64(stmt, 2);
+    room.v = sqlite3_column_int64(stmt, 3);
     rooms.push_back(std::move(room));
   });
   Statement seat_rows(db_, "SELECT seat, state, token_hash FROM seats WHERE room = ? ORDER BY seat");

@@ -42,7 +42,7 @@ namespace gofish::server {
 enum class SyncMode { kNormal, kFull };
 
 // The schema version this program writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 class SqliteStore final : public Store {
  public:
@@ -75,7 +75,7 @@ class SqliteStore final : public Store {
   sqlite3* db_ = nullptr;
   std::filesystem::path file_;
   std::unique_ptr<Statement> insert_room_, update_settings_, upsert_seat_, delete_seat_, insert_game_, insert_decision_,
-      finish_game_, close_room_, find_transcript_;
+      finish_game_, update_version_, close_room_, find_transcript_;
 };
 
 }  // namespace gofish::server

@@ -59,11 +59,17 @@ void StoreWriter::run() {
     std::vector<Pending> batch;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and everything is written
+      const auto ready = [this] { return stopping_ || !queue_.empty(); };
+      if (retention_) {
+        // An idle server still lets old games go, once per prune period.
+        wake_.wait_for(lock, prune_period_, ready);
+      } else {
+        wake_.wait(lock, ready);
+      }
+      if (queue_.empty() && stopping_) return;  // everything is written
       batch.swap(queue_);
     }
-    write(batch);
+    if (!batch.empty()) write(batch);
     maybe_prune();
   }
 }

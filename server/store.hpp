@@ -88,6 +88,13 @@ struct GameFinished {
   std::string transcript;  // TRANSCRIPT.md JSON
   std::int64_t finished_ms = 0;
 };
+// The room's event version `v` (protocol/README.md, "Room versions"): the
+// room writes it with every event it records, so no client has seen a
+// version the store does not know, and a restored room carries on from it.
+struct RoomVersion {
+  std::string room;
+  std::int64_t v = 0;
+};
 // The room is gone (expired or emptied); its finished games stay, served by
 // their game id, until the retention time has passed. A room code may be
 // used again afterwards.
@@ -98,7 +105,8 @@ struct RoomClosed {
 }  // namespace record
 
 using Record = std::variant<record::RoomCreated, record::RoomSettingsChanged, record::SeatTaken, record::SeatFreed,
-                            record::GameStarted, record::DecisionAccepted, record::GameFinished, record::RoomClosed>;
+                            record::GameStarted, record::DecisionAccepted, record::GameFinished, record::RoomVersion,
+                            record::RoomClosed>;
 
 struct StoredSeat {
   int seat = 0;
@@ -120,6 +128,7 @@ struct StoredRoom {
   std::string room;
   std::string settings;
   std::int64_t created_ms = 0;
+  std::int64_t v = 0;              // the last event version written
   std::vector<StoredSeat> seats;   // by seat number
   std::optional<StoredGame> game;  // the latest game
 };
@@ -170,7 +179,8 @@ class StoreWriter {
   using Done = std::function<void(bool written)>;
 
   // With `retention`, finished games older than it are deleted on the
-  // writer thread: after a batch, at most once per `prune_period`.
+  // writer thread: after a batch, or after `prune_period` without one, at
+  // most once per `prune_period`.
   explicit StoreWriter(Store& store, std::optional<std::chrono::seconds> retention = std::nullopt,
                        std::chrono::milliseconds prune_period = std::chrono::minutes(1));
   ~StoreWriter();  // stop(), so pending writes finish

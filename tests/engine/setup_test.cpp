@@ -144,7 +144,7 @@ TEST_CASE("the cut: at the cutter's chosen position, else at random") {
   CHECK(positions.size() > 40);
 }
 
-TEST_CASE("without a ceremony: a random dealer; classic's first player is random, pairs' is the dealer's left") {
+TEST_CASE("without a ceremony: a random dealer, classic's first player is random, pairs' is the dealer's left") {
   for (const char* name : {"classic", "specific-card", "keep-playing", "pairs"}) {
     const Rules rules = *preset(name);
     for (int players = rules.min_players; players <= rules.max_players; ++players) {

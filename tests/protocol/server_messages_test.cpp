@@ -148,7 +148,7 @@ TEST_CASE("every engine event alternative has its spelling") {
   CHECK(covered.size() == std::variant_size_v<engine::Event>);
 }
 
-TEST_CASE("twins share a wire type; the public twin carries no card") {
+TEST_CASE("twins share a wire type, the public twin carries no card") {
   const engine::Event drew = engine::Drew{1, card("9H"), engine::DrawCause::kFish};
   const engine::Event dealt = engine::HandDealt{1, cards({"9C", "9H"})};
   for (const engine::Event& e : {drew, dealt}) {

@@ -27,7 +27,7 @@ protocol::RoomSnapshot latest_snapshot(Peer& peer) {
   return std::get<protocol::RoomSnapshot>(*message);
 }
 
-TEST_CASE("a room gets a readable code, an invite, a token; players join by code with unique names") {
+TEST_CASE("a room gets a readable code, an invite, a token, players join by code with unique names") {
   RoomsServer server;
   auto request = create_request("Ann", "pairs", 3);
   request.settings.listed = true;
@@ -84,7 +84,7 @@ TEST_CASE("a room gets a readable code, an invite, a token; players join by code
   CHECK(ann.await_event<protocol::SpectatorsChanged>());
 }
 
-TEST_CASE("the host adds and removes bots, kicks, starts when every seat is filled; the role passes on") {
+TEST_CASE("the host adds and removes bots, kicks, starts when every seat is filled, the role passes on") {
   RoomsServer server;
   Seated ann = create_room(server.port(), create_request("Ann", "classic", 4));
   Seated bob = join_room(server.port(), ann.code, "Bob");
@@ -141,7 +141,7 @@ TEST_CASE("the host adds and removes bots, kicks, starts when every seat is fill
   CHECK(late.error_of(protocol::Join{ann.code, "Dee", protocol::JoinAs::kPlayer}) == "room/already_started");
 }
 
-TEST_CASE("chat: free text, fixed phrases only, or off; length and rate limited") {
+TEST_CASE("chat: free text, fixed phrases only, or off, length and rate limited") {
   RoomsServer server;
   Seated ann = create_room(server.port(), create_request("Ann", "classic", 2));
   auto spectator = watch_room(server.port(), ann.code, "Cy");
@@ -175,7 +175,7 @@ TEST_CASE("chat: free text, fixed phrases only, or off; length and rate limited"
   CHECK(quiet.peer->error_of(protocol::Chat{"", "hello"}) == "chat/off");
 }
 
-TEST_CASE("rooms and spectators are capped; spectators can be turned off") {
+TEST_CASE("rooms and spectators are capped, spectators can be turned off") {
   Config config = rooms_config();
   config.limits.max_rooms = 2;
   config.limits.max_spectators_per_room = 1;
@@ -192,7 +192,7 @@ TEST_CASE("rooms and spectators are capped; spectators can be turned off") {
   CHECK(fourth.error_of(protocol::Join{a.code, "Dee", protocol::JoinAs::kSpectator}) == "room/full");
 }
 
-TEST_CASE("a room with nobody connected expires; a seat whose owner stays away is freed") {
+TEST_CASE("a room with nobody connected expires, a seat whose owner stays away is freed") {
   Config config = rooms_config();
   config.limits.room_idle_expiry = 300ms;
   config.limits.seat_grace_period = 200ms;

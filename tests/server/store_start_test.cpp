@@ -1,6 +1,7 @@
 // gofish-server itself, started on a damaged data directory: a file that is
-// not SQLite and a schema newer than the server's each stop the start with a
-// clear message and exit code 3, and leave the file untouched.
+// not SQLite, a schema newer than the server's and a room that cannot be
+// rebuilt each stop the start with a clear message and exit code 3 (the
+// first two leave the file untouched).
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -109,6 +110,21 @@ TEST_CASE("start: a schema newer than the server's refuses to start") {
   const auto outcome = run_server(data);
   CHECK(outcome.exit_code == 3);
   CHECK(outcome.output.find("newer than this server's") != std::string::npos);
+}
+
+TEST_CASE("start: a room that cannot be rebuilt refuses to start and names the room") {
+  TempDir dir;
+  const auto data = dir.path / "data";
+  fs::create_directories(data);
+  const auto file = data / "gofish.sqlite";
+  {
+    SqliteStore store(file, SyncMode::kNormal);
+    store.commit({record::RoomCreated{"QWERT", "these are not settings", 1}});
+  }
+  const auto outcome = run_server(data);
+  CHECK(outcome.exit_code == 3);
+  CHECK(outcome.output.find("room QWERT") != std::string::npos);
+  CHECK(outcome.output.find("refusing to start") != std::string::npos);
 }
 
 }  // namespace

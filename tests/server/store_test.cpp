@@ -13,6 +13,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "server/sqlite_store.hpp"
 
@@ -233,6 +234,74 @@ TEST_CASE("store writer: finished games past their retention are deleted after a
   CHECK(store.finished_transcript("new"));
 }
 
+TEST_CASE("store writer: an idle writer still deletes old finished games, once per period") {
+  TempDir dir;
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  store.commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "old", "{}", 1},
+                record::GameFinished{"old", "{}", now_ms - 120'000}});
+  StoreWriter writer(store, std::chrono::seconds(60), std::chrono::milliseconds(20));
+  // Nothing is submitted: the writer wakes by itself.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (store.finished_transcript("old") && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK_FALSE(store.finished_transcript("old"));
+  CHECK(writer.batches() == 0);
+}
+
+TEST_CASE("store: a room's event version is kept and read back") {
+  TempDir dir;
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    store.commit(a_room_with_a_game());
+    store.commit({record::RoomVersion{"ABCD", 41}, record::RoomVersion{"ABCD", 42}});
+  }
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  const auto rooms = store.load_open_rooms();
+  REQUIRE(rooms.size() == 1);
+  CHECK(rooms[0].v == 42);
+}
+
+// A database written by the first schema (as the previous release left it)
+// is migrated in place: its rooms stay, with version 0.
+TEST_CASE("store: a version 1 database is migrated to the current schema and keeps its rooms") {
+  TempDir dir;
+  {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open(dir.db().string().c_str(), &db) == SQLITE_OK);
+    const char* v1 = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE rooms(code TEXT PRIMARY KEY, settings TEXT NOT NULL, created_ms INTEGER NOT NULL);
+CREATE TABLE seats(room TEXT NOT NULL, seat INTEGER NOT NULL, state TEXT NOT NULL, token_hash BLOB,
+                   PRIMARY KEY(room, seat));
+CREATE TABLE games(game_id TEXT PRIMARY KEY, room TEXT, game INTEGER NOT NULL, setup TEXT NOT NULL,
+                   started_ms INTEGER NOT NULL, transcript TEXT, finished_ms INTEGER);
+CREATE INDEX games_by_room ON games(room, game);
+CREATE INDEX games_by_finish ON games(finished_ms) WHERE finished_ms IS NOT NULL;
+CREATE TABLE decisions(game_id TEXT NOT NULL, seq INTEGER NOT NULL, decision TEXT NOT NULL,
+                       PRIMARY KEY(game_id, seq));
+INSERT INTO rooms VALUES('OLDR', '{"x":1}', 5);
+INSERT INTO games VALUES('g-old', 'OLDR', 1, '{}', 6, NULL, NULL);
+INSERT INTO decisions VALUES('g-old', 0, '{"seat":0}');
+PRAGMA user_version=1;
+)sql";
+    REQUIRE(sqlite3_exec(db, v1, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  const auto rooms = store.load_open_rooms();
+  REQUIRE(rooms.size() == 1);
+  CHECK(rooms[0].room == "OLDR");
+  CHECK(rooms[0].v == 0);
+  REQUIRE(rooms[0].game);
+  CHECK(rooms[0].game->decisions.size() == 1);
+  store.commit({record::RoomVersion{"OLDR", 7}});
+  CHECK(store.load_open_rooms()[0].v == 7);
+}
+
 TEST_CASE("store writer: a failed write is reported to its callback") {
   TempDir dir;
   SqliteStore store(dir.db(), SyncMode::kNormal);
@@ -250,7 +319,7 @@ TEST_CASE("store writer: a failed write is reported to its callback") {
   CHECK(store.load_open_rooms().size() == 2);
 }
 
-TEST_CASE("transcript api: only a finished game's transcript, by its id; the same 404 otherwise") {
+TEST_CASE("transcript api: only a finished game's transcript, by its id, the same 404 otherwise") {
   TempDir dir;
   SqliteStore store(dir.db(), SyncMode::kNormal);
   const std::string id = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";  // token-shaped: 32 base64url characters
