@@ -46,20 +46,27 @@ void play_preset(const std::string& preset, std::uint64_t seed) {
       return ann->games_over() >= n && bob->games_over() >= n;
     };
   };
-  REQUIRE(drive(players, games_over(1), 30'000ms));
+  // The server shuffles at random, and a short game (pairs deals five cards)
+  // can end on the bots' turns before either human has asked. Rematch until
+  // the humans have played and there have been at least two games.
   std::map<int, engine::Transcript> transcripts;
-  transcripts[1] = fetch_transcript(*spectator, 1);
-  fetch_transcript(ann->peer(), 1);
+  int games = 0;
+  constexpr int kMaxGames = 8;
+  while (games < kMaxGames && (games < 2 || ann->decisions() + bob->decisions() == 0)) {
+    if (games > 0) {
+      // Rematch: the same seats, a new deal, once both players ask for it.
+      ann->peer().expect<protocol::Ok>(protocol::Rematch{});
+      CHECK(bob->peer().error_of(protocol::Start{}) == "room/not_host");
+      bob->peer().expect<protocol::Ok>(protocol::Rematch{});
+    }
+    ++games;
+    REQUIRE(drive(players, games_over(games), 30'000ms));
+    // Through the spectator: its reply comes after every event of the game.
+    transcripts[games] = fetch_transcript(*spectator, games);
+    fetch_transcript((games % 2 ? ann : bob)->peer(), games);
+  }
+  INFO("games played: " << games);
   CHECK(ann->decisions() + bob->decisions() > 0);
-
-  // Rematch: the same seats, a new deal, once both players ask for it.
-  ann->peer().expect<protocol::Ok>(protocol::Rematch{});
-  CHECK(bob->peer().error_of(protocol::Start{}) == "room/not_host");
-  bob->peer().expect<protocol::Ok>(protocol::Rematch{});
-  REQUIRE(drive(players, games_over(2), 30'000ms));
-  // Through the spectator: its reply comes after every event of the game.
-  transcripts[2] = fetch_transcript(*spectator, 2);
-  fetch_transcript(bob->peer(), 2);
   CHECK_FALSE(transcripts[2].deck == transcripts[1].deck);
 
   check_no_problems(ann->problems);
@@ -72,8 +79,8 @@ void play_preset(const std::string& preset, std::uint64_t seed) {
   check_no_problems(find_leaks(spectator_frames, std::nullopt, spectator_frames, transcripts));
 
   const std::string metrics = server.metrics().serialize();
-  CHECK(metric_value(metrics, "gofish_games_started_total") == 2);
-  CHECK(metric_value(metrics, "gofish_games_finished_total") == 2);
+  CHECK(metric_value(metrics, "gofish_games_started_total") == games);
+  CHECK(metric_value(metrics, "gofish_games_finished_total") == games);
 }
 
 TEST_CASE("complete games of classic, with a rematch, leak nothing") { play_preset("classic", 11); }
