@@ -164,7 +164,7 @@ function celebrate(ev) {
   box.replaceChildren();
   const msg = document.createElement('div');
   msg.className = 'burst';
-  msg.textContent = `🎉 ${word} of ${rankPlural(ev.rank)}! ${who === 'You' ? '' : `(${who})`}`;
+  msg.textContent = `★ ${word} of ${rankPlural(ev.rank)}! ${who === 'You' ? '' : `(${who})`}`;
   box.append(msg);
   box.classList.remove('show');
   void box.offsetWidth;   // restart the animation

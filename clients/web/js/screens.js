@@ -242,7 +242,7 @@ export function renderOver(state, ui) {
     el('th', { scope: 'row', text: s.name + (i === you ? ' (you)' : '') }),
     el('td', { text: String(result.scores[i]) }),
     el('td', { text: String(result.hands[i].length) }),
-    el('td', { text: result.winners.includes(i) ? '🏆 Winner' : '' }))));
+    el('td', { text: result.winners.includes(i) ? '★ Winner' : '' }))));
   $('over-tiebreak').textContent = tieBreakExplained(result, rules, state);
   const rematch = $('rematch');
   rematch.hidden = you === null;
