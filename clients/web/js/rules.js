@@ -5,7 +5,7 @@ import { numberWord } from './cards.js';
 
 export const PRESET_LINES = {
   classic: 'The usual game: ask for a rank, catch or draw, most books wins.',
-  'specific-card': 'Ask for one exact card (the king of clubs) instead of a whole rank.',
+  'specific-card': 'Ask for one exact card, naming its rank and suit, instead of a whole rank.',
   'keep-playing': 'The game goes on after the stock runs out, until all 13 books are made.',
   bicycle: 'Only a catch or a new book keeps your turn; play passes to the left.',
   authors: 'No stock: all cards are dealt and you ask for exact cards you lack.',
