@@ -10,7 +10,6 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { launchBrowser } from './lib/harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..', '..');
@@ -56,6 +55,10 @@ async function startServer() {
 }
 
 async function main() {
+  if (!existsSync(join(here, 'node_modules', 'playwright-core'))) {
+    throw new Error('playwright-core is not installed: run `npm ci --prefix tests/web` (scripts/test.sh does)');
+  }
+  const { launchBrowser } = await import('./lib/harness.mjs');
   if (!existsSync(serverPath)) throw new Error(`no server binary at ${serverPath} (build it, or pass --server)`);
   const files = readdirSync(join(here, 'e2e')).filter((f) => f.endsWith('.mjs')).sort()
     .filter((f) => !only || f.replace(/\.mjs$/, '') === only);
