@@ -6,7 +6,7 @@ import { narrate } from './narrate.js';
 import { buildReplay, downloadTranscript } from './replay.js';
 import { renderLobby, renderOver, renderPresets, renderReplay, renderRules, renderSeatSetup, renderTable,
   renderWaiting, showScreen } from './screens.js';
-import { rankPlural, rankWord } from './cards.js';
+import { rankPlural } from './cards.js';
 
 const $ = (id) => document.getElementById(id);
 const state = new RoomState();
@@ -15,7 +15,6 @@ let welcome = null;
 let current = null;          // { code, as, name } of the room this page is in (or is resuming)
 let resyncV = -2;
 let flushQueued = false;
-let pendingScreen = null;
 
 const conn = new Connection({ onMessage, onStatus, onReady });
 window.gofish = { state, ui, conn };   // for people debugging in the console, and the tests
@@ -224,7 +223,6 @@ function render() {
     document.querySelector('#hand .rank-group:not([disabled])')?.focus();
   }
   if (changed && screen !== 'table') $('main').focus({ preventScroll: true });
-  pendingScreen = screen;
 }
 
 function makeReplay() {
@@ -254,7 +252,11 @@ async function resync(lastV) {
   resyncV = state.v;
   const msg = { type: 'resume', token: seat.token };
   if (lastV !== undefined) msg.last_v = lastV;
-  await conn.request(msg);
+  const reply = await conn.request(msg);
+  if (reply.type === 'error' && ['protocol/rate_limited', 'client/timeout'].includes(reply.code)) {
+    // Too fast for the server: try again in a moment.
+    setTimeout(() => { resyncV = -2; queueFlush(); }, 700);
+  }
 }
 
 function saveState() {
@@ -363,6 +365,7 @@ async function createRoom(event) {
     spectators: $('allow-spectators').checked,
     listed: $('listed').checked,
   };
+  if ($('table-rules').checked) msg.rules.table_rules = true;
   const reply = await conn.request(msg);
   if (reply.type === 'error') { $('create-error').textContent = reply.message; say(reply.message, 'error'); return; }
   enteredRoom({ ...reply, as: 'player' }, name);
@@ -466,6 +469,14 @@ function wire() {
     const target = e.target.closest('[data-target]');
     if (target && !target.disabled) ask(Number(target.dataset.target));
   });
+  $('decide').addEventListener('click', (e) => {
+    const b = e.target.closest('button');
+    if (!b) return;
+    const msg = b.dataset.answer ? { type: 'answer', give: b.dataset.answer === 'give' } : { type: 'declare', rank: b.dataset.declare };
+    state.room.game.legal = null;
+    render();
+    act(msg).then((reply) => { if (reply.type === 'error') { resyncV = -2; resync(); } });
+  });
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && ui.selected && document.body.dataset.screen === 'table') {
       ui.selected = null;
@@ -499,5 +510,3 @@ function wire() {
 wire();
 $('name').value = savedName();
 conn.open();
-void rankWord;
-void pendingScreen;

@@ -76,6 +76,15 @@ export class Connection {
       resolve(msg);
       return;
     }
+    // A request over the rate is dropped and answered by one error without an
+    // id. Replies come in order, so the oldest request still waiting is the
+    // one that was dropped.
+    if (msg.type === 'error' && msg.id === undefined && msg.code === 'protocol/rate_limited' && this.pending.size) {
+      const [id, resolve] = this.pending.entries().next().value;
+      this.pending.delete(id);
+      resolve(msg);
+      return;
+    }
     if (msg.type === 'closing') this.closingReason = msg.reason;
     this.onMessage(msg);
   }
@@ -107,7 +116,12 @@ export class Connection {
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.pending.set(id, resolve);
+      // Later drops in one run of drops get no error of their own: give up
+      // waiting after a while rather than wait forever.
+      const timer = setTimeout(() => {
+        if (this.pending.delete(id)) resolve({ type: 'error', code: 'client/timeout', message: 'The server did not answer; trying again.' });
+      }, 10_000);
+      this.pending.set(id, (reply) => { clearTimeout(timer); resolve(reply); });
       this.ws.send(JSON.stringify({ ...msg, id }));
     });
   }

@@ -206,8 +206,26 @@ export function renderTable(state, ui) {
     picker.replaceChildren();
   }
 
+  // Table rules: the asked player answers, and owners declare their sets.
+  const decide = $('decide');
+  const choices = [];
+  for (const answer of legal?.answers ?? []) {
+    choices.push(el('button', { type: 'button', class: answer === 'give' ? 'primary' : '', 'data-answer': answer,
+      'data-focus': `answer:${answer}`, text: answer === 'give' ? 'Give the cards' : 'Say "Go fish!"' }));
+  }
+  for (const rank of legal?.declare ?? []) {
+    choices.push(el('button', { type: 'button', 'data-declare': rank, 'data-focus': `declare:${rank}`,
+      text: `Lay down the ${set} of ${rankPlural(rank)}` }));
+  }
+  decide.hidden = choices.length === 0;
+  decide.replaceChildren(...choices);
+
   let prompt = '';
   if (room.state !== 'playing') prompt = '';
+  else if (legal?.answers?.length) {
+    const p = game.pending;
+    prompt = p ? `${state.nameOf(p.seat)} asked you for ${p.card ? 'the ' + cardName(p.card) : rankPlural(p.rank)}: answer.` : 'Answer the ask.';
+  }
   else if (yourTurn && canAsk) {
     if (!ui.selected) prompt = `Your turn: pick a ${byCard ? 'rank' : 'rank to ask for'} in your hand.`;
     else if (byCard && !ui.selectedCard) prompt = `Now pick which ${rankWord(ui.selected)} you want.`;

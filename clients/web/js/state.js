@@ -107,7 +107,12 @@ export class RoomState {
         seats[ev.seat].hand_size = ev.count;
         if (ev.seat === you && ev.cards) game.hand = [...ev.cards].sort(cardOrder);
         break;
-      case 'asked': this.lastAsk = ev; this.room.timer = null; break;
+      case 'asked':
+        this.lastAsk = ev;
+        this.room.timer = null;
+        if (this.rules?.table_rules) Object.assign(game, { phase: 'answer', to_act: ev.target, pending: { ...ev } });
+        break;
+      case 'answered': Object.assign(game, { phase: 'ask', to_act: game.turn, pending: null }); break;
       case 'gave':
         seats[ev.from].hand_size -= ev.cards.length;
         seats[ev.to].hand_size += ev.cards.length;

@@ -37,7 +37,8 @@ export async function launchBrowser() {
 // A page in its own context (its own localStorage, like another person's
 // browser), recording every WebSocket frame it receives and any page error.
 export async function openPage(browser, baseUrl, { width = 1280, height = 800, path = '/' } = {}) {
-  const context = await browser.newContext({ viewport: { width, height } });
+  // Reduced motion: the same client, less work for a loaded test machine.
+  const context = await browser.newContext({ viewport: { width, height }, reducedMotion: 'reduce' });
   const page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT);
   const frames = [];
@@ -68,7 +69,7 @@ export const online = (page) => page.waitForSelector('#conn.online');
 
 // Home screen -> create a room. `seats` is an array for seats 1.. of
 // 'person' or a bot level.
-export async function createRoom(page, name, { preset = 'classic', others = ['person', 'medium'], timer = '0', listed = false } = {}) {
+export async function createRoom(page, name, { preset = 'classic', others = ['person', 'medium'], timer = '0', listed = false, tableRules = false } = {}) {
   await online(page);
   await waitScreen(page, 'home');
   await page.fill('#name', name);
@@ -79,6 +80,7 @@ export async function createRoom(page, name, { preset = 'classic', others = ['pe
   for (let i = 0; i < others.length; i++) await page.selectOption(`#seat-kind-${i + 1}`, others[i]);
   await page.selectOption('#turn-timer', timer);
   if (listed) await page.check('#listed');
+  if (tableRules) await page.check('#table-rules');
   await page.click('#create-button');
   await waitScreen(page, 'waiting');
   return (await page.textContent('#waiting-code')).trim();
@@ -98,6 +100,12 @@ export const myTurn = (page) => page.evaluate(() => !!document.querySelector('#h
 // One ask by clicking: the first enabled rank (and card), then the first
 // enabled opponent. Returns false when it was not this page's turn.
 export async function clickAsk(page) {
+  // Table rules: lay down a set, or answer an ask (giving when we can).
+  const decision = await page.$('#decide [data-declare]') ?? await page.$('#decide [data-answer="give"]') ?? await page.$('#decide [data-answer]');
+  if (decision) {
+    await decision.click();
+    return true;
+  }
   const rank = await page.$('#hand .rank-group:not([disabled])');
   if (!rank) return false;
   await rank.click();
