@@ -5,6 +5,7 @@
 #   scripts/install-deps.sh                 everything: build, native tests, browser tests, image tests
 #   scripts/install-deps.sh --build         only what a build needs
 #   scripts/install-deps.sh --native-tests  a build and the C++ test suite (docker/Dockerfile's build stage)
+#   scripts/install-deps.sh --browser-tests a build, the C++ tests and the browser client's tests (tests/web)
 set -euo pipefail
 
 build_packages=(
@@ -16,6 +17,14 @@ build_packages=(
 native_test_packages=(
   python3 procps
 )
+# The browser client's end-to-end tests (tests/web) drive Debian's chromium
+# with npm's playwright-core. Node and npm come from Debian only when npm is
+# missing: some machines have node (with its own npm) from elsewhere, and
+# Debian's npm would conflict with it.
+browser_test_packages=(chromium)
+if ! command -v npm >/dev/null 2>&1; then
+  browser_test_packages+=(nodejs npm)
+fi
 # The container test (scripts/docker-test.sh) builds and runs docker/Dockerfile
 # with podman, on a base image it makes itself with debootstrap.
 image_test_packages=(
@@ -26,8 +35,9 @@ wanted=("${build_packages[@]}")
 case ${1:-} in
   --build) ;;
   --native-tests) wanted+=("${native_test_packages[@]}") ;;
-  "") wanted+=("${native_test_packages[@]}" "${image_test_packages[@]}") ;;
-  *) echo "usage: $0 [--build | --native-tests]" >&2; exit 2 ;;
+  --browser-tests) wanted+=("${native_test_packages[@]}" "${browser_test_packages[@]}") ;;
+  "") wanted+=("${native_test_packages[@]}" "${browser_test_packages[@]}" "${image_test_packages[@]}") ;;
+  *) echo "usage: $0 [--build | --native-tests | --browser-tests]" >&2; exit 2 ;;
 esac
 
 missing=()

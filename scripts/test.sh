@@ -2,6 +2,7 @@
 # The README's test command: installs what is missing, builds, runs every test.
 #   scripts/test.sh             RelWithDebInfo build in build/
 #   scripts/test.sh --sanitize  the same suite under ASan and UBSan, in build-asan/
+#                               (without the browser tests, label e2e: they test the client, not the server's memory)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,13 +10,18 @@ scripts/install-deps.sh
 
 build_dir=build
 flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+ctest_flags=()
 if [[ ${1:-} == --sanitize ]]; then
   build_dir=build-asan
   flags=(-DCMAKE_BUILD_TYPE=Debug -DGOFISH_SANITIZE=ON)
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  ctest_flags=(-LE e2e)
+else
+  # The browser tests' npm dependencies, exactly as tests/web/package-lock.json pins them.
+  npm ci --prefix tests/web --no-audit --no-fund --loglevel=error
 fi
 
 cmake -S . -B "$build_dir" -G Ninja "${flags[@]}"
 cmake --build "$build_dir"
-ctest --test-dir "$build_dir" --output-on-failure --timeout 600
+ctest --test-dir "$build_dir" --output-on-failure --timeout 600 "${ctest_flags[@]}"

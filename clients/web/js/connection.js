@@ -1,0 +1,135 @@
+// The WebSocket to the server: hello, request/reply matching by id,
+// reconnection with backoff, and seat tokens kept in the browser so a reload
+// or a dropped network resumes the seat (protocol/README.md, "resume").
+
+const kClient = 'web/0.1';
+const kBackoffMs = [300, 1000, 2000, 4000, 8000];
+
+// Tokens live in sessionStorage (this tab, survives a reload) and in
+// localStorage (this browser, survives closing the tab). The tab's own copy
+// wins, so two tabs of one browser can hold two seats of one room.
+export const seatStore = {
+  key: (code) => `gofish.seat.${code}`,
+  get(code) {
+    const text = sessionStorage.getItem(this.key(code)) ?? localStorage.getItem(this.key(code));
+    try { return text ? JSON.parse(text) : null; } catch { return null; }
+  },
+  set(code, seat) {
+    const text = JSON.stringify(seat);
+    sessionStorage.setItem(this.key(code), text);
+    localStorage.setItem(this.key(code), text);
+  },
+  forget(code) {
+    sessionStorage.removeItem(this.key(code));
+    localStorage.removeItem(this.key(code));
+  },
+};
+
+export class Connection {
+  constructor({ onMessage, onStatus, onReady }) {
+    this.onMessage = onMessage;   // messages that answer no request: events, snapshots, closing
+    this.onStatus = onStatus;     // (status, detail) for the connection badge
+    this.onReady = onReady;       // after each welcome: (welcome, isReconnect)
+    this.nextId = 1;
+    this.pending = new Map();
+    this.attempt = 0;
+    this.everReady = false;
+    this.stopped = false;
+    this.ws = null;
+    this.welcome = null;
+  }
+
+  url() {
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    return `${scheme}//${location.host}/ws`;
+  }
+
+  open() {
+    this.stopped = false;
+    this.onStatus('connecting', this.everReady ? 'Reconnecting…' : 'Connecting…');
+    const ws = new WebSocket(this.url());
+    this.ws = ws;
+    ws.addEventListener('open', () => {
+      ws.send(JSON.stringify({ type: 'hello', protocol: 1, client: kClient }));
+    });
+    ws.addEventListener('message', (e) => this.receive(ws, e.data));
+    ws.addEventListener('close', (e) => this.closed(ws, e));
+  }
+
+  receive(ws, data) {
+    if (ws !== this.ws) return;
+    let msg;
+    try { msg = JSON.parse(data); } catch { return; }
+    if (msg.type === 'welcome' && !this.ready) {
+      this.ready = true;
+      this.welcome = msg;
+      this.attempt = 0;
+      const isReconnect = this.everReady;
+      this.everReady = true;
+      this.onStatus('online', 'Connected');
+      this.onReady(msg, isReconnect);
+      return;
+    }
+    if (msg.id !== undefined && this.pending.has(msg.id)) {
+      const resolve = this.pending.get(msg.id);
+      this.pending.delete(msg.id);
+      resolve(msg);
+      return;
+    }
+    // A request over the rate is dropped and answered by one error without an
+    // id. Replies come in order, so the oldest request still waiting is the
+    // one that was dropped.
+    if (msg.type === 'error' && msg.id === undefined && msg.code === 'protocol/rate_limited' && this.pending.size) {
+      const [id, resolve] = this.pending.entries().next().value;
+      this.pending.delete(id);
+      resolve(msg);
+      return;
+    }
+    if (msg.type === 'closing') this.closingReason = msg.reason;
+    this.onMessage(msg);
+  }
+
+  closed(ws, event) {
+    if (ws !== this.ws) return;
+    this.ready = false;
+    this.ws = null;
+    // Requests in flight will never be answered: settle them as errors.
+    for (const resolve of this.pending.values()) {
+      resolve({ type: 'error', code: 'client/offline', message: 'The connection dropped; trying again.' });
+    }
+    this.pending.clear();
+    if (this.stopped) return;
+    if (event.code === 4000) {
+      this.onStatus('replaced', 'This seat is now open in another window.');
+      return;
+    }
+    const delay = kBackoffMs[Math.min(this.attempt, kBackoffMs.length - 1)];
+    this.attempt += 1;
+    this.onStatus('offline', `Offline: reconnecting in ${Math.ceil(delay / 1000)} s…`);
+    this.retryTimer = setTimeout(() => this.open(), delay);
+  }
+
+  // Sends a request and resolves with its reply (or an error message).
+  request(msg) {
+    if (!this.ws || !this.ready) {
+      return Promise.resolve({ type: 'error', code: 'client/offline', message: 'Not connected to the server yet.' });
+    }
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      // Later drops in one run of drops get no error of their own: give up
+      // waiting after a while rather than wait forever.
+      const timer = setTimeout(() => {
+        if (this.pending.delete(id)) resolve({ type: 'error', code: 'client/timeout', message: 'The server did not answer; trying again.' });
+      }, 10_000);
+      this.pending.set(id, (reply) => { clearTimeout(timer); resolve(reply); });
+      this.ws.send(JSON.stringify({ ...msg, id }));
+    });
+  }
+
+  // Drops the socket on purpose and reconnects at once (used after "replaced").
+  reconnectNow() {
+    clearTimeout(this.retryTimer);
+    this.attempt = 0;
+    if (!this.ws) this.open();
+  }
+}

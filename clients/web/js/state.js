@@ -1,0 +1,154 @@
+// The client's picture of its room: the latest snapshot with every event
+// since applied to it. Snapshots (after a join, a resume or a resync) are the
+// authority; events keep the picture current between them.
+
+import { cardOrder } from './cards.js';
+
+export class RoomState {
+  constructor() {
+    this.reset();
+  }
+
+  reset() {
+    this.room = null;       // the snapshot fields: code, state, host, you, settings, seats, game, result...
+    this.v = -1;
+    this.ready = [];        // seats that asked for a rematch
+    this.lastAsk = null;    // the latest ask, for "Go fish! Barb has no 9s"
+    this.chat = [];
+    this.gameLog = [];      // this game's events as this viewer saw them, for the replay
+  }
+
+  get you() { return this.room?.you ?? null; }
+  get isSpectator() { return this.room && this.room.you === null; }
+  get rules() { return this.room?.settings?.rules; }
+
+  nameOf(seat) {
+    const s = this.room?.seats?.[seat];
+    return s?.name || `Seat ${seat + 1}`;
+  }
+
+  applySnapshot(msg) {
+    const sameGame = this.room && this.room.code === msg.code && this.room.game_number === msg.game_number;
+    this.room = structuredClone(msg);
+    this.v = msg.v;
+    if (!sameGame) {
+      this.gameLog = [];
+      this.ready = [];
+    }
+    if (msg.game) msg.game.hand.sort(cardOrder);
+  }
+
+  // Applies one event; returns false when it was already seen (v too old).
+  applyEvent(v, ev) {
+    if (v <= this.v) return false;
+    this.v = v;
+    const room = this.room;
+    const seat = room.seats[ev.seat];
+    const game = room.game;
+    if (room.state === 'playing' && !['chat', 'spectators'].includes(ev.type)) this.gameLog.push({ v, event: ev });
+    switch (ev.type) {
+      case 'seat_joined':
+        Object.assign(seat, { occupant: 'human', name: ev.name, bot: null, connected: true, bot_playing: false, kicked: false });
+        break;
+      case 'seat_left':
+      case 'kicked':
+        if (room.state === 'playing') {
+          Object.assign(seat, { connected: false, bot_playing: true, kicked: ev.type === 'kicked' });
+        } else {
+          Object.assign(seat, { occupant: 'empty', name: '', bot: null, connected: false, bot_playing: false, kicked: false });
+        }
+        break;
+      case 'bot_added':
+        Object.assign(seat, { occupant: 'bot', name: ev.name, bot: ev.level, connected: false, bot_playing: false });
+        break;
+      case 'bot_removed':
+        Object.assign(seat, { occupant: 'empty', name: '', bot: null, connected: false, bot_playing: false });
+        break;
+      case 'connection':
+        seat.connected = ev.connected;
+        if (ev.connected) seat.bot_playing = false;
+        break;
+      case 'spectators': room.spectators = ev.count; break;
+      case 'host_changed': room.host = ev.seat; break;
+      case 'bot_takeover':
+        if (ev.reason !== 'timeout') Object.assign(seat, { bot_playing: true, bot: ev.level });
+        break;
+      case 'turn_timer': room.timer = { seat: ev.seat, seconds: ev.seconds, deadline_ms: ev.deadline_ms }; break;
+      case 'rematch': this.ready = ev.ready; break;
+      case 'chat': this.chat.push(ev); break;
+      case 'game_started':
+        room.state = 'playing';
+        room.game_number = ev.game;
+        room.result = null;
+        room.timer = null;
+        this.ready = [];
+        this.gameLog = [{ v, event: ev }];
+        room.game = {
+          players: ev.players.length, hand: [], stock: 0, phase: 'ask', turn: 0, to_act: 0, pending: null, legal: null,
+          seats: ev.players.map(() => ({ hand_size: 0, status: 'in', score: 0, sets: [], misses_next_turn: false, barred: [] })),
+          end_reason: null, winners: [],
+        };
+        break;
+      default:
+        if (game) this.applyGameEvent(ev, game);
+    }
+    return true;
+  }
+
+  applyGameEvent(ev, game) {
+    const you = this.you;
+    const seats = game.seats;
+    const take = (cards) => { game.hand = game.hand.filter((c) => !cards.includes(c)); };
+    const add = (cards) => { game.hand = [...game.hand, ...cards].sort(cardOrder); };
+    game.legal = null;  // a fresh snapshot brings the next legal decisions
+    switch (ev.type) {
+      case 'deal': Object.assign(game, { stock: ev.stock, turn: ev.first, to_act: ev.first, dealer: ev.dealer }); break;
+      case 'hand_dealt':
+        seats[ev.seat].hand_size = ev.count;
+        if (ev.seat === you && ev.cards) game.hand = [...ev.cards].sort(cardOrder);
+        break;
+      case 'asked':
+        this.lastAsk = ev;
+        this.room.timer = null;
+        if (this.rules?.table_rules) Object.assign(game, { phase: 'answer', to_act: ev.target, pending: { ...ev } });
+        break;
+      case 'answered': Object.assign(game, { phase: 'ask', to_act: game.turn, pending: null }); break;
+      case 'gave':
+        seats[ev.from].hand_size -= ev.cards.length;
+        seats[ev.to].hand_size += ev.cards.length;
+        if (ev.from === you) take(ev.cards);
+        if (ev.to === you) add(ev.cards);
+        break;
+      case 'drew':
+        seats[ev.seat].hand_size += 1;
+        game.stock = Math.max(0, game.stock - 1);
+        if (ev.seat === you && ev.card) add([ev.card]);
+        break;
+      case 'set_laid': {
+        const s = seats[ev.seat];
+        s.hand_size -= ev.cards.length;
+        s.sets.push({ rank: ev.rank, scores: ev.outcome === 'scores' });
+        if (ev.outcome === 'scores') s.score += 1;
+        if (ev.seat === you) take(ev.cards);
+        break;
+      }
+      case 'turn_passed': game.turn = ev.to; game.to_act = ev.to; this.room.timer = null; break;
+      case 'sat_out': seats[ev.seat].status = 'sitting_out'; break;
+      case 'went_out': seats[ev.seat].status = 'out'; break;
+      case 'missed_turn': seats[ev.seat].misses_next_turn = false; break;
+      case 'game_over':
+        this.room.state = 'over';
+        this.room.timer = null;
+        this.room.result = { reason: ev.reason, hands: ev.hands, scores: ev.scores, winners: ev.winners };
+        Object.assign(game, { phase: 'over', end_reason: ev.reason, winners: ev.winners });
+        break;
+      default: break;
+    }
+  }
+
+  // True when this seat should ask now but the picture has no legal list yet.
+  needsLegal() {
+    const g = this.room?.game;
+    return this.room?.state === 'playing' && !this.isSpectator && g && g.to_act === this.you && !g.legal;
+  }
+}

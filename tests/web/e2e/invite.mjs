@@ -1,0 +1,48 @@
+// The invite link joins the right room through the name prompt; in the
+// waiting room the host copies the link, adds and removes bots, and kicks.
+import { assert, createRoom, online, openPage, waitScreen } from '../lib/harness.mjs';
+
+export default async function ({ baseUrl, browser }) {
+  const ann = await openPage(browser, baseUrl);
+  await ann.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
+  // Another room, so "the right room" means something.
+  const other = await openPage(browser, baseUrl);
+  const otherCode = await createRoom(other.page, 'Olga', { others: ['person'] });
+  const code = await createRoom(ann.page, 'Ann', { others: ['person', 'person'] });
+  assert(code !== otherCode, 'two rooms');
+
+  const link = await ann.page.inputValue('#invite-link');
+  assert(link === `${baseUrl}/r/${code}`, `invite link ${link}`);
+  await ann.page.click('#copy-invite');
+  await ann.page.waitForFunction(() => document.getElementById('copy-status').textContent === 'Copied!');
+  assert((await ann.page.evaluate(() => navigator.clipboard.readText())) === link, 'the link is on the clipboard');
+
+  // Bob opens the link: straight to the name prompt for that room.
+  const bob = await openPage(browser, baseUrl, { path: new URL(link).pathname });
+  await online(bob.page);
+  await waitScreen(bob.page, 'invite');
+  assert((await bob.page.textContent('#invite-code')) === code, 'the prompt names the room');
+  await bob.page.fill('#invite-name', 'Bob');
+  await bob.page.click('#invite-join');
+  await waitScreen(bob.page, 'waiting');
+  assert((await bob.page.textContent('#waiting-code')) === code, 'Bob is in the invited room');
+  await ann.page.waitForFunction(() => /Bob \(/.test(document.querySelector('[data-seat="1"] .seat-name')?.textContent ?? '')
+    || document.querySelector('[data-seat="1"] .seat-name')?.textContent === 'Bob');
+
+  // The host seats a bot in the last seat, removes it, seats another.
+  await ann.page.selectOption('#bot-level-2', 'hard');
+  await ann.page.click('[data-add-bot="2"]');
+  await ann.page.waitForFunction(() => document.querySelector('[data-seat="2"] .status')?.textContent === 'Hard bot');
+  await bob.page.waitForFunction(() => document.querySelector('[data-seat="2"] .status')?.textContent === 'Hard bot');
+  assert(!(await ann.page.isDisabled('#start-game')), 'a full table can start');
+  await ann.page.click('[data-remove-bot="2"]');
+  await ann.page.waitForSelector('[data-add-bot="2"]');
+  assert(await ann.page.isDisabled('#start-game'), 'an empty seat blocks the start');
+  assert(await bob.page.isHidden('#start-game'), 'only the host has a start button');
+
+  // The host removes Bob: he is back home and told why.
+  await ann.page.click('[data-kick="1"]');
+  await waitScreen(bob.page, 'home');
+  await bob.page.waitForFunction(() => /removed you/.test(document.getElementById('home-error').textContent));
+  await ann.page.waitForSelector('[data-add-bot="1"]');
+}

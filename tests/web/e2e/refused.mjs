@@ -1,0 +1,36 @@
+// Refused actions show the server's message: a room that does not exist, a
+// name that is taken, rules that cannot be played at that table size.
+import { assert, createRoom, joinByCode, openPage, waitFor, waitScreen } from '../lib/harness.mjs';
+
+export default async function ({ baseUrl, browser }) {
+  const ann = await openPage(browser, baseUrl);
+  const code = await createRoom(ann.page, 'Ann', { others: ['person'] });
+
+  const bob = await openPage(browser, baseUrl);
+  const missing = code === '22222' ? '33333' : '22222';
+  await joinByCode(bob.page, 'Bob', missing);
+  await bob.page.waitForFunction(() => document.getElementById('home-error').textContent.length > 0);
+  const notFound = await bob.page.textContent('#home-error');
+  assert(/no room/i.test(notFound), `not found: "${notFound}"`);
+  assert(await bob.page.isVisible('#home-error'), 'the message is on screen');
+  assert((await bob.page.getAttribute('#home-error', 'role')) === 'alert', 'and announced');
+
+  await bob.page.fill('#name', 'ann');
+  await bob.page.fill('#join-code', code);
+  await bob.page.click('#join-button');
+  await waitFor('name taken message', async () => /name/i.test(await bob.page.textContent('#home-error')) &&
+    (await bob.page.textContent('#home-error')) !== notFound);
+  assert((await bob.page.evaluate(() => document.body.dataset.screen)) === 'home', 'still at home');
+
+  // Authors needs three or more players.
+  await bob.page.fill('#name', 'Bob');
+  await bob.page.click('#go-create');
+  await waitScreen(bob.page, 'create');
+  await bob.page.check('input[name=preset][value="authors"]');
+  await bob.page.selectOption('#seat-count', '2');
+  await bob.page.click('#create-button');
+  await bob.page.waitForFunction(() => document.getElementById('create-error').textContent.length > 0);
+  const badRules = await bob.page.textContent('#create-error');
+  assert(/player/i.test(badRules), `bad rules: "${badRules}"`);
+  assert((await bob.page.evaluate(() => document.body.dataset.screen)) === 'create', 'still on the create screen');
+}

@@ -1,0 +1,49 @@
+// A reload in the middle of a game resumes the seat by itself (the token is
+// kept in the browser) and catches up; the others see the player come back.
+import { assert, clickAsk, createRoom, joinByCode, openPage, playToEnd, waitFor, waitScreen } from '../lib/harness.mjs';
+
+const handOf = (page) => page.$$eval('#hand .card.face', (cards) => cards.map((c) => c.getAttribute('aria-label')).join(', '));
+
+export default async function ({ baseUrl, browser, log }) {
+  const ann = await openPage(browser, baseUrl);
+  const bob = await openPage(browser, baseUrl);
+  const code = await createRoom(ann.page, 'Ann', { others: ['person', 'easy'] });
+  await joinByCode(bob.page, 'Bob', code);
+  await waitScreen(bob.page, 'waiting');
+  await ann.page.click('#start-game');
+  await Promise.all([waitScreen(ann.page, 'table'), waitScreen(bob.page, 'table')]);
+
+  // Play a little, until it is Ann's turn (so nothing moves while Bob reloads).
+  let asks = 0;
+  await waitFor('a few asks, then Ann to play', async () => {
+    if (asks >= 3 && await ann.page.$('#hand .rank-group:not([disabled])')) return true;
+    if (await clickAsk(bob.page).catch(() => false)) asks += 1;
+    else if (asks < 3 && await clickAsk(ann.page).catch(() => false)) asks += 1;
+    return false;
+  }, 60_000);
+  const before = await handOf(bob.page);
+  const title = await bob.page.textContent('#table-title');
+  log(`Bob reloads holding: ${before}`);
+
+  await bob.page.reload();
+  await waitScreen(bob.page, 'table');
+  await bob.page.waitForSelector('#conn.online');
+  await bob.page.waitForFunction((h) => [...document.querySelectorAll('#hand .card.face')]
+    .map((c) => c.getAttribute('aria-label')).join(', ') === h, before);
+  assert((await bob.page.textContent('#me-name')).includes('You (Bob)'), 'Bob has his seat back');
+  assert((await bob.page.textContent('#table-title')) === title, 'same room and game');
+  assert(new URL(bob.page.url()).pathname === `/r/${code}`, 'the address names the room');
+  // Ann sees Bob online again.
+  await ann.page.waitForFunction(() => [...document.querySelectorAll('#opponents .opponent')]
+    .some((o) => /^Bob,.*online/.test(o.getAttribute('aria-label'))));
+
+  // A dropped connection: the badge says so, and the client comes back by itself.
+  await bob.page.evaluate(() => window.gofish.conn.ws.close());
+  await bob.page.waitForSelector('#conn.offline, #conn.connecting', { state: 'attached' });
+  await bob.page.waitForSelector('#conn.online');
+  await waitScreen(bob.page, 'table');
+
+  // The game goes on to the end from the resumed seat.
+  await playToEnd([ann.page, bob.page]);
+  assert(bob.errors.length === 0, `no page errors: ${bob.errors}`);
+}

@@ -1,0 +1,38 @@
+// A spectator, joined by code, sees the table with every seat's card backs
+// and no hand: not a single face-up card until the game is over.
+import { assert, createRoom, joinByCode, openPage, playToEnd, waitScreen } from '../lib/harness.mjs';
+
+export default async function ({ baseUrl, browser }) {
+  const ann = await openPage(browser, baseUrl);
+  const zoe = await openPage(browser, baseUrl);
+  const code = await createRoom(ann.page, 'Ann', { others: ['medium'] });
+  await joinByCode(zoe.page, 'Zoe', code, 'spectator');
+  await waitScreen(zoe.page, 'waiting');
+  await ann.page.waitForFunction(() => /watching/.test(document.getElementById('history').textContent) || true);
+  await ann.page.click('#start-game');
+  await Promise.all([waitScreen(ann.page, 'table'), waitScreen(zoe.page, 'table')]);
+
+  const look = () => zoe.page.evaluate(() => ({
+    faces: document.querySelectorAll('#screen-table .card.face').length,
+    hand: document.querySelectorAll('#hand .rank-group').length,
+    opponents: document.querySelectorAll('#opponents .opponent').length,
+    backs: document.querySelectorAll('#opponents .card.back').length,
+    me: document.getElementById('me-name').textContent,
+    over: document.body.dataset.screen === 'over',
+  }));
+  const first = await look();
+  assert(first.me === 'You are watching', `spectator label: ${first.me}`);
+  assert(first.opponents === 2 && first.backs >= 14, `both seats shown with card backs (${first.opponents}, ${first.backs})`);
+  let samples = 0;
+  await playToEnd([ann.page], {
+    onStep: async () => {
+      const now = await look();
+      if (now.over) return;
+      samples += 1;
+      assert(now.faces === 0 && now.hand === 0, `spectator sees no card faces (${now.faces}) and no hand (${now.hand})`);
+    },
+  });
+  assert(samples > 0, 'sampled the spectator during the game');
+  await waitScreen(zoe.page, 'over');
+  assert(await zoe.page.isHidden('#rematch'), 'a spectator has no rematch button');
+}

@@ -1,0 +1,144 @@
+// Shared helpers for the end-to-end tests: the browser, pages, and waiting
+// for the client to reach a state. No fixed sleeps: everything waits for a
+// condition with a generous timeout.
+
+import { chromium } from 'playwright-core';
+import { execSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const TIMEOUT = 30_000;
+
+export function chromiumPath() {
+  return execSync('command -v chromium', { shell: '/bin/sh' }).toString().trim();
+}
+
+// A fresh headless Chromium with its own profile and config/cache dirs.
+export async function launchBrowser() {
+  const home = mkdtempSync(join(tmpdir(), 'gofish-chromium-'));
+  const browser = await chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--disable-dev-shm-usage'],
+    env: { ...process.env, XDG_CONFIG_HOME: join(home, 'config'), XDG_CACHE_HOME: join(home, 'cache'), HOME: home },
+    timeout: 60_000,
+  });
+  return {
+    browser,
+    close: async () => {
+      await browser.close().catch(() => {});
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+// A page in its own context (its own localStorage, like another person's
+// browser), recording every WebSocket frame it receives and any page error.
+export async function openPage(browser, baseUrl, { width = 1280, height = 800, path = '/' } = {}) {
+  // Reduced motion: the same client, less work for a loaded test machine.
+  const context = await browser.newContext({ viewport: { width, height }, reducedMotion: 'reduce' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  const frames = [];
+  const errors = [];
+  page.on('websocket', (ws) => {
+    ws.on('framereceived', (f) => frames.push({ at: Date.now(), payload: String(f.payload) }));
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(baseUrl + path);
+  return { page, context, frames, errors };
+}
+
+export async function waitFor(what, fn, timeout = TIMEOUT) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export const screenOf = (page) => page.evaluate(() => document.body.dataset.screen ?? '');
+export const waitScreen = (page, name, timeout = TIMEOUT) =>
+  page.waitForFunction((n) => document.body.dataset.screen === n, name, { timeout });
+export const online = (page) => page.waitForSelector('#conn.online');
+
+// Home screen -> create a room. `seats` is an array for seats 1.. of
+// 'person' or a bot level.
+export async function createRoom(page, name, { preset = 'classic', others = ['person', 'medium'], timer = '0', listed = false, tableRules = false } = {}) {
+  await online(page);
+  await waitScreen(page, 'home');
+  await page.fill('#name', name);
+  await page.click('#go-create');
+  await waitScreen(page, 'create');
+  await page.check(`input[name=preset][value="${preset}"]`);
+  await page.selectOption('#seat-count', String(others.length + 1));
+  for (let i = 0; i < others.length; i++) await page.selectOption(`#seat-kind-${i + 1}`, others[i]);
+  await page.selectOption('#turn-timer', timer);
+  if (listed) await page.check('#listed');
+  if (tableRules) await page.check('#table-rules');
+  await page.click('#create-button');
+  await waitScreen(page, 'waiting');
+  return (await page.textContent('#waiting-code')).trim();
+}
+
+export async function joinByCode(page, name, code, as = 'player') {
+  await online(page);
+  await waitScreen(page, 'home');
+  await page.fill('#name', name);
+  await page.fill('#join-code', code);
+  await page.click(as === 'player' ? '#join-button' : '#watch-button');
+}
+
+// What the page's table says about whose turn it is.
+export const myTurn = (page) => page.evaluate(() => !!document.querySelector('#hand .rank-group:not([disabled])'));
+
+// One ask by clicking: the first enabled rank (and card), then the first
+// enabled opponent. Returns false when it was not this page's turn.
+export async function clickAsk(page) {
+  // Table rules: lay down a set, or answer an ask (giving when we can).
+  const decision = await page.$('#decide [data-declare]') ?? await page.$('#decide [data-answer="give"]') ?? await page.$('#decide [data-answer]');
+  if (decision) {
+    await decision.click();
+    return true;
+  }
+  const rank = await page.$('#hand .rank-group:not([disabled])');
+  if (!rank) return false;
+  await rank.click();
+  const card = await page.$('#card-picker .pick');
+  if (card) await card.click();
+  const target = await page.waitForSelector('#opponents .opponent.target:not([disabled])', { timeout: 5000 }).catch(() => null);
+  if (!target) return false;
+  await target.click();
+  return true;
+}
+
+// Plays until every page shows the game-over screen, clicking for whichever
+// page has its turn. `onStep` runs after each ask (for DOM samples).
+export async function playToEnd(pages, { onStep, timeout = 120_000 } = {}) {
+  const deadline = Date.now() + timeout;
+  let asks = 0;
+  for (;;) {
+    const screens = await Promise.all(pages.map(screenOf));
+    if (screens.every((s) => s === 'over')) return asks;
+    if (Date.now() > deadline) throw new Error(`game did not end in time (screens: ${screens.join(', ')})`);
+    let acted = false;
+    for (const page of pages) {
+      if ((await screenOf(page)) !== 'table') continue;
+      if (await clickAsk(page).catch(() => false)) {
+        acted = true;
+        asks += 1;
+        if (onStep) await onStep();
+      }
+    }
+    if (!acted) await new Promise((r) => setTimeout(r, 40));
+  }
+}
+
+export function assert(cond, message) {
+  if (!cond) throw new Error(`assertion failed: ${message}`);
+}
