@@ -2,7 +2,8 @@
 # The README's test command: installs what is missing, builds, runs every test.
 #   scripts/test.sh             RelWithDebInfo build in build/
 #   scripts/test.sh --sanitize  the same suite under ASan and UBSan, in build-asan/
-#                               (without the browser tests, label e2e: they test the client, not the server's memory)
+#                               (without the browser tests, label e2e, and the container image, label image:
+#                               they test the client and the packaging, not the server's memory)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,7 +17,7 @@ if [[ ${1:-} == --sanitize ]]; then
   flags=(-DCMAKE_BUILD_TYPE=Debug -DGOFISH_SANITIZE=ON)
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  ctest_flags=(-LE e2e)
+  ctest_flags=(-LE 'e2e|image')
 else
   # The browser tests' npm dependencies, exactly as tests/web/package-lock.json pins them.
   npm ci --prefix tests/web --no-audit --no-fund --loglevel=error
