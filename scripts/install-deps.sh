@@ -13,9 +13,10 @@ build_packages=(
   libboost1.81-dev        # Asio and Beast (never libboost-dev: it conflicts)
   nlohmann-json3-dev libspdlog-dev libcli11-dev doctest-dev
   prometheus-cpp-dev libsqlite3-dev
+  libedit-dev             # gofish-cli: line editing and history
 )
 native_test_packages=(
-  python3 procps
+  python3 procps tmux     # tmux: the terminal client's interactive test
 )
 # The browser client's end-to-end tests (tests/web) drive Debian's chromium
 # with npm's playwright-core. Node and npm come from Debian only when npm is

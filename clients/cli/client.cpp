@@ -1,0 +1,589 @@
+#include "clients/cli/client.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <iostream>
+#include <map>
+#include <thread>
+#include <variant>
+
+// libedit's readline-compatible interface (line editing and history).
+#include <editline/readline.h>
+
+#include "clients/cli/commands.hpp"
+#include "clients/cli/connection.hpp"
+
+namespace gofish::cli {
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+using protocol::ErrorCode;
+
+std::string_view end_reason_words(engine::EndReason reason) {
+  switch (reason) {
+    case engine::EndReason::kHandEmpty: return "a hand ran empty";
+    case engine::EndReason::kStockOut: return "the stock ran out";
+    case engine::EndReason::kAllSetsDown: return "every set is down";
+    case engine::EndReason::kNoOneCanPlay: return "no one could play";
+  }
+  return "it ended";
+}
+
+// A hint after the server's sentence, for refusals a person can put right.
+std::string_view hint_for(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kActionNotYourTurn: return "Wait for your turn; 'table' shows whose turn it is.";
+    case ErrorCode::kActionRankNotHeld: return "Ask for a rank in your hand; 'hand' shows it.";
+    case ErrorCode::kActionAskedSelf:
+    case ErrorCode::kActionUnknownSeat:
+    case ErrorCode::kActionTargetOut: return "Ask another player who is still in; 'table' lists them.";
+    case ErrorCode::kActionCardAskInRankGame: return "Ask for a rank, e.g. 'ask 2 9'.";
+    case ErrorCode::kActionRankAskInCardGame: return "Ask for one card, e.g. 'ask 2 QH'.";
+    case ErrorCode::kActionCardHeld: return "Ask for a card you do not hold.";
+    case ErrorCode::kActionGameOver:
+    case ErrorCode::kRoomNotOver: return "Type 'rematch' once the game is over.";
+    case ErrorCode::kRoomNotStarted: return "Wait for the host to start the game.";
+    case ErrorCode::kRoomNotHost: return "Only the host can do that; wait for them.";
+    case ErrorCode::kRoomNotEnoughPlayers: return "Wait until every seat is filled.";
+    case ErrorCode::kRoomSpectator: return "Spectators watch; 'table' shows the game.";
+    case ErrorCode::kChatOff:
+    case ErrorCode::kChatNotAPhrase: return "This room limits chat.";
+    case ErrorCode::kChatRateLimited:
+    case ErrorCode::kRateLimited: return "Wait a moment and try again.";
+    default: return "Type 'help' for the commands.";
+  }
+}
+
+// The exit status for a refusal of the request that enters a room.
+int entry_exit_code(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kRoomNotFound:
+    case ErrorCode::kRoomBadCode: return kExitBadCode;
+    case ErrorCode::kRoomFull: return kExitRoomFull;
+    case ErrorCode::kVersionMismatch: return kExitVersion;
+    default: return kExitRefused;
+  }
+}
+
+// How long the message stream must be quiet before the bot decides.
+constexpr int kSettleMs = 40;
+// The share of the server's message rate the client allows itself.
+constexpr double kRateMargin = 0.8;
+
+enum class Request { kHello, kCreate, kJoin, kResume, kResync, kDecision, kLeave, kOther };
+
+// The Session that owns the prompt, for libedit's plain-function callback.
+Session* g_prompt_owner = nullptr;
+void on_line_typed(char* line);
+
+}  // namespace
+
+std::string result_line(const GameResult& result) {
+  std::vector<std::string> winners;
+  std::string scores;
+  for (engine::Seat s = 0; s < result.over.players; ++s) {
+    const auto index = static_cast<std::size_t>(s);
+    const std::string name = index < result.names.size() ? result.names[index] : "Seat " + std::to_string(s + 1);
+    if (result.over.winners & (1U << s)) winners.push_back(name);
+    scores += (scores.empty() ? "" : ", ") + name + " " + std::to_string(result.over.scores[index]);
+  }
+  std::string who;
+  for (const auto& name : winners) who += (who.empty() ? "" : ", ") + name;
+  return "Game " + std::to_string(result.game) + ": " + (winners.size() == 1 ? "winner: " : "winners: ") +
+         (who.empty() ? std::string("nobody") : who) + " (scores: " + scores + "); " +
+         std::string(end_reason_words(result.over.reason)) + ".";
+}
+
+class Session : public ConnectionHandler {
+ public:
+  explicit Session(Options options) : o_(std::move(options)) {
+    if (o_.bot) bot_.emplace(*o_.bot, engine::os_seed());
+    interactive_ = !o_.bot && !o_.json;
+    line_editing_ = interactive_ && isatty(STDIN_FILENO) != 0;
+  }
+
+  ~Session() override {
+    if (prompt_installed_) rl_callback_handler_remove();
+    if (g_prompt_owner == this) g_prompt_owner = nullptr;
+  }
+
+  int run() {
+    bool first = true;
+    auto lost_since = std::chrono::steady_clock::now();
+    std::string last_problem;
+    while (!done_) {
+      Connection connection;
+      try {
+        connection.open(o_.address, std::chrono::milliseconds(o_.connect_timeout_ms));
+      } catch (const ConnectError& error) {
+        if (first) return fail(kExitUnreachable, error.what());
+        if (std::chrono::steady_clock::now() - lost_since > std::chrono::milliseconds(o_.resume_window_ms)) {
+          return fail(kExitRefused, last_problem + " Could not reconnect: " + error.what());
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        continue;
+      }
+      if (!first) note("Reconnected; resuming the seat.");
+      first = false;
+      connection_ = &connection;
+      outgoing_.clear();
+      flush_scheduled_ = false;
+      if (interactive_) watch_terminal(connection);
+      send(protocol::Hello{o_.protocol_version, "gofish-cli/0.1"}, Request::kHello);
+      const std::optional<std::string> ended = connection.run(*this);
+      connection_ = nullptr;
+      if (done_ || !ended) break;
+      // Lost: resume the seat with its token, if there is one to resume.
+      if (!token_ || finished_all_games()) return fail(kExitRefused, *ended);
+      last_problem = *ended;
+      lost_since = std::chrono::steady_clock::now();
+      note(*ended + " Reconnecting to resume the seat...");
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+    return exit_code_;
+  }
+
+  void on_frame(std::string_view frame) override {
+    if (o_.json) {
+      std::cout << frame << '\n' << std::flush;
+    }
+    auto parsed = protocol::parse_server_message(frame);
+    if (auto* problem = std::get_if<std::string>(&parsed)) {
+      note("The server sent a message this client cannot read: " + *problem);
+      return;
+    }
+    std::visit(Overloaded{
+                   [&](const protocol::Welcome& m) { on_welcome(m); },
+                   [&](const protocol::Ok&) {},
+                   [&](const protocol::Created& m) { on_created(m); },
+                   [&](const protocol::Joined& m) { on_joined(m); },
+                   [&](const protocol::RoomSnapshot& m) { on_snapshot(m); },
+                   [&](const protocol::EventMessage& m) { on_event(m); },
+                   [&](const protocol::LobbyList&) {},
+                   [&](const protocol::TranscriptMessage&) {},
+                   [&](const protocol::Pong&) {},
+                   [&](const protocol::Error& m) { on_error(m); },
+                   [&](const protocol::Closing& m) { on_closing(m); },
+               },
+               std::get<protocol::ServerMessage>(parsed));
+  }
+
+  void on_input() override {
+    if (line_editing_) {
+      rl_callback_read_char();
+      return;
+    }
+    char chunk[512];
+    const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
+    if (n <= 0) return handle_line(nullptr);
+    typed_.append(chunk, static_cast<std::size_t>(n));
+    for (auto end = typed_.find('\n'); end != std::string::npos; end = typed_.find('\n')) {
+      const std::string line = typed_.substr(0, end);
+      typed_.erase(0, end + 1);
+      handle_line(line.c_str());
+    }
+  }
+
+  // A line from the prompt; nullptr at the end of input (Ctrl-D).
+  void handle_line(const char* line) {
+    if (!line) return quit();
+    const std::string text(line);
+    if (text.find_first_not_of(" \t") == std::string::npos) return;
+    if (line_editing_) add_history(line);
+    auto parsed = parse_command(text);
+    if (auto* problem = std::get_if<std::string>(&parsed)) return print(*problem);
+    run_command(std::get<Command>(parsed));
+  }
+
+ private:
+  // ------------------------------------------------------------ output
+
+  // A line for the person: on stdout, around the prompt. Nothing in --json mode.
+  void print(const std::string& line) {
+    if (o_.json) return;
+    if (prompt_installed_) std::fputs("\r\x1b[K", stdout);
+    std::fputs(line.c_str(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+    if (prompt_installed_) rl_forced_update_display();
+  }
+  void print(const std::vector<std::string>& lines) {
+    for (const auto& line : lines) print(line);
+  }
+  // Messages about the connection: on stderr in --json mode, so stdout stays JSON.
+  void note(const std::string& line) {
+    if (o_.json) {
+      std::cerr << line << '\n';
+    } else {
+      print(line);
+    }
+  }
+  int fail(int code, const std::string& sentence) {
+    if (prompt_installed_) {
+      rl_callback_handler_remove();
+      prompt_installed_ = false;
+      std::fputs("\r\x1b[K", stdout);
+      std::fflush(stdout);
+    }
+    std::cerr << "gofish-cli: " << sentence << '\n';
+    exit_code_ = code;
+    done_ = true;
+    if (connection_) connection_->stop();
+    return code;
+  }
+
+  void watch_terminal(Connection& connection) {
+    if (line_editing_ && !prompt_installed_) {
+      g_prompt_owner = this;
+      rl_callback_handler_install("gofish> ", on_line_typed);
+      prompt_installed_ = true;
+    }
+    connection.watch_input(STDIN_FILENO);
+  }
+
+  // ------------------------------------------------------------ requests
+
+  void send(protocol::ClientBody body, Request kind) {
+    if (!connection_) return;
+    const std::int64_t id = next_id_++;
+    requests_[id] = kind;
+    outgoing_.push_back(protocol::encode_client_message(protocol::ClientMessage{id, std::move(body)}));
+    flush();
+  }
+
+  // Keeps under the server's message rate (welcome.limits) with a token
+  // bucket of our own, so no request is dropped as rate-limited.
+  void flush() {
+    const auto now = std::chrono::steady_clock::now();
+    const double rate = limits_.messages_per_second * kRateMargin;
+    const auto burst = static_cast<double>(limits_.message_burst);
+    tokens_ = std::min(burst, tokens_ + std::chrono::duration<double>(now - refilled_).count() * rate);
+    refilled_ = now;
+    while (!outgoing_.empty() && tokens_ >= 1.0) {
+      tokens_ -= 1.0;
+      connection_->send(std::move(outgoing_.front()));
+      outgoing_.pop_front();
+    }
+    if (outgoing_.empty() || flush_scheduled_) return;
+    flush_scheduled_ = true;
+    const auto wait = std::chrono::duration<double>((1.0 - tokens_) / rate);
+    connection_->after(std::chrono::ceil<std::chrono::milliseconds>(wait), [this] {
+      flush_scheduled_ = false;
+      if (connection_) flush();
+    });
+  }
+
+  void enter_room() {
+    if (token_) return send(protocol::Resume{*token_, table_.in_room() ? std::optional(table_.v()) : std::nullopt},
+                            Request::kResume);
+    if (o_.join_code || o_.spectate) {
+      protocol::Join join;
+      join.code = o_.join_code.value_or("");
+      join.name = o_.name;
+      join.as = o_.spectate ? protocol::JoinAs::kSpectator : protocol::JoinAs::kPlayer;
+      return send(join, Request::kJoin);
+    }
+    protocol::CreateRoom create;
+    create.name = o_.name;
+    create.settings.rules = engine::preset(o_.preset).value_or(engine::Rules{});
+    create.settings.seats = o_.seats;
+    create.settings.turn_timer_seconds = o_.turn_timer_seconds;
+    for (std::size_t i = 0; i < o_.bots.size(); ++i) {
+      create.bots.push_back(protocol::BotSpec{static_cast<engine::Seat>(i + 1), o_.bots[i]});
+    }
+    send(create, Request::kCreate);
+  }
+
+  // ------------------------------------------------------------ server messages
+
+  void on_welcome(const protocol::Welcome& welcome) {
+    limits_ = welcome.limits;
+    if (welcome.protocol != o_.protocol_version) {
+      fail(kExitVersion, "The server speaks protocol version " + std::to_string(welcome.protocol) +
+                             " and this gofish-cli speaks version " + std::to_string(o_.protocol_version) +
+                             "; use a client and server of the same release.");
+      return;
+    }
+    enter_room();
+  }
+
+  std::string invite_url(const std::string& code) const {
+    return "http://" + o_.address.host + ":" + o_.address.port + "/r/" + code;
+  }
+
+  void on_created(const protocol::Created& created) {
+    token_ = created.token;
+    print("Created room " + created.code + ". Others join with: gofish-cli ws://" + o_.address.host + ":" +
+          o_.address.port + " --join " + created.code + "  (or open " + invite_url(created.code) + ")");
+  }
+
+  void on_joined(const protocol::Joined& joined) {
+    if (!joined.token.empty()) token_ = joined.token;
+    if (joined.resumed) {
+      print("Resumed your seat in room " + joined.code + ".");
+    } else if (joined.as == protocol::JoinAs::kSpectator) {
+      print("Watching room " + joined.code + ".");
+    } else {
+      print("Joined room " + joined.code + " in seat " + std::to_string(joined.seat.value_or(0) + 1) + ".");
+    }
+  }
+
+  void on_snapshot(const protocol::RoomSnapshot& snapshot) {
+    table_.apply_snapshot(snapshot);
+    decided_at_v_ = -1;
+    if (bot_ && table_.has_game()) bot_->restart(table_);
+    if (interactive_) {
+      print(table_lines(table_, o_.style));
+      show_hand();
+      turn_announced_ = false;
+      announce_turn();
+      print("Type 'help' for the commands.");
+    }
+    maybe_start();
+    maybe_act();
+  }
+
+  void on_event(const protocol::EventMessage& message) {
+    if (!table_.apply(message.v, message.event)) return;  // seen before a resume replayed it
+    if (std::holds_alternative<protocol::NewGame>(message.event)) game_log_.clear();
+    const std::string line = narrate(message.event, table_);
+    if (!line.empty()) {
+      game_log_.push_back(line);
+      print(line);
+    }
+    if (const auto* event = std::get_if<engine::Event>(&message.event)) {
+      if (bot_) bot_->observe(*event, table_);
+      if (const auto* asked = std::get_if<engine::AskedRank>(event); asked && table_.is_you(asked->seat)) {
+        turn_announced_ = false;
+      }
+      if (const auto* asked = std::get_if<engine::AskedCard>(event); asked && table_.is_you(asked->seat)) {
+        turn_announced_ = false;
+      }
+      if (const auto* over = std::get_if<engine::GameOver>(event)) on_game_over(*over);
+    }
+    announce_turn();
+    maybe_start();
+    maybe_act();
+  }
+
+  void on_game_over(const engine::GameOver& over) {
+    GameResult result{table_.game_number(), {}, over};
+    for (engine::Seat s = 0; s < over.players; ++s) result.names.push_back(table_.name_of(s));
+    results_.push_back(result);
+    if (interactive_) {
+      if (table_.you()) print("Type 'rematch' for another game, or 'quit'.");
+      return;
+    }
+    if (finished_all_games()) {
+      print_summary();
+      send(protocol::Leave{}, Request::kLeave);
+      done_ = true;
+      connection_->stop();
+    } else if (table_.you()) {
+      send(protocol::Rematch{}, Request::kOther);
+    }
+  }
+
+  void on_error(const protocol::Error& error) {
+    Request kind = Request::kOther;
+    if (error.id) {
+      if (const auto* id = std::get_if<std::int64_t>(&*error.id); id && requests_.contains(*id)) kind = requests_[*id];
+    }
+    switch (kind) {
+      case Request::kHello:
+        fail(entry_exit_code(error.code), error.message);
+        return;
+      case Request::kCreate:
+      case Request::kJoin: {
+        std::string sentence = error.message;
+        if (error.code == ErrorCode::kRoomAlreadyStarted) sentence += " You can watch it with --spectate.";
+        fail(entry_exit_code(error.code), sentence);
+        return;
+      }
+      case Request::kResume:
+        fail(kExitRefused, "Could not resume the seat: " + error.message);
+        return;
+      case Request::kDecision:
+        if (bot_) {
+          // The server saw the table differently: take its snapshot and decide again.
+          note("The server refused the bot's move (" + error.message + "); resynchronising.");
+          send(protocol::Resume{*token_, std::nullopt}, Request::kResync);
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+    if (error.code == ErrorCode::kRoomKicked) {
+      fail(kExitRefused, error.message);
+      return;
+    }
+    print("Refused: " + error.message + " " + std::string(hint_for(error.code)));
+  }
+
+  void on_closing(const protocol::Closing& closing) {
+    note("The server says: " + closing.message);
+    if (closing.reason == protocol::CloseReason::kReplaced) {
+      fail(kExitRefused, "This seat was resumed by another connection.");
+    }
+  }
+
+  // ------------------------------------------------------------ playing
+
+  bool finished_all_games() const { return !interactive_ && static_cast<int>(results_.size()) >= o_.games; }
+
+  void maybe_start() {
+    if (!o_.start_when_full || start_sent_ || !table_.in_room() || !table_.is_you(table_.host())) return;
+    if (table_.state() != protocol::RoomState::kWaiting) return;
+    for (const auto& seat : table_.seats()) {
+      if (seat.occupant == protocol::Occupant::kEmpty) return;
+    }
+    start_sent_ = true;
+    send(protocol::Start{}, Request::kOther);
+  }
+
+  // The server sends a decision's events one frame at a time, so the bot
+  // waits until the stream has been quiet for a moment (each new message
+  // restarts the wait) and then decides from the whole picture.
+  void maybe_act() {
+    ++act_generation_;
+    if (!bot_ || !connection_ || !table_.your_move() || table_.v() <= decided_at_v_) return;
+    const std::uint64_t generation = act_generation_;
+    connection_->after(std::chrono::milliseconds(kSettleMs + o_.think_ms), [this, generation] {
+      if (generation != act_generation_ || !table_.your_move() || table_.v() <= decided_at_v_) return;
+      if (const auto decision = bot_->decide(table_)) {
+        decided_at_v_ = table_.v();
+        send(message_for(*decision), Request::kDecision);
+      }
+    });
+  }
+
+  void announce_turn() {
+    if (!interactive_) return;
+    if (!table_.your_move()) {
+      turn_announced_ = false;
+      return;
+    }
+    if (turn_announced_) return;
+    turn_announced_ = true;
+    show_hand();
+    print(your_turn_text(table_));
+  }
+
+  void show_hand() {
+    if (!table_.has_game() || !table_.you()) return;
+    print("Your hand (" + std::to_string(table_.view().hand.size()) + " cards):");
+    print(hand_lines(table_.view().hand, o_.style));
+  }
+
+  void print_summary() {
+    const std::string who = table_.you() ? o_.name + " (seat " + std::to_string(*table_.you() + 1) + ")" : o_.name;
+    std::vector<std::string> lines;
+    lines.push_back("Summary: " + std::to_string(results_.size()) + (results_.size() == 1 ? " game " : " games ") +
+                    (table_.you() ? "played by " + who + (bot_ ? " with the " + std::string(engine::to_string(bot_->level())) + " bot" : "")
+                                  : "watched by " + who) +
+                    " in room " + table_.code() + ".");
+    int wins = 0;
+    for (const GameResult& result : results_) {
+      lines.push_back("  " + result_line(result));
+      if (table_.you() && (result.over.winners & (1U << *table_.you()))) ++wins;
+    }
+    if (table_.you()) lines.push_back(o_.name + " won " + std::to_string(wins) + " of " + std::to_string(results_.size()) + ".");
+    for (const auto& line : lines) {
+      if (o_.json) {
+        std::cerr << line << '\n';
+      } else {
+        print(line);
+      }
+    }
+  }
+
+  void quit() {
+    if (prompt_installed_) {
+      rl_callback_handler_remove();
+      prompt_installed_ = false;
+      std::fputc('\n', stdout);
+    }
+    done_ = true;
+    if (table_.in_room()) send(protocol::Leave{}, Request::kLeave);
+    if (connection_) connection_->stop();
+  }
+
+  void run_command(const Command& command) {
+    switch (command.kind) {
+      case CommandKind::kAsk: {
+        if (!table_.has_game()) return print("The game has not started yet. " + std::string(hint_for(ErrorCode::kRoomNotStarted)));
+        auto ask = resolve_ask(command, table_);
+        if (auto* problem = std::get_if<std::string>(&ask)) return print(*problem);
+        return send(std::get<protocol::Ask>(ask), Request::kOther);
+      }
+      case CommandKind::kHand:
+        if (!table_.you()) return print("Spectators hold no cards; 'table' shows the game.");
+        if (!table_.has_game()) return print("No cards yet: the game has not started.");
+        return show_hand();
+      case CommandKind::kTable: return print(table_lines(table_, o_.style));
+      case CommandKind::kLog:
+        if (game_log_.empty()) return print("Nothing has happened in this game yet.");
+        return print(game_log_);
+      case CommandKind::kRules: return print(rules_lines(table_));
+      case CommandKind::kSay: return send(protocol::Chat{command.what, ""}, Request::kOther);
+      case CommandKind::kRematch: return send(protocol::Rematch{}, Request::kOther);
+      case CommandKind::kStart: return send(protocol::Start{}, Request::kOther);
+      case CommandKind::kAnswer: return send(protocol::Answer{command.what == "give"}, Request::kOther);
+      case CommandKind::kDeclare: {
+        const auto rank = engine::parse_rank(command.what);
+        if (!rank) return print("'" + command.what + "' is not a rank. Ranks are 2 to 10, J, Q, K and A.");
+        return send(protocol::Declare{*rank}, Request::kOther);
+      }
+      case CommandKind::kHelp: return print(help_lines());
+      case CommandKind::kQuit: return quit();
+    }
+  }
+
+  Options o_;
+  bool interactive_ = false;
+  bool line_editing_ = false;
+  bool prompt_installed_ = false;
+  Connection* connection_ = nullptr;
+  Table table_;
+  std::optional<RemoteBot> bot_;
+  std::optional<std::string> token_;
+  std::map<std::int64_t, Request> requests_;
+  std::int64_t next_id_ = 1;
+  std::vector<GameResult> results_;
+  std::vector<std::string> game_log_;
+  std::string typed_;
+  protocol::WelcomeLimits limits_;
+  std::deque<std::string> outgoing_;
+  double tokens_ = 1.0;
+  std::chrono::steady_clock::time_point refilled_ = std::chrono::steady_clock::now();
+  bool flush_scheduled_ = false;
+  std::int64_t decided_at_v_ = -1;
+  std::uint64_t act_generation_ = 0;
+  bool start_sent_ = false;
+  bool turn_announced_ = false;
+  bool done_ = false;
+  int exit_code_ = kExitOk;
+};
+
+namespace {
+void on_line_typed(char* line) {
+  if (g_prompt_owner) g_prompt_owner->handle_line(line);
+  std::free(line);
+}
+}  // namespace
+
+Client::Client(Options options) : session_(std::make_unique<Session>(std::move(options))) {}
+Client::~Client() = default;
+int Client::run() { return session_->run(); }
+
+}  // namespace gofish::cli

@@ -1,0 +1,123 @@
+// gofish-cli: play Go Fish from a terminal, or let an engine bot play a seat
+// over the network (see README.md, "Terminal client").
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "clients/cli/client.hpp"
+#include "protocol/text.hpp"
+
+namespace {
+
+constexpr const char* kExitCodes =
+    "Exit status: 0 done; 2 bad usage; 3 the server cannot be reached; 4 no room has that code;\n"
+    "5 the room is full; 6 the server speaks another protocol version; 7 refused otherwise, or the\n"
+    "connection was lost for good.";
+
+bool terminal_has_color() {
+  const char* term = std::getenv("TERM");
+  return isatty(STDOUT_FILENO) != 0 && term != nullptr && std::string(term) != "dumb" && std::getenv("NO_COLOR") == nullptr;
+}
+
+int usage_error(const std::string& sentence) {
+  std::cerr << "gofish-cli: " << sentence << " (see gofish-cli --help)\n";
+  return gofish::cli::kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using gofish::cli::Options;
+  Options options;
+  std::string server = "ws://localhost:8080";
+  std::string positional;
+  std::string bots_text;
+  std::string bot_text;
+  bool no_color = false;
+
+  CLI::App app{"gofish-cli: play Go Fish against people and bots on a gofish-server, from a terminal.\n"
+               "Without --join or --spectate it creates a room (you are the host); an invite link\n"
+               "(http://host:port/r/CODE) as the server joins that room.",
+               "gofish-cli"};
+  app.footer(kExitCodes);
+  app.add_option("server", positional, "Server address (ws://host:port) or invite link (http://host:port/r/CODE)");
+  app.add_option("--server", server, "Server address, when not given first")->capture_default_str();
+  app.add_option("--name", options.name, "Your display name")->capture_default_str();
+  auto* create = app.add_flag("--create", options.create, "Create a room (the default)");
+  auto* join = app.add_option("--join", options.join_code, "Join the room with this code");
+  app.add_flag("--spectate", options.spectate, "Watch the room (with --join or an invite link)");
+  join->excludes(create);
+  app.add_option("--preset", options.preset, "Rules preset for a new room: classic, specific-card, keep-playing, bicycle, authors, pairs")
+      ->capture_default_str();
+  app.add_option("--seats", options.seats, "Seats at a new room's table, 2 to 6")->check(CLI::Range(2, 6))->capture_default_str();
+  app.add_option("--bots", bots_text, "Server bots for a new room, in seats 2, 3, ...: e.g. medium,easy");
+  app.add_option("--timer", options.turn_timer_seconds, "Turn timer in seconds for a new room (0: none, else 10-300)")
+      ->check(CLI::Range(0, 300))
+      ->capture_default_str();
+  app.add_flag("--start-when-full", options.start_when_full, "As host, start the game as soon as every seat is filled");
+  app.add_option("--bot", bot_text, "Let the engine's bot play your seat: easy, medium or hard");
+  app.add_option("--games", options.games, "With --bot or --spectate: games to play or watch, then print a summary")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  app.add_option("--think-ms", options.think_ms, "With --bot: pause before each move, in milliseconds")
+      ->check(CLI::Range(0, 60000))
+      ->capture_default_str();
+  app.add_flag("--json", options.json, "Print every server message as one JSON line on stdout, nothing else");
+  app.add_flag("--no-color", no_color, "No colours, even on a colour terminal");
+  app.add_option("--connect-timeout-ms", options.connect_timeout_ms, "Give up connecting after this long")
+      ->check(CLI::Range(100, 600000))
+      ->capture_default_str();
+  app.add_option("--resume-window-ms", options.resume_window_ms, "After a dropped connection, keep trying to resume this long")
+      ->check(CLI::Range(0, 3600000))
+      ->capture_default_str();
+  // For tests of the version check: say hello with another protocol version.
+  app.add_option("--protocol-version", options.protocol_version)->group("");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    if (error.get_exit_code() == 0) return app.exit(error);
+    return usage_error(error.what());
+  }
+
+  auto address = gofish::cli::parse_server_address(positional.empty() ? server : positional);
+  if (auto* problem = std::get_if<std::string>(&address)) return usage_error(*problem);
+  options.address = std::get<gofish::cli::ServerAddress>(address);
+  if (options.address.invite_code && !options.join_code) options.join_code = options.address.invite_code;
+  if (options.join_code) {
+    const auto code = gofish::protocol::normalize_room_code(*options.join_code);
+    if (!code) {
+      std::cerr << "gofish-cli: '" << *options.join_code
+                << "' is not a room code: a code is five letters and digits, without 0, O, 1, I or L.\n";
+      return gofish::cli::kExitBadCode;
+    }
+    options.join_code = *code;
+  }
+  if (options.spectate && !options.join_code) return usage_error("--spectate needs a room: --join CODE or an invite link.");
+  if (!gofish::engine::preset(options.preset)) return usage_error("There is no preset called '" + options.preset + "'.");
+  if (!bot_text.empty()) {
+    options.bot = gofish::engine::parse_bot_level(bot_text);
+    if (!options.bot) return usage_error("--bot is easy, medium or hard, not '" + bot_text + "'.");
+    if (options.spectate) return usage_error("--bot plays a seat, so it cannot --spectate.");
+  }
+  for (std::size_t start = 0; !bots_text.empty() && start <= bots_text.size();) {
+    const auto comma = bots_text.find(',', start);
+    const std::string level = bots_text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto parsed = gofish::engine::parse_bot_level(level);
+    if (!parsed) return usage_error("--bots lists easy, medium or hard, not '" + level + "'.");
+    options.bots.push_back(*parsed);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (static_cast<int>(options.bots.size()) > options.seats - 1) {
+    return usage_error("--bots names more bots than the " + std::to_string(options.seats - 1) + " free seats.");
+  }
+  if (options.turn_timer_seconds != 0 && options.turn_timer_seconds < 10) {
+    return usage_error("--timer is 0 (no timer) or 10 to 300 seconds.");
+  }
+  options.style.color = !no_color && !options.json && terminal_has_color();
+  return gofish::cli::Client(std::move(options)).run();
+}

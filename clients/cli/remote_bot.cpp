@@ -1,0 +1,55 @@
+#include "clients/cli/remote_bot.hpp"
+
+#include <variant>
+
+namespace gofish::cli {
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+}  // namespace
+
+RemoteBot::RemoteBot(engine::BotLevel level, std::uint64_t seed) : level_(level), rng_(seed) {}
+
+void RemoteBot::make_for(const Table& table) {
+  bot_.reset();
+  if (table.has_game() && table.you()) {
+    bot_ = engine::make_bot(level_, table.rules(), table.view().players, *table.you());
+  }
+}
+
+void RemoteBot::observe(const engine::Event& event, const Table& table) {
+  if (std::holds_alternative<engine::GameStarted>(event) || !bot_) make_for(table);
+  if (bot_) bot_->observe(event);
+}
+
+void RemoteBot::restart(const Table& table) { make_for(table); }
+
+std::optional<engine::Decision> RemoteBot::decide(const Table& table) {
+  if (!table.your_move()) return std::nullopt;
+  if (!bot_) make_for(table);
+  const engine::View& view = table.view();
+  if (view.legal.empty()) return std::nullopt;
+  return bot_->decide(view, rng_);
+}
+
+protocol::ClientBody message_for(const engine::Decision& decision) {
+  return std::visit(Overloaded{
+                        [](const engine::AskRank& a) -> protocol::ClientBody {
+                          return protocol::Ask{a.target, a.rank};
+                        },
+                        [](const engine::AskCard& a) -> protocol::ClientBody {
+                          return protocol::Ask{a.target, a.card};
+                        },
+                        [](const engine::Answer& a) -> protocol::ClientBody { return protocol::Answer{a.give}; },
+                        [](const engine::Declare& d) -> protocol::ClientBody { return protocol::Declare{d.rank}; },
+                    },
+                    decision.move);
+}
+
+}  // namespace gofish::cli

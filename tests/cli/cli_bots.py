@@ -1,0 +1,61 @@
+"""Two gofish-cli --bot clients and a server bot play a room to the end,
+watched by a spectator who came in by the invite link with --json; each
+bot client's summary must name the winner the server announced in game_over."""
+import sys
+
+from harness import Cli, Server, check, run
+
+server_binary, cli_binary = sys.argv[1], sys.argv[2]
+
+
+def expected_summary(game_over, names):
+    winners = [names[seat] for seat in game_over["winners"]]
+    label = "winner" if len(winners) == 1 else "winners"
+    return f"Game 1: {label}: {', '.join(winners)} ("
+
+
+def main():
+    server = Server(server_binary)
+    clients = []
+    try:
+        host = Cli(cli_binary, server.url, "--name", "Host", "--create", "--seats", "3", "--bots", "medium",
+                   "--bot", "hard", "--games", "1", "--start-when-full", "--no-color", "--think-ms", "0")
+        clients.append(host)
+        code = host.wait_for(r"Created room ([2-9A-Z]{5})\.").group(1)
+        spectator = Cli(cli_binary, f"http://127.0.0.1:{server.port}/r/{code}", "--spectate", "--json",
+                        "--name", "Watcher", "--games", "1")
+        clients.append(spectator)
+        spectator.wait_for(r'"type":"joined"')
+        guest = Cli(cli_binary, server.url, "--join", code.lower(), "--name", "Guest", "--bot", "medium",
+                    "--games", "1", "--no-color", "--think-ms", "0")
+        clients.append(guest)
+        for client in clients:
+            status = client.finish(120)
+            check(status == 0, f"{' '.join(client.args)} exited with {status}: {client.stderr}\n{client.output()}")
+
+        messages = spectator.messages()
+        check(all(isinstance(m, dict) and "type" in m for m in messages), "--json printed something else")
+        check(len(messages) == len(spectator.lines), "the spectator's stdout holds lines that are not JSON")
+        started = [m["event"] for m in messages if m["type"] == "event" and m["event"]["type"] == "game_started"]
+        overs = [m["event"] for m in messages if m["type"] == "event" and m["event"]["type"] == "game_over"]
+        check(len(started) == 1 and len(overs) == 1, "the spectator did not see exactly one game start and end")
+        names = [player["name"] for player in started[0]["players"]]
+        check(names == ["Host", "Medium bot", "Guest"], f"unexpected seating {names}")
+        expected = expected_summary(overs[0], names)
+        for client in (host, guest):
+            summary = [line for line in client.lines if line.startswith("  Game 1:")]
+            check(len(summary) == 1 and summary[0].strip().startswith(expected),
+                  f"the summary of {client.args[2:4]} does not name the winner the server announced "
+                  f"({expected!r}):\n{client.output()}")
+        check(any(line.startswith("Summary: 1 game played by Host (seat 1) with the hard bot") for line in host.lines),
+              "the host's summary header is missing")
+        check(any(line.startswith("Summary: 1 game played by Guest (seat 3) with the medium bot") for line in guest.lines),
+              "the guest's summary header is missing")
+        print(f"room {code}: {expected}")
+    finally:
+        for client in clients:
+            client.stop()
+        server.stop()
+
+
+run(main)

@@ -1,0 +1,118 @@
+"""Shared pieces of the terminal client's end-to-end tests: the real
+gofish-server on 127.0.0.1 (any free port, no storage, no bot delay), and
+gofish-cli processes with bounded waits. Only processes started here are
+stopped, by their own handles."""
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+class Server:
+    def __init__(self, binary, *extra):
+        self.proc = subprocess.Popen(
+            [binary, "--port", "0", "--bind", "127.0.0.1", "--storage", "none", "--bot-delay-ms", "0",
+             "--log-level", "info", *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.log = []
+        deadline = time.monotonic() + 20
+        self.port = None
+        while self.port is None:
+            line = self.proc.stdout.readline()
+            check(line or time.monotonic() < deadline, "the server stopped before listening:\n" + "".join(self.log))
+            check(time.monotonic() < deadline, "the server never said where it listens")
+            self.log.append(line)
+            match = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+            if match:
+                self.port = int(match.group(1))
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        for line in self.proc.stdout:
+            self.log.append(line)
+
+    @property
+    def url(self):
+        return f"ws://127.0.0.1:{self.port}"
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class Cli:
+    """A gofish-cli process whose stdout is read line by line in the background."""
+
+    def __init__(self, binary, *args):
+        self.args = [binary, *args]
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines = []
+        self.stderr = ""
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_for(self, pattern, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in list(self.lines):
+                match = re.search(pattern, line)
+                if match:
+                    return match
+            if self.proc.poll() is not None and not self._reader.is_alive():
+                break
+            time.sleep(0.05)
+        raise Failure(f"'{pattern}' never appeared in the output of {' '.join(self.args)}:\n" + self.output())
+
+    def finish(self, timeout=90):
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            self._reader.join(5)
+            raise Failure(f"{' '.join(self.args)} did not finish in {timeout} s:\n" + self.output())
+        self._reader.join(5)
+        self.stderr = self.proc.stderr.read()
+        return self.proc.returncode
+
+    def output(self):
+        return "\n".join(self.lines[-40:])
+
+    def messages(self):
+        return [json.loads(line) for line in self.lines if line.startswith("{")]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def run(main):
+    """Runs a test's main(), printing the failure and exiting non-zero when it fails."""
+    try:
+        main()
+    except Failure as failure:
+        print(f"FAILED: {failure}", file=sys.stderr)
+        sys.exit(1)
+    print("passed")
