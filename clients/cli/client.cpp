@@ -28,16 +28,6 @@ Overloaded(Ts...) -> Overloaded<Ts...>;
 
 using protocol::ErrorCode;
 
-std::string_view end_reason_words(engine::EndReason reason) {
-  switch (reason) {
-    case engine::EndReason::kHandEmpty: return "a hand ran empty";
-    case engine::EndReason::kStockOut: return "the stock ran out";
-    case engine::EndReason::kAllSetsDown: return "every set is down";
-    case engine::EndReason::kNoOneCanPlay: return "no one could play";
-  }
-  return "it ended";
-}
-
 // A hint after the server's sentence, for refusals a person can put right.
 std::string_view hint_for(ErrorCode code) {
   switch (code) {
@@ -86,22 +76,6 @@ Session* g_prompt_owner = nullptr;
 void on_line_typed(char* line);
 
 }  // namespace
-
-std::string result_line(const GameResult& result) {
-  std::vector<std::string> winners;
-  std::string scores;
-  for (engine::Seat s = 0; s < result.over.players; ++s) {
-    const auto index = static_cast<std::size_t>(s);
-    const std::string name = index < result.names.size() ? result.names[index] : "Seat " + std::to_string(s + 1);
-    if (result.over.winners & (1U << s)) winners.push_back(name);
-    scores += (scores.empty() ? "" : ", ") + name + " " + std::to_string(result.over.scores[index]);
-  }
-  std::string who;
-  for (const auto& name : winners) who += (who.empty() ? "" : ", ") + name;
-  return "Game " + std::to_string(result.game) + ": " + (winners.size() == 1 ? "winner: " : "winners: ") +
-         (who.empty() ? std::string("nobody") : who) + " (scores: " + scores + "); " +
-         std::string(end_reason_words(result.over.reason)) + ".";
-}
 
 class Session : public ConnectionHandler {
  public:
@@ -405,6 +379,9 @@ class Session : public ConnectionHandler {
       case Request::kCreate:
       case Request::kJoin: {
         std::string sentence = error.message;
+        if (error.code == ErrorCode::kRoomNotFound) {
+          sentence = "No room has the code " + o_.join_code.value_or("") + "; check the code or the invite link.";
+        }
         if (error.code == ErrorCode::kRoomAlreadyStarted) sentence += " You can watch it with --spectate.";
         fail(entry_exit_code(error.code), sentence);
         return;

@@ -49,16 +49,6 @@ struct Options {
   int protocol_version = 1;
 };
 
-// The result of one game, as the server announced it.
-struct GameResult {
-  int game = 0;
-  std::vector<std::string> names;  // by seat
-  engine::GameOver over{};
-};
-
-// "Game 1: winner: Ann (scores: Ann 3, Bob 1); the stock ran out."
-std::string result_line(const GameResult& result);
-
 class Session;
 
 class Client {

@@ -51,6 +51,16 @@ std::string ranks_text(std::uint16_t ranks) {
   return join(names, ", ");
 }
 
+std::string_view end_reason_words(engine::EndReason reason) {
+  switch (reason) {
+    case engine::EndReason::kHandEmpty: return "a hand ran empty";
+    case engine::EndReason::kStockOut: return "the stock ran out";
+    case engine::EndReason::kAllSetsDown: return "every set is down";
+    case engine::EndReason::kNoOneCanPlay: return "no one could play";
+  }
+  return "it ended";
+}
+
 }  // namespace
 
 std::string card_text(engine::Card card, Style style) {
@@ -278,6 +288,22 @@ std::string narrate(const protocol::RoomEvent& event, const Table& table) {
           [&](const protocol::ChatPosted& e) { return e.name + ": " + e.text; },
       },
       event);
+}
+
+std::string result_line(const GameResult& result) {
+  std::vector<std::string> winners;
+  std::string scores;
+  for (engine::Seat s = 0; s < result.over.players; ++s) {
+    const auto index = static_cast<std::size_t>(s);
+    const std::string name = index < result.names.size() ? result.names[index] : "Seat " + std::to_string(s + 1);
+    if (result.over.winners & (1U << s)) winners.push_back(name);
+    scores += (scores.empty() ? "" : ", ") + name + " " + std::to_string(result.over.scores[index]);
+  }
+  std::string who;
+  for (const auto& name : winners) who += (who.empty() ? "" : ", ") + name;
+  return "Game " + std::to_string(result.game) + ": " + (winners.size() == 1 ? "winner: " : "winners: ") +
+         (who.empty() ? std::string("nobody") : who) + " (scores: " + scores + "); " +
+         std::string(end_reason_words(result.over.reason)) + ".";
 }
 
 std::string your_turn_text(const Table& table) {

@@ -30,6 +30,16 @@ std::vector<std::string> table_lines(const Table& table, Style style);
 std::vector<std::string> rules_lines(const Table& table);
 // "Ann wins!", "A tie: you and Bob share the win.", "Nobody wins."
 std::string winners_text(std::uint8_t winners, const Table& table);
+// The result of one game, as the server announced it.
+struct GameResult {
+  int game = 0;
+  std::vector<std::string> names;  // by seat
+  engine::GameOver over{};
+};
+
+// "Game 1: winner: Ann (scores: Ann 3, Bob 1); the stock ran out."
+std::string result_line(const GameResult& result);
+
 // One event in plain words, after it was applied to `table`; empty for
 // events not worth a line.
 std::string narrate(const protocol::RoomEvent& event, const Table& table);

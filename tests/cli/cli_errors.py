@@ -1,0 +1,95 @@
+"""Every error gofish-cli names: each prints its sentence on stderr and exits
+with its own status (documented in --help and the README)."""
+import base64
+import hashlib
+import json
+import socket
+import struct
+import sys
+import threading
+
+from harness import Cli, Server, check, run
+
+server_binary, cli_binary = sys.argv[1], sys.argv[2]
+
+
+def expect(args, status, sentence, timeout=30):
+    client = Cli(cli_binary, *args)
+    got = client.finish(timeout)
+    check(got == status, f"gofish-cli {' '.join(args)} exited with {got}, not {status}; stderr: {client.stderr}")
+    check(sentence in client.stderr,
+          f"gofish-cli {' '.join(args)} did not say {sentence!r} on stderr; it said: {client.stderr!r}")
+    print(f"exit {status}: {client.stderr.strip()}")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class FakeServer:
+    """Just enough WebSocket to answer a hello with a welcome from protocol version 2."""
+
+    def __init__(self):
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(1)
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        conn, _ = self.listener.accept()
+        with conn:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                request += conn.recv(4096)
+            key = [line.split(":", 1)[1].strip() for line in request.decode().split("\r\n")
+                   if line.lower().startswith("sec-websocket-key:")][0]
+            accept = base64.b64encode(hashlib.sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest())
+            conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                         b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+            conn.recv(4096)  # the client's hello
+            welcome = json.dumps({
+                "type": "welcome", "id": 1, "server": "gofish", "version": "9.0.0", "protocol": 2,
+                "limits": {"max_frame_bytes": 4096, "messages_per_second": 10.0, "message_burst": 20,
+                           "chats_per_second": 1.0, "chat_burst": 5, "max_name_chars": 24, "max_chat_chars": 200,
+                           "max_id_bytes": 64, "min_turn_timer_seconds": 10, "max_turn_timer_seconds": 300,
+                           "max_spectators": 16, "idle_timeout_seconds": 60, "seat_grace_seconds": 120}}).encode()
+            header = bytes([0x81, 126]) + struct.pack("!H", len(welcome)) if len(welcome) > 125 \
+                else bytes([0x81, len(welcome)])
+            conn.sendall(header + welcome)
+            try:
+                conn.settimeout(5)
+                conn.recv(4096)  # the client's close
+            except OSError:
+                pass
+
+
+def main():
+    expect(["--bot", "clever"], 2, "--bot is easy, medium or hard")
+    expect([f"ws://127.0.0.1:{free_port()}", "--name", "Ann"], 3, "Cannot reach the server at 127.0.0.1:")
+    fake = FakeServer()
+    expect([f"ws://127.0.0.1:{fake.port}", "--name", "Ann"], 6,
+           "The server speaks protocol version 2 and this gofish-cli speaks version 1")
+
+    server = Server(server_binary)
+    host = None
+    try:
+        expect([server.url, "--join", "K0QXM"], 4, "'K0QXM' is not a room code")
+        expect([server.url, "--join", "23456", "--name", "Bob"], 4, "23456")
+        expect([f"http://127.0.0.1:{server.port}/r/23456", "--name", "Bob"], 4, "23456")
+        expect([server.url, "--name", "Ann", "--protocol-version", "2"], 6,
+               "This server speaks protocol 1, and the client asked for 2")
+        # A room of two, the host and a server bot: full from the start.
+        host = Cli(cli_binary, server.url, "--name", "Host", "--seats", "2", "--bots", "easy", "--bot", "easy",
+                   "--no-color")
+        code = host.wait_for(r"Created room ([2-9A-Z]{5})\.").group(1)
+        expect([server.url, "--join", code, "--name", "Bob"], 5, "Every seat in that room is taken")
+    finally:
+        if host:
+            host.stop()
+        server.stop()
+
+
+run(main)

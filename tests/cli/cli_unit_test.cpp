@@ -1,0 +1,209 @@
+// The terminal client without the network: addresses and invite links,
+// command parsing, hands, narration, and the view a remote bot decides from.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <variant>
+
+#include "clients/cli/address.hpp"
+#include "clients/cli/commands.hpp"
+#include "clients/cli/narrate.hpp"
+#include "clients/cli/remote_bot.hpp"
+#include "clients/cli/table.hpp"
+#include "engine/game.hpp"
+#include "engine/setup.hpp"
+
+namespace gofish::cli {
+namespace {
+
+engine::Card card(std::string_view text) { return *engine::parse_card(text); }
+
+engine::CardSet cards(std::initializer_list<std::string_view> texts) {
+  engine::CardSet set;
+  for (const auto text : texts) set.add(card(text));
+  return set;
+}
+
+Command command(std::string_view line) {
+  auto parsed = parse_command(line);
+  REQUIRE(std::holds_alternative<Command>(parsed));
+  return std::get<Command>(parsed);
+}
+
+// A waiting room of `names.size()` seats as `you` sees it.
+Table room(const engine::Rules& rules, std::vector<std::string> names, std::optional<engine::Seat> you) {
+  protocol::RoomSnapshot snapshot;
+  snapshot.code = "K7QXM";
+  snapshot.settings.rules = rules;
+  snapshot.settings.seats = static_cast<int>(names.size());
+  for (auto& name : names) {
+    protocol::SeatInfo seat;
+    seat.occupant = protocol::Occupant::kHuman;
+    seat.name = name;
+    seat.connected = true;
+    snapshot.seats.push_back(seat);
+  }
+  snapshot.you = you;
+  Table table;
+  table.apply_snapshot(snapshot);
+  return table;
+}
+
+}  // namespace
+
+TEST_CASE("server addresses and invite links") {
+  const auto plain = std::get<ServerAddress>(parse_server_address("ws://127.0.0.1:8080"));
+  CHECK(plain == ServerAddress{"127.0.0.1", "8080", std::nullopt});
+  CHECK(websocket_url(plain) == "ws://127.0.0.1:8080/ws");
+  CHECK(std::get<ServerAddress>(parse_server_address("ws://fish.example.org:9000/ws")).host == "fish.example.org");
+  CHECK(std::get<ServerAddress>(parse_server_address("localhost:1234")).port == "1234");
+  CHECK(std::get<ServerAddress>(parse_server_address("http://fish.example.org")).port == "8080");
+  const auto invite = std::get<ServerAddress>(parse_server_address("http://127.0.0.1:8080/r/k7qxm"));
+  CHECK(invite.invite_code == "K7QXM");
+  CHECK(invite.port == "8080");
+  CHECK(std::holds_alternative<std::string>(parse_server_address("wss://fish.example.org")));
+  CHECK(std::holds_alternative<std::string>(parse_server_address("http://host:8080/r/K0QXM")));
+  CHECK(std::holds_alternative<std::string>(parse_server_address("ws://host:99999")));
+  CHECK(std::holds_alternative<std::string>(parse_server_address("ftp://host")));
+  CHECK(std::holds_alternative<std::string>(parse_server_address("http://host:8080/elsewhere")));
+}
+
+TEST_CASE("commands and their short forms") {
+  CHECK(command("ask 2 9") == Command{CommandKind::kAsk, "2", "9"});
+  CHECK(command("a hard bot queens") == Command{CommandKind::kAsk, "hard bot", "queens"});
+  CHECK(command("  h ").kind == CommandKind::kHand);
+  CHECK(command("t").kind == CommandKind::kTable);
+  CHECK(command("LOG").kind == CommandKind::kLog);
+  CHECK(command("r").kind == CommandKind::kRules);
+  CHECK(command("say nice one") == Command{CommandKind::kSay, "", "nice one"});
+  CHECK(command("m").kind == CommandKind::kRematch);
+  CHECK(command("?").kind == CommandKind::kHelp);
+  CHECK(command("q").kind == CommandKind::kQuit);
+  CHECK(command("answer GIVE") == Command{CommandKind::kAnswer, "", "give"});
+  CHECK(std::get<std::string>(parse_command("fish")).find("help") != std::string::npos);
+  CHECK(std::get<std::string>(parse_command("ask bob")).find("ask <player> <rank>") != std::string::npos);
+  CHECK(std::holds_alternative<std::string>(parse_command("answer maybe")));
+  CHECK(help_lines().size() == 13);
+}
+
+TEST_CASE("players are found by seat number, name or the start of a name") {
+  const Table table = room(*engine::preset("classic"), {"Ann", "Bob", "Hard bot"}, 0);
+  CHECK(std::get<engine::Seat>(resolve_player("2", table)) == 1);
+  CHECK(std::get<engine::Seat>(resolve_player("hard bot", table)) == 2);
+  CHECK(std::get<engine::Seat>(resolve_player("BO", table)) == 1);
+  CHECK(std::get<std::string>(resolve_player("7", table)) == "There is no seat 7. Players: Bob (2), Hard bot (3).");
+  CHECK(std::get<std::string>(resolve_player("zed", table)).starts_with("Nobody here is called 'zed'."));
+  const auto ask = std::get<protocol::Ask>(resolve_ask(command("ask bob nines"), table));
+  CHECK(ask.target == 1);
+  CHECK(std::get<engine::Rank>(ask.what) == *engine::parse_rank("9"));
+  CHECK(std::get<engine::Rank>(std::get<protocol::Ask>(resolve_ask(command("a 3 q"), table)).what) ==
+        *engine::parse_rank("Q"));
+  CHECK(std::get<std::string>(resolve_ask(command("ask bob 11"), table)).starts_with("'11' is not a rank."));
+  const Table cards_table = room(*engine::preset("specific-card"), {"Ann", "Bob"}, 0);
+  CHECK(std::get<engine::Card>(std::get<protocol::Ask>(resolve_ask(command("ask bob qh"), cards_table)).what) ==
+        card("QH"));
+}
+
+TEST_CASE("a hand is sorted and grouped by rank, suits named") {
+  const auto lines = hand_lines(cards({"KH", "2S", "9H", "9C"}), Style{false});
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0] == "  2  x1  2♠ spades");
+  CHECK(lines[1] == "  9  x2  9♣ clubs 9♥ hearts");
+  CHECK(lines[2] == "  K  x1  K♥ hearts");
+  CHECK(hand_lines(cards({"10D"}), Style{true})[0] == "  10 x1  \x1b[31m10♦\x1b[0m diamonds");
+  CHECK(hand_lines(engine::CardSet{}, Style{false})[0] == "  (no cards)");
+}
+
+TEST_CASE("events in plain words") {
+  Table table = room(*engine::preset("classic"), {"Ann", "Bob", "Cy"}, 0);
+  const auto say = [&](std::int64_t v, protocol::RoomEvent event) {
+    REQUIRE(table.apply(v, event));
+    return narrate(event, table);
+  };
+  CHECK(say(1, protocol::NewGame{1, {}}) == "Game 1 begins!");
+  CHECK(say(2, engine::Event{engine::GameStarted{3, 1, 0, 37}}) ==
+        "Bob dealt the cards. 37 left in the stock. You go first.");
+  CHECK(say(3, engine::Event{engine::HandDealt{0, cards({"7C", "9C", "9D", "KS", "AS"})}}) == "You got five cards.");
+  CHECK(say(4, engine::Event{engine::AskedRank{0, 1, *engine::parse_rank("7")}}) == "You asked Bob for sevens.");
+  CHECK(say(5, engine::Event{engine::GoFish{1, 0, false}}) == "Go fish! Bob has no sevens.");
+  CHECK(say(6, engine::Event{engine::Drew{0, card("4H"), engine::DrawCause::kFish}}) ==
+        "You drew the four of hearts.");
+  CHECK(say(7, engine::Event{engine::TurnPassed{0, 1}}) == "It's Bob's turn.");
+  CHECK(say(8, engine::Event{engine::AskedRank{1, 0, *engine::parse_rank("9")}}) == "Bob asked you for nines.");
+  CHECK(say(9, engine::Event{engine::Gave{0, 1, cards({"9C", "9D"})}}) == "You gave Bob two nines.");
+  CHECK(say(10, engine::Event{engine::DrewHidden{2, engine::DrawCause::kEmptyHand}}) ==
+        "Cy drew a card (an empty hand draws).");
+  CHECK(say(11, engine::Event{engine::SetLaid{1, 7, cards({"9C", "9D", "9H", "9S"}), engine::SetOutcome::kScores, false}}) ==
+        "Bob made a book of nines!");
+  CHECK(say(12, protocol::ConnectionChanged{2, false}) == "Cy lost the connection.");
+  CHECK(say(13, protocol::RematchVote{0, {0}}) == "You want a rematch.");
+  CHECK(say(14, engine::Event{engine::GameOver{engine::EndReason::kStockOut, 3, {}, {0, 1, 0}, 0b010}}) ==
+        "Game over! Bob wins!");
+  CHECK(!table.apply(14, protocol::SpectatorsChanged{1}));  // seen already
+  CHECK(winners_text(0b011, table) == "A tie: you and Bob share the win.");
+  CHECK(table.seats()[2].connected == false);
+}
+
+TEST_CASE("the summary line names the winners the server announced") {
+  GameResult result{2, {"Ann", "Bob", "Cy"}, engine::GameOver{engine::EndReason::kHandEmpty, 3, {}, {2, 5, 5}, 0b110}};
+  CHECK(result_line(result) == "Game 2: winners: Bob, Cy (scores: Ann 2, Bob 5, Cy 5); a hand ran empty.");
+  result.over.winners = 0b001;
+  CHECK(result_line(result).starts_with("Game 2: winner: Ann (scores"));
+}
+
+// The view a remote bot decides from is rebuilt from its seat's messages
+// alone; it must equal the engine's own view of that seat after every event
+// of whole games, under every preset and table size, and the bot's decision
+// must be legal.
+TEST_CASE("the view rebuilt from a seat's events equals the engine's view of that seat") {
+  engine::Rng rng(20261125);
+  int games = 0;
+  for (const auto preset_name : engine::preset_names()) {
+    const engine::Rules rules = *engine::preset(preset_name);
+    for (int players = 2; players <= engine::kMaxSeats; ++players) {
+      if (engine::validate(rules, players)) continue;
+      for (int round = 0; round < 3; ++round) {
+        const engine::DealSetup setup = engine::prepare_deal(rules, players, rng);
+        auto started = engine::Game::start(rules, players, setup.deck, setup.dealer, setup.first);
+        REQUIRE(std::holds_alternative<engine::Game>(started));
+        engine::Game game = std::get<engine::Game>(started);
+        std::vector<Table> tables;
+        std::vector<RemoteBot> bots;
+        for (engine::Seat s = 0; s < players; ++s) {
+          tables.push_back(room(rules, std::vector<std::string>(static_cast<std::size_t>(players), "P"), s));
+          bots.emplace_back(engine::BotLevel::kHard, 7 + static_cast<std::uint64_t>(s));
+        }
+        tables.push_back(room(rules, std::vector<std::string>(static_cast<std::size_t>(players), "P"), std::nullopt));
+        const auto feed = [&] {
+          for (const engine::Event& event : game.last_events()) {
+            for (engine::Seat s = 0; s <= players; ++s) {
+              const auto viewer = s < players ? engine::Viewer::of(s) : engine::Viewer::spectator();
+              const engine::Event seen = engine::event_for(event, viewer);
+              Table& table = tables[static_cast<std::size_t>(s)];
+              table.apply_game_event(seen);
+              if (s < players) bots[static_cast<std::size_t>(s)].observe(seen, table);
+            }
+          }
+          for (engine::Seat s = 0; s <= players; ++s) {
+            const auto viewer = s < players ? engine::Viewer::of(s) : engine::Viewer::spectator();
+            REQUIRE(tables[static_cast<std::size_t>(s)].view() == engine::view_of(game, viewer));
+          }
+        };
+        feed();
+        while (!game.over()) {
+          const engine::Seat seat = game.to_act();
+          const auto decision = bots[static_cast<std::size_t>(seat)].decide(tables[static_cast<std::size_t>(seat)]);
+          REQUIRE(decision.has_value());
+          REQUIRE(game.legal(seat).contains(*decision));
+          REQUIRE(!game.apply(*decision));
+          feed();
+        }
+        CHECK(tables[0].result().has_value());
+        ++games;
+      }
+    }
+  }
+  CHECK(games > 50);
+}
+
+}  // namespace gofish::cli
