@@ -1,8 +1,12 @@
 #include "clients/cli/client.hpp"
 
+#include <termios.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstdio>
 #include <deque>
 #include <iostream>
@@ -66,14 +70,12 @@ int entry_exit_code(ErrorCode code) {
 
 // How long the message stream must be quiet before the bot decides.
 constexpr int kSettleMs = 40;
+constexpr const char* kPrompt = "gofish> ";
 // The share of the server's message rate the client allows itself.
 constexpr double kRateMargin = 0.8;
 
 enum class Request { kHello, kCreate, kJoin, kResume, kResync, kDecision, kLeave, kOther };
 
-// The Session that owns the prompt, for libedit's plain-function callback.
-Session* g_prompt_owner = nullptr;
-void on_line_typed(char* line);
 
 }  // namespace
 
@@ -86,8 +88,7 @@ class Session : public ConnectionHandler {
   }
 
   ~Session() override {
-    if (prompt_installed_) rl_callback_handler_remove();
-    if (g_prompt_owner == this) g_prompt_owner = nullptr;
+    release_terminal();
   }
 
   int run() {
@@ -108,13 +109,22 @@ class Session : public ConnectionHandler {
       }
       if (!first) note("Reconnected; resuming the seat.");
       first = false;
-      connection_ = &connection;
+      {
+        std::lock_guard lock(typed_mutex_);  // the reader thread posts to it
+        connection_ = &connection;
+      }
       outgoing_.clear();
       flush_scheduled_ = false;
-      if (interactive_) watch_terminal(connection);
       send(protocol::Hello{o_.protocol_version, "gofish-cli/0.1"}, Request::kHello);
+      if (interactive_) {
+        watch_terminal(connection);
+        connection.post([this] { drain_typed_lines(); });  // lines typed while reconnecting
+      }
       const std::optional<std::string> ended = connection.run(*this);
-      connection_ = nullptr;
+      {
+        std::lock_guard lock(typed_mutex_);
+        connection_ = nullptr;
+      }
       if (done_ || !ended) break;
       // Lost: resume the seat with its token, if there is one to resume.
       if (!token_ || finished_all_games()) return fail(kExitRefused, *ended);
@@ -152,10 +162,6 @@ class Session : public ConnectionHandler {
   }
 
   void on_input() override {
-    if (line_editing_) {
-      rl_callback_read_char();
-      return;
-    }
     char chunk[512];
     const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
     if (n <= 0) return handle_line(nullptr);
@@ -184,11 +190,14 @@ class Session : public ConnectionHandler {
   // A line for the person: on stdout, around the prompt. Nothing in --json mode.
   void print(const std::string& line) {
     if (o_.json) return;
-    if (prompt_installed_) std::fputs("\r\x1b[K", stdout);
+    const bool prompt_shown = reading_.load();
+    if (prompt_shown) std::fputs("\r\x1b[K", stdout);
     std::fputs(line.c_str(), stdout);
     std::fputc('\n', stdout);
     std::fflush(stdout);
-    if (prompt_installed_) rl_forced_update_display();
+    // The reader thread waits inside readline(): draw its prompt and the
+    // half-typed line again below what was printed.
+    if (prompt_shown) rl_forced_update_display();
   }
   void print(const std::vector<std::string>& lines) {
     for (const auto& line : lines) print(line);
@@ -202,12 +211,7 @@ class Session : public ConnectionHandler {
     }
   }
   int fail(int code, const std::string& sentence) {
-    if (prompt_installed_) {
-      rl_callback_handler_remove();
-      prompt_installed_ = false;
-      std::fputs("\r\x1b[K", stdout);
-      std::fflush(stdout);
-    }
+    release_terminal();
     std::cerr << "gofish-cli: " << sentence << '\n';
     exit_code_ = code;
     done_ = true;
@@ -215,13 +219,60 @@ class Session : public ConnectionHandler {
     return code;
   }
 
+  // Lines are read by a thread of their own, blocked in libedit's
+  // readline() (line editing and history); each line is handed to the
+  // connection's loop, and the next prompt waits until it has been handled.
   void watch_terminal(Connection& connection) {
-    if (line_editing_ && !prompt_installed_) {
-      g_prompt_owner = this;
-      rl_callback_handler_install("gofish> ", on_line_typed);
-      prompt_installed_ = true;
+    if (!line_editing_) return connection.watch_input(STDIN_FILENO);
+    if (reader_.joinable()) return;
+    tcgetattr(STDIN_FILENO, &saved_terminal_);
+    reader_ = std::thread([this] {
+      while (true) {
+        reading_ = true;
+        char* line = readline(kPrompt);
+        reading_ = false;
+        std::unique_lock lock(typed_mutex_);
+        typed_lines_.push_back(line ? std::optional<std::string>(line) : std::nullopt);
+        std::free(line);
+        if (connection_) connection_->post([this] { drain_typed_lines(); });
+        typed_handled_.wait(lock, [this] { return typed_lines_.empty() || stopping_reader_; });
+        if (stopping_reader_) return;
+      }
+    });
+  }
+
+  void drain_typed_lines() {
+    std::unique_lock lock(typed_mutex_);
+    while (!typed_lines_.empty() && !done_) {
+      const std::optional<std::string> line = typed_lines_.front();
+      lock.unlock();
+      handle_line(line ? line->c_str() : nullptr);
+      lock.lock();
+      typed_lines_.pop_front();
     }
-    connection.watch_input(STDIN_FILENO);
+    if (done_) typed_lines_.clear();
+    typed_handled_.notify_all();
+  }
+
+  // Gives the terminal back as it was; a reader thread still waiting in
+  // readline() is left to end with the process.
+  void release_terminal() {
+    if (!reader_.joinable()) return;
+    {
+      std::lock_guard lock(typed_mutex_);
+      stopping_reader_ = true;
+    }
+    typed_handled_.notify_all();
+    if (reading_) {
+      tcsetattr(STDIN_FILENO, TCSANOW, &saved_terminal_);
+      std::fputs("\r\x1b[K", stdout);
+      std::fflush(stdout);
+      reader_.detach();
+    } else if (reader_.get_id() != std::this_thread::get_id()) {
+      reader_.join();
+    } else {
+      reader_.detach();
+    }
   }
 
   // ------------------------------------------------------------ requests
@@ -319,11 +370,10 @@ class Session : public ConnectionHandler {
       print(table_lines(table_, o_.style));
       show_hand();
       turn_announced_ = false;
-      announce_turn();
       print("Type 'help' for the commands.");
     }
     maybe_start();
-    maybe_act();
+    settle();
   }
 
   void on_event(const protocol::EventMessage& message) {
@@ -344,9 +394,8 @@ class Session : public ConnectionHandler {
       }
       if (const auto* over = std::get_if<engine::GameOver>(event)) on_game_over(*over);
     }
-    announce_turn();
     maybe_start();
-    maybe_act();
+    settle();
   }
 
   void on_game_over(const engine::GameOver& over) {
@@ -428,19 +477,24 @@ class Session : public ConnectionHandler {
     send(protocol::Start{}, Request::kOther);
   }
 
-  // The server sends a decision's events one frame at a time, so the bot
+  // The server sends a decision's events one frame at a time, so the client
   // waits until the stream has been quiet for a moment (each new message
-  // restarts the wait) and then decides from the whole picture.
-  void maybe_act() {
-    ++act_generation_;
-    if (!bot_ || !connection_ || !table_.your_move() || table_.v() <= decided_at_v_) return;
-    const std::uint64_t generation = act_generation_;
-    connection_->after(std::chrono::milliseconds(kSettleMs + o_.think_ms), [this, generation] {
-      if (generation != act_generation_ || !table_.your_move() || table_.v() <= decided_at_v_) return;
-      if (const auto decision = bot_->decide(table_)) {
-        decided_at_v_ = table_.v();
-        send(message_for(*decision), Request::kDecision);
-      }
+  // restarts the wait) before it shows whose turn it is or lets the bot decide
+  // from the whole picture.
+  void settle() {
+    if (!connection_) return;
+    const std::uint64_t generation = ++settle_generation_;
+    connection_->after(std::chrono::milliseconds(kSettleMs), [this, generation] {
+      if (generation != settle_generation_) return;
+      announce_turn();
+      if (!bot_ || !table_.your_move() || table_.v() <= decided_at_v_) return;
+      connection_->after(std::chrono::milliseconds(o_.think_ms), [this, generation] {
+        if (generation != settle_generation_ || !table_.your_move() || table_.v() <= decided_at_v_) return;
+        if (const auto decision = bot_->decide(table_)) {
+          decided_at_v_ = table_.v();
+          send(message_for(*decision), Request::kDecision);
+        }
+      });
     });
   }
 
@@ -485,11 +539,6 @@ class Session : public ConnectionHandler {
   }
 
   void quit() {
-    if (prompt_installed_) {
-      rl_callback_handler_remove();
-      prompt_installed_ = false;
-      std::fputc('\n', stdout);
-    }
     done_ = true;
     if (table_.in_room()) send(protocol::Leave{}, Request::kLeave);
     if (connection_) connection_->stop();
@@ -529,7 +578,13 @@ class Session : public ConnectionHandler {
   Options o_;
   bool interactive_ = false;
   bool line_editing_ = false;
-  bool prompt_installed_ = false;
+  termios saved_terminal_{};
+  std::thread reader_;
+  std::atomic<bool> reading_{false};  // the reader thread waits in readline()
+  std::mutex typed_mutex_;
+  std::condition_variable typed_handled_;
+  std::deque<std::optional<std::string>> typed_lines_;  // nullopt: end of input
+  bool stopping_reader_ = false;
   Connection* connection_ = nullptr;
   Table table_;
   std::optional<RemoteBot> bot_;
@@ -545,19 +600,12 @@ class Session : public ConnectionHandler {
   std::chrono::steady_clock::time_point refilled_ = std::chrono::steady_clock::now();
   bool flush_scheduled_ = false;
   std::int64_t decided_at_v_ = -1;
-  std::uint64_t act_generation_ = 0;
+  std::uint64_t settle_generation_ = 0;
   bool start_sent_ = false;
   bool turn_announced_ = false;
   bool done_ = false;
   int exit_code_ = kExitOk;
 };
-
-namespace {
-void on_line_typed(char* line) {
-  if (g_prompt_owner) g_prompt_owner->handle_line(line);
-  std::free(line);
-}
-}  // namespace
 
 Client::Client(Options options) : session_(std::make_unique<Session>(std::move(options))) {}
 Client::~Client() = default;

@@ -3,6 +3,7 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
@@ -132,6 +133,8 @@ void Connection::watch_input(int fd) {
   impl_->input.emplace(impl_->io, fd);
   if (impl_->handler) impl_->wait_input();
 }
+
+void Connection::post(std::function<void()> action) { net::post(impl_->io, std::move(action)); }
 
 void Connection::after(std::chrono::milliseconds delay, std::function<void()> action) {
   auto timer = std::make_shared<net::steady_timer>(impl_->io, delay);

@@ -2,8 +2,8 @@
 // translation unit of gofish-cli that includes Boost.Beast and Asio.
 //
 // Everything runs on one thread in `run`: frames from the server, the
-// terminal's input becoming readable, and delayed actions, so the client's
-// state needs no locks.
+// terminal's input becoming readable, posted and delayed actions, so the
+// client's state needs no locks.
 #pragma once
 
 #include <chrono>
@@ -46,6 +46,8 @@ class Connection {
   void send(std::string frame);
   // Calls on_input whenever `fd` is readable, while run() runs. The descriptor is not closed.
   void watch_input(int fd);
+  // Runs `action` on the loop soon; may be called from any thread.
+  void post(std::function<void()> action);
   // Runs `action` on the loop after `delay`.
   void after(std::chrono::milliseconds delay, std::function<void()> action);
   // Runs until stop() (returns nullopt) or until the connection ends (returns

@@ -128,7 +128,8 @@ std::vector<std::string> table_lines(const Table& table, Style) {
                                                  : "It is " + table.name_of(view.to_act) + "'s turn."));
     }
   } else {
-    lines.emplace_back("Waiting for the host to start the game.");
+    lines.emplace_back(table.is_you(table.host()) ? "You are the host: type 'start' once every seat is filled."
+                                                   : "Waiting for the host to start the game.");
   }
   return lines;
 }

@@ -95,6 +95,9 @@ void Table::start_game(int players) {
   game_ = engine::View{};
   game_->viewer = you_ ? engine::Viewer::of(*you_) : engine::Viewer::spectator();
   game_->players = players;
+  // Nobody is to act until the deal says who goes first.
+  game_->turn = -1;
+  game_->to_act = -1;
   last_ask_.reset();
 }
 
