@@ -2,6 +2,9 @@
 // limits and hands them to the ConnectionHandler; writes from a bounded,
 // single-writer queue of shared messages. Everything runs on the connection's
 // strand (the executor its socket was accepted with).
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <boost/asio/post.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -20,6 +23,20 @@ namespace {
 namespace websocket = beast::websocket;
 
 constexpr std::string_view kServerName = "gofish/0.1.0";
+
+// TCP_CORK as an Asio socket option. While it is set the kernel holds what is
+// written and sends full segments; clearing it sends the rest at once.
+struct TcpCork {
+  int value = 0;
+  template <class Protocol>
+  int level(const Protocol&) const { return IPPROTO_TCP; }
+  template <class Protocol>
+  int name(const Protocol&) const { return TCP_CORK; }
+  template <class Protocol>
+  const int* data(const Protocol&) const { return &value; }
+  template <class Protocol>
+  std::size_t size(const Protocol&) const { return sizeof(value); }
+};
 
 std::string endpoint_text(const beast::tcp_stream& stream) {
   beast::error_code ec;
@@ -194,11 +211,31 @@ class WebSocketSession : public WebSocketHandle,
     }
     queued_bytes_ += text->size();
     queue_.push_back(std::move(text));
-    if (!writing_) do_write();
+    if (writing_) return;
+    // A reply and the events it caused are sent from one room handler: let
+    // the rest of them join the queue before the first is written, so the
+    // whole burst leaves in as few TCP segments as possible (see do_write).
+    writing_ = true;
+    net::post(executor_, [self = shared_from_this()] { self->start_writing(); });
+  }
+
+  void start_writing() {
+    if (finished_) return;
+    if (queue_.empty()) {  // a close dropped what was queued
+      writing_ = false;
+      if (closing_ && !close_started_) do_close();
+      return;
+    }
+    do_write();
   }
 
   void do_write() {
     writing_ = true;
+    // Each message is its own write (Beast writes one message at a time, and
+    // its pings and pongs share the socket), so with several queued the
+    // socket is corked: the frames go out together when the queue drains,
+    // instead of one packet and one wake-up of the reader per message.
+    if (!corked_ && queue_.size() > 1) set_cork(true);
     ws_.text(true);
     ws_.async_write(net::buffer(*queue_.front()),
                     [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
@@ -217,7 +254,14 @@ class WebSocketSession : public WebSocketHandle,
     queued_bytes_ -= queue_.front()->size();
     queue_.pop_front();
     if (!queue_.empty()) return do_write();
+    if (corked_) set_cork(false);
     if (closing_ && !close_started_) do_close();
+  }
+
+  void set_cork(bool on) {
+    beast::error_code ec;
+    beast::get_lowest_layer(ws_).socket().set_option(TcpCork{on ? 1 : 0}, ec);
+    corked_ = on && !ec;
   }
 
   // `drop_queued`: for a client that is misbehaving or not reading, skip what
@@ -301,7 +345,8 @@ class WebSocketSession : public WebSocketHandle,
   // Front is the message being written, if writing_.
   std::deque<SharedText> queue_;
   std::size_t queued_bytes_ = 0;
-  bool writing_ = false;
+  bool writing_ = false;  // a write is under way or about to start
+  bool corked_ = false;
 
   bool opened_ = false;
   bool closing_ = false;
