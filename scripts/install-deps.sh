@@ -2,10 +2,11 @@
 # Installs what this project needs on Debian 12 (bookworm), and nothing that is
 # already there. Run as root. Debian packages only. This is the one list: the
 # README's commands, CI and docker/Dockerfile all install through it.
-#   scripts/install-deps.sh                 everything: build, native tests, browser tests, image tests
+#   scripts/install-deps.sh                 everything: build, native tests, browser tests, image tests, benchmarks
 #   scripts/install-deps.sh --build         only what a build needs
 #   scripts/install-deps.sh --native-tests  a build and the C++ test suite (docker/Dockerfile's build stage)
 #   scripts/install-deps.sh --browser-tests a build, the C++ tests and the browser client's tests (tests/web)
+#   scripts/install-deps.sh --bench         a build and bench/run (pinning, profilers)
 set -euo pipefail
 
 build_packages=(
@@ -31,14 +32,19 @@ fi
 image_test_packages=(
   podman buildah runc debootstrap uidmap netavark aardvark-dns iptables curl ca-certificates
 )
+# bench/run pins processes with taskset (util-linux) and renders with python3;
+# perf and valgrind are for profiling the server under load.
+bench_packages=(python3 util-linux linux-perf valgrind)
 
 wanted=("${build_packages[@]}")
 case ${1:-} in
   --build) ;;
   --native-tests) wanted+=("${native_test_packages[@]}") ;;
   --browser-tests) wanted+=("${native_test_packages[@]}" "${browser_test_packages[@]}") ;;
-  "") wanted+=("${native_test_packages[@]}" "${browser_test_packages[@]}" "${image_test_packages[@]}") ;;
-  *) echo "usage: $0 [--build | --native-tests | --browser-tests]" >&2; exit 2 ;;
+  --bench) wanted+=("${bench_packages[@]}") ;;
+  "") wanted+=("${native_test_packages[@]}" "${browser_test_packages[@]}" "${image_test_packages[@]}"
+              "${bench_packages[@]}") ;;
+  *) echo "usage: $0 [--build | --native-tests | --browser-tests | --bench]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -2,7 +2,10 @@
 // limits and hands them to the ConnectionHandler; writes from a bounded,
 // single-writer queue of shared messages. Everything runs on the connection's
 // strand (the executor its socket was accepted with).
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/websocket.hpp>
@@ -20,6 +23,112 @@ namespace {
 namespace websocket = beast::websocket;
 
 constexpr std::string_view kServerName = "gofish/0.1.0";
+
+// The TCP stream under the WebSocket, able to gather a burst of frames into
+// one write. Beast writes one message at a time, and its pings, pongs and
+// close frames share the socket, so gathering is done below it: between
+// hold() and release() every frame written (by the session or by Beast
+// itself) is copied into a buffer and completes at once, and release() sends
+// the buffer in one write. Writes that arrive while that write is under way
+// wait for it, so the bytes stay in order and a peer that does not read
+// still backs writes up into the session's bounded queue. Everything runs on
+// the connection's strand.
+class BatchingStream {
+ public:
+  using executor_type = beast::tcp_stream::executor_type;
+
+  explicit BatchingStream(beast::tcp_stream&& stream) : next_(std::move(stream)) {}
+
+  executor_type get_executor() noexcept { return next_.get_executor(); }
+  beast::tcp_stream& next_layer() noexcept { return next_; }
+  const beast::tcp_stream& next_layer() const noexcept { return next_; }
+
+  // `owner` keeps the connection alive until the gathered bytes are written.
+  void hold(std::shared_ptr<void> owner) {
+    holding_ = true;
+    owner_ = std::move(owner);
+  }
+  void release() {
+    holding_ = false;
+    if (!flushing_ && !gathered_.empty()) flush(std::move(owner_));
+    owner_.reset();  // never kept past the flush: the connection owns this stream
+  }
+
+  template <class MutableBuffers, class Handler>
+  void async_read_some(const MutableBuffers& buffers, Handler&& handler) {
+    next_.async_read_some(buffers, std::forward<Handler>(handler));
+  }
+
+  template <class ConstBuffers, class Handler>
+  void async_write_some(const ConstBuffers& buffers, Handler&& handler) {
+    if (flushing_) {
+      waiting_ = std::make_unique<WaitingWrite<ConstBuffers, std::decay_t<Handler>>>(
+          buffers, std::forward<Handler>(handler));
+      return;
+    }
+    if (!holding_) return next_.async_write_some(buffers, std::forward<Handler>(handler));
+    const std::size_t size = net::buffer_size(buffers);
+    const std::size_t old_size = gathered_.size();
+    gathered_.resize(old_size + size);
+    net::buffer_copy(net::buffer(gathered_.data() + old_size, size), buffers);
+    auto executor = net::get_associated_executor(handler, get_executor());
+    net::post(executor, beast::bind_front_handler(std::forward<Handler>(handler), beast::error_code{}, size));
+    if (gathered_.size() >= kMaxGatheredBytes) flush(owner_);
+  }
+
+  friend void teardown(beast::role_type role, BatchingStream& stream, beast::error_code& ec) {
+    using beast::websocket::teardown;
+    teardown(role, stream.next_, ec);
+  }
+  template <class Handler>
+  friend void async_teardown(beast::role_type role, BatchingStream& stream, Handler&& handler) {
+    using beast::websocket::async_teardown;
+    async_teardown(role, stream.next_, std::forward<Handler>(handler));
+  }
+
+ private:
+  // A burst this large goes out without waiting for the rest.
+  static constexpr std::size_t kMaxGatheredBytes = 64 * 1024;
+
+  struct Waiting {
+    virtual ~Waiting() = default;
+    virtual void resubmit(BatchingStream& stream) = 0;
+  };
+  template <class ConstBuffers, class Handler>
+  struct WaitingWrite final : Waiting {
+    WaitingWrite(const ConstBuffers& b, Handler&& h) : buffers(b), handler(std::move(h)) {}
+    void resubmit(BatchingStream& stream) override { stream.async_write_some(buffers, std::move(handler)); }
+    ConstBuffers buffers;
+    Handler handler;
+  };
+
+  void flush(std::shared_ptr<void> owner) {
+    flushing_ = true;
+    sending_.swap(gathered_);
+    gathered_.clear();
+    net::async_write(next_, net::buffer(sending_),
+                     [this, owner = std::move(owner)](beast::error_code ec, std::size_t) {
+                       flushing_ = false;
+                       sending_.clear();
+                       if (ec) {
+                         // The connection is broken: what waits fails on the
+                         // closed socket, and the pending read ends too.
+                         beast::error_code ignored;
+                         next_.socket().close(ignored);
+                       }
+                       if (auto waiting = std::move(waiting_)) return waiting->resubmit(*this);
+                       if (!holding_ && !gathered_.empty()) flush(owner);
+                     });
+  }
+
+  beast::tcp_stream next_;
+  bool holding_ = false;
+  bool flushing_ = false;
+  std::shared_ptr<void> owner_;
+  std::string gathered_;  // frames written since hold()
+  std::string sending_;   // the write under way
+  std::unique_ptr<Waiting> waiting_;  // Beast writes one frame at a time: at most one waits
+};
 
 std::string endpoint_text(const beast::tcp_stream& stream) {
   beast::error_code ec;
@@ -194,11 +303,33 @@ class WebSocketSession : public WebSocketHandle,
     }
     queued_bytes_ += text->size();
     queue_.push_back(std::move(text));
-    if (!writing_) do_write();
+    if (writing_) return;
+    // A reply and the events it caused are sent from one room handler: let
+    // the rest of them join the queue before the first is written, so the
+    // whole burst leaves in as few TCP segments as possible (see do_write).
+    writing_ = true;
+    net::post(executor_, [self = shared_from_this()] { self->start_writing(); });
+  }
+
+  void start_writing() {
+    if (finished_) return;
+    if (queue_.empty()) {  // a close dropped what was queued
+      writing_ = false;
+      if (closing_ && !close_started_) do_close();
+      return;
+    }
+    do_write();
   }
 
   void do_write() {
     writing_ = true;
+    // With several messages queued, their frames are gathered and sent in
+    // one write when the queue drains: one system call and one wake-up of
+    // the reader per burst instead of one per message.
+    if (!batching_ && queue_.size() > 1) {
+      batching_ = true;
+      ws_.next_layer().hold(shared_from_this());
+    }
     ws_.text(true);
     ws_.async_write(net::buffer(*queue_.front()),
                     [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
@@ -217,6 +348,10 @@ class WebSocketSession : public WebSocketHandle,
     queued_bytes_ -= queue_.front()->size();
     queue_.pop_front();
     if (!queue_.empty()) return do_write();
+    if (batching_) {
+      batching_ = false;
+      ws_.next_layer().release();
+    }
     if (closing_ && !close_started_) do_close();
   }
 
@@ -263,6 +398,10 @@ class WebSocketSession : public WebSocketHandle,
   void finish(std::string_view how) {
     if (finished_.exchange(true)) return;
     close_deadline_.cancel();
+    if (batching_) {  // the stream holds this session until it lets go
+      batching_ = false;
+      ws_.next_layer().release();
+    }
     queue_.clear();
     queued_bytes_ = 0;
     if (holds_slot_) state_->release_slot();
@@ -288,7 +427,7 @@ class WebSocketSession : public WebSocketHandle,
   const Limits& limits_;
   const net::any_io_executor executor_;  // this connection's strand
   const std::string remote_;
-  websocket::stream<beast::tcp_stream> ws_;
+  websocket::stream<BatchingStream> ws_;
   const std::uint64_t id_;
   // Set when the upgrade is completed only to close (full, shutting down).
   std::optional<CloseReason> refusal_;
@@ -301,7 +440,8 @@ class WebSocketSession : public WebSocketHandle,
   // Front is the message being written, if writing_.
   std::deque<SharedText> queue_;
   std::size_t queued_bytes_ = 0;
-  bool writing_ = false;
+  bool writing_ = false;  // a write is under way or about to start
+  bool batching_ = false;  // the stream gathers frames until the queue drains
 
   bool opened_ = false;
   bool closing_ = false;

@@ -1,0 +1,103 @@
+#include "bench/load/load_options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+#include <map>
+#include <sstream>
+
+namespace gofish::load {
+
+std::string_view to_string(Mode mode) {
+  switch (mode) {
+    case Mode::kGame:
+      return "game";
+    case Mode::kEcho:
+      return "echo";
+    case Mode::kIdle:
+      return "idle";
+  }
+  return "?";
+}
+
+std::optional<Target> parse_ws_url(const std::string& url) {
+  constexpr std::string_view kScheme = "ws://";
+  if (!url.starts_with(kScheme)) return std::nullopt;
+  const std::string rest = url.substr(kScheme.size());
+  const auto slash = rest.find('/');
+  const std::string authority = rest.substr(0, slash);
+  Target target;
+  target.path = slash == std::string::npos ? "/" : rest.substr(slash);
+  const auto colon = authority.rfind(':');
+  target.host = authority.substr(0, colon);
+  if (target.host.empty()) return std::nullopt;
+  if (colon != std::string::npos) {
+    const std::string port = authority.substr(colon + 1);
+    unsigned value = 0;
+    const auto [end, error] = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (error != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535) {
+      return std::nullopt;
+    }
+    target.port = static_cast<std::uint16_t>(value);
+  }
+  return target;
+}
+
+std::variant<LoadOptions, OptionsExit> parse_options(int argc, const char* const* argv) {
+  LoadOptions options;
+  CLI::App app{
+      "gofish-load: rooms of players over real WebSocket connections against gofish-server (or the "
+      "echo server); the last output line is one JSON object with every figure",
+      "gofish-load"};
+  app.get_formatter()->column_width(40);
+  app.add_option("--url", options.url, "Server WebSocket URL")->capture_default_str();
+  const std::map<std::string, Mode> modes{{"game", Mode::kGame}, {"echo", Mode::kEcho}, {"idle", Mode::kIdle}};
+  std::string mode = "game";
+  app.add_option("--mode", mode,
+                 "game: players ask with bots; echo: same connections and message size against an echo "
+                 "server; idle: seated players doing nothing (memory per connection)")
+      ->check(CLI::IsMember(modes))
+      ->capture_default_str();
+  app.add_option("--rooms", options.rooms, "Rooms running at once")->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_option("--players", options.players, "Players per room")->check(CLI::Range(2, 6))->capture_default_str();
+  app.add_option("--think-ms", options.think_ms, "Think time before each ask (0: closed loop)")
+      ->check(CLI::Range(0, 600000))
+      ->capture_default_str();
+  app.add_option("--seconds", options.seconds, "Measuring time after the ramp-up (idle: holding time)")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  app.add_option("--ramp-seconds", options.ramp_seconds, "Rooms are opened evenly over this time")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  app.add_option("--server-pid", options.server_pid,
+                 "The server's process id: its CPU time and memory are read from /proc");
+  app.add_option("--source-addresses", options.source_addresses,
+                 "Spread connections over local addresses 127.0.0.1..127.0.0.N (past the ephemeral-port limit)")
+      ->check(CLI::Range(1, 254))
+      ->capture_default_str();
+  const std::map<std::string, engine::BotLevel> bots{
+      {"easy", engine::BotLevel::kEasy}, {"medium", engine::BotLevel::kMedium}, {"hard", engine::BotLevel::kHard}};
+  std::string bot = "easy";
+  app.add_option("--bot", bot, "The bot level players decide with")->check(CLI::IsMember(bots))->capture_default_str();
+  app.add_option("--seed", options.seed, "Seed for the bots (0: from the operating system)")->capture_default_str();
+  app.add_option("--max-pending-connects", options.max_pending_connects, "Connections being set up at once")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_flag("--quiet", options.quiet, "Print only the JSON line");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    std::ostringstream out;
+    const int code = app.exit(error, out, out);
+    return OptionsExit{code, out.str()};
+  }
+  options.mode = modes.at(mode);
+  options.bot = bots.at(bot);
+  const auto target = parse_ws_url(options.url);
+  if (!target) return OptionsExit{2, "--url: expected ws://HOST[:PORT]/PATH, got " + options.url + "\n"};
+  options.target = *target;
+  return options;
+}
+
+}  // namespace gofish::load

@@ -1,0 +1,57 @@
+// gofish-load's command line.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "engine/bot.hpp"
+
+namespace gofish::load {
+
+enum class Mode {
+  kGame,  // rooms of players asking with the engine's bots
+  kEcho,  // the same connections and message size against an echo server
+  kIdle,  // seated players doing nothing: memory per connection
+};
+
+struct Target {
+  std::string host;  // an IPv4 address or a name
+  std::uint16_t port = 80;
+  std::string path = "/";
+};
+
+struct LoadOptions {
+  std::string url = "ws://127.0.0.1:8080/ws";
+  Target target;  // parsed from url
+  Mode mode = Mode::kGame;
+  int rooms = 10;
+  int players = 4;
+  // Think time before each ask; 0 is closed loop (ask as soon as it is your turn).
+  int think_ms = 0;
+  double seconds = 10;       // measuring time after the ramp-up (idle: holding time)
+  double ramp_seconds = 1;   // rooms are opened evenly over this time
+  std::optional<int> server_pid;
+  int source_addresses = 1;  // 127.0.0.1 .. 127.0.0.N as local addresses
+  engine::BotLevel bot = engine::BotLevel::kEasy;
+  std::uint64_t seed = 0;    // 0: from the operating system
+  // Connections being set up at once, so a big ramp does not overflow the
+  // server's accept backlog.
+  int max_pending_connects = 256;
+  bool quiet = false;        // only the JSON line
+};
+
+struct OptionsExit {
+  int code = 0;
+  std::string output;  // help, version or the error, to print
+};
+
+std::variant<LoadOptions, OptionsExit> parse_options(int argc, const char* const* argv);
+
+// "ws://127.0.0.1:8080/ws" -> {127.0.0.1, 8080, /ws}; nullopt unless ws://.
+std::optional<Target> parse_ws_url(const std::string& url);
+
+std::string_view to_string(Mode mode);
+
+}  // namespace gofish::load

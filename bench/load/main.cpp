@@ -1,0 +1,658 @@
+// gofish-load: opens rooms of players over real WebSocket connections and
+// measures the server (docs/BENCHMARKS.md; bench/run drives it). The only
+// translation unit of the load generator that sees Beast.
+//
+// One thread, one io_context: every connection, timer and counter lives on
+// it, so nothing is locked and the client stays cheap next to the server.
+#include <sys/resource.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/websocket.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/load/latency_histogram.hpp"
+#include "bench/load/load_options.hpp"
+#include "bench/load/proc_stats.hpp"
+#include "bench/load/seat_tracker.hpp"
+#include "engine/bot.hpp"
+#include "engine/random.hpp"
+#include "engine/rules.hpp"
+#include "protocol/messages.hpp"
+
+namespace gofish::load {
+
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+constexpr auto kTick = 20ms;             // how often the run checks its phase
+constexpr auto kSetupTimeout = 60s;      // beyond the ramp-up, for every room to be ready
+constexpr int kErrorsPrinted = 5;        // the first few errors go to stderr
+
+std::uint64_t micros_between(Clock::time_point from, Clock::time_point to) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(to - from).count());
+}
+
+double seconds_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// The exact bytes a player sends to ask: the echo run sends messages of this size.
+std::string sample_ask() {
+  return protocol::encode_client_message(
+      protocol::ClientMessage{protocol::RequestId(std::int64_t{100000}), protocol::Ask{1, engine::Rank{8}}});
+}
+
+class Room;
+
+// What every connection reports to.
+class LoadRun {
+ public:
+  explicit LoadRun(LoadOptions options);
+  int run();
+
+  net::io_context& io() { return io_; }
+  const LoadOptions& options() const { return options_; }
+  const engine::Rules& rules() const { return rules_; }
+  const std::string& host_header() const { return host_header_; }
+  const std::string& echo_message() const { return echo_message_; }
+  std::uint64_t next_seed() { return seeds_.next(); }
+  bool measuring() const { return phase_ == Phase::kMeasuring; }
+  bool stopping() const { return phase_ == Phase::kDone; }
+
+  // Connections wait their turn here so at most max_pending_connects are being set up.
+  void request_connect(std::function<void()> connect);
+  void connect_finished(bool ok);
+  tcp::endpoint source_for(std::size_t connection) const;
+  const tcp::endpoint& server() const { return server_; }
+
+  void room_ready() { ++rooms_ready_; }
+  void action_done(Clock::time_point sent, Clock::time_point answered);
+  void game_over() {
+    if (measuring()) ++games_;
+  }
+  void refused(std::string_view code, std::string_view message);
+  void error(std::string_view what, std::string_view detail);
+  std::size_t next_connection_index() { return connections_opened_++; }
+
+ private:
+  enum class Phase { kSettingUp, kMeasuring, kDone };
+  void tick();
+  void open_due_rooms();
+  void begin_window();
+  void finish();
+  nlohmann::json report() const;
+
+  LoadOptions options_;
+  engine::Rules rules_;
+  net::io_context io_{1};
+  net::steady_timer ticker_{io_};
+  tcp::endpoint server_;
+  std::string host_header_;
+  std::string echo_message_ = sample_ask();
+  engine::Rng seeds_;
+
+  std::vector<std::unique_ptr<Room>> rooms_;
+  Phase phase_ = Phase::kSettingUp;
+  Clock::time_point started_;
+  Clock::time_point window_start_;
+  Clock::time_point window_end_;
+  int rooms_ready_ = 0;
+
+  std::deque<std::function<void()>> connect_queue_;
+  int pending_connects_ = 0;
+  std::size_t connections_opened_ = 0;
+  std::uint64_t connections_ = 0;
+  std::uint64_t connect_failures_ = 0;
+  Clock::time_point first_connect_;
+  Clock::time_point last_connected_;
+
+  LatencyHistogram latency_;
+  std::uint64_t actions_ = 0;
+  std::uint64_t games_ = 0;
+  std::uint64_t refused_ = 0;
+  std::uint64_t errors_ = 0;
+
+  std::optional<ProcessSample> server_before_run_;
+  std::optional<ProcessSample> server_at_start_;
+  std::optional<ProcessSample> server_at_end_;
+  std::optional<ProcessSample> self_at_start_;
+  std::optional<ProcessSample> self_at_end_;
+};
+
+// One connection: a seated player (game and idle runs) or an echo peer.
+class Player {
+ public:
+  // Index 0 is the room's host (it creates the room and starts its games).
+  Player(LoadRun& run, Room& room, int index)
+      : run_(run),
+        room_(room),
+        index_(index),
+        host_(index == 0),
+        ws_(run.io()),
+        think_timer_(run.io()),
+        rng_(run.next_seed()) {}
+
+  void connect();
+  void send(std::string text);
+  // Game: the host starts the next game. Echo: this peer's turn to send.
+  void send_start();
+  void echo_turn();
+  void join(const std::string& code);
+
+ private:
+  void on_connected(beast::error_code ec);
+  void on_handshake(beast::error_code ec);
+  void read();
+  void on_read(beast::error_code ec);
+  void handle(const protocol::ServerMessage& message);
+  void handle_event(const engine::Event& event);
+  void handle_error(const protocol::Error& error);
+  void write_next();
+  void fail(std::string_view what, beast::error_code ec);
+  void think_then(void (Player::*act)());
+  void maybe_ask();
+  void ask();
+  void send_echo();
+  std::string encode(protocol::ClientBody body) {
+    return protocol::encode_client_message(protocol::ClientMessage{protocol::RequestId(next_id_++), std::move(body)});
+  }
+
+  LoadRun& run_;
+  Room& room_;
+  const int index_;
+  const bool host_;
+  websocket::stream<tcp::socket> ws_;
+  beast::flat_buffer in_;
+  std::string out_;  // the message being written
+  std::deque<std::string> queued_;
+  bool writing_ = false;
+  bool failed_ = false;
+  Clock::time_point connect_started_;
+
+  net::steady_timer think_timer_;
+  bool thinking_ = false;
+  engine::Rng rng_;
+  std::int64_t next_id_ = 1;
+  std::optional<SeatTracker> tracker_;  // once seated
+  std::unique_ptr<engine::Bot> bot_;    // for the game under way
+  bool asking_ = false;                 // an ask (or echo) is on its way
+  Clock::time_point sent_at_;
+};
+
+class Room {
+ public:
+  explicit Room(LoadRun& run) : run_(run) {}
+
+  void open() { add_player(); }
+  // The host's room exists: the others connect and join it.
+  void created(std::string code) {
+    code_ = std::move(code);
+    add_guests();
+  }
+  const std::string& code() const { return code_; }
+  void joined() {
+    if (++joined_ < run_.options().players - 1) return;
+    if (run_.options().mode == Mode::kIdle) {
+      run_.room_ready();
+    } else {
+      players_.front()->send_start();
+    }
+  }
+  void first_game_started() {
+    if (!playing_) run_.room_ready();
+    playing_ = true;
+  }
+  // Echo runs: every peer of the room is connected; they take turns.
+  void echo_connected() {
+    if (connected_++ == 0) add_guests();
+    if (connected_ < run_.options().players) return;
+    run_.room_ready();
+    players_.front()->echo_turn();
+  }
+  void echo_answered() {
+    echo_turn_ = (echo_turn_ + 1) % players_.size();
+    players_[echo_turn_]->echo_turn();
+  }
+
+ private:
+  void add_player() {
+    players_.push_back(std::make_unique<Player>(run_, *this, static_cast<int>(players_.size())));
+    players_.back()->connect();
+  }
+  void add_guests() {
+    while (static_cast<int>(players_.size()) < run_.options().players) add_player();
+  }
+
+  LoadRun& run_;
+  std::vector<std::unique_ptr<Player>> players_;
+  std::string code_;
+  int joined_ = 0;
+  int connected_ = 0;
+  std::size_t echo_turn_ = 0;
+  bool playing_ = false;
+};
+
+// ------------------------------------------------------------------ Player
+
+void Player::connect() {
+  run_.request_connect([this] {
+    connect_started_ = Clock::now();
+    auto& socket = ws_.next_layer();
+    beast::error_code ec;
+    socket.open(tcp::v4(), ec);
+    if (!ec) socket.bind(run_.source_for(run_.next_connection_index()), ec);
+    if (ec) return on_connected(ec);
+    socket.async_connect(run_.server(), [this](beast::error_code connect_ec) { on_connected(connect_ec); });
+  });
+}
+
+void Player::on_connected(beast::error_code ec) {
+  if (ec) {
+    run_.connect_finished(false);
+    return fail("connect", ec);
+  }
+  ws_.next_layer().set_option(tcp::no_delay(true), ec);
+  ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
+  ws_.async_handshake(run_.host_header(), run_.options().target.path,
+                      [this](beast::error_code handshake_ec) { on_handshake(handshake_ec); });
+}
+
+void Player::on_handshake(beast::error_code ec) {
+  run_.connect_finished(!ec);
+  if (ec) return fail("handshake", ec);
+  ws_.text(true);
+  read();
+  if (run_.options().mode == Mode::kEcho) return room_.echo_connected();
+  send(encode(protocol::Hello{protocol::kProtocolVersion, "gofish-load"}));
+}
+
+void Player::read() {
+  ws_.async_read(in_, [this](beast::error_code ec, std::size_t) { on_read(ec); });
+}
+
+void Player::on_read(beast::error_code ec) {
+  if (ec) {
+    if (!run_.stopping()) fail("read", ec);
+    return;
+  }
+  const auto data = in_.data();
+  const std::string_view frame(static_cast<const char*>(data.data()), data.size());
+  if (run_.options().mode == Mode::kEcho) {
+    if (asking_ && frame == run_.echo_message()) {
+      asking_ = false;
+      run_.action_done(sent_at_, Clock::now());
+      room_.echo_answered();
+    } else {
+      run_.error("echo", "an unexpected message came back");
+    }
+  } else {
+    auto parsed = protocol::parse_server_message(frame);
+    if (auto* message = std::get_if<protocol::ServerMessage>(&parsed)) {
+      handle(*message);
+    } else {
+      run_.error("parse", std::get<std::string>(parsed));
+    }
+  }
+  in_.consume(in_.size());
+  read();
+}
+
+void Player::handle(const protocol::ServerMessage& message) {
+  if (std::holds_alternative<protocol::Welcome>(message)) {
+    if (host_) {
+      protocol::CreateRoom create;
+      create.name = "Player 0";
+      create.settings.rules = run_.rules();
+      create.settings.seats = run_.options().players;
+      send(encode(std::move(create)));
+    } else {
+      join(room_.code());
+    }
+  } else if (const auto* created = std::get_if<protocol::Created>(&message)) {
+    tracker_.emplace(created->seat);
+    room_.created(created->code);
+  } else if (const auto* joined = std::get_if<protocol::Joined>(&message)) {
+    tracker_.emplace(joined->seat.value_or(0));
+    room_.joined();
+  } else if (const auto* event = std::get_if<protocol::EventMessage>(&message)) {
+    if (const auto* game_event = std::get_if<engine::Event>(&event->event)) handle_event(*game_event);
+  } else if (const auto* error = std::get_if<protocol::Error>(&message)) {
+    handle_error(*error);
+  } else if (const auto* closing = std::get_if<protocol::Closing>(&message)) {
+    run_.error("closing", closing->message);
+  }
+}
+
+void Player::join(const std::string& code) {
+  protocol::Join join;
+  join.code = code;
+  join.name = "Player " + std::to_string(index_);  // names in a room differ
+  send(encode(std::move(join)));
+}
+
+void Player::handle_event(const engine::Event& event) {
+  if (!tracker_) return run_.error("event", "a game event before the seat was known");
+  tracker_->observe(event);
+  if (const auto* started = std::get_if<engine::GameStarted>(&event)) {
+    bot_ = engine::make_bot(run_.options().bot, run_.rules(), started->players, tracker_->seat());
+    if (host_) room_.first_game_started();
+  }
+  if (bot_) bot_->observe(event);
+  if (const auto* asked = std::get_if<engine::AskedRank>(&event); asked && asked->seat == tracker_->seat()) {
+    if (!asking_) return run_.error("event", "an ask this player did not send");
+    asking_ = false;
+    run_.action_done(sent_at_, Clock::now());
+  }
+  if (std::holds_alternative<engine::GameOver>(event) && host_) {
+    run_.game_over();
+    if (!run_.stopping()) send_start();
+  }
+  maybe_ask();
+}
+
+void Player::handle_error(const protocol::Error& error) {
+  const auto code = protocol::error_code_name(error.code);
+  if (code.starts_with("action/")) {
+    asking_ = false;
+    run_.refused(code, error.message);
+  } else {
+    run_.error(code, error.message);
+  }
+}
+
+void Player::send_start() { send(encode(protocol::Start{})); }
+
+void Player::think_then(void (Player::*act)()) {
+  if (run_.options().think_ms == 0) return (this->*act)();
+  thinking_ = true;
+  think_timer_.expires_after(std::chrono::milliseconds(run_.options().think_ms));
+  think_timer_.async_wait([this, act](beast::error_code ec) {
+    thinking_ = false;
+    if (!ec && !run_.stopping()) (this->*act)();
+  });
+}
+
+void Player::maybe_ask() {
+  if (asking_ || thinking_ || run_.stopping() || !tracker_->ready_to_ask()) return;
+  think_then(&Player::ask);
+}
+
+void Player::ask() {
+  if (!tracker_->ready_to_ask()) return;
+  const engine::Decision decision = bot_->decide(tracker_->view(), rng_);
+  const auto* move = std::get_if<engine::AskRank>(&decision.move);
+  if (!move) return run_.error("bot", "the bot chose something other than a rank ask");
+  asking_ = true;
+  sent_at_ = Clock::now();
+  send(encode(protocol::Ask{move->target, move->rank}));
+}
+
+void Player::echo_turn() {
+  if (!run_.stopping()) think_then(&Player::send_echo);
+}
+
+void Player::send_echo() {
+  asking_ = true;
+  sent_at_ = Clock::now();
+  send(run_.echo_message());
+}
+
+void Player::send(std::string text) {
+  if (failed_) return;
+  if (writing_) {
+    queued_.push_back(std::move(text));
+    return;
+  }
+  out_ = std::move(text);
+  write_next();
+}
+
+void Player::write_next() {
+  writing_ = true;
+  ws_.async_write(net::buffer(out_), [this](beast::error_code ec, std::size_t) {
+    writing_ = false;
+    if (ec) return fail("write", ec);
+    if (queued_.empty()) return;
+    out_ = std::move(queued_.front());
+    queued_.pop_front();
+    write_next();
+  });
+}
+
+void Player::fail(std::string_view what, beast::error_code ec) {
+  if (failed_) return;
+  failed_ = true;
+  if (!run_.stopping()) run_.error(what, ec.message());
+  beast::error_code ignored;
+  ws_.next_layer().close(ignored);
+}
+
+// ------------------------------------------------------------------ LoadRun
+
+LoadRun::LoadRun(LoadOptions options)
+    : options_(std::move(options)),
+      rules_(*engine::preset("classic")),
+      seeds_(options_.seed != 0 ? options_.seed : engine::os_seed()) {
+  tcp::resolver resolver(io_);
+  const auto results = resolver.resolve(tcp::v4(), options_.target.host, std::to_string(options_.target.port));
+  server_ = results.begin()->endpoint();
+  host_header_ = options_.target.host + ":" + std::to_string(options_.target.port);
+  if (options_.source_addresses > 1 && !server_.address().is_loopback()) {
+    throw std::runtime_error("--source-addresses needs a loopback server address");
+  }
+}
+
+tcp::endpoint LoadRun::source_for(std::size_t connection) const {
+  if (!server_.address().is_loopback()) return tcp::endpoint(tcp::v4(), 0);
+  const auto last = static_cast<unsigned>(1 + connection % static_cast<std::size_t>(options_.source_addresses));
+  return tcp::endpoint(net::ip::address_v4((127U << 24) | last), 0);
+}
+
+void LoadRun::request_connect(std::function<void()> connect) {
+  if (connections_ == 0 && connect_failures_ == 0 && pending_connects_ == 0) first_connect_ = Clock::now();
+  if (pending_connects_ >= options_.max_pending_connects) {
+    connect_queue_.push_back(std::move(connect));
+    return;
+  }
+  ++pending_connects_;
+  connect();
+}
+
+void LoadRun::connect_finished(bool ok) {
+  --pending_connects_;
+  if (ok) {
+    ++connections_;
+    last_connected_ = Clock::now();
+  } else {
+    ++connect_failures_;
+  }
+  if (!connect_queue_.empty() && !stopping()) {
+    auto next = std::move(connect_queue_.front());
+    connect_queue_.pop_front();
+    ++pending_connects_;
+    next();
+  }
+}
+
+void LoadRun::action_done(Clock::time_point sent, Clock::time_point answered) {
+  if (!measuring()) return;
+  ++actions_;
+  latency_.record(micros_between(sent, answered));
+}
+
+void LoadRun::refused(std::string_view code, std::string_view message) {
+  if (refused_++ < kErrorsPrinted) std::cerr << "gofish-load: refused: " << code << ": " << message << "\n";
+}
+
+void LoadRun::error(std::string_view what, std::string_view detail) {
+  if (errors_++ < kErrorsPrinted) std::cerr << "gofish-load: error: " << what << ": " << detail << "\n";
+}
+
+int LoadRun::run() {
+  if (options_.server_pid) server_before_run_ = sample_process(*options_.server_pid);
+  started_ = Clock::now();
+  tick();
+  io_.run();
+  const auto report_json = report();
+  if (!options_.quiet) {
+    std::cout << "gofish-load " << to_string(options_.mode) << ": " << report_json["actions_per_second"]
+              << " actions/s, p99 " << report_json["latency_us"]["p99"] << " us, " << report_json["connections"]
+              << " connections, " << report_json["errors"] << " errors, " << report_json["refused"]
+              << " refused\n";
+  }
+  std::cout << report_json.dump() << std::endl;
+  return errors_ == 0 && refused_ == 0 ? 0 : 1;
+}
+
+void LoadRun::open_due_rooms() {
+  const double elapsed = seconds_between(started_, Clock::now());
+  const auto due = options_.ramp_seconds <= 0
+                       ? options_.rooms
+                       : std::min(options_.rooms, static_cast<int>(elapsed / options_.ramp_seconds *
+                                                                   static_cast<double>(options_.rooms)) +
+                                                      1);
+  while (static_cast<int>(rooms_.size()) < due) {
+    rooms_.push_back(std::make_unique<Room>(*this));
+    rooms_.back()->open();
+  }
+}
+
+void LoadRun::tick() {
+  const auto now = Clock::now();
+  switch (phase_) {
+    case Phase::kSettingUp: {
+      open_due_rooms();
+      const bool ramped = static_cast<int>(rooms_.size()) == options_.rooms &&
+                          seconds_between(started_, now) >= options_.ramp_seconds;
+      const bool late = now - started_ > std::chrono::duration<double>(options_.ramp_seconds) + kSetupTimeout;
+      if (ramped && (rooms_ready_ == options_.rooms || late)) {
+        if (rooms_ready_ < options_.rooms) {
+          error("setup", std::to_string(options_.rooms - rooms_ready_) + " rooms were not ready in time");
+        }
+        begin_window();
+      }
+      break;
+    }
+    case Phase::kMeasuring:
+      if (now >= window_start_ + std::chrono::duration<double>(options_.seconds)) return finish();
+      break;
+    case Phase::kDone:
+      return;
+  }
+  ticker_.expires_after(kTick);
+  ticker_.async_wait([this](beast::error_code ec) {
+    if (!ec) tick();
+  });
+}
+
+void LoadRun::begin_window() {
+  phase_ = Phase::kMeasuring;
+  window_start_ = Clock::now();
+  latency_.clear();
+  actions_ = 0;
+  games_ = 0;
+  if (options_.server_pid) server_at_start_ = sample_process(*options_.server_pid);
+  self_at_start_ = sample_self();
+}
+
+void LoadRun::finish() {
+  phase_ = Phase::kDone;
+  window_end_ = Clock::now();
+  if (options_.server_pid) server_at_end_ = sample_process(*options_.server_pid);
+  self_at_end_ = sample_self();
+  if (!server_at_end_ && options_.server_pid) error("server", "cannot read /proc for the server's process id");
+  io_.stop();  // connections are cut when the process ends
+}
+
+nlohmann::json LoadRun::report() const {
+  const double window = seconds_between(window_start_, window_end_);
+  const double actions = static_cast<double>(actions_);
+  nlohmann::json out;
+  out["mode"] = to_string(options_.mode);
+  out["url"] = options_.url;
+  out["rooms"] = options_.rooms;
+  out["players"] = options_.players;
+  out["think_ms"] = options_.think_ms;
+  out["bot"] = engine::to_string(options_.bot);
+  out["seconds"] = window;
+  out["rooms_ready"] = rooms_ready_;
+  out["connections"] = connections_;
+  out["connect_failures"] = connect_failures_;
+  const double setup = seconds_between(first_connect_, last_connected_);
+  out["connections_per_second"] = setup > 0 ? static_cast<double>(connections_) / setup : 0.0;
+  out["actions"] = actions_;
+  out["actions_per_second"] = window > 0 ? actions / window : 0.0;
+  out["games"] = games_;
+  out["latency_us"] = {{"p50", latency_.percentile(50)},   {"p90", latency_.percentile(90)},
+                       {"p99", latency_.percentile(99)},   {"p999", latency_.percentile(99.9)},
+                       {"max", latency_.max()},            {"mean", latency_.mean()}};
+  out["errors"] = errors_;
+  out["refused"] = refused_;
+
+  const auto cpu_figures = [&](const std::optional<ProcessSample>& from, const std::optional<ProcessSample>& to) {
+    nlohmann::json figures;
+    if (!from || !to) return figures;
+    const double cpu_micros = static_cast<double>(to->cpu_micros - from->cpu_micros);
+    figures["cpu_percent"] = window > 0 ? cpu_micros / 1e4 / window : 0.0;
+    figures["cpu_us_per_action"] = actions > 0 ? cpu_micros / actions : 0.0;
+    figures["rss_kib"] = to->rss_kib;
+    figures["peak_rss_kib"] = to->peak_rss_kib;
+    return figures;
+  };
+  out["server"] = cpu_figures(server_at_start_, server_at_end_);
+  out["client"] = cpu_figures(self_at_start_, self_at_end_);
+  if (options_.mode == Mode::kIdle && server_before_run_ && server_at_end_) {
+    const auto grown = static_cast<double>(server_at_end_->rss_kib) - static_cast<double>(server_before_run_->rss_kib);
+    out["idle"] = {{"rss_before_kib", server_before_run_->rss_kib},
+                   {"rss_after_kib", server_at_end_->rss_kib},
+                   {"kib_per_connection", connections_ > 0 ? grown / static_cast<double>(connections_) : 0.0}};
+  }
+  return out;
+}
+
+// As many open files as the hard limit allows: thousands of sockets.
+void raise_open_file_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+}  // namespace
+
+}  // namespace gofish::load
+
+int main(int argc, char** argv) {
+  auto parsed = gofish::load::parse_options(argc, argv);
+  if (auto* exit = std::get_if<gofish::load::OptionsExit>(&parsed)) {
+    (exit->code == 0 ? std::cout : std::cerr) << exit->output;
+    return exit->code;
+  }
+  gofish::load::raise_open_file_limit();
+  try {
+    gofish::load::LoadRun run(std::move(std::get<gofish::load::LoadOptions>(parsed)));
+    return run.run();
+  } catch (const std::exception& error) {
+    std::cerr << "gofish-load: " << error.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Writes docs/BENCHMARKS.md from the JSON lines bench/run collected.
+
+Everything above MARKER is generated from one run; everything below it is
+written by hand (how the figures were improved, profiles) and copied from the
+previous file unchanged.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+MARKER = "<!-- Written by hand below this line: bench/run keeps it as it is. -->"
+
+# Issue 7's targets on the 2-core machine.
+TARGET_ACTIONS = 20_000
+TARGET_CLOSED_P99_MS = 10
+TARGET_PACED_PLAYERS = 10_000
+TARGET_PACED_P99_MS = 5
+TARGET_IDLE_KIB = 16
+TARGET_ECHO_RATIO = 0.40
+
+
+def command_output(*command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def machine_rows(server_core, load_core, build):
+    lscpu = command_output("lscpu")
+    model = re.search(r"Model name:\s*(.+)", lscpu)
+    memory_kib = 0
+    with open("/proc/meminfo") as meminfo:
+        for line in meminfo:
+            if line.startswith("MemTotal:"):
+                memory_kib = int(line.split()[1])
+    debian = Path("/etc/debian_version")
+    compiler = command_output("c++", "--version").splitlines()
+    return [
+        ("CPU", f"{model.group(1) if model else platform.processor()}, {os.cpu_count()} cores"),
+        ("memory", f"{memory_kib / 1024 / 1024:.1f} GiB"),
+        ("OS", f"Debian {debian.read_text().strip() if debian.exists() else '?'}, kernel {platform.release()}"),
+        ("compiler", f"{compiler[0] if compiler else '?'}; {build}"),
+        ("pinning", f"server and echo server `taskset -c {server_core}`, gofish-load and the engine benchmark "
+                    f"`taskset -c {load_core}`"),
+        ("load average at the end", " ".join(f"{x:.2f}" for x in os.getloadavg())),
+    ]
+
+
+def load_results(directory):
+    results = {}
+    for path in Path(directory).glob("*.json"):
+        args_path = path.with_suffix(".args")
+        report = json.loads(path.read_text())
+        report["_args"] = args_path.read_text().strip() if args_path.exists() else ""
+        results[path.stem] = report
+    return results
+
+
+def ms(micros):
+    return f"{micros / 1000:.2f}"
+
+
+def number(value):
+    return f"{value:,.0f}"
+
+
+def met(ok):
+    return "**met**" if ok else "**missed**"
+
+
+def latency_cells(report):
+    latency = report["latency_us"]
+    return [ms(latency[k]) for k in ("p50", "p90", "p99", "p999", "max")]
+
+
+def server_cells(report):
+    server = report.get("server") or {}
+    client = report.get("client") or {}
+    return [f"{server.get('cpu_percent', 0):.0f}%", f"{server.get('cpu_us_per_action', 0):.0f}",
+            f"{server.get('rss_kib', 0) / 1024:.0f}", f"{client.get('cpu_percent', 0):.0f}%"]
+
+
+def load_label(report):
+    pace = "closed loop" if report["think_ms"] == 0 else f"paced, {report['think_ms']} ms think"
+    return f"{report['rooms']:,} rooms × {report['players']} ({report['connections']:,} connections), {pace}"
+
+
+def table(header, rows, align=None):
+    align = align or ["---"] + ["---:"] * (len(header) - 1)
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def render(results, command, server_core, load_core, build):
+    out = []
+    closed = sorted((name for name in results if name.startswith("server-closed")),
+                    key=lambda name: results[name]["rooms"])
+    paced = results.get("server-paced")
+    idle = results.get("idle")
+    durable = {storage: results.get(f"durable-{storage}") for storage in ("none", "sqlite")}
+    engine = results.get("engine")
+
+    # ---- targets
+    best = max((results[name] for name in closed), key=lambda r: r["actions_per_second"], default=None)
+    fast_enough = [results[name] for name in closed
+                   if results[name]["actions_per_second"] >= TARGET_ACTIONS
+                   and results[name]["latency_us"]["p99"] <= TARGET_CLOSED_P99_MS * 1000]
+    ratios = []
+    for name in closed:
+        echo = results.get(name.replace("server-", "echo-", 1))
+        if echo and echo["actions_per_second"] > 0:
+            ratios.append(results[name]["actions_per_second"] / echo["actions_per_second"])
+    target_rows = []
+    if best:
+        target_rows.append((f"≥ {TARGET_ACTIONS:,} actions/s with p99 ≤ {TARGET_CLOSED_P99_MS} ms",
+                            f"best {number(best['actions_per_second'])} actions/s at p99 "
+                            f"{ms(best['latency_us']['p99'])} ms ({best['rooms']} rooms, closed loop)",
+                            met(bool(fast_enough))))
+    if paced:
+        paced_ok = (paced["connections"] >= TARGET_PACED_PLAYERS
+                    and paced["latency_us"]["p99"] <= TARGET_PACED_P99_MS * 1000
+                    and paced["errors"] == 0)
+        target_rows.append((f"{TARGET_PACED_PLAYERS:,} players in 2,500 rooms at a person's pace, p99 ≤ "
+                            f"{TARGET_PACED_P99_MS} ms",
+                            f"{paced['connections']:,} players, p99 {ms(paced['latency_us']['p99'])} ms, "
+                            f"{paced['errors']} errors", met(paced_ok)))
+    if idle and "idle" in idle:
+        per = idle["idle"]["kib_per_connection"]
+        target_rows.append((f"≤ {TARGET_IDLE_KIB} KiB of server memory per idle player",
+                            f"{per:.1f} KiB ({idle['connections']:,} players)", met(per <= TARGET_IDLE_KIB)))
+    if ratios:
+        target_rows.append((f"server throughput ≥ {TARGET_ECHO_RATIO:.0%} of the echo baseline",
+                            ", ".join(f"{r:.0%}" for r in ratios), met(min(ratios) >= TARGET_ECHO_RATIO)))
+
+    out.append("# Benchmarks\n")
+    out.append("Every figure above the hand-written part comes from one run of the command below on the machine "
+               "below; run it again to check them. These are benchmarks, not timed tests: nothing in the test "
+               "suite depends on them. The machine is shared with other work, so figures move by tens of percent "
+               "between runs; the load average is given below.\n")
+    out.append(f"Generated {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC.\n")
+    out.append("## Targets\n")
+    out.append(table(["target (issue 7)", "measured", ""], target_rows, ["---", "---", "---"]) + "\n")
+
+    out.append("## Machine\n")
+    out.append(table(["", ""], machine_rows(server_core, load_core, build), ["---", "---"]) + "\n")
+
+    out.append("## Command\n")
+    out.append(f"```sh\n{command}\n```\n")
+    out.append("Without `--bin-dir` it builds a Release in `build-bench/`. Then it runs, each against a fresh "
+               "process:\n")
+    for name in sorted(results):
+        out.append(f"* `{name}`: `{results[name]['_args']}`")
+    out.append("\nThe server runs with `--threads 1 --storage none` (unless said otherwise), the per-connection "
+               "message rate raised (`--message-rate 100000 --message-burst 100000`) so a closed-loop player is "
+               "not throttled, and the connection and room caps raised. `gofish-load` spreads its connections "
+               "over 127.0.0.1 to 127.0.0.8. `bench/run --quick` runs tiny loads in well under a minute (the "
+               "ctest `bench_run_quick` does, writing to the build directory).\n")
+
+    if engine:
+        out.append("## Engine\n")
+        out.append(f"`gofish-bench-engine`: {engine['preset']}, {engine['players']} players, every seat playing "
+                   "the easy policy, one core, rates per CPU second (best of "
+                   f"{engine['repeat']}). How it was measured and optimised is in the hand-written part below.\n")
+        rows = []
+        for key, label in (("bare", "bare: legal, choose, apply"),
+                           ("views", "with views: plus every seat's and the spectator's view and events")):
+            if key in engine:
+                rows.append((label, f"**{number(engine[key]['decisions_per_s'])}**",
+                             number(engine[key]['games_per_s'])))
+        out.append(table(["workload", "decisions/s", "games/s"], rows) + "\n")
+        if "memory" in engine:
+            memory = engine["memory"]
+            out.append(f"Memory per game state: {memory['sizeof_game'] + memory['mid_heap_max']:,} bytes mid-game "
+                       f"(`sizeof(Game)` {memory['sizeof_game']} B plus {memory['mid_heap_max']:,} B of vectors).\n")
+
+    out.append("## Server at several loads\n")
+    out.append("Each player is a WebSocket connection that decides with the engine's easy bot on its own seat view, "
+               "built from the events the server sends that seat. An action is an accepted ask; its latency runs "
+               "from sending the ask to receiving the `asked` event that answers it. The echo server gets the same "
+               "connections, in the same rooms, taking turns the same way, each sending a message the size of an "
+               "ask; its actions are echoes. CPU is per second of wall time (100% is one core); the load client's "
+               "own CPU is given so you can see whether it, rather than the server, was the limit.\n")
+    rows = []
+    for name in closed + (["server-paced"] if paced else []):
+        report = results[name]
+        echo = results.get(name.replace("server-", "echo-", 1))
+        ratio = (f"{report['actions_per_second'] / echo['actions_per_second']:.0%}"
+                 if echo and echo["actions_per_second"] > 0 else "")
+        rows.append([load_label(report), f"**{number(report['actions_per_second'])}**", *latency_cells(report),
+                     *server_cells(report), f"{report['errors']} / {report['refused']}",
+                     number(echo["actions_per_second"]) if echo else "", ms(echo["latency_us"]["p99"]) if echo else "",
+                     ratio])
+    out.append(table(["load", "actions/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "server CPU",
+                      "server µs/action", "server RSS MiB", "client CPU", "errors / refused", "echo/s", "echo p99 ms",
+                      "ratio to echo"], rows) + "\n")
+    setup_rows = [[load_label(results[name]), number(results[name]["connections_per_second"])]
+                  for name in closed + (["server-paced"] if paced else [])]
+    out.append("Connection set-up (TCP, WebSocket upgrade), at most 256 at once:\n")
+    out.append(table(["load", "connections/s"], setup_rows) + "\n")
+
+    if durable["none"] and durable["sqlite"]:
+        out.append("## Durability cost\n")
+        out.append("The same closed-loop load against `--storage none` and `--storage sqlite` (every room event "
+                   "committed before it is sent; `--sqlite-synchronous normal`).\n")
+        rows = []
+        for storage in ("none", "sqlite"):
+            report = durable[storage]
+            rows.append([f"`--storage {storage}`", load_label(report), f"**{number(report['actions_per_second'])}**",
+                         *latency_cells(report), *server_cells(report)[:2],
+                         f"{report['errors']} / {report['refused']}"])
+        none_rate = durable["none"]["actions_per_second"]
+        cost = (1 - durable["sqlite"]["actions_per_second"] / none_rate) if none_rate > 0 else 0
+        out.append(table(["storage", "load", "actions/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms",
+                          "server CPU", "server µs/action", "errors / refused"], rows) + "\n")
+        out.append(f"SQLite costs {cost:.0%} of the throughput at this load; p99 goes from "
+                   f"{ms(durable['none']['latency_us']['p99'])} ms to {ms(durable['sqlite']['latency_us']['p99'])} "
+                   "ms.\n")
+
+    if idle and "idle" in idle:
+        out.append("## Idle memory per connection\n")
+        figures = idle["idle"]
+        out.append(f"{idle['connections']:,} players seated in {idle['rooms']:,} waiting rooms of {idle['players']}, "
+                   f"held for {idle['seconds']:.0f} s: the server's resident memory (VmRSS) went from "
+                   f"{figures['rss_before_kib']:,} KiB before the first connection to {figures['rss_after_kib']:,} "
+                   f"KiB, **{figures['kib_per_connection']:.1f} KiB per connected player** (room included). "
+                   f"Errors: {idle['errors']}.\n")
+    return "\n".join(out)
+
+
+def hand_written(previous):
+    path = Path(previous)
+    if path.exists():
+        text = path.read_text()
+        if MARKER in text:
+            return text[text.index(MARKER):]
+    return MARKER + "\n\n## Server performance work\n\nNothing recorded yet.\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--results", required=True)
+    parser.add_argument("--command", required=True)
+    parser.add_argument("--previous", required=True, help="the file being replaced, for its hand-written part")
+    parser.add_argument("--build", default="", help="the build type and directory, for the Machine section")
+    parser.add_argument("--server-core", default="0")
+    parser.add_argument("--load-core", default="1")
+    args = parser.parse_args()
+    results = load_results(args.results)
+    print(render(results, args.command, args.server_core, args.load_core, args.build))
+    print(hand_written(args.previous), end="")
+    # A run with errors or refused actions still gets its figures written,
+    # but bench/run reports it as a failure.
+    failed = [name for name, report in sorted(results.items())
+              if report.get("errors", 0) or report.get("refused", 0)]
+    for name in failed:
+        print(f"render_benchmarks: {name}: {results[name]['errors']} errors, {results[name]['refused']} refused",
+              file=sys.stderr)
+    return 3 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""gofish-load end to end: a real gofish-server (port 0, no storage) played in
+closed loop, paced and idle, and the echo server, each for a moment. Checks
+the JSON last line: actions happened, no errors, no refused actions, ordered
+percentiles, server CPU read from /proc. No figure is checked against a target.
+
+usage: load_smoke_test.py SERVER LOAD ECHO WEB_ROOT
+"""
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+LISTENING = re.compile(r"listening on 127\.0\.0\.1:(\d+)")
+
+
+def start(command, log_path):
+    """Starts a server that prints 'listening on 127.0.0.1:PORT'; returns (process, port)."""
+    log = open(log_path, "w+")
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        log.seek(0)
+        found = LISTENING.search(log.read())
+        if found:
+            return process, int(found.group(1))
+        if process.poll() is not None:
+            break
+        time.sleep(0.05)
+    process.kill()
+    log.seek(0)
+    sys.exit(f"FAIL: {command[0]} did not start:\n{log.read()}")
+
+
+def stop(process):
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def run_load(load, port, pid, *args):
+    command = [load, "--url", f"ws://127.0.0.1:{port}/ws", "--server-pid", str(pid), "--quiet", *args]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    lines = result.stdout.strip().splitlines()
+    if not lines:
+        sys.exit(f"FAIL: {' '.join(command)} printed nothing; stderr:\n{result.stderr}")
+    report = json.loads(lines[-1])
+    print(f"{' '.join(args)}\n  -> {lines[-1]}")
+    if result.stderr:
+        print(f"  stderr: {result.stderr.strip()}")
+    return report
+
+
+problems = []
+
+
+def expect(condition, what):
+    if not condition:
+        problems.append(what)
+
+
+def check_traffic(report, label):
+    expect(report["actions"] > 0, f"{label}: no actions")
+    expect(report["errors"] == 0, f"{label}: {report['errors']} errors")
+    expect(report["refused"] == 0, f"{label}: {report['refused']} refused actions")
+    latency = report["latency_us"]
+    order = [latency[k] for k in ("p50", "p90", "p99", "p999", "max")]
+    expect(order == sorted(order) and order[0] > 0, f"{label}: percentiles out of order: {latency}")
+    expect(report["server"].get("cpu_us_per_action", 0) > 0, f"{label}: no server CPU figure")
+    expect(report["client"].get("cpu_percent") is not None, f"{label}: no client CPU figure")
+
+
+def main():
+    server, load, echo, web_root = sys.argv[1:5]
+    with tempfile.TemporaryDirectory() as scratch:
+        process, port = start([server, "--port", "0", "--bind", "127.0.0.1", "--storage", "none", "--data-dir",
+                               scratch, "--web-root", web_root, "--threads", "1", "--message-rate", "100000",
+                               "--message-burst", "100000", "--log-level", "info"], f"{scratch}/server.log")
+        try:
+            closed = run_load(load, port, process.pid, "--rooms", "4", "--players", "4", "--think-ms", "0",
+                              "--seconds", "3", "--ramp-seconds", "0.2", "--source-addresses", "2")
+            check_traffic(closed, "closed loop")
+            expect(closed["connections"] == 16, "closed loop: not 16 connections")
+            expect(closed["games"] > 0, "closed loop: no game finished (no rematch seen)")
+            paced = run_load(load, port, process.pid, "--rooms", "2", "--players", "3", "--think-ms", "20",
+                             "--seconds", "1", "--ramp-seconds", "0")
+            check_traffic(paced, "paced")
+            expect(paced["latency_us"]["p50"] < 20_000 or paced["actions"] < 60, "paced: think time counted as latency")
+            idle = run_load(load, port, process.pid, "--mode", "idle", "--rooms", "5", "--players", "4", "--seconds",
+                            "0.5", "--ramp-seconds", "0")
+            expect(idle["errors"] == 0 and idle["connections"] == 20, f"idle: {idle}")
+            expect("kib_per_connection" in idle.get("idle", {}), "idle: no memory per connection")
+        finally:
+            stop(process)
+
+        process, port = start([echo, "--port", "0"], f"{scratch}/echo.log")
+        try:
+            echoed = run_load(load, port, process.pid, "--mode", "echo", "--rooms", "4", "--players", "4",
+                              "--seconds", "1", "--ramp-seconds", "0")
+            check_traffic(echoed, "echo")
+        finally:
+            stop(process)
+
+    for problem in problems:
+        print(f"FAIL: {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
