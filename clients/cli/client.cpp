@@ -354,6 +354,7 @@ class Session : public ConnectionHandler {
   void on_joined(const protocol::Joined& joined) {
     if (!joined.token.empty()) token_ = joined.token;
     if (joined.resumed) {
+      decided_at_v_ = -1;  // a move sent just before the drop may never have arrived
       print("Resumed your seat in room " + joined.code + ".");
     } else if (joined.as == protocol::JoinAs::kSpectator) {
       print("Watching room " + joined.code + ".");
