@@ -6,13 +6,15 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <cstdio>
 #include <deque>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <thread>
 #include <variant>
+
+#include "clients/cli/overloaded.hpp"
 
 // libedit's readline-compatible interface (line editing and history).
 #include <editline/readline.h>
@@ -22,13 +24,6 @@
 
 namespace gofish::cli {
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 using protocol::ErrorCode;
 
@@ -76,7 +71,6 @@ constexpr double kRateMargin = 0.8;
 
 enum class Request { kHello, kCreate, kJoin, kResume, kResync, kDecision, kLeave, kOther };
 
-
 }  // namespace
 
 class Session : public ConnectionHandler {
@@ -87,9 +81,7 @@ class Session : public ConnectionHandler {
     line_editing_ = interactive_ && isatty(STDIN_FILENO) != 0;
   }
 
-  ~Session() override {
-    release_terminal();
-  }
+  ~Session() override { release_terminal(); }
 
   int run() {
     bool first = true;
@@ -308,8 +300,9 @@ class Session : public ConnectionHandler {
   }
 
   void enter_room() {
-    if (token_) return send(protocol::Resume{*token_, table_.in_room() ? std::optional(table_.v()) : std::nullopt},
-                            Request::kResume);
+    if (token_)
+      return send(protocol::Resume{*token_, table_.in_room() ? std::optional(table_.v()) : std::nullopt},
+                  Request::kResume);
     if (o_.join_code || o_.spectate) {
       protocol::Join join;
       join.code = o_.join_code.value_or("");
@@ -423,9 +416,7 @@ class Session : public ConnectionHandler {
       if (const auto* id = std::get_if<std::int64_t>(&*error.id); id && requests_.contains(*id)) kind = requests_[*id];
     }
     switch (kind) {
-      case Request::kHello:
-        fail(entry_exit_code(error.code), error.message);
-        return;
+      case Request::kHello: fail(entry_exit_code(error.code), error.message); return;
       case Request::kCreate:
       case Request::kJoin: {
         std::string sentence = error.message;
@@ -436,9 +427,7 @@ class Session : public ConnectionHandler {
         fail(entry_exit_code(error.code), sentence);
         return;
       }
-      case Request::kResume:
-        fail(kExitRefused, "Could not resume the seat: " + error.message);
-        return;
+      case Request::kResume: fail(kExitRefused, "Could not resume the seat: " + error.message); return;
       case Request::kDecision:
         if (bot_) {
           // The server saw the table differently: take its snapshot and decide again.
@@ -447,8 +436,7 @@ class Session : public ConnectionHandler {
           return;
         }
         break;
-      default:
-        break;
+      default: break;
     }
     if (error.code == ErrorCode::kRoomKicked) {
       fail(kExitRefused, error.message);
@@ -520,16 +508,19 @@ class Session : public ConnectionHandler {
   void print_summary() {
     const std::string who = table_.you() ? o_.name + " (seat " + std::to_string(*table_.you() + 1) + ")" : o_.name;
     std::vector<std::string> lines;
-    lines.push_back("Summary: " + std::to_string(results_.size()) + (results_.size() == 1 ? " game " : " games ") +
-                    (table_.you() ? "played by " + who + (bot_ ? " with the " + std::string(engine::to_string(bot_->level())) + " bot" : "")
-                                  : "watched by " + who) +
-                    " in room " + table_.code() + ".");
+    lines.push_back(
+        "Summary: " + std::to_string(results_.size()) + (results_.size() == 1 ? " game " : " games ") +
+        (table_.you()
+             ? "played by " + who + (bot_ ? " with the " + std::string(engine::to_string(bot_->level())) + " bot" : "")
+             : "watched by " + who) +
+        " in room " + table_.code() + ".");
     int wins = 0;
     for (const GameResult& result : results_) {
       lines.push_back("  " + result_line(result));
       if (table_.you() && (result.over.winners & (1U << *table_.you()))) ++wins;
     }
-    if (table_.you()) lines.push_back(o_.name + " won " + std::to_string(wins) + " of " + std::to_string(results_.size()) + ".");
+    if (table_.you())
+      lines.push_back(o_.name + " won " + std::to_string(wins) + " of " + std::to_string(results_.size()) + ".");
     for (const auto& line : lines) {
       if (o_.json) {
         std::cerr << line << '\n';
@@ -548,7 +539,8 @@ class Session : public ConnectionHandler {
   void run_command(const Command& command) {
     switch (command.kind) {
       case CommandKind::kAsk: {
-        if (!table_.has_game()) return print("The game has not started yet. " + std::string(hint_for(ErrorCode::kRoomNotStarted)));
+        if (!table_.has_game())
+          return print("The game has not started yet. " + std::string(hint_for(ErrorCode::kRoomNotStarted)));
         auto ask = resolve_ask(command, table_);
         if (auto* problem = std::get_if<std::string>(&ask)) return print(*problem);
         return send(std::get<protocol::Ask>(ask), Request::kOther);

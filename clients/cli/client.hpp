@@ -22,10 +22,10 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitUsage = 2,
   kExitUnreachable = 3,
-  kExitBadCode = 4,      // no room has that code, or it is not a code
+  kExitBadCode = 4,  // no room has that code, or it is not a code
   kExitRoomFull = 5,
-  kExitVersion = 6,      // the server speaks another protocol version
-  kExitRefused = 7,      // any other refusal, or the connection was lost for good
+  kExitVersion = 6,  // the server speaks another protocol version
+  kExitRefused = 7,  // any other refusal, or the connection was lost for good
 };
 
 struct Options {

@@ -126,15 +126,14 @@ TEST_CASE("events in plain words") {
   CHECK(say(3, engine::Event{engine::HandDealt{0, cards({"7C", "9C", "9D", "KS", "AS"})}}) == "You got five cards.");
   CHECK(say(4, engine::Event{engine::AskedRank{0, 1, *engine::parse_rank("7")}}) == "You asked Bob for sevens.");
   CHECK(say(5, engine::Event{engine::GoFish{1, 0, false}}) == "Go fish! Bob has no sevens.");
-  CHECK(say(6, engine::Event{engine::Drew{0, card("4H"), engine::DrawCause::kFish}}) ==
-        "You drew the four of hearts.");
+  CHECK(say(6, engine::Event{engine::Drew{0, card("4H"), engine::DrawCause::kFish}}) == "You drew the four of hearts.");
   CHECK(say(7, engine::Event{engine::TurnPassed{0, 1}}) == "It's Bob's turn.");
   CHECK(say(8, engine::Event{engine::AskedRank{1, 0, *engine::parse_rank("9")}}) == "Bob asked you for nines.");
   CHECK(say(9, engine::Event{engine::Gave{0, 1, cards({"9C", "9D"})}}) == "You gave Bob two nines.");
   CHECK(say(10, engine::Event{engine::DrewHidden{2, engine::DrawCause::kEmptyHand}}) ==
         "Cy drew a card (an empty hand draws).");
-  CHECK(say(11, engine::Event{engine::SetLaid{1, 7, cards({"9C", "9D", "9H", "9S"}), engine::SetOutcome::kScores, false}}) ==
-        "Bob made a book of nines!");
+  CHECK(say(11, engine::Event{engine::SetLaid{1, 7, cards({"9C", "9D", "9H", "9S"}), engine::SetOutcome::kScores,
+                                              false}}) == "Bob made a book of nines!");
   CHECK(say(12, protocol::ConnectionChanged{2, false}) == "Cy lost the connection.");
   CHECK(say(13, protocol::RematchVote{0, {0}}) == "You want a rematch.");
   CHECK(say(14, engine::Event{engine::GameOver{engine::EndReason::kStockOut, 3, {}, {0, 1, 0}, 0b010}}) ==
