@@ -314,7 +314,10 @@ class Session : public ConnectionHandler {
     create.name = o_.name;
     create.settings.rules = engine::preset(o_.preset).value_or(engine::Rules{});
     create.settings.seats = o_.seats;
+    create.settings.rules.table_rules = o_.table_rules;
     create.settings.turn_timer_seconds = o_.turn_timer_seconds;
+    create.settings.spectators = o_.spectators;
+    create.settings.listed = o_.listed;
     for (std::size_t i = 0; i < o_.bots.size(); ++i) {
       create.bots.push_back(protocol::BotSpec{static_cast<engine::Seat>(i + 1), o_.bots[i]});
     }

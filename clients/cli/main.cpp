@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   std::string bots_text;
   std::string bot_text;
   bool no_color = false;
+  bool no_spectators = false;
 
   CLI::App app{
       "gofish-cli: play Go Fish against people and bots on a gofish-server, from a terminal.\n"
@@ -64,6 +65,10 @@ int main(int argc, char** argv) {
   app.add_option("--bots", bots_text, "Server bots for a new room, in seats 2, 3, ...: e.g. medium,easy");
   add_bounded(app, "--timer", options.turn_timer_seconds, 0, 300,
               "Turn timer in seconds for a new room (0: none, else 10-300)");
+  app.add_flag("--table-rules", options.table_rules,
+               "New room: players answer asks and declare their sets themselves, with penalties");
+  app.add_flag("--no-spectators", no_spectators, "New room: nobody may watch");
+  app.add_flag("--listed", options.listed, "New room: show it in the lobby while it waits for players");
   app.add_flag("--start-when-full", options.start_when_full, "As host, start the game as soon as every seat is filled");
   app.add_option("--bot", bot_text, "Let the engine's bot play your seat: easy, medium or hard");
   add_bounded(app, "--games", options.games, 1, 10000,
@@ -122,6 +127,7 @@ int main(int argc, char** argv) {
   if (options.turn_timer_seconds != 0 && options.turn_timer_seconds < 10) {
     return usage_error("--timer is 0 (no timer) or 10 to 300 seconds.");
   }
+  options.spectators = !no_spectators;
   options.style.color = !no_color && !options.json && terminal_has_color();
   return gofish::cli::Client(std::move(options)).run();
 }
