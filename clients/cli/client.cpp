@@ -108,15 +108,12 @@ class Session : public ConnectionHandler {
       outgoing_.clear();
       flush_scheduled_ = false;
       send(protocol::Hello{o_.protocol_version, "gofish-cli/0.1"}, Request::kHello);
-      if (interactive_) {
-        watch_terminal(connection);
-        connection.post([this] { drain_typed_lines(); });  // lines typed while reconnecting
-      }
       const std::optional<std::string> ended = connection.run(*this);
       {
         std::lock_guard lock(typed_mutex_);
         connection_ = nullptr;
       }
+      entered_since_connect_ = false;
       if (done_ || !ended) break;
       // Lost: resume the seat with its token, if there is one to resume.
       if (!token_ || finished_all_games()) return fail(kExitRefused, *ended);
@@ -341,14 +338,25 @@ class Session : public ConnectionHandler {
     return "http://" + o_.address.host + ":" + o_.address.port + "/r/" + code;
   }
 
+  // Commands are read once the client is in a room (a refusal to enter is
+  // the answer then, not the end of the input), on each new connection.
+  void entered_room() {
+    if (!interactive_ || !connection_ || entered_since_connect_) return;
+    entered_since_connect_ = true;
+    watch_terminal(*connection_);
+    connection_->post([this] { drain_typed_lines(); });  // lines typed while reconnecting
+  }
+
   void on_created(const protocol::Created& created) {
     token_ = created.token;
+    entered_room();
     print("Created room " + created.code + ". Others join with: gofish-cli ws://" + o_.address.host + ":" +
           o_.address.port + " --join " + created.code + "  (or open " + invite_url(created.code) + ")");
   }
 
   void on_joined(const protocol::Joined& joined) {
     if (!joined.token.empty()) token_ = joined.token;
+    entered_room();
     if (joined.resumed) {
       decided_at_v_ = -1;  // a move sent just before the drop may never have arrived
       print("Resumed your seat in room " + joined.code + ".");
@@ -581,6 +589,7 @@ class Session : public ConnectionHandler {
   std::condition_variable typed_handled_;
   std::deque<std::optional<std::string>> typed_lines_;  // nullopt: end of input
   bool stopping_reader_ = false;
+  bool entered_since_connect_ = false;  // a resync is answered with joined again
   Connection* connection_ = nullptr;
   Table table_;
   std::optional<RemoteBot> bot_;

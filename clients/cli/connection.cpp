@@ -129,6 +129,7 @@ void Connection::send(std::string frame) {
 }
 
 void Connection::watch_input(int fd) {
+  if (impl_->input) return;
   impl_->input.emplace(impl_->io, fd);
   if (impl_->handler) impl_->wait_input();
 }

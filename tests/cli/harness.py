@@ -62,7 +62,8 @@ class Cli:
 
     def __init__(self, binary, *args):
         self.args = [binary, *args]
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
         self.lines = []
         self.stderr = ""
         self._reader = threading.Thread(target=self._read, daemon=True)
