@@ -512,7 +512,8 @@ class Session : public ConnectionHandler {
 
   void show_hand() {
     if (!table_.has_game() || !table_.you()) return;
-    print("Your hand (" + std::to_string(table_.view().hand.size()) + " cards):");
+    const int size = table_.view().hand.size();
+    print("Your hand (" + std::to_string(size) + (size == 1 ? " card):" : " cards):"));
     print(hand_lines(table_.view().hand, o_.style));
   }
 

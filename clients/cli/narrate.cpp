@@ -1,6 +1,7 @@
 #include "clients/cli/narrate.hpp"
 
 #include <array>
+#include <bit>
 #include <variant>
 
 #include "clients/cli/overloaded.hpp"
@@ -329,8 +330,9 @@ std::string your_turn_text(const Table& table) {
   if (legal.ask_for == engine::AskFor::kRank) {
     line += " for a rank you hold: " + ranks_text(legal.ranks) + ".";
   } else {
-    line += " for a card of a rank you hold, e.g. 'ask " +
-            (targets.empty() ? std::string("2") : std::string("<seat>")) + " " +
+    // An example the player could type as it stands: the first target, the first card.
+    const int first_target = std::countr_zero(static_cast<unsigned>(legal.targets));
+    line += " for a card you lack of a rank you hold, e.g. 'ask " + std::to_string(first_target + 1) + " " +
             (legal.cards.empty() ? std::string("QH") : engine::to_string(legal.cards.lowest())) + "'.";
   }
   if (legal.declarable != 0) line += " You can lay down: " + ranks_text(legal.declarable) + " ('declare <rank>').";

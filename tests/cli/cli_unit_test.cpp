@@ -143,6 +143,20 @@ TEST_CASE("events in plain words") {
   CHECK(table.seats()[2].connected == false);
 }
 
+TEST_CASE("the turn line lists what may be asked") {
+  Table table = room(*engine::preset("classic"), {"Ann", "Bob", "Cy"}, 1);
+  table.apply_game_event(engine::GameStarted{3, 0, 1, 37});
+  table.apply_game_event(engine::HandDealt{1, cards({"2S", "9C", "9H", "KD"})});
+  REQUIRE(table.your_move());
+  CHECK(your_turn_text(table) == "Your turn: ask Ann (seat 1) or Cy (seat 3) for a rank you hold: 2, 9, K.");
+
+  Table card_table = room(*engine::preset("specific-card"), {"Ann", "Bob"}, 0);
+  card_table.apply_game_event(engine::GameStarted{2, 1, 0, 38});
+  card_table.apply_game_event(engine::HandDealt{0, cards({"9C", "9H"})});
+  CHECK(your_turn_text(card_table) ==
+        "Your turn: ask Bob (seat 2) for a card you lack of a rank you hold, e.g. 'ask 2 9D'.");
+}
+
 TEST_CASE("the summary line names the winners the server announced") {
   GameResult result{2, {"Ann", "Bob", "Cy"}, engine::GameOver{engine::EndReason::kHandEmpty, 3, {}, {2, 5, 5}, 0b110}};
   CHECK(result_line(result) == "Game 2: winners: Bob, Cy (scores: Ann 2, Bob 5, Cy 5); a hand ran empty.");
