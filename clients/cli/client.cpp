@@ -21,6 +21,7 @@
 
 #include "clients/cli/commands.hpp"
 #include "clients/cli/connection.hpp"
+#include "protocol/text.hpp"
 
 namespace gofish::cli {
 namespace {
@@ -44,8 +45,10 @@ std::string_view hint_for(ErrorCode code) {
     case ErrorCode::kRoomNotHost: return "Only the host can do that; wait for them.";
     case ErrorCode::kRoomNotEnoughPlayers: return "Wait until every seat is filled.";
     case ErrorCode::kRoomSpectator: return "Spectators watch; 'table' shows the game.";
-    case ErrorCode::kChatOff:
-    case ErrorCode::kChatNotAPhrase: return "This room limits chat.";
+    case ErrorCode::kChatOff: return "Chat is off in this room.";
+    case ErrorCode::kChatNotAPhrase:
+      return "Say one of the phrases by its id, e.g. 'say good_luck' (in a phrases-only room, 'say' with any other "
+             "text lists them).";
     case ErrorCode::kChatRateLimited:
     case ErrorCode::kRateLimited: return "Wait a moment and try again.";
     default: return "Type 'help' for the commands.";
@@ -548,6 +551,19 @@ class Session : public ConnectionHandler {
     if (connection_) connection_->stop();
   }
 
+  // Free text, or a fixed phrase by its id (the only chat of a "phrases" room).
+  void say(const std::string& text) {
+    if (const auto* phrase = protocol::find_phrase(text)) {
+      return send(protocol::Chat{"", std::string(phrase->id)}, Request::kOther);
+    }
+    if (table_.settings().chat == protocol::ChatMode::kPhrases) {
+      std::string ids;
+      for (const auto& phrase : protocol::chat_phrases()) ids += (ids.empty() ? "" : ", ") + std::string(phrase.id);
+      return print("This room allows only the fixed phrases; say one by its id: " + ids + ".");
+    }
+    send(protocol::Chat{text, ""}, Request::kOther);
+  }
+
   void run_command(const Command& command) {
     switch (command.kind) {
       case CommandKind::kAsk: {
@@ -566,7 +582,7 @@ class Session : public ConnectionHandler {
         if (game_log_.empty()) return print("Nothing has happened in this game yet.");
         return print(game_log_);
       case CommandKind::kRules: return print(rules_lines(table_));
-      case CommandKind::kSay: return send(protocol::Chat{command.what, ""}, Request::kOther);
+      case CommandKind::kSay: return say(command.what);
       case CommandKind::kRematch: return send(protocol::Rematch{}, Request::kOther);
       case CommandKind::kStart: return send(protocol::Start{}, Request::kOther);
       case CommandKind::kAnswer: return send(protocol::Answer{command.what == "give"}, Request::kOther);

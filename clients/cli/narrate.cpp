@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "clients/cli/overloaded.hpp"
+#include "protocol/text.hpp"
 
 namespace gofish::cli {
 namespace {
@@ -296,7 +297,10 @@ std::string narrate(const protocol::RoomEvent& event, const Table& table) {
           [&](const protocol::RematchVote& e) {
             return Who(e.seat) + " " + verb(e.seat, "want", "wants") + " a rematch.";
           },
-          [&](const protocol::ChatPosted& e) { return e.name + ": " + e.text; },
+          [&](const protocol::ChatPosted& e) {
+            const protocol::Phrase* phrase = e.phrase.empty() ? nullptr : protocol::find_phrase(e.phrase);
+            return e.name + ": " + (phrase ? std::string(phrase->text) : e.text);
+          },
       },
       event);
 }

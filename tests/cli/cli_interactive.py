@@ -1,7 +1,7 @@
 """A whole game typed into the interactive gofish-cli as a person would,
 inside a detached tmux (its own socket, fixed size) against the real server
 and two server bots. The screen is read with capture-pane and checked at
-several points: the waiting room, help, the table, the hand, a refused ask
+several points: the waiting room, help, chat, the table, the hand, a refused ask
 with the server's sentence and a hint, every turn until game over, the log,
 and the exit."""
 import os
@@ -109,6 +109,13 @@ def main():
         type_line("help")
         wait_for(r"^  ask <player> <rank> .*\[a\]$")
         wait_for(r"^  quit .*\[q\]$")
+
+        mark = here()
+        type_line("say good_luck")
+        wait_for(r"^Ann: Good luck!$", after=mark)
+        mark = here()
+        type_line("s nice table")
+        wait_for(r"^Ann: nice table$", after=mark)
 
         mark = here()
         type_line("start")
