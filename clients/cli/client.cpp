@@ -102,7 +102,7 @@ class Session : public ConnectionHandler {
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
         continue;
       }
-      if (!first) note("Reconnected; resuming the seat.");
+      if (!first) note(token_ ? "Reconnected; resuming the seat." : "Reconnected; joining again.");
       first = false;
       {
         std::lock_guard lock(typed_mutex_);  // the reader thread posts to it
@@ -118,11 +118,11 @@ class Session : public ConnectionHandler {
       }
       entered_since_connect_ = false;
       if (done_ || !ended) break;
-      // Lost: resume the seat with its token, if there is one to resume.
-      if (!token_ || finished_all_games()) return fail(kExitRefused, *ended);
+      // Lost: resume the seat with its token (a spectator, who has none, joins again).
+      if ((!token_ && !o_.spectate) || finished_all_games()) return fail(kExitRefused, *ended);
       last_problem = *ended;
       lost_since = std::chrono::steady_clock::now();
-      note(*ended + " Reconnecting to resume the seat...");
+      note(*ended + (token_ ? " Reconnecting to resume the seat..." : " Reconnecting to watch again..."));
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
     }
     return exit_code_;
