@@ -1,5 +1,6 @@
 #include "clients/cli/client.hpp"
 
+#include <poll.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -72,7 +73,15 @@ constexpr const char* kPrompt = "gofish> ";
 // The share of the server's message rate the client allows itself.
 constexpr double kRateMargin = 0.8;
 
+// How long libedit's idle hook waits for a key before it prints queued output.
+constexpr int kKeyWaitMs = 30;
+
 enum class Request { kHello, kCreate, kJoin, kResume, kResync, kDecision, kLeave, kOther };
+
+// The session whose reader thread waits in readline(), for libedit's
+// plain-function event hook.
+Session* g_reader_session = nullptr;
+int on_readline_idle();
 
 }  // namespace
 
@@ -84,7 +93,10 @@ class Session : public ConnectionHandler {
     line_editing_ = interactive_ && isatty(STDIN_FILENO) != 0;
   }
 
-  ~Session() override { release_terminal(); }
+  ~Session() override {
+    release_terminal();
+    if (g_reader_session == this) g_reader_session = nullptr;
+  }
 
   int run() {
     bool first = true;
@@ -180,17 +192,43 @@ class Session : public ConnectionHandler {
   // ------------------------------------------------------------ output
 
   // A line for the person: on stdout, around the prompt. Nothing in --json mode.
+  // While the reader thread owns the terminal, lines are queued for it to
+  // print above its prompt (show_queued_output), so that the prompt and the
+  // output are never written at the same time.
   void print(const std::string& line) {
     if (o_.json) return;
-    const bool prompt_shown = reading_.load();
-    if (prompt_shown) std::fputs("\r\x1b[K", stdout);
+    {
+      std::lock_guard lock(output_mutex_);
+      if (reader_owns_terminal_) return queued_output_.push_back(line);
+    }
     std::fputs(line.c_str(), stdout);
     std::fputc('\n', stdout);
     std::fflush(stdout);
-    // The reader thread waits inside readline(): draw its prompt and the
-    // half-typed line again below what was printed.
-    if (prompt_shown) rl_forced_update_display();
   }
+
+ public:
+  // libedit's event hook: on the reader thread, while readline() waits for a
+  // key. Waits a little for one, then prints what was queued and draws the
+  // prompt and the half-typed line again below it.
+  void show_queued_output() {
+    pollfd key{STDIN_FILENO, POLLIN, 0};
+    ::poll(&key, 1, kKeyWaitMs);
+    std::vector<std::string> lines;
+    {
+      std::lock_guard lock(output_mutex_);
+      lines.swap(queued_output_);
+    }
+    if (lines.empty()) return;
+    std::fputs("\r\x1b[K", stdout);
+    for (const auto& line : lines) {
+      std::fputs(line.c_str(), stdout);
+      std::fputc('\n', stdout);
+    }
+    std::fflush(stdout);
+    rl_forced_update_display();
+  }
+
+ private:
   void print(const std::vector<std::string>& lines) {
     for (const auto& line : lines) print(line);
   }
@@ -218,6 +256,12 @@ class Session : public ConnectionHandler {
     if (!line_editing_) return connection.watch_input(STDIN_FILENO);
     if (reader_.joinable()) return;
     tcgetattr(STDIN_FILENO, &saved_terminal_);
+    {
+      std::lock_guard lock(output_mutex_);
+      reader_owns_terminal_ = true;
+    }
+    g_reader_session = this;
+    rl_event_hook = on_readline_idle;
     reader_ = std::thread([this] {
       while (true) {
         reading_ = true;
@@ -255,16 +299,24 @@ class Session : public ConnectionHandler {
       stopping_reader_ = true;
     }
     typed_handled_.notify_all();
+    std::vector<std::string> lines;
+    {
+      std::lock_guard lock(output_mutex_);
+      reader_owns_terminal_ = false;
+      lines.swap(queued_output_);
+    }
     if (reading_) {
+      rl_event_hook = nullptr;
       tcsetattr(STDIN_FILENO, TCSANOW, &saved_terminal_);
       std::fputs("\r\x1b[K", stdout);
-      std::fflush(stdout);
       reader_.detach();
     } else if (reader_.get_id() != std::this_thread::get_id()) {
       reader_.join();
     } else {
       reader_.detach();
     }
+    for (const auto& line : lines) print(line);
+    std::fflush(stdout);
   }
 
   // ------------------------------------------------------------ requests
@@ -606,6 +658,9 @@ class Session : public ConnectionHandler {
   std::condition_variable typed_handled_;
   std::deque<std::optional<std::string>> typed_lines_;  // nullopt: end of input
   bool stopping_reader_ = false;
+  std::mutex output_mutex_;
+  bool reader_owns_terminal_ = false;
+  std::vector<std::string> queued_output_;
   bool entered_since_connect_ = false;  // a resync is answered with joined again
   Connection* connection_ = nullptr;
   Table table_;
@@ -628,6 +683,13 @@ class Session : public ConnectionHandler {
   bool done_ = false;
   int exit_code_ = kExitOk;
 };
+
+namespace {
+int on_readline_idle() {
+  if (g_reader_session) g_reader_session->show_queued_output();
+  return 0;
+}
+}  // namespace
 
 Client::Client(Options options) : session_(std::make_unique<Session>(std::move(options))) {}
 Client::~Client() = default;
