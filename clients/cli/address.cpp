@@ -54,6 +54,10 @@ std::variant<ServerAddress, std::string> parse_server_address(std::string_view t
   return address;
 }
 
-std::string websocket_url(const ServerAddress& address) { return "ws://" + address.host + ":" + address.port + "/ws"; }
+std::string server_url(const ServerAddress& address) { return "ws://" + address.host + ":" + address.port; }
+
+std::string invite_url(const ServerAddress& address, std::string_view code) {
+  return "http://" + address.host + ":" + address.port + protocol::invite_path(code);
+}
 
 }  // namespace gofish::cli

@@ -389,10 +389,6 @@ class Session : public ConnectionHandler {
     enter_room();
   }
 
-  std::string invite_url(const std::string& code) const {
-    return "http://" + o_.address.host + ":" + o_.address.port + "/r/" + code;
-  }
-
   // Commands are read once the client is in a room (a refusal to enter is
   // the answer then, not the end of the input), on each new connection.
   void entered_room() {
@@ -405,8 +401,8 @@ class Session : public ConnectionHandler {
   void on_created(const protocol::Created& created) {
     token_ = created.token;
     entered_room();
-    print("Created room " + created.code + ". Others join with: gofish-cli ws://" + o_.address.host + ":" +
-          o_.address.port + " --join " + created.code + "  (or open " + invite_url(created.code) + ")");
+    print("Created room " + created.code + ". Others join with: gofish-cli " + server_url(o_.address) + " --join " +
+          created.code + "  (or open " + invite_url(o_.address, created.code) + ")");
   }
 
   void on_joined(const protocol::Joined& joined) {

@@ -54,7 +54,8 @@ Table room(const engine::Rules& rules, std::vector<std::string> names, std::opti
 TEST_CASE("server addresses and invite links") {
   const auto plain = std::get<ServerAddress>(parse_server_address("ws://127.0.0.1:8080"));
   CHECK(plain == ServerAddress{"127.0.0.1", "8080", std::nullopt});
-  CHECK(websocket_url(plain) == "ws://127.0.0.1:8080/ws");
+  CHECK(server_url(plain) == "ws://127.0.0.1:8080");
+  CHECK(invite_url(plain, "K7QXM") == "http://127.0.0.1:8080/r/K7QXM");
   CHECK(std::get<ServerAddress>(parse_server_address("ws://fish.example.org:9000/ws")).host == "fish.example.org");
   CHECK(std::get<ServerAddress>(parse_server_address("localhost:1234")).port == "1234");
   CHECK(std::get<ServerAddress>(parse_server_address("http://fish.example.org")).port == "8080");
