@@ -188,25 +188,6 @@ class Session : public ConnectionHandler {
     run_command(std::get<Command>(parsed));
   }
 
- private:
-  // ------------------------------------------------------------ output
-
-  // A line for the person: on stdout, around the prompt. Nothing in --json mode.
-  // While the reader thread owns the terminal, lines are queued for it to
-  // print above its prompt (show_queued_output), so that the prompt and the
-  // output are never written at the same time.
-  void print(const std::string& line) {
-    if (o_.json) return;
-    {
-      std::lock_guard lock(output_mutex_);
-      if (reader_owns_terminal_) return queued_output_.push_back(line);
-    }
-    std::fputs(line.c_str(), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
-  }
-
- public:
   // libedit's event hook: on the reader thread, while readline() waits for a
   // key. Waits a little for one, then prints what was queued and draws the
   // prompt and the half-typed line again below it.
@@ -229,6 +210,23 @@ class Session : public ConnectionHandler {
   }
 
  private:
+  // ------------------------------------------------------------ output
+
+  // A line for the person: on stdout, around the prompt. Nothing in --json mode.
+  // While the reader thread owns the terminal, lines are queued for it to
+  // print above its prompt (show_queued_output), so that the prompt and the
+  // output are never written at the same time.
+  void print(const std::string& line) {
+    if (o_.json) return;
+    {
+      std::lock_guard lock(output_mutex_);
+      if (reader_owns_terminal_) return queued_output_.push_back(line);
+    }
+    std::fputs(line.c_str(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+  }
+
   void print(const std::vector<std::string>& lines) {
     for (const auto& line : lines) print(line);
   }
