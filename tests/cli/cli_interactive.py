@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from harness import Server, check, run
+from harness import Failure, Server, check, run
 
 server_binary, cli_binary = sys.argv[1], sys.argv[2]
 socket_name = f"gofish-cli-test-{os.getpid()}"
@@ -45,11 +45,10 @@ def wait_for(pattern, timeout=20, after=0):
         if match:
             return match
         time.sleep(0.1)
-    raise AssertionError_(pattern, screen())
+    raise never_appeared(pattern, screen())
 
 
-def AssertionError_(pattern, text):
-    from harness import Failure
+def never_appeared(pattern, text):
     return Failure(f"{pattern!r} never appeared on the screen:\n" + "\n".join(text.rstrip().splitlines()[-40:]))
 
 
@@ -91,7 +90,7 @@ def play_turns(checked_refusal):
             type_line(f"ask {target} {ranks[asks % len(ranks)]}")
             asks += 1
         time.sleep(0.15)
-    raise AssertionError_("Game over!", screen())
+    raise never_appeared("Game over!", screen())
 
 
 def main():
