@@ -23,7 +23,8 @@ std::variant<ServerAddress, std::string> parse_server_address(std::string_view t
       return "gofish-cli speaks plain ws:// only; reach a TLS server through a ws:// address (" + original + ").";
     }
     if (scheme != "ws" && scheme != "http") {
-      return "'" + original + "' is not a server address: use ws://host:port or an invite link http://host:port/r/CODE.";
+      return "'" + original +
+             "' is not a server address: use ws://host:port or an invite link http://host:port/r/CODE.";
     }
     text.remove_prefix(scheme_end + 3);
   }
@@ -53,6 +54,10 @@ std::variant<ServerAddress, std::string> parse_server_address(std::string_view t
   return address;
 }
 
-std::string websocket_url(const ServerAddress& address) { return "ws://" + address.host + ":" + address.port + "/ws"; }
+std::string server_url(const ServerAddress& address) { return "ws://" + address.host + ":" + address.port; }
+
+std::string invite_url(const ServerAddress& address, std::string_view code) {
+  return "http://" + address.host + ":" + address.port + protocol::invite_path(code);
+}
 
 }  // namespace gofish::cli

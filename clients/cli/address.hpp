@@ -24,7 +24,9 @@ struct ServerAddress {
 // The address, or a sentence saying what is wrong with the text.
 std::variant<ServerAddress, std::string> parse_server_address(std::string_view text);
 
-// "ws://host:port/ws"
-std::string websocket_url(const ServerAddress& address);
+// "ws://host:port", as gofish-cli takes it
+std::string server_url(const ServerAddress& address);
+// "http://host:port/r/CODE": the room's invite link, for browsers and gofish-cli alike
+std::string invite_url(const ServerAddress& address, std::string_view code);
 
 }  // namespace gofish::cli

@@ -1,34 +1,31 @@
 #include "clients/cli/client.hpp"
 
+#include <poll.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <cstdio>
 #include <deque>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <thread>
 #include <variant>
+
+#include "clients/cli/overloaded.hpp"
 
 // libedit's readline-compatible interface (line editing and history).
 #include <editline/readline.h>
 
 #include "clients/cli/commands.hpp"
 #include "clients/cli/connection.hpp"
+#include "protocol/text.hpp"
 
 namespace gofish::cli {
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 using protocol::ErrorCode;
 
@@ -49,8 +46,10 @@ std::string_view hint_for(ErrorCode code) {
     case ErrorCode::kRoomNotHost: return "Only the host can do that; wait for them.";
     case ErrorCode::kRoomNotEnoughPlayers: return "Wait until every seat is filled.";
     case ErrorCode::kRoomSpectator: return "Spectators watch; 'table' shows the game.";
-    case ErrorCode::kChatOff:
-    case ErrorCode::kChatNotAPhrase: return "This room limits chat.";
+    case ErrorCode::kChatOff: return "Chat is off in this room.";
+    case ErrorCode::kChatNotAPhrase:
+      return "Say one of the phrases by its id, e.g. 'say good_luck' (in a phrases-only room, 'say' with any other "
+             "text lists them).";
     case ErrorCode::kChatRateLimited:
     case ErrorCode::kRateLimited: return "Wait a moment and try again.";
     default: return "Type 'help' for the commands.";
@@ -74,8 +73,15 @@ constexpr const char* kPrompt = "gofish> ";
 // The share of the server's message rate the client allows itself.
 constexpr double kRateMargin = 0.8;
 
+// How long libedit's idle hook waits for a key before it prints queued output.
+constexpr int kKeyWaitMs = 30;
+
 enum class Request { kHello, kCreate, kJoin, kResume, kResync, kDecision, kLeave, kOther };
 
+// The session whose reader thread waits in readline(), for libedit's
+// plain-function event hook.
+Session* g_reader_session = nullptr;
+int on_readline_idle();
 
 }  // namespace
 
@@ -89,6 +95,7 @@ class Session : public ConnectionHandler {
 
   ~Session() override {
     release_terminal();
+    if (g_reader_session == this) g_reader_session = nullptr;
   }
 
   int run() {
@@ -107,7 +114,7 @@ class Session : public ConnectionHandler {
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
         continue;
       }
-      if (!first) note("Reconnected; resuming the seat.");
+      if (!first) note(token_ ? "Reconnected; resuming the seat." : "Reconnected; joining again.");
       first = false;
       {
         std::lock_guard lock(typed_mutex_);  // the reader thread posts to it
@@ -116,21 +123,18 @@ class Session : public ConnectionHandler {
       outgoing_.clear();
       flush_scheduled_ = false;
       send(protocol::Hello{o_.protocol_version, "gofish-cli/0.1"}, Request::kHello);
-      if (interactive_) {
-        watch_terminal(connection);
-        connection.post([this] { drain_typed_lines(); });  // lines typed while reconnecting
-      }
       const std::optional<std::string> ended = connection.run(*this);
       {
         std::lock_guard lock(typed_mutex_);
         connection_ = nullptr;
       }
+      entered_since_connect_ = false;
       if (done_ || !ended) break;
-      // Lost: resume the seat with its token, if there is one to resume.
-      if (!token_ || finished_all_games()) return fail(kExitRefused, *ended);
+      // Lost: resume the seat with its token (a spectator, who has none, joins again).
+      if ((!token_ && !o_.spectate) || finished_all_games()) return fail(kExitRefused, *ended);
       last_problem = *ended;
       lost_since = std::chrono::steady_clock::now();
-      note(*ended + " Reconnecting to resume the seat...");
+      note(*ended + (token_ ? " Reconnecting to resume the seat..." : " Reconnecting to watch again..."));
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
     }
     return exit_code_;
@@ -184,21 +188,45 @@ class Session : public ConnectionHandler {
     run_command(std::get<Command>(parsed));
   }
 
+  // libedit's event hook: on the reader thread, while readline() waits for a
+  // key. Waits a little for one, then prints what was queued and draws the
+  // prompt and the half-typed line again below it.
+  void show_queued_output() {
+    pollfd key{STDIN_FILENO, POLLIN, 0};
+    ::poll(&key, 1, kKeyWaitMs);
+    std::vector<std::string> lines;
+    {
+      std::lock_guard lock(output_mutex_);
+      lines.swap(queued_output_);
+    }
+    if (lines.empty()) return;
+    std::fputs("\r\x1b[K", stdout);
+    for (const auto& line : lines) {
+      std::fputs(line.c_str(), stdout);
+      std::fputc('\n', stdout);
+    }
+    std::fflush(stdout);
+    rl_forced_update_display();
+  }
+
  private:
   // ------------------------------------------------------------ output
 
   // A line for the person: on stdout, around the prompt. Nothing in --json mode.
+  // While the reader thread owns the terminal, lines are queued for it to
+  // print above its prompt (show_queued_output), so that the prompt and the
+  // output are never written at the same time.
   void print(const std::string& line) {
     if (o_.json) return;
-    const bool prompt_shown = reading_.load();
-    if (prompt_shown) std::fputs("\r\x1b[K", stdout);
+    {
+      std::lock_guard lock(output_mutex_);
+      if (reader_owns_terminal_) return queued_output_.push_back(line);
+    }
     std::fputs(line.c_str(), stdout);
     std::fputc('\n', stdout);
     std::fflush(stdout);
-    // The reader thread waits inside readline(): draw its prompt and the
-    // half-typed line again below what was printed.
-    if (prompt_shown) rl_forced_update_display();
   }
+
   void print(const std::vector<std::string>& lines) {
     for (const auto& line : lines) print(line);
   }
@@ -226,6 +254,12 @@ class Session : public ConnectionHandler {
     if (!line_editing_) return connection.watch_input(STDIN_FILENO);
     if (reader_.joinable()) return;
     tcgetattr(STDIN_FILENO, &saved_terminal_);
+    {
+      std::lock_guard lock(output_mutex_);
+      reader_owns_terminal_ = true;
+    }
+    g_reader_session = this;
+    rl_event_hook = on_readline_idle;
     reader_ = std::thread([this] {
       while (true) {
         reading_ = true;
@@ -263,16 +297,24 @@ class Session : public ConnectionHandler {
       stopping_reader_ = true;
     }
     typed_handled_.notify_all();
+    std::vector<std::string> lines;
+    {
+      std::lock_guard lock(output_mutex_);
+      reader_owns_terminal_ = false;
+      lines.swap(queued_output_);
+    }
     if (reading_) {
+      rl_event_hook = nullptr;
       tcsetattr(STDIN_FILENO, TCSANOW, &saved_terminal_);
       std::fputs("\r\x1b[K", stdout);
-      std::fflush(stdout);
       reader_.detach();
     } else if (reader_.get_id() != std::this_thread::get_id()) {
       reader_.join();
     } else {
       reader_.detach();
     }
+    for (const auto& line : lines) print(line);
+    std::fflush(stdout);
   }
 
   // ------------------------------------------------------------ requests
@@ -308,8 +350,9 @@ class Session : public ConnectionHandler {
   }
 
   void enter_room() {
-    if (token_) return send(protocol::Resume{*token_, table_.in_room() ? std::optional(table_.v()) : std::nullopt},
-                            Request::kResume);
+    if (token_)
+      return send(protocol::Resume{*token_, table_.in_room() ? std::optional(table_.v()) : std::nullopt},
+                  Request::kResume);
     if (o_.join_code || o_.spectate) {
       protocol::Join join;
       join.code = o_.join_code.value_or("");
@@ -321,7 +364,10 @@ class Session : public ConnectionHandler {
     create.name = o_.name;
     create.settings.rules = engine::preset(o_.preset).value_or(engine::Rules{});
     create.settings.seats = o_.seats;
+    create.settings.rules.table_rules = o_.table_rules;
     create.settings.turn_timer_seconds = o_.turn_timer_seconds;
+    create.settings.spectators = o_.spectators;
+    create.settings.listed = o_.listed;
     for (std::size_t i = 0; i < o_.bots.size(); ++i) {
       create.bots.push_back(protocol::BotSpec{static_cast<engine::Seat>(i + 1), o_.bots[i]});
     }
@@ -341,19 +387,27 @@ class Session : public ConnectionHandler {
     enter_room();
   }
 
-  std::string invite_url(const std::string& code) const {
-    return "http://" + o_.address.host + ":" + o_.address.port + "/r/" + code;
+  // Commands are read once the client is in a room (a refusal to enter is
+  // the answer then, not the end of the input), on each new connection.
+  void entered_room() {
+    if (!interactive_ || !connection_ || entered_since_connect_) return;
+    entered_since_connect_ = true;
+    watch_terminal(*connection_);
+    connection_->post([this] { drain_typed_lines(); });  // lines typed while reconnecting
   }
 
   void on_created(const protocol::Created& created) {
     token_ = created.token;
-    print("Created room " + created.code + ". Others join with: gofish-cli ws://" + o_.address.host + ":" +
-          o_.address.port + " --join " + created.code + "  (or open " + invite_url(created.code) + ")");
+    entered_room();
+    print("Created room " + created.code + ". Others join with: gofish-cli " + server_url(o_.address) + " --join " +
+          created.code + "  (or open " + invite_url(o_.address, created.code) + ")");
   }
 
   void on_joined(const protocol::Joined& joined) {
     if (!joined.token.empty()) token_ = joined.token;
+    entered_room();
     if (joined.resumed) {
+      decided_at_v_ = -1;  // a move sent just before the drop may never have arrived
       print("Resumed your seat in room " + joined.code + ".");
     } else if (joined.as == protocol::JoinAs::kSpectator) {
       print("Watching room " + joined.code + ".");
@@ -422,9 +476,7 @@ class Session : public ConnectionHandler {
       if (const auto* id = std::get_if<std::int64_t>(&*error.id); id && requests_.contains(*id)) kind = requests_[*id];
     }
     switch (kind) {
-      case Request::kHello:
-        fail(entry_exit_code(error.code), error.message);
-        return;
+      case Request::kHello: fail(entry_exit_code(error.code), error.message); return;
       case Request::kCreate:
       case Request::kJoin: {
         std::string sentence = error.message;
@@ -435,9 +487,7 @@ class Session : public ConnectionHandler {
         fail(entry_exit_code(error.code), sentence);
         return;
       }
-      case Request::kResume:
-        fail(kExitRefused, "Could not resume the seat: " + error.message);
-        return;
+      case Request::kResume: fail(kExitRefused, "Could not resume the seat: " + error.message); return;
       case Request::kDecision:
         if (bot_) {
           // The server saw the table differently: take its snapshot and decide again.
@@ -446,8 +496,7 @@ class Session : public ConnectionHandler {
           return;
         }
         break;
-      default:
-        break;
+      default: break;
     }
     if (error.code == ErrorCode::kRoomKicked) {
       fail(kExitRefused, error.message);
@@ -512,23 +561,27 @@ class Session : public ConnectionHandler {
 
   void show_hand() {
     if (!table_.has_game() || !table_.you()) return;
-    print("Your hand (" + std::to_string(table_.view().hand.size()) + " cards):");
+    const int size = table_.view().hand.size();
+    print("Your hand (" + std::to_string(size) + (size == 1 ? " card):" : " cards):"));
     print(hand_lines(table_.view().hand, o_.style));
   }
 
   void print_summary() {
     const std::string who = table_.you() ? o_.name + " (seat " + std::to_string(*table_.you() + 1) + ")" : o_.name;
     std::vector<std::string> lines;
-    lines.push_back("Summary: " + std::to_string(results_.size()) + (results_.size() == 1 ? " game " : " games ") +
-                    (table_.you() ? "played by " + who + (bot_ ? " with the " + std::string(engine::to_string(bot_->level())) + " bot" : "")
-                                  : "watched by " + who) +
-                    " in room " + table_.code() + ".");
+    lines.push_back(
+        "Summary: " + std::to_string(results_.size()) + (results_.size() == 1 ? " game " : " games ") +
+        (table_.you()
+             ? "played by " + who + (bot_ ? " with the " + std::string(engine::to_string(bot_->level())) + " bot" : "")
+             : "watched by " + who) +
+        " in room " + table_.code() + ".");
     int wins = 0;
     for (const GameResult& result : results_) {
       lines.push_back("  " + result_line(result));
       if (table_.you() && (result.over.winners & (1U << *table_.you()))) ++wins;
     }
-    if (table_.you()) lines.push_back(o_.name + " won " + std::to_string(wins) + " of " + std::to_string(results_.size()) + ".");
+    if (table_.you())
+      lines.push_back(o_.name + " won " + std::to_string(wins) + " of " + std::to_string(results_.size()) + ".");
     for (const auto& line : lines) {
       if (o_.json) {
         std::cerr << line << '\n';
@@ -544,10 +597,24 @@ class Session : public ConnectionHandler {
     if (connection_) connection_->stop();
   }
 
+  // Free text, or a fixed phrase by its id (the only chat of a "phrases" room).
+  void say(const std::string& text) {
+    if (const auto* phrase = protocol::find_phrase(text)) {
+      return send(protocol::Chat{"", std::string(phrase->id)}, Request::kOther);
+    }
+    if (table_.settings().chat == protocol::ChatMode::kPhrases) {
+      std::string ids;
+      for (const auto& phrase : protocol::chat_phrases()) ids += (ids.empty() ? "" : ", ") + std::string(phrase.id);
+      return print("This room allows only the fixed phrases; say one by its id: " + ids + ".");
+    }
+    send(protocol::Chat{text, ""}, Request::kOther);
+  }
+
   void run_command(const Command& command) {
     switch (command.kind) {
       case CommandKind::kAsk: {
-        if (!table_.has_game()) return print("The game has not started yet. " + std::string(hint_for(ErrorCode::kRoomNotStarted)));
+        if (!table_.has_game())
+          return print("The game has not started yet. " + std::string(hint_for(ErrorCode::kRoomNotStarted)));
         auto ask = resolve_ask(command, table_);
         if (auto* problem = std::get_if<std::string>(&ask)) return print(*problem);
         return send(std::get<protocol::Ask>(ask), Request::kOther);
@@ -561,7 +628,7 @@ class Session : public ConnectionHandler {
         if (game_log_.empty()) return print("Nothing has happened in this game yet.");
         return print(game_log_);
       case CommandKind::kRules: return print(rules_lines(table_));
-      case CommandKind::kSay: return send(protocol::Chat{command.what, ""}, Request::kOther);
+      case CommandKind::kSay: return say(command.what);
       case CommandKind::kRematch: return send(protocol::Rematch{}, Request::kOther);
       case CommandKind::kStart: return send(protocol::Start{}, Request::kOther);
       case CommandKind::kAnswer: return send(protocol::Answer{command.what == "give"}, Request::kOther);
@@ -585,6 +652,10 @@ class Session : public ConnectionHandler {
   std::condition_variable typed_handled_;
   std::deque<std::optional<std::string>> typed_lines_;  // nullopt: end of input
   bool stopping_reader_ = false;
+  std::mutex output_mutex_;
+  bool reader_owns_terminal_ = false;
+  std::vector<std::string> queued_output_;
+  bool entered_since_connect_ = false;  // a resync is answered with joined again
   Connection* connection_ = nullptr;
   Table table_;
   std::optional<RemoteBot> bot_;
@@ -606,6 +677,13 @@ class Session : public ConnectionHandler {
   bool done_ = false;
   int exit_code_ = kExitOk;
 };
+
+namespace {
+int on_readline_idle() {
+  if (g_reader_session) g_reader_session->show_queued_output();
+  return 0;
+}
+}  // namespace
 
 Client::Client(Options options) : session_(std::make_unique<Session>(std::move(options))) {}
 Client::~Client() = default;

@@ -22,10 +22,10 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitUsage = 2,
   kExitUnreachable = 3,
-  kExitBadCode = 4,      // no room has that code, or it is not a code
+  kExitBadCode = 4,  // no room has that code, or it is not a code
   kExitRoomFull = 5,
-  kExitVersion = 6,      // the server speaks another protocol version
-  kExitRefused = 7,      // any other refusal, or the connection was lost for good
+  kExitVersion = 6,  // the server speaks another protocol version
+  kExitRefused = 7,  // any other refusal, or the connection was lost for good
 };
 
 struct Options {
@@ -38,6 +38,9 @@ struct Options {
   int seats = 4;
   std::vector<engine::BotLevel> bots;  // server bots, in seats 1, 2, ...
   int turn_timer_seconds = 0;
+  bool table_rules = false;  // players answer asks and declare sets themselves
+  bool spectators = true;    // others may watch
+  bool listed = false;       // shown in the lobby while it waits for players
   bool start_when_full = false;
   std::optional<engine::BotLevel> bot;  // play the seat with this engine bot
   int games = 1;                        // with --bot (or a spectator): games before exiting

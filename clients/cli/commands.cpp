@@ -16,15 +16,20 @@ struct CommandName {
 };
 
 constexpr std::array<CommandName, 12> kCommands = {{
-    {"ask", "a", CommandKind::kAsk, "ask <player> <rank>   ask a player (seat number or name) for a rank, e.g. 'ask bob 9'; a card such as QH in card presets"},
+    {"ask", "a", CommandKind::kAsk,
+     "ask <player> <rank>   ask a player (seat number or name) for a rank, e.g. 'ask bob 9'; a card such as QH in card "
+     "presets"},
     {"hand", "h", CommandKind::kHand, "hand                  show your hand, sorted and grouped by rank"},
-    {"table", "t", CommandKind::kTable, "table                 who sits where, hand sizes, sets, the stock, whose turn"},
+    {"table", "t", CommandKind::kTable,
+     "table                 who sits where, hand sizes, sets, the stock, whose turn"},
     {"log", "l", CommandKind::kLog, "log                   everything that happened in this game"},
     {"rules", "r", CommandKind::kRules, "rules                 the rules in force"},
-    {"say", "s", CommandKind::kSay, "say <text>            chat with the room"},
+    {"say", "s", CommandKind::kSay,
+     "say <text>            chat with the room; a phrase id such as good_luck says that phrase"},
     {"rematch", "m", CommandKind::kRematch, "rematch               ask for another game once this one is over"},
     {"start", "go", CommandKind::kStart, "start                 (host) start the game once every seat is filled"},
-    {"answer", "an", CommandKind::kAnswer, "answer give|fish      (table rules) hand over the cards or say \"Go fish\""},
+    {"answer", "an", CommandKind::kAnswer,
+     "answer give|fish      (table rules) hand over the cards or say \"Go fish\""},
     {"declare", "d", CommandKind::kDeclare, "declare <rank>        (table rules) lay down a complete set"},
     {"help", "?", CommandKind::kHelp, "help                  this list"},
     {"quit", "q", CommandKind::kQuit, "quit                  leave the room and exit"},
@@ -49,7 +54,8 @@ std::optional<engine::Rank> parse_rank_words(std::string_view typed) {
   for (engine::Rank r = 0; r < engine::kRanks; ++r) {
     if (word == engine::rank_word(r) || word == engine::rank_plural(r)) return r;
   }
-  if (word.size() > 1 && word.back() == 's') return engine::parse_rank(std::string_view(word).substr(0, word.size() - 1));
+  if (word.size() > 1 && word.back() == 's')
+    return engine::parse_rank(std::string_view(word).substr(0, word.size() - 1));
   return std::nullopt;
 }
 
@@ -63,7 +69,8 @@ std::variant<Command, std::string> parse_command(std::string_view line) {
   const auto found = std::find_if(kCommands.begin(), kCommands.end(),
                                   [&](const CommandName& c) { return word == c.name || word == c.short_name; });
   if (found == kCommands.end()) {
-    return "'" + word + "' is not a command. Type 'help' for the list (ask, hand, table, log, rules, say, rematch, quit).";
+    return "'" + word +
+           "' is not a command. Type 'help' for the list (ask, hand, table, log, rules, say, rematch, quit).";
   }
   Command command{found->kind, "", ""};
   switch (command.kind) {
@@ -90,8 +97,7 @@ std::variant<Command, std::string> parse_command(std::string_view line) {
       if (rest.empty()) return std::string("Declare which rank? Type 'declare <rank>', e.g. 'declare 7'.");
       command.what = std::string(rest);
       break;
-    default:
-      break;
+    default: break;
   }
   return command;
 }
@@ -101,9 +107,11 @@ std::variant<engine::Seat, std::string> resolve_player(std::string_view typed, c
   const auto seat_count = static_cast<engine::Seat>(table.seats().size());
   std::string players;
   for (engine::Seat s = 0; s < seat_count; ++s) {
-    if (!table.is_you(s)) players += (players.empty() ? "" : ", ") + table.name_of(s) + " (" + std::to_string(s + 1) + ")";
+    if (!table.is_you(s))
+      players += (players.empty() ? "" : ", ") + table.name_of(s) + " (" + std::to_string(s + 1) + ")";
   }
-  if (!wanted.empty() && std::all_of(wanted.begin(), wanted.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
+  if (!wanted.empty() &&
+      std::all_of(wanted.begin(), wanted.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
     const int number = wanted.size() > 2 ? 0 : std::stoi(wanted);
     if (number >= 1 && number <= seat_count) return number - 1;
     return "There is no seat " + wanted + ". Players: " + players + ".";
@@ -115,7 +123,8 @@ std::variant<engine::Seat, std::string> resolve_player(std::string_view typed, c
     if (name.starts_with(wanted)) prefixed.push_back(s);
   }
   if (prefixed.size() == 1) return prefixed.front();
-  if (prefixed.size() > 1) return "'" + std::string(typed) + "' could be several players; use a seat number. Players: " + players + ".";
+  if (prefixed.size() > 1)
+    return "'" + std::string(typed) + "' could be several players; use a seat number. Players: " + players + ".";
   return "Nobody here is called '" + std::string(typed) + "'. Players: " + players + ".";
 }
 
@@ -126,7 +135,9 @@ std::variant<protocol::Ask, std::string> resolve_ask(const Command& command, con
   ask.target = std::get<engine::Seat>(target);
   if (table.rules().ask_for == engine::AskFor::kCard) {
     const auto card = engine::parse_card(command.what);
-    if (!card) return "'" + command.what + "' is not a card. In this game you ask for one card, e.g. QH for the queen of hearts.";
+    if (!card)
+      return "'" + command.what +
+             "' is not a card. In this game you ask for one card, e.g. QH for the queen of hearts.";
     ask.what = *card;
   } else {
     const auto rank = parse_rank_words(command.what);

@@ -3,8 +3,8 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
@@ -119,9 +119,8 @@ void Connection::open(const ServerAddress& address, std::chrono::milliseconds ti
   }
   tcp_stream.expires_never();
   impl_->ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
-  impl_->ws.set_option(websocket::stream_base::decorator([](websocket::request_type& request) {
-    request.set(beast::http::field::user_agent, "gofish-cli");
-  }));
+  impl_->ws.set_option(websocket::stream_base::decorator(
+      [](websocket::request_type& request) { request.set(beast::http::field::user_agent, "gofish-cli"); }));
 }
 
 void Connection::send(std::string frame) {
@@ -130,6 +129,7 @@ void Connection::send(std::string frame) {
 }
 
 void Connection::watch_input(int fd) {
+  if (impl_->input) return;
   impl_->input.emplace(impl_->io, fd);
   if (impl_->handler) impl_->wait_input();
 }

@@ -19,7 +19,13 @@ constexpr const char* kExitCodes =
 
 bool terminal_has_color() {
   const char* term = std::getenv("TERM");
-  return isatty(STDOUT_FILENO) != 0 && term != nullptr && std::string(term) != "dumb" && std::getenv("NO_COLOR") == nullptr;
+  return isatty(STDOUT_FILENO) != 0 && term != nullptr && std::string(term) != "dumb" &&
+         std::getenv("NO_COLOR") == nullptr;
+}
+
+// A whole-number option within [low, high], its default shown in --help.
+void add_bounded(CLI::App& app, const std::string& flag, int& value, int low, int high, const std::string& help) {
+  app.add_option(flag, value, help)->check(CLI::Range(low, high))->capture_default_str();
 }
 
 int usage_error(const std::string& sentence) {
@@ -37,11 +43,13 @@ int main(int argc, char** argv) {
   std::string bots_text;
   std::string bot_text;
   bool no_color = false;
+  bool no_spectators = false;
 
-  CLI::App app{"gofish-cli: play Go Fish against people and bots on a gofish-server, from a terminal.\n"
-               "Without --join or --spectate it creates a room (you are the host); an invite link\n"
-               "(http://host:port/r/CODE) as the server joins that room.",
-               "gofish-cli"};
+  CLI::App app{
+      "gofish-cli: play Go Fish against people and bots on a gofish-server, from a terminal.\n"
+      "Without --join or --spectate it creates a room (you are the host); an invite link\n"
+      "(http://host:port/r/CODE) as the server joins that room.",
+      "gofish-cli"};
   app.footer(kExitCodes);
   app.add_option("server", positional, "Server address (ws://host:port) or invite link (http://host:port/r/CODE)");
   app.add_option("--server", server, "Server address, when not given first")->capture_default_str();
@@ -50,29 +58,28 @@ int main(int argc, char** argv) {
   auto* join = app.add_option("--join", options.join_code, "Join the room with this code");
   app.add_flag("--spectate", options.spectate, "Watch the room (with --join or an invite link)");
   join->excludes(create);
-  app.add_option("--preset", options.preset, "Rules preset for a new room: classic, specific-card, keep-playing, bicycle, authors, pairs")
+  app.add_option("--preset", options.preset,
+                 "Rules preset for a new room: classic, specific-card, keep-playing, bicycle, authors, pairs")
       ->capture_default_str();
-  app.add_option("--seats", options.seats, "Seats at a new room's table, 2 to 6")->check(CLI::Range(2, 6))->capture_default_str();
+  add_bounded(app, "--seats", options.seats, 2, 6, "Seats at a new room's table, 2 to 6");
   app.add_option("--bots", bots_text, "Server bots for a new room, in seats 2, 3, ...: e.g. medium,easy");
-  app.add_option("--timer", options.turn_timer_seconds, "Turn timer in seconds for a new room (0: none, else 10-300)")
-      ->check(CLI::Range(0, 300))
-      ->capture_default_str();
+  add_bounded(app, "--timer", options.turn_timer_seconds, 0, 300,
+              "Turn timer in seconds for a new room (0: none, else 10-300)");
+  app.add_flag("--table-rules", options.table_rules,
+               "New room: players answer asks and declare their sets themselves, with penalties");
+  app.add_flag("--no-spectators", no_spectators, "New room: nobody may watch");
+  app.add_flag("--listed", options.listed, "New room: show it in the lobby while it waits for players");
   app.add_flag("--start-when-full", options.start_when_full, "As host, start the game as soon as every seat is filled");
   app.add_option("--bot", bot_text, "Let the engine's bot play your seat: easy, medium or hard");
-  app.add_option("--games", options.games, "With --bot or --spectate: games to play or watch, then print a summary")
-      ->check(CLI::Range(1, 10000))
-      ->capture_default_str();
-  app.add_option("--think-ms", options.think_ms, "With --bot: pause before each move, in milliseconds")
-      ->check(CLI::Range(0, 60000))
-      ->capture_default_str();
+  add_bounded(app, "--games", options.games, 1, 10000,
+              "With --bot or --spectate: games to play or watch, then print a summary");
+  add_bounded(app, "--think-ms", options.think_ms, 0, 60000, "With --bot: pause before each move, in milliseconds");
   app.add_flag("--json", options.json, "Print every server message as one JSON line on stdout, nothing else");
   app.add_flag("--no-color", no_color, "No colours, even on a colour terminal");
-  app.add_option("--connect-timeout-ms", options.connect_timeout_ms, "Give up connecting after this long")
-      ->check(CLI::Range(100, 600000))
-      ->capture_default_str();
-  app.add_option("--resume-window-ms", options.resume_window_ms, "After a dropped connection, keep trying to resume this long")
-      ->check(CLI::Range(0, 3600000))
-      ->capture_default_str();
+  add_bounded(app, "--connect-timeout-ms", options.connect_timeout_ms, 100, 600000,
+              "Give up connecting after this long");
+  add_bounded(app, "--resume-window-ms", options.resume_window_ms, 0, 3600000,
+              "After a dropped connection, keep trying to resume this long");
   // For tests of the version check: say hello with another protocol version.
   app.add_option("--protocol-version", options.protocol_version)->group("");
 
@@ -96,8 +103,10 @@ int main(int argc, char** argv) {
     }
     options.join_code = *code;
   }
-  if (options.spectate && !options.join_code) return usage_error("--spectate needs a room: --join CODE or an invite link.");
-  if (!gofish::engine::preset(options.preset)) return usage_error("There is no preset called '" + options.preset + "'.");
+  if (options.spectate && !options.join_code)
+    return usage_error("--spectate needs a room: --join CODE or an invite link.");
+  if (!gofish::engine::preset(options.preset))
+    return usage_error("There is no preset called '" + options.preset + "'.");
   if (!bot_text.empty()) {
     options.bot = gofish::engine::parse_bot_level(bot_text);
     if (!options.bot) return usage_error("--bot is easy, medium or hard, not '" + bot_text + "'.");
@@ -118,6 +127,7 @@ int main(int argc, char** argv) {
   if (options.turn_timer_seconds != 0 && options.turn_timer_seconds < 10) {
     return usage_error("--timer is 0 (no timer) or 10 to 300 seconds.");
   }
+  options.spectators = !no_spectators;
   options.style.color = !no_color && !options.json && terminal_has_color();
   return gofish::cli::Client(std::move(options)).run();
 }

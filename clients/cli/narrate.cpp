@@ -1,21 +1,19 @@
 #include "clients/cli/narrate.hpp"
 
 #include <array>
+#include <bit>
 #include <variant>
+
+#include "clients/cli/overloaded.hpp"
+#include "protocol/text.hpp"
 
 namespace gofish::cli {
 namespace {
 
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
-
 constexpr std::array<std::string_view, engine::kSuits> kSuitSymbols = {"♣", "♦", "♥", "♠"};
-constexpr std::array<std::string_view, 14> kNumberWords = {"no",    "one",  "two", "three",  "four",  "five",  "six",
-                                                           "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen"};
+constexpr std::array<std::string_view, 14> kNumberWords = {"no",   "one",    "two",    "three",   "four",
+                                                           "five", "six",    "seven",  "eight",   "nine",
+                                                           "ten",  "eleven", "twelve", "thirteen"};
 
 std::string number_word(int n) {
   return n >= 0 && n < static_cast<int>(kNumberWords.size()) ? std::string(kNumberWords[static_cast<std::size_t>(n)])
@@ -92,8 +90,8 @@ std::vector<std::string> hand_lines(engine::CardSet hand, Style style) {
 
 std::vector<std::string> table_lines(const Table& table, Style) {
   std::vector<std::string> lines;
-  std::string head = "Room " + table.code() + " · " + table.rules().preset + " · " +
-                     std::to_string(table.settings().seats) + " seats";
+  std::string head =
+      "Room " + table.code() + " · " + table.rules().preset + " · " + std::to_string(table.settings().seats) + " seats";
   if (table.spectators() > 0) head += " · " + std::to_string(table.spectators()) + " watching";
   lines.push_back(head);
   const bool playing = table.has_game();
@@ -109,7 +107,8 @@ std::vector<std::string> table_lines(const Table& table, Style) {
       const engine::SeatView& sv = table.view().seats[i];
       line += ": " + std::to_string(sv.hand_size) + (sv.hand_size == 1 ? " card" : " cards");
       std::vector<std::string> sets;
-      for (int s = 0; s < sv.set_count; ++s) sets.emplace_back(engine::rank_name(sv.set_ranks[static_cast<std::size_t>(s)]));
+      for (int s = 0; s < sv.set_count; ++s)
+        sets.emplace_back(engine::rank_name(sv.set_ranks[static_cast<std::size_t>(s)]));
       line += ", " + set_word(table.rules()) + "s: " + (sets.empty() ? std::string("none") : join(sets, ", "));
       line += " (score " + std::to_string(sv.score) + ")";
       if (sv.status == engine::SeatStatus::kOut) line += ", out";
@@ -129,7 +128,7 @@ std::vector<std::string> table_lines(const Table& table, Style) {
     }
   } else {
     lines.emplace_back(table.is_you(table.host()) ? "You are the host: type 'start' once every seat is filled."
-                                                   : "Waiting for the host to start the game.");
+                                                  : "Waiting for the host to start the game.");
   }
   return lines;
 }
@@ -199,7 +198,8 @@ std::string narrate(const protocol::RoomEvent& event, const Table& table) {
                   line += " " + Who(g.seat) + " " + verb(g.seat, "have", "has") + " no " +
                           std::string(engine::rank_plural(r->rank)) + ".";
                 } else if (const auto* c = std::get_if<engine::AskedCard>(&*ask)) {
-                  line += " " + Who(g.seat) + " " + verb(g.seat, "don't", "doesn't") + " have " + card_name(c->card) + ".";
+                  line +=
+                      " " + Who(g.seat) + " " + verb(g.seat, "don't", "doesn't") + " have " + card_name(c->card) + ".";
                 }
               }
               if (g.stock_empty) line += " The stock is empty, so nobody draws.";
@@ -222,7 +222,8 @@ std::string narrate(const protocol::RoomEvent& event, const Table& table) {
             },
             [&](const engine::SetLaid& s) {
               std::string line = Who(s.seat) + " made a " + set_word(rules) + " of " +
-                                 std::string(engine::rank_plural(s.rank)) + (s.from_deal ? " straight from the deal!" : "!");
+                                 std::string(engine::rank_plural(s.rank)) +
+                                 (s.from_deal ? " straight from the deal!" : "!");
               if (s.outcome == engine::SetOutcome::kBarred) line += " It does not score.";
               if (s.outcome == engine::SetOutcome::kNotShown) line += " It was laid face down.";
               return line;
@@ -243,7 +244,9 @@ std::string narrate(const protocol::RoomEvent& event, const Table& table) {
               return Who(w.seat) + " " + verb(w.seat, "are", "is") + " out of the game (the " + set_word(rules) +
                      "s still count).";
             },
-            [&](const engine::MissedTurn& m) { return Who(m.seat) + " " + verb(m.seat, "miss", "misses") + " a turn."; },
+            [&](const engine::MissedTurn& m) {
+              return Who(m.seat) + " " + verb(m.seat, "miss", "misses") + " a turn.";
+            },
             [&](const engine::GameOver& o) { return "Game over! " + winners_text(o.winners, table); },
         },
         e);
@@ -251,7 +254,9 @@ std::string narrate(const protocol::RoomEvent& event, const Table& table) {
   return std::visit(
       Overloaded{
           game_line,
-          [&](const protocol::SeatJoined& e) { return e.name + " sat down in seat " + std::to_string(e.seat + 1) + "."; },
+          [&](const protocol::SeatJoined& e) {
+            return e.name + " sat down in seat " + std::to_string(e.seat + 1) + ".";
+          },
           [&](const protocol::SeatLeft& e) { return e.name + " left the table."; },
           [&](const protocol::BotAdded& e) { return e.name + " joined the table."; },
           [&](const protocol::BotRemoved& e) {
@@ -266,16 +271,20 @@ std::string narrate(const protocol::RoomEvent& event, const Table& table) {
                                : Who(e.seat) + " lost the connection.";
           },
           [&](const protocol::SpectatorsChanged& e) {
-            return e.count == 0 ? std::string("Nobody is watching now.")
-                                : capital(number_word(e.count)) + (e.count == 1 ? " person is" : " people are") +
-                                      " watching.";
+            return e.count == 0
+                       ? std::string("Nobody is watching now.")
+                       : capital(number_word(e.count)) + (e.count == 1 ? " person is" : " people are") + " watching.";
           },
-          [&](const protocol::HostChanged& e) { return Who(e.seat) + " " + verb(e.seat, "are", "is") + " the host now."; },
+          [&](const protocol::HostChanged& e) {
+            return Who(e.seat) + " " + verb(e.seat, "are", "is") + " the host now.";
+          },
           [&](const protocol::NewGame& e) { return "Game " + std::to_string(e.game) + " begins!"; },
           [&](const protocol::BotTakeover& e) {
             std::string why;
             switch (e.reason) {
-              case protocol::TakeoverReason::kDisconnected: why = table.is_you(e.seat) ? "while you are away" : "while they are away"; break;
+              case protocol::TakeoverReason::kDisconnected:
+                why = table.is_you(e.seat) ? "while you are away" : "while they are away";
+                break;
               case protocol::TakeoverReason::kTimeout: why = "for this move: time ran out"; break;
               case protocol::TakeoverReason::kLeft:
               case protocol::TakeoverReason::kKicked: why = "for the rest of the game"; break;
@@ -285,8 +294,13 @@ std::string narrate(const protocol::RoomEvent& event, const Table& table) {
           [&](const protocol::TurnTimer& e) {
             return table.is_you(e.seat) ? "You have " + std::to_string(e.seconds) + " seconds to ask." : std::string();
           },
-          [&](const protocol::RematchVote& e) { return Who(e.seat) + " " + verb(e.seat, "want", "wants") + " a rematch."; },
-          [&](const protocol::ChatPosted& e) { return e.name + ": " + e.text; },
+          [&](const protocol::RematchVote& e) {
+            return Who(e.seat) + " " + verb(e.seat, "want", "wants") + " a rematch.";
+          },
+          [&](const protocol::ChatPosted& e) {
+            const protocol::Phrase* phrase = e.phrase.empty() ? nullptr : protocol::find_phrase(e.phrase);
+            return e.name + ": " + (phrase ? std::string(phrase->text) : e.text);
+          },
       },
       event);
 }
@@ -320,8 +334,10 @@ std::string your_turn_text(const Table& table) {
   if (legal.ask_for == engine::AskFor::kRank) {
     line += " for a rank you hold: " + ranks_text(legal.ranks) + ".";
   } else {
-    line += " for a card of a rank you hold, e.g. 'ask " + (targets.empty() ? std::string("2") : std::string("<seat>")) +
-            " " + (legal.cards.empty() ? std::string("QH") : engine::to_string(legal.cards.lowest())) + "'.";
+    // An example the player could type as it stands: the first target, the first card.
+    const int first_target = std::countr_zero(static_cast<unsigned>(legal.targets));
+    line += " for a card you lack of a rank you hold, e.g. 'ask " + std::to_string(first_target + 1) + " " +
+            (legal.cards.empty() ? std::string("QH") : engine::to_string(legal.cards.lowest())) + "'.";
   }
   if (legal.declarable != 0) line += " You can lay down: " + ranks_text(legal.declarable) + " ('declare <rank>').";
   return line;

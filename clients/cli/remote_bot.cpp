@@ -2,17 +2,9 @@
 
 #include <variant>
 
+#include "clients/cli/overloaded.hpp"
+
 namespace gofish::cli {
-namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
-
-}  // namespace
 
 RemoteBot::RemoteBot(engine::BotLevel level, std::uint64_t seed) : level_(level), rng_(seed) {}
 

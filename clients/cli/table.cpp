@@ -4,15 +4,10 @@
 #include <type_traits>
 #include <variant>
 
+#include "clients/cli/overloaded.hpp"
+
 namespace gofish::cli {
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 std::uint16_t rank_bit(engine::Rank rank) { return static_cast<std::uint16_t>(1U << rank); }
 
@@ -194,7 +189,8 @@ void Table::apply_game_event(const engine::Event& event) {
 }
 
 std::string Table::name_of(engine::Seat seat) const {
-  if (seat >= 0 && static_cast<std::size_t>(seat) < seats_.size() && !seats_[static_cast<std::size_t>(seat)].name.empty()) {
+  if (seat >= 0 && static_cast<std::size_t>(seat) < seats_.size() &&
+      !seats_[static_cast<std::size_t>(seat)].name.empty()) {
     return seats_[static_cast<std::size_t>(seat)].name;
   }
   return "Seat " + std::to_string(seat + 1);
@@ -216,8 +212,8 @@ engine::LegalDecisions Table::legal() const {
   if (view.phase == engine::Phase::kOver) return legal;
   if (view.phase == engine::Phase::kAnswer) {
     if (view.pending && view.pending->target == me) {
-      const bool has = view.pending->card ? view.hand.contains(*view.pending->card)
-                                          : view.hand.has_rank(view.pending->rank);
+      const bool has =
+          view.pending->card ? view.hand.contains(*view.pending->card) : view.hand.has_rank(view.pending->rank);
       legal.give = has;
       legal.go_fish = !has;
     }

@@ -1,6 +1,7 @@
 """Two gofish-cli --bot clients and a server bot play a room to the end,
 watched by a spectator who came in by the invite link with --json; each
-bot client's summary must name the winner the server announced in game_over."""
+bot client's summary must name the winner the server announced in game_over.
+Then a --bot client plays two card-asking games under table rules with a turn timer."""
 import sys
 
 from harness import Cli, Server, check, run
@@ -52,6 +53,22 @@ def main():
         check(any(line.startswith("Summary: 1 game played by Guest (seat 3) with the medium bot") for line in guest.lines),
               "the guest's summary header is missing")
         print(f"room {code}: {expected}")
+
+        # Card asks under table rules (answers and declarations are the bots'
+        # decisions too), two games with a rematch between them.
+        table = Cli(cli_binary, server.url, "--name", "Tabler", "--preset", "specific-card", "--table-rules",
+                    "--seats", "3", "--bots", "easy,hard", "--timer", "30", "--bot", "medium", "--games", "2",
+                    "--start-when-full",
+                    "--no-color", "--think-ms", "0")
+        clients.append(table)
+        status = table.finish(120)
+        check(status == 0, f"the table-rules game exited with {status}: {table.stderr}\n{table.output()}")
+        check(not any("refused the bot's move" in line for line in table.lines),
+              "the server refused a move the remote bot chose:\n" + table.output())
+        check(sum(line.startswith("  Game ") for line in table.lines) == 2, "no summary of two games")
+        check("You have 30 seconds to ask." in table.lines, "the room has no turn timer")
+        check(any(line.startswith("Tabler won ") and line.endswith(" of 2.") for line in table.lines),
+              "the summary does not count Tabler's wins")
     finally:
         for client in clients:
             client.stop()

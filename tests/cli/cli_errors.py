@@ -68,6 +68,11 @@ class FakeServer:
 
 def main():
     expect(["--bot", "clever"], 2, "--bot is easy, medium or hard")
+    expect(["--timer", "5"], 2, "--timer is 0 (no timer) or 10 to 300 seconds.")
+    expect(["--seats", "3", "--bots", "easy,easy,easy"], 2, "--bots names more bots than the 2 free seats.")
+    expect(["--preset", "poker"], 2, "There is no preset called 'poker'.")
+    expect(["--spectate"], 2, "--spectate needs a room")
+    expect(["wss://fish.example.org"], 2, "gofish-cli speaks plain ws:// only")
     expect([f"ws://127.0.0.1:{free_port()}", "--name", "Ann"], 3, "Cannot reach the server at 127.0.0.1:")
     fake = FakeServer()
     expect([f"ws://127.0.0.1:{fake.port}", "--name", "Ann"], 6,

@@ -54,7 +54,8 @@ Table room(const engine::Rules& rules, std::vector<std::string> names, std::opti
 TEST_CASE("server addresses and invite links") {
   const auto plain = std::get<ServerAddress>(parse_server_address("ws://127.0.0.1:8080"));
   CHECK(plain == ServerAddress{"127.0.0.1", "8080", std::nullopt});
-  CHECK(websocket_url(plain) == "ws://127.0.0.1:8080/ws");
+  CHECK(server_url(plain) == "ws://127.0.0.1:8080");
+  CHECK(invite_url(plain, "K7QXM") == "http://127.0.0.1:8080/r/K7QXM");
   CHECK(std::get<ServerAddress>(parse_server_address("ws://fish.example.org:9000/ws")).host == "fish.example.org");
   CHECK(std::get<ServerAddress>(parse_server_address("localhost:1234")).port == "1234");
   CHECK(std::get<ServerAddress>(parse_server_address("http://fish.example.org")).port == "8080");
@@ -126,22 +127,37 @@ TEST_CASE("events in plain words") {
   CHECK(say(3, engine::Event{engine::HandDealt{0, cards({"7C", "9C", "9D", "KS", "AS"})}}) == "You got five cards.");
   CHECK(say(4, engine::Event{engine::AskedRank{0, 1, *engine::parse_rank("7")}}) == "You asked Bob for sevens.");
   CHECK(say(5, engine::Event{engine::GoFish{1, 0, false}}) == "Go fish! Bob has no sevens.");
-  CHECK(say(6, engine::Event{engine::Drew{0, card("4H"), engine::DrawCause::kFish}}) ==
-        "You drew the four of hearts.");
+  CHECK(say(6, engine::Event{engine::Drew{0, card("4H"), engine::DrawCause::kFish}}) == "You drew the four of hearts.");
   CHECK(say(7, engine::Event{engine::TurnPassed{0, 1}}) == "It's Bob's turn.");
   CHECK(say(8, engine::Event{engine::AskedRank{1, 0, *engine::parse_rank("9")}}) == "Bob asked you for nines.");
   CHECK(say(9, engine::Event{engine::Gave{0, 1, cards({"9C", "9D"})}}) == "You gave Bob two nines.");
   CHECK(say(10, engine::Event{engine::DrewHidden{2, engine::DrawCause::kEmptyHand}}) ==
         "Cy drew a card (an empty hand draws).");
-  CHECK(say(11, engine::Event{engine::SetLaid{1, 7, cards({"9C", "9D", "9H", "9S"}), engine::SetOutcome::kScores, false}}) ==
-        "Bob made a book of nines!");
+  CHECK(say(11, engine::Event{engine::SetLaid{1, 7, cards({"9C", "9D", "9H", "9S"}), engine::SetOutcome::kScores,
+                                              false}}) == "Bob made a book of nines!");
   CHECK(say(12, protocol::ConnectionChanged{2, false}) == "Cy lost the connection.");
   CHECK(say(13, protocol::RematchVote{0, {0}}) == "You want a rematch.");
+  CHECK(narrate(protocol::ChatPosted{std::nullopt, "Zoe", "", "good_luck"}, table) == "Zoe: Good luck!");
+  CHECK(narrate(protocol::ChatPosted{2, "Cy", "nice one", ""}, table) == "Cy: nice one");
   CHECK(say(14, engine::Event{engine::GameOver{engine::EndReason::kStockOut, 3, {}, {0, 1, 0}, 0b010}}) ==
         "Game over! Bob wins!");
   CHECK(!table.apply(14, protocol::SpectatorsChanged{1}));  // seen already
   CHECK(winners_text(0b011, table) == "A tie: you and Bob share the win.");
   CHECK(table.seats()[2].connected == false);
+}
+
+TEST_CASE("the turn line lists what may be asked") {
+  Table table = room(*engine::preset("classic"), {"Ann", "Bob", "Cy"}, 1);
+  table.apply_game_event(engine::GameStarted{3, 0, 1, 37});
+  table.apply_game_event(engine::HandDealt{1, cards({"2S", "9C", "9H", "KD"})});
+  REQUIRE(table.your_move());
+  CHECK(your_turn_text(table) == "Your turn: ask Ann (seat 1) or Cy (seat 3) for a rank you hold: 2, 9, K.");
+
+  Table card_table = room(*engine::preset("specific-card"), {"Ann", "Bob"}, 0);
+  card_table.apply_game_event(engine::GameStarted{2, 1, 0, 38});
+  card_table.apply_game_event(engine::HandDealt{0, cards({"9C", "9H"})});
+  CHECK(your_turn_text(card_table) ==
+        "Your turn: ask Bob (seat 2) for a card you lack of a rank you hold, e.g. 'ask 2 9D'.");
 }
 
 TEST_CASE("the summary line names the winners the server announced") {

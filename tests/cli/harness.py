@@ -21,9 +21,9 @@ def check(condition, message):
 
 
 class Server:
-    def __init__(self, binary, *extra):
+    def __init__(self, binary, *extra, bot_delay_ms=0):
         self.proc = subprocess.Popen(
-            [binary, "--port", "0", "--bind", "127.0.0.1", "--storage", "none", "--bot-delay-ms", "0",
+            [binary, "--port", "0", "--bind", "127.0.0.1", "--storage", "none", "--bot-delay-ms", str(bot_delay_ms),
              "--log-level", "info", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.log = []
@@ -62,7 +62,8 @@ class Cli:
 
     def __init__(self, binary, *args):
         self.args = [binary, *args]
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
         self.lines = []
         self.stderr = ""
         self._reader = threading.Thread(target=self._read, daemon=True)

@@ -1,0 +1,120 @@
+"""A --bot client plays through a TCP proxy that cuts its connection in the
+middle of the game, twice; the client must resume its seat with its token
+(the server replays what it missed) and the game must reach its end with
+the winner the server announced in the summary."""
+import socket
+import sys
+import threading
+import time
+
+from harness import Cli, Server, check, run
+
+server_binary, cli_binary = sys.argv[1], sys.argv[2]
+
+
+class CuttingProxy:
+    """Forwards 127.0.0.1:port to the server; cut() drops every open connection."""
+
+    def __init__(self, target_port):
+        self.target_port = target_port
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.port = self.listener.getsockname()[1]
+        self.open = []
+        self.accepted = 0
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            with self.lock:
+                self.open += [client, upstream]
+                self.accepted += 1
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source, sink):
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for s in (source, sink):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        with self.lock:
+            sockets, self.open = self.open, []
+        for s in sockets:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.listener.close()
+        self.cut()
+
+
+def count(client, text):
+    return sum(text in line for line in client.lines)
+
+
+def main():
+    # A short bot delay so the game lasts long enough to be cut twice.
+    server = Server(server_binary, bot_delay_ms=60)
+    proxy = CuttingProxy(server.port)
+    bot = None
+    try:
+        bot = Cli(cli_binary, f"ws://127.0.0.1:{proxy.port}", "--name", "Robo", "--seats", "3", "--bots",
+                  "medium,easy", "--bot", "medium", "--games", "1", "--start-when-full", "--no-color",
+                  "--think-ms", "60")
+        bot.wait_for(r"^Game 1 begins!$")
+        for cut in (1, 2):
+            asked_before = count(bot, " asked ")
+            deadline = time.monotonic() + 30
+            while count(bot, " asked ") < asked_before + 4 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            check(not any(line.startswith("Game over!") for line in bot.lines),
+                  "the game ended before the connection could be cut; nothing was tested")
+            proxy.cut()
+            bot.wait_for(r"Reconnecting to resume the seat\.\.\.$")
+            deadline = time.monotonic() + 30
+            while count(bot, "Resumed your seat in room") < cut and time.monotonic() < deadline:
+                time.sleep(0.05)
+            check(count(bot, "Resumed your seat in room") == cut, f"the seat was not resumed after cut {cut}:\n"
+                  + bot.output())
+        status = bot.finish(120)
+        check(status == 0, f"the bot client exited with {status}: {bot.stderr}\n{bot.output()}")
+        check(proxy.accepted == 3, f"expected three connections (two resumes), saw {proxy.accepted}")
+        over = [line for line in bot.lines if line.startswith("Game over! ")]
+        summary = [line.strip() for line in bot.lines if line.startswith("  Game 1: winner")]
+        check(len(over) == 1 and len(summary) == 1, "the game did not end once with a summary:\n" + bot.output())
+        check(not any(line.startswith("Game 2 begins!") for line in bot.lines), "a second game began")
+        # The narrated end and the summary name the same winners.
+        names = summary[0].split(": ", 2)[2].split(" (scores")[0]
+        announced = over[0][len("Game over! "):]
+        expected = "You win!" if names == "Robo" else (f"{names} wins!" if ", " not in names else None)
+        if expected:
+            check(announced == expected, f"summary {summary[0]!r} disagrees with {over[0]!r}")
+        print(f"resumed twice; {summary[0]}")
+    finally:
+        if bot:
+            bot.stop()
+        proxy.close()
+        server.stop()
+
+
+run(main)
