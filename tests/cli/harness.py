@@ -20,18 +20,23 @@ def check(condition, message):
         raise Failure(message)
 
 
+# The source tree's browser client: the server finds it by itself only when its
+# build tree sits inside the source tree, which docker/Dockerfile's does not.
+WEB_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "clients", "web")
+
+
 class Server:
     def __init__(self, binary, *extra, bot_delay_ms=0):
         self.proc = subprocess.Popen(
             [binary, "--port", "0", "--bind", "127.0.0.1", "--storage", "none", "--bot-delay-ms", str(bot_delay_ms),
-             "--log-level", "info", *extra],
+             "--web-root", WEB_ROOT, "--log-level", "info", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.log = []
         deadline = time.monotonic() + 20
         self.port = None
         while self.port is None:
             line = self.proc.stdout.readline()
-            check(line or time.monotonic() < deadline, "the server stopped before listening:\n" + "".join(self.log))
+            check(line, "the server stopped before listening:\n" + "".join(self.log))
             check(time.monotonic() < deadline, "the server never said where it listens")
             self.log.append(line)
             match = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
