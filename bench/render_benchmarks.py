@@ -33,7 +33,7 @@ def command_output(*command):
         return ""
 
 
-def machine_rows(server_core, load_core, build):
+def machine_rows(server_core, load_core, build, load_at_start):
     lscpu = command_output("lscpu")
     model = re.search(r"Model name:\s*(.+)", lscpu)
     memory_kib = 0
@@ -50,7 +50,8 @@ def machine_rows(server_core, load_core, build):
         ("compiler", f"{compiler[0] if compiler else '?'}; {build}"),
         ("pinning", f"server and echo server `taskset -c {server_core}`, gofish-load and the engine benchmark "
                     f"`taskset -c {load_core}`"),
-        ("load average at the end", " ".join(f"{x:.2f}" for x in os.getloadavg())),
+        ("load average (1, 5, 15 min)", f"at the start {load_at_start}; at the end "
+                                        + " ".join(f"{x:.2f}" for x in os.getloadavg())),
     ]
 
 
@@ -100,7 +101,7 @@ def table(header, rows, align=None):
     return "\n".join(lines)
 
 
-def render(results, command, server_core, load_core, build):
+def render(results, command, server_core, load_core, build, load_at_start):
     out = []
     closed = sorted((name for name in results if name.startswith("server-closed")),
                     key=lambda name: results[name]["rooms"])
@@ -151,7 +152,7 @@ def render(results, command, server_core, load_core, build):
     out.append(table(["target (issue 7)", "measured", ""], target_rows, ["---", "---", "---"]) + "\n")
 
     out.append("## Machine\n")
-    out.append(table(["", ""], machine_rows(server_core, load_core, build), ["---", "---"]) + "\n")
+    out.append(table(["", ""], machine_rows(server_core, load_core, build, load_at_start), ["---", "---"]) + "\n")
 
     out.append("## Command\n")
     out.append(f"```sh\n{command}\n```\n")
@@ -254,11 +255,12 @@ def main():
     parser.add_argument("--command", required=True)
     parser.add_argument("--previous", required=True, help="the file being replaced, for its hand-written part")
     parser.add_argument("--build", default="", help="the build type and directory, for the Machine section")
+    parser.add_argument("--load-at-start", default="?", help="/proc/loadavg when bench/run began")
     parser.add_argument("--server-core", default="0")
     parser.add_argument("--load-core", default="1")
     args = parser.parse_args()
     results = load_results(args.results)
-    print(render(results, args.command, args.server_core, args.load_core, args.build))
+    print(render(results, args.command, args.server_core, args.load_core, args.build, args.load_at_start))
     print(hand_written(args.previous), end="")
     # A run with errors or refused actions still gets its figures written,
     # but bench/run reports it as a failure.
