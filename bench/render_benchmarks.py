@@ -89,6 +89,14 @@ def server_cells(report):
             f"{server.get('rss_kib', 0) / 1024:.0f}", f"{client.get('cpu_percent', 0):.0f}%"]
 
 
+def cpu_ratio(server_report, echo_report):
+    """The echo server's CPU per echo over the server's CPU per action: the
+    throughput ratio the two would have if each had a whole core to itself."""
+    server = (server_report.get("server") or {}).get("cpu_us_per_action", 0)
+    echo = (echo_report.get("server") or {}).get("cpu_us_per_action", 0)
+    return echo / server if server > 0 else 0
+
+
 def load_label(report):
     pace = "closed loop" if report["think_ms"] == 0 else f"paced, {report['think_ms']} ms think"
     return f"{report['rooms']:,} rooms × {report['players']} ({report['connections']:,} connections), {pace}"
@@ -116,10 +124,12 @@ def render(results, command, server_core, load_core, build, load_at_start):
                    if results[name]["actions_per_second"] >= TARGET_ACTIONS
                    and results[name]["latency_us"]["p99"] <= TARGET_CLOSED_P99_MS * 1000]
     ratios = []
+    cpu_ratios = []
     for name in closed:
         echo = results.get(name.replace("server-", "echo-", 1))
         if echo and echo["actions_per_second"] > 0:
             ratios.append(results[name]["actions_per_second"] / echo["actions_per_second"])
+            cpu_ratios.append(cpu_ratio(results[name], echo))
     target_rows = []
     if best:
         target_rows.append((f"≥ {TARGET_ACTIONS:,} actions/s with p99 ≤ {TARGET_CLOSED_P99_MS} ms",
@@ -140,7 +150,9 @@ def render(results, command, server_core, load_core, build, load_at_start):
                             f"{per:.1f} KiB ({idle['connections']:,} players)", met(per <= TARGET_IDLE_KIB)))
     if ratios:
         target_rows.append((f"server throughput ≥ {TARGET_ECHO_RATIO:.0%} of the echo baseline",
-                            ", ".join(f"{r:.0%}" for r in ratios), met(min(ratios) >= TARGET_ECHO_RATIO)))
+                            ", ".join(f"{r:.0%}" for r in ratios) + " (by CPU per action: "
+                            + ", ".join(f"{r:.0%}" for r in cpu_ratios if r) + ")",
+                            met(min(ratios) >= TARGET_ECHO_RATIO)))
 
     out.append("# Benchmarks\n")
     out.append("Every figure above the hand-written part comes from one run of the command below on the machine "
@@ -198,16 +210,20 @@ def render(results, command, server_core, load_core, build, load_at_start):
         echo = results.get(name.replace("server-", "echo-", 1))
         ratio = (f"{report['actions_per_second'] / echo['actions_per_second']:.0%}"
                  if echo and echo["actions_per_second"] > 0 else "")
+        by_cpu = f"{cpu_ratio(report, echo):.0%}" if echo else ""
         rows.append([load_label(report), f"**{number(report['actions_per_second'])}**", *latency_cells(report),
                      *server_cells(report), f"{report['errors']} / {report['refused']}",
                      number(echo["actions_per_second"]) if echo else "", ms(echo["latency_us"]["p99"]) if echo else "",
-                     ratio])
+                     ratio, by_cpu])
     out.append(table(["load", "actions/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "server CPU",
                       "server µs/action", "server RSS MiB", "client CPU", "errors / refused", "echo/s", "echo p99 ms",
-                      "ratio to echo"], rows) + "\n")
+                      "ratio to echo", "ratio by CPU"], rows) + "\n")
     out.append("The closed-loop rows keep one ask outstanding per room, so latency there is mostly queueing: "
                "rooms divided by throughput. The latency of a lightly loaded server is in the 10-room row and "
-               "the paced row.\n")
+               "the paced row. With few rooms a process can be bound by round trips rather than CPU (neither it "
+               "nor the load client near 100%), and on this shared machine other work can take part of the "
+               "server's core; \"ratio by CPU\" (the echo server's CPU per echo over the server's CPU per "
+               "action) compares the two as if each had its core to itself.\n")
 
     if durable["none"] and durable["sqlite"]:
         out.append("## Durability cost\n")
