@@ -18,6 +18,7 @@
 #include <array>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
