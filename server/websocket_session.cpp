@@ -12,6 +12,9 @@
 #include <spdlog/spdlog.h>
 
 #include <deque>
+#include <mutex>
+#include <variant>
+#include <vector>
 
 #include "server/net_detail.hpp"
 #include "server/token_bucket.hpp"
@@ -176,16 +179,12 @@ class WebSocketSession : public WebSocketHandle,
 
   void send(SharedText text) override {
     if (finished_ || !text) return;
-    net::post(executor_, [self = shared_from_this(), text = std::move(text)]() mutable {
-      self->enqueue(std::move(text));
-    });
+    hand_over(std::move(text));
   }
 
   void close(CloseReason reason) override {
     if (finished_) return;
-    net::post(executor_, [self = shared_from_this(), reason = std::move(reason)]() mutable {
-      self->begin_close(std::move(reason), false);
-    });
+    hand_over(std::move(reason));
   }
 
   std::uint64_t id() const override { return id_; }
@@ -292,6 +291,44 @@ class WebSocketSession : public WebSocketHandle,
     }
   }
 
+  // Messages and close requests reach the strand through the outbox, in the
+  // order they were made, with one post per burst rather than one per
+  // message: a reply and the events it caused are sent from one room handler,
+  // so the whole burst is queued before the first of it is written, and
+  // leaves in one write (see do_write).
+  using Outgoing = std::variant<SharedText, CloseReason>;
+  void hand_over(Outgoing item) {
+    bool first = false;
+    {
+      std::lock_guard lock(outbox_mutex_);
+      first = outbox_.empty();
+      outbox_.push_back(std::move(item));
+    }
+    if (first) net::post(executor_, [self = shared_from_this()] { self->drain_outbox(); });
+  }
+
+  void drain_outbox() {
+    {
+      std::lock_guard lock(outbox_mutex_);
+      draining_.swap(outbox_);
+    }
+    for (Outgoing& item : draining_) {
+      if (auto* text = std::get_if<SharedText>(&item)) {
+        enqueue(std::move(*text));
+      } else {
+        write_if_idle();  // what was queued before the close goes first
+        begin_close(std::move(std::get<CloseReason>(item)), false);
+      }
+    }
+    draining_.clear();
+    write_if_idle();
+  }
+
+  void write_if_idle() {
+    if (!writing_ && !queue_.empty() && !finished_) do_write();
+  }
+
+  // Queues without writing: drain_outbox starts the write once the burst is in.
   void enqueue(SharedText text) {
     if (closing_ || finished_) return;
     if (queue_.size() >= limits_.send_queue_messages ||
@@ -303,22 +340,6 @@ class WebSocketSession : public WebSocketHandle,
     }
     queued_bytes_ += text->size();
     queue_.push_back(std::move(text));
-    if (writing_) return;
-    // A reply and the events it caused are sent from one room handler: let
-    // the rest of them join the queue before the first is written, so the
-    // whole burst leaves in as few TCP segments as possible (see do_write).
-    writing_ = true;
-    net::post(executor_, [self = shared_from_this()] { self->start_writing(); });
-  }
-
-  void start_writing() {
-    if (finished_) return;
-    if (queue_.empty()) {  // a close dropped what was queued
-      writing_ = false;
-      if (closing_ && !close_started_) do_close();
-      return;
-    }
-    do_write();
   }
 
   void do_write() {
@@ -440,7 +461,10 @@ class WebSocketSession : public WebSocketHandle,
   // Front is the message being written, if writing_.
   std::deque<SharedText> queue_;
   std::size_t queued_bytes_ = 0;
-  bool writing_ = false;  // a write is under way or about to start
+  std::mutex outbox_mutex_;
+  std::vector<Outgoing> outbox_;    // from any thread, under the mutex
+  std::vector<Outgoing> draining_;  // on the strand; swapped with outbox_
+  bool writing_ = false;
   bool batching_ = false;  // the stream gathers frames until the queue drains
 
   bool opened_ = false;
