@@ -3,6 +3,7 @@
 // single-writer queue of shared messages. Everything runs on the connection's
 // strand (the executor its socket was accepted with).
 #include <boost/asio/bind_executor.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/bind_handler.hpp>
@@ -12,7 +13,9 @@
 #include <spdlog/spdlog.h>
 
 #include <deque>
+#include <memory>
 #include <mutex>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -27,14 +30,15 @@ namespace websocket = beast::websocket;
 
 constexpr std::string_view kServerName = "gofish/0.1.0";
 
-// The TCP stream under the WebSocket, able to gather a burst of frames into
-// one write. Beast writes one message at a time, and its pings, pongs and
-// close frames share the socket, so gathering is done below it: between
-// hold() and release() every frame written (by the session or by Beast
-// itself) is copied into a buffer and completes at once, and release() sends
-// the buffer in one write. Writes that arrive while that write is under way
-// wait for it, so the bytes stay in order and a peer that does not read
-// still backs writes up into the session's bounded queue. Everything runs on
+// The TCP stream under the WebSocket, gathering frames into one write. Every
+// frame written to it, the session's messages (written synchronously through
+// Beast, see WebSocketSession::do_write) and Beast's own pings, pongs and close
+// frames (written asynchronously), is appended whole to one buffer in call
+// order, so frames never interleave; flush() and Beast's writes start one
+// socket write of what is gathered, and what is written meanwhile waits for
+// the next one. A write completes (its handler is called) only once the
+// socket write carrying its bytes has finished, so a peer that does not read
+// backs the session's messages up into its bounded queue. Everything runs on
 // the connection's strand.
 class BatchingStream {
  public:
@@ -46,37 +50,62 @@ class BatchingStream {
   beast::tcp_stream& next_layer() noexcept { return next_; }
   const beast::tcp_stream& next_layer() const noexcept { return next_; }
 
-  // `owner` keeps the connection alive until the gathered bytes are written.
-  void hold(std::shared_ptr<void> owner) {
-    holding_ = true;
-    owner_ = std::move(owner);
-  }
-  void release() {
-    holding_ = false;
-    if (!flushing_ && !gathered_.empty()) flush(std::move(owner_));
-    owner_.reset();  // never kept past the flush: the connection owns this stream
+  // Kept alive by every socket write under way: the connection owns this stream.
+  void set_owner(std::weak_ptr<void> owner) { owner_ = std::move(owner); }
+
+  std::size_t gathered_bytes() const { return gathered_.size(); }
+
+  // Calls `handler(error_code)` once everything written so far has gone out.
+  template <class Handler>
+  void async_flush(Handler&& handler) {
+    add_waiter(std::forward<Handler>(handler), std::size_t{0});
   }
 
+  // ---- SyncStream: the session's frames. Never blocks; a write after the
+  // socket failed fails.
+  template <class ConstBuffers>
+  std::size_t write_some(const ConstBuffers& buffers, beast::error_code& ec) {
+    if (failed_) {
+      ec = failed_;
+      return 0;
+    }
+    ec = {};
+    return append(buffers);
+  }
+  template <class ConstBuffers>
+  std::size_t write_some(const ConstBuffers& buffers) {
+    beast::error_code ec;
+    const std::size_t n = write_some(buffers, ec);
+    if (ec) throw beast::system_error(ec);
+    return n;
+  }
+  // Present for SyncStream; the session only reads asynchronously.
+  template <class MutableBuffers>
+  std::size_t read_some(const MutableBuffers& buffers, beast::error_code& ec) {
+    return next_.socket().read_some(buffers, ec);
+  }
+  template <class MutableBuffers>
+  std::size_t read_some(const MutableBuffers& buffers) {
+    return next_.socket().read_some(buffers);
+  }
+
+  // ---- AsyncStream
   template <class MutableBuffers, class Handler>
   void async_read_some(const MutableBuffers& buffers, Handler&& handler) {
     next_.async_read_some(buffers, std::forward<Handler>(handler));
   }
 
+  // Beast's own frames (and any message Beast writes asynchronously).
   template <class ConstBuffers, class Handler>
   void async_write_some(const ConstBuffers& buffers, Handler&& handler) {
-    if (flushing_) {
-      waiting_ = std::make_unique<WaitingWrite<ConstBuffers, std::decay_t<Handler>>>(
-          buffers, std::forward<Handler>(handler));
+    if (failed_) {
+      auto executor = net::get_associated_executor(handler, get_executor());
+      net::post(executor, beast::bind_front_handler(std::forward<Handler>(handler), failed_,
+                                                    std::size_t{0}));
       return;
     }
-    if (!holding_) return next_.async_write_some(buffers, std::forward<Handler>(handler));
-    const std::size_t size = net::buffer_size(buffers);
-    const std::size_t old_size = gathered_.size();
-    gathered_.resize(old_size + size);
-    net::buffer_copy(net::buffer(gathered_.data() + old_size, size), buffers);
-    auto executor = net::get_associated_executor(handler, get_executor());
-    net::post(executor, beast::bind_front_handler(std::forward<Handler>(handler), beast::error_code{}, size));
-    if (gathered_.size() >= kMaxGatheredBytes) flush(owner_);
+    const std::size_t size = append(buffers);
+    add_waiter(std::forward<Handler>(handler), size);
   }
 
   friend void teardown(beast::role_type role, BatchingStream& stream, beast::error_code& ec) {
@@ -90,47 +119,119 @@ class BatchingStream {
   }
 
  private:
-  // A burst this large goes out without waiting for the rest.
-  static constexpr std::size_t kMaxGatheredBytes = 64 * 1024;
+  // Buffers larger than this are given back after a write, so an idle
+  // connection does not keep the memory of its largest burst.
+  static constexpr std::size_t kKeptCapacity = 16 * 1024;
 
-  struct Waiting {
-    virtual ~Waiting() = default;
-    virtual void resubmit(BatchingStream& stream) = 0;
+  struct Waiter {
+    virtual ~Waiter() = default;
+    virtual void complete(beast::error_code ec, const executor_type& fallback) = 0;
   };
-  template <class ConstBuffers, class Handler>
-  struct WaitingWrite final : Waiting {
-    WaitingWrite(const ConstBuffers& b, Handler&& h) : buffers(b), handler(std::move(h)) {}
-    void resubmit(BatchingStream& stream) override { stream.async_write_some(buffers, std::move(handler)); }
-    ConstBuffers buffers;
+  template <class Handler>
+  struct HandlerWaiter final : Waiter {
+    HandlerWaiter(Handler&& h, std::size_t n) : handler(std::move(h)), size(n) {}
+    void complete(beast::error_code ec, const executor_type& fallback) override {
+      auto executor = net::get_associated_executor(handler, fallback);
+      net::dispatch(executor,
+                    beast::bind_front_handler(std::move(handler), ec, ec ? std::size_t{0} : size));
+    }
+    Handler handler;
+    std::size_t size;
+  };
+  // The session's flush: called with the error only.
+  template <class Handler>
+  struct FlushWaiter final : Waiter {
+    explicit FlushWaiter(Handler&& h) : handler(std::move(h)) {}
+    void complete(beast::error_code ec, const executor_type& fallback) override {
+      auto executor = net::get_associated_executor(handler, fallback);
+      net::dispatch(executor, beast::bind_front_handler(std::move(handler), ec));
+    }
     Handler handler;
   };
 
-  void flush(std::shared_ptr<void> owner) {
+  using WaiterList = std::vector<std::unique_ptr<Waiter>>;
+  // Owned by the socket write under way, not by this stream: a write that
+  // never completes (the io_context is destroyed) frees its waiters, and with
+  // them the connection its handlers hold.
+  struct Batch {
+    WaiterList sending;  // complete with this write
+    WaiterList next;     // complete with the next one
+  };
+
+  template <class Handler>
+  void add_waiter(Handler&& handler, std::size_t size) {
+    using H = std::decay_t<Handler>;
+    std::unique_ptr<Waiter> waiter;
+    if constexpr (std::is_invocable_v<H&, beast::error_code, std::size_t>) {
+      waiter = std::make_unique<HandlerWaiter<H>>(std::forward<Handler>(handler), size);
+    } else {
+      waiter = std::make_unique<FlushWaiter<H>>(std::forward<Handler>(handler));
+    }
+    if (flushing_) return next_waiters_->push_back(std::move(waiter));
+    WaiterList sending;
+    sending.push_back(std::move(waiter));
+    start_flush(std::move(sending));
+  }
+
+  template <class ConstBuffers>
+  std::size_t append(const ConstBuffers& buffers) {
+    const std::size_t size = net::buffer_size(buffers);
+    const std::size_t old_size = gathered_.size();
+    gathered_.resize(old_size + size);
+    net::buffer_copy(net::buffer(gathered_.data() + old_size, size), buffers);
+    return size;
+  }
+
+  void start_flush(WaiterList waiters) {
     flushing_ = true;
     sending_.swap(gathered_);
     gathered_.clear();
-    net::async_write(next_, net::buffer(sending_),
-                     [this, owner = std::move(owner)](beast::error_code ec, std::size_t) {
-                       flushing_ = false;
-                       sending_.clear();
-                       if (ec) {
-                         // The connection is broken: what waits fails on the
-                         // closed socket, and the pending read ends too.
-                         beast::error_code ignored;
-                         next_.socket().close(ignored);
-                       }
-                       if (auto waiting = std::move(waiting_)) return waiting->resubmit(*this);
-                       if (!holding_ && !gathered_.empty()) flush(owner);
-                     });
+    auto batch = std::make_unique<Batch>();
+    batch->sending = std::move(waiters);
+    next_waiters_ = &batch->next;
+    auto done = [this, owner = owner_.lock(), batch = std::move(batch)](beast::error_code ec,
+                                                                         std::size_t) mutable {
+      finish_flush(ec, std::move(*batch));
+    };
+    if (sending_.empty()) {  // only waiters: nothing to send, but never complete inline
+      net::post(get_executor(), beast::bind_front_handler(std::move(done), beast::error_code{},
+                                                          std::size_t{0}));
+      return;
+    }
+    net::async_write(next_, net::buffer(sending_), std::move(done));
+  }
+
+  void finish_flush(beast::error_code ec, Batch batch) {
+    flushing_ = false;
+    next_waiters_ = nullptr;
+    if (sending_.capacity() > kKeptCapacity) std::string().swap(sending_);
+    sending_.clear();
+    if (ec && !failed_) {
+      // The connection is broken: later writes fail at once, and the
+      // pending read ends too.
+      failed_ = ec;
+      beast::error_code ignored;
+      next_.socket().close(ignored);
+    }
+    if (failed_) {
+      gathered_.clear();
+      for (auto& waiter : batch.sending) waiter->complete(failed_, get_executor());
+      for (auto& waiter : batch.next) waiter->complete(failed_, get_executor());
+      return;
+    }
+    // What was written meanwhile goes at once; then the finished writes
+    // complete (a waiter may write or flush again, which joins the new batch).
+    if (!batch.next.empty() || !gathered_.empty()) start_flush(std::move(batch.next));
+    for (auto& waiter : batch.sending) waiter->complete({}, get_executor());
   }
 
   beast::tcp_stream next_;
-  bool holding_ = false;
+  std::weak_ptr<void> owner_;
   bool flushing_ = false;
-  std::shared_ptr<void> owner_;
-  std::string gathered_;  // frames written since hold()
-  std::string sending_;   // the write under way
-  std::unique_ptr<Waiting> waiting_;  // Beast writes one frame at a time: at most one waits
+  beast::error_code failed_;
+  std::string gathered_;  // frames written since the last socket write began
+  std::string sending_;   // the socket write under way
+  WaiterList* next_waiters_ = nullptr;  // the Batch::next of the write under way
 };
 
 std::string endpoint_text(const beast::tcp_stream& stream) {
@@ -139,6 +240,9 @@ std::string endpoint_text(const beast::tcp_stream& stream) {
   if (ec) return "?";
   return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
 }
+
+// A socket write takes the queued messages up to about this many bytes.
+constexpr std::size_t kMaxWriteBytes = 64 * 1024;
 
 class WebSocketSession : public WebSocketHandle,
                          public std::enable_shared_from_this<WebSocketSession> {
@@ -170,6 +274,8 @@ class WebSocketSession : public WebSocketHandle,
     // Size is enforced in on_read, so an oversized message gets a close
     // reason; Beast's own limit would close with a bare 1009.
     ws_.read_message_max(0);
+    ws_.text(true);
+    ws_.next_layer().set_owner(weak_from_this());
     ws_.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
       self->on_accept(ec);
     });
@@ -342,38 +448,40 @@ class WebSocketSession : public WebSocketHandle,
     queue_.push_back(std::move(text));
   }
 
+  // The queued messages' frames are written through Beast synchronously into
+  // the stream's buffer (it never blocks: see BatchingStream) and leave in one
+  // socket write; messages queued meanwhile wait for that write to finish and
+  // go in the next. One socket write per burst, and no asynchronous operation
+  // per message.
   void do_write() {
     writing_ = true;
-    // With several messages queued, their frames are gathered and sent in
-    // one write when the queue drains: one system call and one wake-up of
-    // the reader per burst instead of one per message.
-    if (!batching_ && queue_.size() > 1) {
-      batching_ = true;
-      ws_.next_layer().hold(shared_from_this());
+    auto& stream = ws_.next_layer();
+    while (!queue_.empty() && stream.gathered_bytes() < kMaxWriteBytes) {
+      const SharedText& text = queue_.front();
+      beast::error_code ec;
+      ws_.write(net::buffer(*text), ec);
+      if (ec) {
+        writing_ = false;
+        return write_failed(ec);
+      }
+      state_->metrics->bytes_sent(text->size());
+      queued_bytes_ -= text->size();
+      queue_.pop_front();
     }
-    ws_.text(true);
-    ws_.async_write(net::buffer(*queue_.front()),
-                    [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
-                      self->on_write(ec, bytes);
-                    });
+    stream.async_flush([self = shared_from_this()](beast::error_code ec) { self->on_write(ec); });
   }
 
-  void on_write(beast::error_code ec, std::size_t bytes) {
+  void on_write(beast::error_code ec) {
     writing_ = false;
-    if (ec) {
-      log_failure(ec, "write", id_);
-      close_socket();  // so the pending read ends too
-      return finish("write failed");
-    }
-    state_->metrics->bytes_sent(bytes);
-    queued_bytes_ -= queue_.front()->size();
-    queue_.pop_front();
-    if (!queue_.empty()) return do_write();
-    if (batching_) {
-      batching_ = false;
-      ws_.next_layer().release();
-    }
-    if (closing_ && !close_started_) do_close();
+    if (ec) return write_failed(ec);
+    if (!queue_.empty() && !finished_) return do_write();
+    if (closing_ && !close_started_ && !finished_) do_close();
+  }
+
+  void write_failed(beast::error_code ec) {
+    log_failure(ec, "write", id_);
+    close_socket();  // so the pending read ends too
+    finish("write failed");
   }
 
   // `drop_queued`: for a client that is misbehaving or not reading, skip what
@@ -382,11 +490,9 @@ class WebSocketSession : public WebSocketHandle,
     if (closing_ || finished_) return;
     closing_ = true;
     close_reason_ = std::move(reason);
-    if (drop_queued) {
-      while (queue_.size() > (writing_ ? 1u : 0u)) {
-        queued_bytes_ -= queue_.back()->size();
-        queue_.pop_back();
-      }
+    if (drop_queued) {  // a write under way has already left the queue
+      queue_.clear();
+      queued_bytes_ = 0;
     }
     // A write stuck on a peer that does not read would hold the close frame
     // back forever; Beast's own timeout only starts once the frame is sent.
@@ -419,10 +525,6 @@ class WebSocketSession : public WebSocketHandle,
   void finish(std::string_view how) {
     if (finished_.exchange(true)) return;
     close_deadline_.cancel();
-    if (batching_) {  // the stream holds this session until it lets go
-      batching_ = false;
-      ws_.next_layer().release();
-    }
     queue_.clear();
     queued_bytes_ = 0;
     if (holds_slot_) state_->release_slot();
@@ -458,14 +560,13 @@ class WebSocketSession : public WebSocketHandle,
   TokenBucket bucket_;
   std::size_t strikes_ = 0;
 
-  // Front is the message being written, if writing_.
+  // Messages not yet written; a write under way has taken its messages out.
   std::deque<SharedText> queue_;
   std::size_t queued_bytes_ = 0;
   std::mutex outbox_mutex_;
   std::vector<Outgoing> outbox_;    // from any thread, under the mutex
   std::vector<Outgoing> draining_;  // on the strand; swapped with outbox_
-  bool writing_ = false;
-  bool batching_ = false;  // the stream gathers frames until the queue drains
+  bool writing_ = false;  // a socket write of queued messages is under way
 
   bool opened_ = false;
   bool closing_ = false;
