@@ -235,13 +235,20 @@ function makeReplay() {
   ui.replayStep = 0;
 }
 
-async function fetchTranscript() {
+// Asked for at game over; a request the server did not answer (too fast,
+// timed out) is asked again, so the record never stays "Loading".
+async function fetchTranscript(attempt = 0) {
   if (state.isSpectator === null) return;
+  const game = state.room?.game_number;
   const reply = await conn.request({ type: 'transcript' });
   if (reply.type === 'transcript') {
     ui.transcript = reply;
     ui.replay = null;
     queueFlush();
+  } else if (['protocol/rate_limited', 'client/timeout'].includes(reply.code) && attempt < 5) {
+    setTimeout(() => {
+      if (!ui.transcript && state.room?.state === 'over' && state.room.game_number === game) fetchTranscript(attempt + 1);
+    }, 700 * (attempt + 1));
   }
 }
 

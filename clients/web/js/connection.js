@@ -37,6 +37,11 @@ export class Connection {
     this.stopped = false;
     this.ws = null;
     this.welcome = null;
+    // The server's message rate (a token bucket, welcome.limits): requests
+    // wait here for a token rather than be dropped by the server.
+    this.bucket = { rate: 10, burst: 20, tokens: 20, at: 0 };
+    this.queue = [];
+    this.queueTimer = null;
   }
 
   url() {
@@ -64,6 +69,7 @@ export class Connection {
       this.ready = true;
       this.welcome = msg;
       this.attempt = 0;
+      this.resetBucket(msg.limits);
       const isReconnect = this.everReady;
       this.everReady = true;
       this.onStatus('online', 'Connected');
@@ -93,6 +99,9 @@ export class Connection {
     if (ws !== this.ws) return;
     this.ready = false;
     this.ws = null;
+    clearTimeout(this.queueTimer);
+    this.queueTimer = null;
+    this.queue = [];
     // Requests in flight will never be answered: settle them as errors.
     for (const resolve of this.pending.values()) {
       resolve({ type: 'error', code: 'client/offline', message: 'The connection dropped; trying again.' });
@@ -118,12 +127,41 @@ export class Connection {
     return new Promise((resolve) => {
       // Later drops in one run of drops get no error of their own: give up
       // waiting after a while rather than wait forever.
-      const timer = setTimeout(() => {
-        if (this.pending.delete(id)) resolve({ type: 'error', code: 'client/timeout', message: 'The server did not answer; trying again.' });
-      }, 10_000);
+      let timer = null;
       this.pending.set(id, (reply) => { clearTimeout(timer); resolve(reply); });
-      this.ws.send(JSON.stringify({ ...msg, id }));
+      this.queue.push(() => {
+        timer = setTimeout(() => {
+          if (this.pending.delete(id)) resolve({ type: 'error', code: 'client/timeout', message: 'The server did not answer; trying again.' });
+        }, 10_000);
+        this.ws.send(JSON.stringify({ ...msg, id }));
+      });
+      this.drain();
     });
+  }
+
+  // A little under the server's rate, so that clock differences never make
+  // the server drop a message.
+  resetBucket(limits) {
+    const rate = Number(limits?.messages_per_second) || 10;
+    const burst = Number(limits?.message_burst) || 20;
+    this.bucket = { rate: rate * 0.9, burst: Math.max(1, burst - 2), tokens: Math.max(1, burst - 2), at: performance.now() };
+  }
+
+  // Sends queued requests while the bucket has tokens; otherwise waits for
+  // the next token. A request whose reply is dropped is settled by closed().
+  drain() {
+    const b = this.bucket;
+    const now = performance.now();
+    b.tokens = Math.min(b.burst, b.tokens + ((now - b.at) / 1000) * b.rate);
+    b.at = now;
+    while (this.queue.length && b.tokens >= 1 && this.ws && this.ready) {
+      b.tokens -= 1;
+      this.queue.shift()();
+    }
+    if (this.queue.length && !this.queueTimer) {
+      const wait = Math.ceil(((1 - b.tokens) / b.rate) * 1000);
+      this.queueTimer = setTimeout(() => { this.queueTimer = null; this.drain(); }, Math.max(wait, 10));
+    }
   }
 
   // Drops the socket on purpose and reconnects at once (used after "replaced").

@@ -19,7 +19,11 @@ async function play(browser, baseUrl, game) {
   const asks = await playToEnd([p.page], { timeout: 100_000 });
   const winners = await p.page.textContent('#over-winners');
   assert(winners.length > 0, `${game.preset}: winners named`);
-  await p.page.waitForFunction(() => /Step 1 of \d+/.test(document.getElementById('replay-pos').textContent));
+  await p.page.waitForFunction(() => /Step 1 of \d+/.test(document.getElementById('replay-pos').textContent))
+    .catch(async (error) => {
+      const shown = await p.page.textContent('#replay-pos').catch(() => '?');
+      throw new Error(`${game.preset}: no step-by-step replay; the page shows "${shown}" (${error.message})`);
+    });
   assert(p.errors.length === 0, `${game.preset}: no page errors: ${p.errors}`);
   await p.context.close();
   return `${game.preset}${game.tableRules ? ' (table rules)' : ''}: ${asks} decisions in ${((Date.now() - t0) / 1000).toFixed(1)} s, ${winners}`;

@@ -35,7 +35,8 @@ export async function launchBrowser() {
 }
 
 // A page in its own context (its own localStorage, like another person's
-// browser), recording every WebSocket frame it receives and any page error.
+// browser), recording every WebSocket frame it receives and any page error
+// (a message the server dropped for the rate counts as one).
 export async function openPage(browser, baseUrl, { width = 1280, height = 800, path = '/' } = {}) {
   // Reduced motion: the same client, less work for a loaded test machine.
   const context = await browser.newContext({ viewport: { width, height }, reducedMotion: 'reduce' });
@@ -44,7 +45,12 @@ export async function openPage(browser, baseUrl, { width = 1280, height = 800, p
   const frames = [];
   const errors = [];
   page.on('websocket', (ws) => {
-    ws.on('framereceived', (f) => frames.push({ at: Date.now(), payload: String(f.payload) }));
+    ws.on('framereceived', (f) => {
+      const payload = String(f.payload);
+      frames.push({ at: Date.now(), payload });
+      // The client paces itself to the server's message rate: a drop is a bug.
+      if (payload.includes('"protocol/rate_limited"')) errors.push(`the server dropped a message: ${payload}`);
+    });
   });
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
