@@ -26,6 +26,13 @@ namespace gofish::protocol {
 // {"type":"drew","seat":1,"cause":"fish"}
 nlohmann::ordered_json event_to_json(const engine::Event& event);
 std::string_view event_type(const engine::Event& event);
+// The server's hot path: appends what event_to_json(event).dump() gives, byte
+// for byte, without building a json value (every string in a game event is a
+// fixed token: a rank, a card, an enum). Returns false, appending nothing,
+// for GameOver, which is left to event_to_json.
+bool append_event_json(std::string& out, const engine::Event& event);
+// Appends an integer as JSON writes it.
+void append_json_integer(std::string& out, std::int64_t value);
 // nullopt when the type is not an engine event's; otherwise the event or a sentence.
 std::optional<std::variant<engine::Event, std::string>> event_from_json(const nlohmann::json& json);
 

@@ -1,6 +1,7 @@
 // Server messages: typed values to JSON text (encode), and back (parse, for
 // C++ clients and tests). Field order is fixed ("type" first, then "id") so
 // the same message always encodes to the same bytes.
+#include <algorithm>
 #include <array>
 
 #include "protocol/game_json.hpp"
@@ -634,11 +635,44 @@ std::string_view event_type(const RoomEvent& event) {
 std::string_view message_type(const ServerMessage& message) { return kServerTypes[message.index()]; }
 
 std::string encode(const Welcome& m) { return to_json(m).dump(); }
-std::string encode(const Ok& m) { return to_json(m).dump(); }
+// Ok and game events are most of what a server sends: they are written
+// straight into the string (the same bytes as the json value's dump, which a
+// test checks) rather than built as a json value first.
+std::string encode(const Ok& m) {
+  std::string out = R"({"type":"ok")";
+  if (m.id) {
+    if (const auto* number = std::get_if<std::int64_t>(&*m.id)) {
+      out += R"(,"id":)";
+      append_json_integer(out, *number);
+    } else {
+      const std::string& text = std::get<std::string>(*m.id);
+      // Printable ASCII without quotes or backslashes needs no escaping.
+      const bool plain = std::all_of(text.begin(), text.end(),
+                                     [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+      if (!plain) return to_json(m).dump();
+      out += R"(,"id":")";
+      out += text;
+      out += '"';
+    }
+  }
+  out += '}';
+  return out;
+}
 std::string encode(const Created& m) { return to_json(m).dump(); }
 std::string encode(const Joined& m) { return to_json(m).dump(); }
 std::string encode(const RoomSnapshot& m) { return to_json(m).dump(); }
-std::string encode(const EventMessage& m) { return to_json(m).dump(); }
+std::string encode(const EventMessage& m) {
+  if (const auto* event = std::get_if<engine::Event>(&m.event)) {
+    std::string out = R"({"type":"event","v":)";
+    append_json_integer(out, m.v);
+    out += R"(,"event":)";
+    if (append_event_json(out, *event)) {
+      out += '}';
+      return out;
+    }
+  }
+  return to_json(m).dump();
+}
 std::string encode(const LobbyList& m) { return to_json(m).dump(); }
 std::string encode(const TranscriptMessage& m) { return to_json(m).dump(); }
 std::string encode(const Pong& m) { return to_json(m).dump(); }
@@ -646,7 +680,7 @@ std::string encode(const Error& m) { return to_json(m).dump(); }
 std::string encode(const Closing& m) { return to_json(m).dump(); }
 
 std::string encode(const ServerMessage& message) {
-  return std::visit([](const auto& m) { return to_json(m).dump(); }, message);
+  return std::visit([](const auto& m) { return encode(m); }, message);
 }
 
 std::variant<ServerMessage, std::string> parse_server_message(std::string_view frame) {

@@ -417,3 +417,60 @@ TEST_CASE("error codes: stable spellings, sentences, one per engine refusal") {
     CHECK(close_reason_name(r).size() <= 123);  // a WebSocket close reason's limit
   }
 }
+
+// encode() writes events and ok replies straight into a string; what it writes
+// must be exactly what the json value's dump gives.
+TEST_CASE("events and ok replies are written byte for byte as the json value's dump") {
+  using nlohmann::ordered_json;
+  const auto reference = [](std::int64_t v, const engine::Event& e) {
+    ordered_json out = ordered_json::object();
+    out["type"] = "event";
+    out["v"] = v;
+    out["event"] = event_to_json(e);
+    return out.dump();
+  };
+  int checked = 0;
+  std::set<std::string> types;
+  for (const engine::Rules& rules : all_rule_sets()) {
+    CAPTURE(rules.preset);
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      const int players = std::min(rules.max_players, rules.min_players + static_cast<int>(seed % 3));
+      std::int64_t v = 1000 * static_cast<std::int64_t>(seed);
+      play_random(rules, players, seed, [&](const engine::Game&, const engine::Event& e) {
+        ++v;
+        for (engine::Seat s = -1; s < players; ++s) {
+          const engine::Event seen = engine::event_for(e, s < 0 ? engine::Viewer::spectator() : engine::Viewer::of(s));
+          const std::string text = encode(EventMessage{v, seen});
+          CHECK(text == reference(v, seen));
+          CHECK(encode(ServerMessage{EventMessage{v, seen}}) == text);
+          types.insert(std::string(event_type(seen)));
+          ++checked;
+        }
+      });
+    }
+  }
+  CHECK(checked > 5000);
+  // Every kind of game event was met (penalties and missed turns come only
+  // from table rules' mistakes, which random legal play never makes).
+  for (const engine::Event& e : {engine::Event{engine::Penalty{1, engine::PenaltyKind::kFalseGoFish, 11}},
+                                 engine::Event{engine::MissedTurn{2}}}) {
+    CHECK(encode(EventMessage{7, e}) == reference(7, e));
+    types.insert(std::string(event_type(e)));
+  }
+  CHECK(types.size() == 15);
+
+  const auto ok_reference = [](const Ok& m) {
+    ordered_json out = ordered_json::object();
+    out["type"] = "ok";
+    if (m.id) std::visit([&](const auto& id) { out["id"] = id; }, *m.id);
+    return out.dump();
+  };
+  for (const Ok& ok : {Ok{}, Ok{RequestId{std::int64_t{0}}}, Ok{RequestId{std::int64_t{-42}}},
+                       Ok{RequestId{std::int64_t{9007199254740993}}}, Ok{RequestId{std::string("b7")}},
+                       Ok{RequestId{std::string("")}}, Ok{RequestId{std::string("say \"hi\"")}},
+                       Ok{RequestId{std::string("back\\slash")}}, Ok{RequestId{std::string("tab\there\x01")}},
+                       Ok{RequestId{std::string("caf\xc3\xa9 \x7f")}}}) {
+    CHECK(encode(ok) == ok_reference(ok));
+    CHECK(encode(ServerMessage{ok}) == ok_reference(ok));
+  }
+}
