@@ -4,6 +4,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -340,6 +341,7 @@ class Session : public ConnectionHandler {
       connection_->send(std::move(outgoing_.front()));
       outgoing_.pop_front();
     }
+    if (stop_when_sent_ && outgoing_.empty()) return connection_->stop();
     if (outgoing_.empty() || flush_scheduled_) return;
     flush_scheduled_ = true;
     const auto wait = std::chrono::duration<double>((1.0 - tokens_) / rate);
@@ -448,8 +450,24 @@ class Session : public ConnectionHandler {
       }
       if (const auto* over = std::get_if<engine::GameOver>(event)) on_game_over(*over);
     }
+    if (stranded()) {
+      print_summary();
+      fail(kExitRefused, "A player left after game " + std::to_string(results_.size()) +
+                             ", so the room cannot play the next one; " + std::to_string(results_.size()) + " of " +
+                             std::to_string(o_.games) + " games were played.");
+      return;
+    }
     maybe_start();
     settle();
+  }
+
+  // A --games run between two games whose room has lost a player: the next
+  // game cannot start until someone takes the seat, and nobody is coming.
+  bool stranded() const {
+    if (interactive_ || done_ || results_.empty() || finished_all_games()) return false;
+    if (table_.state() != protocol::RoomState::kOver) return false;
+    return std::any_of(table_.seats().begin(), table_.seats().end(),
+                       [](const protocol::SeatInfo& seat) { return seat.occupant == protocol::Occupant::kEmpty; });
   }
 
   void on_game_over(const engine::GameOver& over) {
@@ -462,9 +480,8 @@ class Session : public ConnectionHandler {
     }
     if (finished_all_games()) {
       print_summary();
-      send(protocol::Leave{}, Request::kLeave);
       done_ = true;
-      connection_->stop();
+      leave_and_stop();
     } else if (table_.you()) {
       send(protocol::Rematch{}, Request::kOther);
     }
@@ -593,8 +610,17 @@ class Session : public ConnectionHandler {
 
   void quit() {
     done_ = true;
+    leave_and_stop();
+  }
+
+  // The leave must reach the server before the close does (or the seat stays
+  // held for its owner's return), and it may be waiting for a token of the
+  // rate: the connection stops once everything queued has gone.
+  void leave_and_stop() {
+    if (!connection_) return;
     if (table_.in_room()) send(protocol::Leave{}, Request::kLeave);
-    if (connection_) connection_->stop();
+    stop_when_sent_ = true;
+    if (outgoing_.empty()) connection_->stop();
   }
 
   // Free text, or a fixed phrase by its id (the only chat of a "phrases" room).
@@ -675,6 +701,7 @@ class Session : public ConnectionHandler {
   bool start_sent_ = false;
   bool turn_announced_ = false;
   bool done_ = false;
+  bool stop_when_sent_ = false;  // leave_and_stop(): stop once the queue is empty
   int exit_code_ = kExitOk;
 };
 

@@ -1,7 +1,8 @@
 """Two gofish-cli --bot clients and a server bot play a room to the end,
 watched by a spectator who came in by the invite link with --json; each
 bot client's summary must name the winner the server announced in game_over.
-Then a --bot client plays two card-asking games under table rules with a turn timer."""
+Then a --bot client plays two card-asking games under table rules with a turn timer,
+and a --games run whose host leaves stops with its summary instead of waiting."""
 import sys
 
 from harness import Cli, Server, check, run
@@ -69,6 +70,22 @@ def main():
         check("You have 30 seconds to ask." in table.lines, "the room has no turn timer")
         check(any(line.startswith("Tabler won ") and line.endswith(" of 2.") for line in table.lines),
               "the summary does not count Tabler's wins")
+
+        # A --games run whose host leaves after the first game: the guest
+        # cannot play the next one, says so with its summary, and exits 7.
+        leaver = Cli(cli_binary, server.url, "--name", "Leaver", "--create", "--seats", "2", "--bot", "easy",
+                     "--games", "1", "--start-when-full", "--no-color", "--think-ms", "0")
+        clients.append(leaver)
+        code = leaver.wait_for(r"Created room ([2-9A-Z]{5})\.").group(1)
+        stayer = Cli(cli_binary, server.url, "--join", code, "--name", "Stayer", "--bot", "easy", "--games", "3",
+                     "--no-color", "--think-ms", "0")
+        clients.append(stayer)
+        check(leaver.finish(60) == 0, f"the leaving host failed: {leaver.stderr}\n{leaver.output()}")
+        status = stayer.finish(60)
+        check(status == 7, f"the stranded guest exited with {status}: {stayer.stderr}\n{stayer.output()}")
+        check("1 of 3 games were played" in stayer.stderr, f"no reason given: {stayer.stderr}")
+        check(any(line.startswith("Summary: 1 game played by Stayer") for line in stayer.lines),
+              "the stranded guest printed no summary:\n" + stayer.output())
     finally:
         for client in clients:
             client.stop()
