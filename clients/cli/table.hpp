@@ -1,12 +1,11 @@
 // The client's picture of its room: the latest snapshot with every event since
 // applied to it, from one viewer's seat.
 //
-// The game part is an engine::View rebuilt from what the server sent this
-// seat: a snapshot's view, then each event as this seat saw it (its own cards,
-// everyone's counts). `legal()` derives the seat's legal decisions from that
-// view with the rules the engine uses, so a remote bot decides from exactly
-// what its seat may know, and the tests check the result against the engine's
-// own view_of after every event of whole games.
+// The game part is an engine::EventView: a snapshot's view, then each event
+// as this seat saw it (its own cards, everyone's counts), with the seat's
+// legal decisions derived as the engine derives them, so a remote bot decides
+// from exactly what its seat may know. The tests check the result against
+// the engine's own view_of after every event of whole games.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/event_view.hpp"
 #include "engine/view.hpp"
 #include "protocol/messages.hpp"
 
@@ -40,7 +40,7 @@ class Table {
   const std::vector<protocol::SeatInfo>& seats() const { return seats_; }
   int spectators() const { return spectators_; }
   bool has_game() const { return game_.has_value(); }
-  const engine::View& view() const { return *game_; }
+  const engine::View& view() const { return game_->view(); }
   const std::optional<engine::GameOver>& result() const { return result_; }
   const std::vector<engine::Seat>& rematch_ready() const { return rematch_ready_; }
   // The latest ask, for "Go fish! Bob has no nines."
@@ -51,12 +51,12 @@ class Table {
   bool is_you(engine::Seat seat) const { return you_ && *you_ == seat; }
   // True when the game waits for this viewer's decision.
   bool your_move() const;
-  // The viewer's legal decisions now, as the engine would list them.
+  // The viewer's legal decisions now, as the engine would list them
+  // (engine::EventView derives them from what this seat has seen).
   engine::LegalDecisions legal() const;
 
  private:
   void start_game(int players);
-  engine::SeatView& seat_view(engine::Seat seat) { return game_->seats[static_cast<std::size_t>(seat)]; }
 
   std::int64_t v_ = -1;
   std::string code_;
@@ -67,7 +67,7 @@ class Table {
   protocol::RoomSettings settings_;
   std::vector<protocol::SeatInfo> seats_;
   int spectators_ = 0;
-  std::optional<engine::View> game_;
+  std::optional<engine::EventView> game_;
   std::optional<engine::GameOver> result_;
   std::vector<engine::Seat> rematch_ready_;
   std::optional<engine::Event> last_ask_;
