@@ -43,6 +43,7 @@
 #include "protocol/rules_json.hpp"
 #include "rooms_support.hpp"
 #include "test_client.hpp"
+#include "temp_dir.hpp"
 
 extern char** environ;
 
@@ -50,19 +51,6 @@ namespace gofish::server::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device random;
-    path = fs::temp_directory_path() / ("gofish-restart-" + std::to_string(::getpid()) + "-" + std::to_string(random()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 std::string file_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -252,7 +240,7 @@ std::unique_ptr<Peer> resume(std::uint16_t port, const std::string& token, std::
 
 void restart_with(int signal) {
   const bool crash = signal == SIGKILL;
-  TempDir dir;
+  TempDir dir("gofish-restart");
   const std::vector<std::string> presets = {"classic", "specific-card", "keep-playing", "bicycle", "authors", "pairs"};
   std::vector<MidGame> games;
   std::vector<AutoPlayer*> everyone;
@@ -510,7 +498,7 @@ TEST_CASE("restart: SIGTERM mid-game loses nothing, and every preset resumes and
 // leave a file copied by hand or a damaged disk), is cut back on start with
 // a warning, and the room resumes at the decision before it.
 TEST_CASE("restart: a torn last decision is cut back and the game resumes before it") {
-  TempDir dir;
+  TempDir dir("gofish-restart");
   std::string token, code;
   std::int64_t decisions_before = 0;
   {

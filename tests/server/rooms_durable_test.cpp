@@ -15,24 +15,12 @@
 #include "server/store.hpp"
 #include "server/transcript_api.hpp"
 #include "test_client.hpp"
+#include "temp_dir.hpp"
 
 namespace gofish::server::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device random;
-    path = fs::temp_directory_path() / ("gofish-durable-" + std::to_string(::getpid()) + "-" + std::to_string(random()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 engine::Transcript parse_transcript(const std::string& text) {
   auto parsed = protocol::transcript_from_json(nlohmann::json::parse(text));
@@ -42,7 +30,7 @@ engine::Transcript parse_transcript(const std::string& text) {
 
 void play_and_check_store(const std::string& preset, std::uint64_t seed) {
   INFO("preset " << preset);
-  TempDir dir;
+  TempDir dir("gofish-durable");
   SqliteStore store(dir.path / "gofish.sqlite", SyncMode::kNormal);
   engine::Transcript seen;
   std::string code;

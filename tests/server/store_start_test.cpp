@@ -18,26 +18,16 @@
 #include <vector>
 
 #include "server/sqlite_store.hpp"
+#include "temp_dir.hpp"
 
 extern char** environ;
 
 namespace gofish::server {
 namespace {
 
-namespace fs = std::filesystem;
+using testing::TempDir;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device random;
-    path = fs::temp_directory_path() / ("gofish-start-" + std::to_string(::getpid()) + "-" + std::to_string(random()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+namespace fs = std::filesystem;
 
 struct Outcome {
   int exit_code = -1;
@@ -78,7 +68,7 @@ std::string file_bytes(const fs::path& file) {
 }
 
 TEST_CASE("start: a data file that is not SQLite refuses to start and is left alone") {
-  TempDir dir;
+  TempDir dir("gofish-start");
   const auto data = dir.path / "data";
   fs::create_directories(data);
   const auto file = data / "gofish.sqlite";
@@ -97,7 +87,7 @@ TEST_CASE("start: a data file that is not SQLite refuses to start and is left al
 }
 
 TEST_CASE("start: a schema newer than the server's refuses to start") {
-  TempDir dir;
+  TempDir dir("gofish-start");
   const auto data = dir.path / "data";
   fs::create_directories(data);
   const auto file = data / "gofish.sqlite";
@@ -113,7 +103,7 @@ TEST_CASE("start: a schema newer than the server's refuses to start") {
 }
 
 TEST_CASE("start: a room that cannot be rebuilt refuses to start and names the room") {
-  TempDir dir;
+  TempDir dir("gofish-start");
   const auto data = dir.path / "data";
   fs::create_directories(data);
   const auto file = data / "gofish.sqlite";

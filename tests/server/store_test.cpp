@@ -16,26 +16,14 @@
 #include <thread>
 
 #include "server/sqlite_store.hpp"
+#include "temp_dir.hpp"
 
 namespace gofish::server {
 namespace {
 
-namespace fs = std::filesystem;
+using testing::TempDir;
 
-// A fresh directory under the system temp dir, removed at scope exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::random_device random;
-    path = fs::temp_directory_path() / ("gofish-store-" + std::to_string(::getpid()) + "-" + std::to_string(random()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  fs::path db() const { return path / "gofish.sqlite"; }
-};
+namespace fs = std::filesystem;
 
 std::vector<Record> a_room_with_a_game() {
   return {
@@ -57,7 +45,7 @@ void tamper(const fs::path& file, const char* sql) {
 }
 
 TEST_CASE("store: rooms, seats, games and decisions come back after reopening") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   {
     SqliteStore store(dir.db(), SyncMode::kNormal);
     store.commit(a_room_with_a_game());
@@ -79,7 +67,7 @@ TEST_CASE("store: rooms, seats, games and decisions come back after reopening") 
 }
 
 TEST_CASE("store: a transcript is served only once its game is over, and kept until pruned") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   SqliteStore store(dir.db(), SyncMode::kFull);
   store.commit(a_room_with_a_game());
   CHECK_FALSE(store.finished_transcript("g-1"));
@@ -97,7 +85,7 @@ TEST_CASE("store: a transcript is served only once its game is over, and kept un
 }
 
 TEST_CASE("store: a failed batch writes nothing") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   SqliteStore store(dir.db(), SyncMode::kNormal);
   store.commit(a_room_with_a_game());
   // A duplicate decision number fails the whole batch.
@@ -107,7 +95,7 @@ TEST_CASE("store: a failed batch writes nothing") {
 }
 
 TEST_CASE("store: the token key is made once and survives reopening") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   std::array<std::uint64_t, 4> key{};
   {
     SqliteStore store(dir.db(), SyncMode::kNormal);
@@ -120,7 +108,7 @@ TEST_CASE("store: the token key is made once and survives reopening") {
 }
 
 TEST_CASE("store: a torn decision tail is cut back to the last whole decision") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   {
     SqliteStore store(dir.db(), SyncMode::kNormal);
     store.commit(a_room_with_a_game());
@@ -143,7 +131,7 @@ TEST_CASE("store: a torn decision tail is cut back to the last whole decision") 
 }
 
 TEST_CASE("store: truncate_decisions cuts a game back for the room layer") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   SqliteStore store(dir.db(), SyncMode::kNormal);
   store.commit(a_room_with_a_game());
   store.truncate_decisions("g-1", 1);
@@ -151,7 +139,7 @@ TEST_CASE("store: truncate_decisions cuts a game back for the room layer") {
 }
 
 TEST_CASE("store: a file that is not SQLite is refused with a clear message") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   {
     std::ofstream garbage(dir.db(), std::ios::binary);
     for (int i = 0; i < 4096; ++i) garbage << static_cast<char>('a' + i % 26);
@@ -169,7 +157,7 @@ TEST_CASE("store: a file that is not SQLite is refused with a clear message") {
 }
 
 TEST_CASE("store: a schema newer than this program is refused") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   { SqliteStore store(dir.db(), SyncMode::kNormal); }
   tamper(dir.db(), ("PRAGMA user_version=" + std::to_string(kSchemaVersion + 1)).c_str());
   try {
@@ -181,14 +169,14 @@ TEST_CASE("store: a schema newer than this program is refused") {
 }
 
 TEST_CASE("store: an empty file is a new database and gets the current schema") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   { std::ofstream empty(dir.db()); }
   SqliteStore store(dir.db(), SyncMode::kNormal);
   CHECK(store.load_open_rooms().empty());
 }
 
 TEST_CASE("store writer: every submission is written before its callback runs, in batches") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   SqliteStore store(dir.db(), SyncMode::kNormal);
   std::atomic<int> done{0};
   std::atomic<bool> all_written{true};
@@ -219,7 +207,7 @@ TEST_CASE("store writer: every submission is written before its callback runs, i
 }
 
 TEST_CASE("store writer: finished games past their retention are deleted after a batch") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   SqliteStore store(dir.db(), SyncMode::kNormal);
   const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
@@ -235,7 +223,7 @@ TEST_CASE("store writer: finished games past their retention are deleted after a
 }
 
 TEST_CASE("store writer: an idle writer still deletes old finished games, once per period") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   SqliteStore store(dir.db(), SyncMode::kNormal);
   const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
@@ -253,7 +241,7 @@ TEST_CASE("store writer: an idle writer still deletes old finished games, once p
 }
 
 TEST_CASE("store: a room's event version is kept and read back") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   {
     SqliteStore store(dir.db(), SyncMode::kNormal);
     store.commit(a_room_with_a_game());
@@ -268,7 +256,7 @@ TEST_CASE("store: a room's event version is kept and read back") {
 // A database written by the first schema (as the previous release left it)
 // is migrated in place: its rooms stay, with version 0.
 TEST_CASE("store: a version 1 database is migrated to the current schema and keeps its rooms") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   {
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open(dir.db().string().c_str(), &db) == SQLITE_OK);
@@ -303,7 +291,7 @@ PRAGMA user_version=1;
 }
 
 TEST_CASE("store writer: a failed write is reported to its callback") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   SqliteStore store(dir.db(), SyncMode::kNormal);
   StoreWriter writer(store);
   std::atomic<int> written_count{0};
@@ -320,7 +308,7 @@ TEST_CASE("store writer: a failed write is reported to its callback") {
 }
 
 TEST_CASE("transcript api: only a finished game's transcript, by its id, the same 404 otherwise") {
-  TempDir dir;
+  TempDir dir("gofish-store");
   SqliteStore store(dir.db(), SyncMode::kNormal);
   const std::string id = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";  // token-shaped: 32 base64url characters
   store.commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, id, "{}", 1}});
