@@ -6,15 +6,10 @@
 #include <cstdint>
 #include <variant>
 
+#include "engine/overloaded.hpp"
+
 namespace gofish::engine {
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 constexpr std::uint16_t rank_bit(Rank rank) { return static_cast<std::uint16_t>(1U << rank); }
 constexpr std::uint16_t without(std::uint16_t mask, Rank rank) {

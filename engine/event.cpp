@@ -1,14 +1,9 @@
 #include "engine/event.hpp"
 
+#include "engine/overloaded.hpp"
+
 namespace gofish::engine {
 namespace {
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
-
 std::string seat(Seat s) { return "seat " + std::to_string(s); }
 }  // namespace
 

@@ -5,17 +5,11 @@
 #include <cassert>
 #include <string>
 
+#include "engine/overloaded.hpp"
 #include "engine/setup.hpp"
 
 namespace gofish::engine {
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 constexpr std::uint8_t seat_bit(Seat seat) { return static_cast<std::uint8_t>(1U << seat); }
 constexpr std::uint16_t rank_bit(Rank rank) { return static_cast<std::uint16_t>(1U << rank); }

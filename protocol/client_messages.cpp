@@ -8,6 +8,7 @@
 #include <array>
 #include <set>
 
+#include "engine/overloaded.hpp"
 #include "protocol/json_read.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/rules_json.hpp"
@@ -20,13 +21,6 @@ using detail::OrderedJson;
 using detail::Reader;
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 // In ClientBody order.
 constexpr std::array<std::string_view, 17> kClientTypes = {

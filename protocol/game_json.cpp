@@ -3,6 +3,7 @@
 #include <charconv>
 #include <iterator>
 
+#include "engine/overloaded.hpp"
 #include "protocol/json_read.hpp"
 
 namespace gofish::protocol {
@@ -12,13 +13,6 @@ using detail::OrderedJson;
 using detail::Reader;
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 std::string rank_text(engine::Rank rank) { return std::string(engine::rank_name(rank)); }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 
+#include "engine/overloaded.hpp"
 #include "protocol/game_json.hpp"
 #include "protocol/json_read.hpp"
 #include "protocol/messages.hpp"
@@ -17,13 +18,6 @@ using detail::OrderedJson;
 using detail::Reader;
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 constexpr std::array<std::string_view, 11> kServerTypes = {
     "welcome", "ok", "created", "joined", "room", "event", "lobby", "transcript", "pong", "error", "closing",

@@ -25,6 +25,7 @@
 
 #include "engine/bot.hpp"
 #include "engine/game.hpp"
+#include "engine/overloaded.hpp"
 #include "engine/random.hpp"
 #include "engine/setup.hpp"
 #include "engine/transcript.hpp"
@@ -44,13 +45,6 @@ using protocol::ErrorCode;
 using protocol::RequestId;
 using Strand = net::strand<net::io_context::executor_type>;
 using Id = std::optional<RequestId>;
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 // A bot that plays for a human (disconnected, timed out, left or kicked)
 // plays at this level: a fair stand-in, neither a gift nor a punishment.

@@ -16,13 +16,13 @@
 #include <thread>
 #include <variant>
 
-#include "clients/cli/overloaded.hpp"
 
 // libedit's readline-compatible interface (line editing and history).
 #include <editline/readline.h>
 
 #include "clients/cli/commands.hpp"
 #include "clients/cli/connection.hpp"
+#include "engine/overloaded.hpp"
 #include "protocol/text.hpp"
 
 namespace gofish::cli {

@@ -4,7 +4,7 @@
 #include <bit>
 #include <variant>
 
-#include "clients/cli/overloaded.hpp"
+#include "engine/overloaded.hpp"
 #include "protocol/text.hpp"
 
 namespace gofish::cli {

@@ -2,7 +2,8 @@
 
 #include <variant>
 
-#include "clients/cli/overloaded.hpp"
+#include "engine/overloaded.hpp"
+
 
 namespace gofish::cli {
 

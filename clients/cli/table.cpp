@@ -4,7 +4,8 @@
 #include <type_traits>
 #include <variant>
 
-#include "clients/cli/overloaded.hpp"
+#include "engine/overloaded.hpp"
+
 
 namespace gofish::cli {
 

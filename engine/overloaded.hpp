@@ -1,8 +1,9 @@
 // `std::visit(Overloaded{[](const A&) {...}, [](const B&) {...}}, v)`: one
-// lambda per alternative, for the client's visits over messages and events.
+// lambda per alternative. Every layer visits variants (events, decisions,
+// messages), so this one helper lives at the bottom, in engine/.
 #pragma once
 
-namespace gofish::cli {
+namespace gofish {
 
 template <class... Ts>
 struct Overloaded : Ts... {
@@ -11,4 +12,4 @@ struct Overloaded : Ts... {
 template <class... Ts>
 Overloaded(Ts...) -> Overloaded<Ts...>;
 
-}  // namespace gofish::cli
+}  // namespace gofish
