@@ -442,12 +442,7 @@ class Session : public ConnectionHandler {
     }
     if (const auto* event = std::get_if<engine::Event>(&message.event)) {
       if (bot_) bot_->observe(*event, table_);
-      if (const auto* asked = std::get_if<engine::AskedRank>(event); asked && table_.is_you(asked->seat)) {
-        turn_announced_ = false;
-      }
-      if (const auto* asked = std::get_if<engine::AskedCard>(event); asked && table_.is_you(asked->seat)) {
-        turn_announced_ = false;
-      }
+      if (calls_for_prompt(*event)) turn_announced_ = false;
       if (const auto* over = std::get_if<engine::GameOver>(event)) on_game_over(*over);
     }
     if (stranded()) {
@@ -562,6 +557,22 @@ class Session : public ConnectionHandler {
         }
       });
     });
+  }
+
+  // Events after which what you may do has changed, so the prompt is shown
+  // again once the stream settles: your asks, asks put to you (a player may
+  // ask you twice in a row under table rules), answers, the turn passing,
+  // and sets you lay down.
+  bool calls_for_prompt(const engine::Event& event) const {
+    return std::visit(Overloaded{
+                          [&](const engine::AskedRank& e) { return table_.is_you(e.seat) || table_.is_you(e.target); },
+                          [&](const engine::AskedCard& e) { return table_.is_you(e.seat) || table_.is_you(e.target); },
+                          [&](const engine::Answered&) { return true; },
+                          [&](const engine::TurnPassed&) { return true; },
+                          [&](const engine::SetLaid& e) { return table_.is_you(e.seat); },
+                          [&](const auto&) { return false; },
+                      },
+                      event);
   }
 
   void announce_turn() {

@@ -4,52 +4,31 @@ and two server bots. The screen is read with capture-pane and checked at
 several points: the waiting room, help, chat, the table, the hand, a refused ask
 with the server's sentence and a hint, every turn until game over, the log,
 and the exit."""
-import os
 import re
-import subprocess
 import sys
 import time
 
-from harness import Failure, Server, check, run
+from harness import Server, check, run
+from terminal import Terminal
 
 server_binary, cli_binary = sys.argv[1], sys.argv[2]
-socket_name = f"gofish-cli-test-{os.getpid()}"
-
-
-def tmux(*args):
-    return subprocess.run(["tmux", "-L", socket_name, *args], check=True, capture_output=True, text=True).stdout
+term = None
 
 
 def screen():
-    """The whole pane, history included, wrapped lines joined."""
-    return tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "cli")
+    return term.screen()
 
 
 def here():
-    """Where the next output goes: the start of the last line shown (the prompt)."""
-    text = screen().rstrip()
-    return text.rfind("\n") + 1
+    return term.here()
 
 
 def type_line(text):
-    tmux("send-keys", "-t", "cli", "-l", text)
-    tmux("send-keys", "-t", "cli", "Enter")
+    term.type_line(text)
 
 
 def wait_for(pattern, timeout=20, after=0):
-    """Waits until `pattern` appears in the screen at or after character `after`."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        text = screen()
-        match = re.compile(pattern, re.M).search(text, after)
-        if match:
-            return match
-        time.sleep(0.1)
-    raise never_appeared(pattern, screen())
-
-
-def never_appeared(pattern, text):
-    return Failure(f"{pattern!r} never appeared on the screen:\n" + "\n".join(text.rstrip().splitlines()[-40:]))
+    return term.wait_for(pattern, timeout, after)
 
 
 TURN = re.compile(r"^Your turn: ask (.*) for a rank you hold: ([0-9JQKA, ]+)\.$", re.M)
@@ -90,16 +69,15 @@ def play_turns(checked_refusal):
             type_line(f"ask {target} {ranks[asks % len(ranks)]}")
             asks += 1
         time.sleep(0.15)
-    raise never_appeared("Game over!", screen())
+    raise term.never_appeared("Game over!")
 
 
 def main():
+    global term
     server = Server(server_binary)
     try:
-        command = (f"{cli_binary} {server.url} --name Ann --seats 3 --bots medium,easy; "
-                   "echo \"gofish-cli exited with $?\"; sleep 120")
-        tmux("-f", "/dev/null", "new-session", "-d", "-s", "cli", "-x", "150", "-y", "50", command)
-        tmux("set-option", "-t", "cli", "history-limit", "50000")
+        term = Terminal(f"{cli_binary} {server.url} --name Ann --seats 3 --bots medium,easy; "
+                        "echo \"gofish-cli exited with $?\"; sleep 120")
         wait_for(r"^Created room [2-9A-Z]{5}\. Others join with: gofish-cli ws://127\.0\.0\.1:\d+ --join [2-9A-Z]{5}")
         wait_for(r"^  Seat 2  Medium bot$")
         wait_for(r"^You are the host: type 'start' once every seat is filled\.$")
@@ -154,7 +132,8 @@ def main():
         print(f"played {total_asks} asks by typing; the screen ends:")
         print("\n".join(screen().rstrip().splitlines()[-6:]))
     finally:
-        subprocess.run(["tmux", "-L", socket_name, "kill-server"], capture_output=True)
+        if term:
+            term.close()
         server.stop()
 
 
