@@ -148,7 +148,8 @@ export class Connection {
   }
 
   // Sends queued requests while the bucket has tokens; otherwise waits for
-  // the next token. A request whose reply is dropped is settled by closed().
+  // the next token. Requests still queued when the socket drops are settled
+  // by closed(), like those in flight.
   drain() {
     const b = this.bucket;
     const now = performance.now();
