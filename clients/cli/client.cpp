@@ -410,7 +410,9 @@ class Session : public ConnectionHandler {
     entered_room();
     if (joined.resumed) {
       decided_at_v_ = -1;  // a move sent just before the drop may never have arrived
+      turn_announced_ = false;  // show the turn again below the reconnection lines
       print("Resumed your seat in room " + joined.code + ".");
+      settle();
     } else if (joined.as == protocol::JoinAs::kSpectator) {
       print("Watching room " + joined.code + ".");
     } else {

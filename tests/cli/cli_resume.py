@@ -1,13 +1,16 @@
 """A --bot client plays through a TCP proxy that cuts its connection in the
 middle of the game, twice; the client must resume its seat with its token
 (the server replays what it missed) and the game must reach its end with
-the winner the server announced in the summary."""
+the winner the server announced in the summary. Then a person's interactive
+client (in tmux) loses its connection on its turn: it resumes by itself,
+shows the turn again, and the ask typed after it is played."""
 import socket
 import sys
 import threading
 import time
 
 from harness import Cli, Server, check, run
+from terminal import Terminal
 
 server_binary, cli_binary = sys.argv[1], sys.argv[2]
 
@@ -77,6 +80,7 @@ def main():
     server = Server(server_binary, bot_delay_ms=60)
     proxy = CuttingProxy(server.port)
     bot = None
+    term = None
     try:
         bot = Cli(cli_binary, f"ws://127.0.0.1:{proxy.port}", "--name", "Robo", "--seats", "3", "--bots",
                   "medium,easy", "--bot", "medium", "--games", "1", "--start-when-full", "--no-color",
@@ -110,9 +114,30 @@ def main():
         if expected:
             check(announced == expected, f"summary {summary[0]!r} disagrees with {over[0]!r}")
         print(f"resumed twice; {summary[0]}")
+
+        # A person at the keyboard: the connection drops while it is Ann's turn.
+        term = Terminal(f"{cli_binary} ws://127.0.0.1:{proxy.port} --name Ann --seats 2 --bots easy; "
+                        "echo \"gofish-cli exited with $?\"; sleep 120")
+        term.wait_for(r"^You are the host: type 'start' once every seat is filled\.$")
+        term.type_line("start")
+        term.wait_for(r"^Your turn: ask ", timeout=30)
+        mark = term.here()
+        proxy.cut()
+        term.wait_for(r"Reconnecting to resume the seat\.\.\.$", after=mark)
+        term.wait_for(r"^Resumed your seat in room [2-9A-Z]{5}\.$", after=mark)
+        prompt = term.wait_for(r"^Your turn: ask .*\(seat (\d)\) for a rank you hold: ([0-9JQKA]+)", after=mark)
+        mark = term.here()
+        term.type_line(f"ask {prompt.group(1)} {prompt.group(2)}")
+        term.wait_for(r"^You asked Easy bot for \w+\.$", after=mark)
+        term.type_line("quit")
+        term.wait_for(r"^gofish-cli exited with 0$")
+        check(proxy.accepted == 5, f"expected two connections for Ann (one resume), saw {proxy.accepted - 3}")
+        print("the interactive client resumed on its turn and played the ask typed after it")
     finally:
         if bot:
             bot.stop()
+        if term:
+            term.close()
         proxy.close()
         server.stop()
 
