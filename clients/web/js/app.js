@@ -1,6 +1,6 @@
 // Wiring: the connection, the room state, the screens and the person's clicks.
 
-import { Connection, seatStore } from './connection.js';
+import { Connection, seatStore, unanswered } from './connection.js';
 import { RoomState } from './state.js';
 import { narrate } from './narrate.js';
 import { buildReplay, downloadTranscript } from './replay.js';
@@ -245,7 +245,7 @@ async function fetchTranscript(attempt = 0) {
     ui.transcript = reply;
     ui.replay = null;
     queueFlush();
-  } else if (['protocol/rate_limited', 'client/timeout'].includes(reply.code) && attempt < 5) {
+  } else if (unanswered(reply) && attempt < 5) {
     setTimeout(() => {
       if (!ui.transcript && state.room?.state === 'over' && state.room.game_number === game) fetchTranscript(attempt + 1);
     }, 700 * (attempt + 1));
@@ -260,8 +260,7 @@ async function resync(lastV) {
   const msg = { type: 'resume', token: seat.token };
   if (lastV !== undefined) msg.last_v = lastV;
   const reply = await conn.request(msg);
-  if (reply.type === 'error' && ['protocol/rate_limited', 'client/timeout'].includes(reply.code)) {
-    // Too fast for the server: try again in a moment.
+  if (unanswered(reply)) {
     setTimeout(() => { resyncV = -2; queueFlush(); }, 700);
   }
 }

@@ -25,6 +25,10 @@ export const seatStore = {
   },
 };
 
+// A request the server never answered (dropped for the rate, or timed out):
+// worth asking again in a moment.
+export const unanswered = (reply) => reply.type === 'error' && ['protocol/rate_limited', 'client/timeout'].includes(reply.code);
+
 export class Connection {
   constructor({ onMessage, onStatus, onReady }) {
     this.onMessage = onMessage;   // messages that answer no request: events, snapshots, closing
