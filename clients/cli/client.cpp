@@ -16,7 +16,6 @@
 #include <thread>
 #include <variant>
 
-
 // libedit's readline-compatible interface (line editing and history).
 #include <editline/readline.h>
 
@@ -477,8 +476,7 @@ class Session : public ConnectionHandler {
     }
     if (finished_all_games()) {
       print_summary();
-      done_ = true;
-      leave_and_stop();
+      quit();
     } else if (table_.you()) {
       send(protocol::Rematch{}, Request::kOther);
     }
