@@ -64,14 +64,17 @@ def expect(condition, what):
         problems.append(what)
 
 
-def check_traffic(report, label):
+def check_traffic(report, label, measurable_cpu=True):
     expect(report["actions"] > 0, f"{label}: no actions")
     expect(report["errors"] == 0, f"{label}: {report['errors']} errors")
     expect(report["refused"] == 0, f"{label}: {report['refused']} refused actions")
     latency = report["latency_us"]
     order = [latency[k] for k in ("p50", "p90", "p99", "p999", "max")]
     expect(order == sorted(order) and order[0] > 0, f"{label}: percentiles out of order: {latency}")
-    expect(report["server"].get("cpu_us_per_action", 0) > 0, f"{label}: no server CPU figure")
+    # /proc counts CPU in 10 ms ticks: a run that costs the server about one
+    # tick (the paced second) may read 0, so there only the figure's presence is checked.
+    cpu = report["server"].get("cpu_us_per_action")
+    expect(cpu is not None and (cpu > 0 or not measurable_cpu), f"{label}: no server CPU figure")
     expect(report["client"].get("cpu_percent") is not None, f"{label}: no client CPU figure")
 
 
@@ -89,7 +92,7 @@ def main():
             expect(closed["games"] > 0, "closed loop: no game finished (no rematch seen)")
             paced = run_load(load, port, process.pid, "--rooms", "2", "--players", "3", "--think-ms", "20",
                              "--seconds", "1", "--ramp-seconds", "0")
-            check_traffic(paced, "paced")
+            check_traffic(paced, "paced", measurable_cpu=False)
             expect(paced["latency_us"]["p50"] < 20_000 or paced["actions"] < 60, "paced: think time counted as latency")
             idle = run_load(load, port, process.pid, "--mode", "idle", "--rooms", "5", "--players", "4", "--seconds",
                             "0.5", "--ramp-seconds", "0")
