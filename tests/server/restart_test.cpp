@@ -18,21 +18,15 @@
 // A torn decision tail is cut back on start and the room resumes at the
 // last whole decision.
 #include <doctest/doctest.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,89 +36,14 @@
 #include "engine/view.hpp"
 #include "protocol/rules_json.hpp"
 #include "rooms_support.hpp"
+#include "server_process.hpp"
 #include "test_client.hpp"
 #include "temp_dir.hpp"
-
-extern char** environ;
 
 namespace gofish::server::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string file_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-// gofish-server as a child process on 127.0.0.1, any free port, its output
-// in a log file. Killed with SIGKILL if a test ends without stopping it.
-class ServerProcess {
- public:
-  ServerProcess(const fs::path& data_dir, fs::path log) : log_(std::move(log)) {
-    std::vector<std::string> args = {GOFISH_SERVER_BINARY,
-                                     "--port=0",
-                                     "--bind=127.0.0.1",
-                                     "--data-dir=" + data_dir.string(),
-                                     "--web-root=" GOFISH_SOURCE_DIR "/clients/web",
-                                     "--bot-delay-ms=0",
-                                     "--seat-grace-ms=60000",
-                                     "--message-rate=5000",
-                                     "--message-burst=5000",
-                                     "--threads=2",
-                                     "--shutdown-grace-ms=2000"};
-    std::vector<char*> argv;
-    for (auto& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    REQUIRE(rc == 0);
-    // The port is in the "listening on 127.0.0.1:PORT" line.
-    const std::regex listening(R"(listening on 127\.0\.0\.1:(\d+))");
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::smatch match;
-      const std::string text = log_text();
-      if (std::regex_search(text, match, listening)) {
-        port_ = static_cast<std::uint16_t>(std::stoi(match[1]));
-        return;
-      }
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = 0;
-        FAIL("gofish-server exited at start:\n" << text);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    FAIL("gofish-server never said it was listening:\n" << log_text());
-  }
-  ~ServerProcess() {
-    if (pid_ > 0) stop(SIGKILL);
-  }
-  ServerProcess(const ServerProcess&) = delete;
-  ServerProcess& operator=(const ServerProcess&) = delete;
-
-  std::uint16_t port() const { return port_; }
-  std::string log_text() const { return file_text(log_); }
-
-  // Sends `signal` and waits for the process; returns its wait status.
-  int stop(int signal) {
-    ::kill(pid_, signal);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = 0;
-    return status;
-  }
-
- private:
-  fs::path log_;
-  pid_t pid_ = 0;
-  std::uint16_t port_ = 0;
-};
 
 // The engine events of a frame stream, spelled as JSON without their
 // versions, so two streams compare event by event.

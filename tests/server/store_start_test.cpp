@@ -3,63 +3,32 @@
 // rebuilt each stop the start with a clear message and exit code 3 (the
 // first two leave the file untouched).
 #include <doctest/doctest.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sqlite3.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
-#include <sstream>
 #include <string>
-#include <vector>
 
 #include "server/sqlite_store.hpp"
+#include "server_process.hpp"
 #include "temp_dir.hpp"
-
-extern char** environ;
 
 namespace gofish::server {
 namespace {
 
+using testing::Outcome;
+using testing::run_server_to_exit;
 using testing::TempDir;
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;
-};
-
 // Runs the server on `data_dir` to its exit (it is expected to refuse to
-// start, so it never listens); its stdout and stderr go to a file.
+// start, so it never listens).
 Outcome run_server(const fs::path& data_dir) {
-  const auto log = data_dir.parent_path() / (data_dir.filename().string() + ".log");
-  std::vector<std::string> args = {GOFISH_SERVER_BINARY, "--port",     "0",          "--bind",
-                                   "127.0.0.1",          "--data-dir", data_dir.string(), "--web-root",
-                                   GOFISH_SOURCE_DIR "/clients/web"};
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  REQUIRE(rc == 0);
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  Outcome outcome;
-  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
-  std::ifstream in(log);
-  outcome.output.assign(std::istreambuf_iterator<char>(in), {});
-  fs::remove(log);
-  return outcome;
+  return run_server_to_exit({"--port", "0", "--bind", "127.0.0.1", "--data-dir", data_dir.string(), "--web-root",
+                             GOFISH_SOURCE_DIR "/clients/web"});
 }
 
 std::string file_bytes(const fs::path& file) {
