@@ -15,6 +15,7 @@ build_packages=(
   nlohmann-json3-dev libspdlog-dev libcli11-dev doctest-dev
   prometheus-cpp-dev libsqlite3-dev
   libedit-dev             # gofish-cli: line editing and history
+  libicu-dev              # display names: NFC, default-ignorables, confusable skeletons (protocol/text.cpp)
 )
 native_test_packages=(
   python3 procps tmux     # tmux: the terminal client's interactive test
