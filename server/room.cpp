@@ -306,7 +306,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
                                                    game_players_, game_id_};
     if (!stored.transcript) {
       // Over, but the closing record is missing: write it now.
-      write(record::GameFinished{game_id_, protocol::transcript_to_json(last_transcript_->transcript).dump(),
+      write(record::GameFinished{game_id_, protocol::transcript_document(last_transcript_->transcript, game_players_),
                                  now_ms()});
     }
     return std::nullopt;
@@ -1121,7 +1121,8 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
                                                    game_players_, std::nullopt};
     if (services_.writer) {
       last_transcript_->game_id = game_id_;
-      write(record::GameFinished{game_id_, protocol::transcript_to_json(last_transcript_->transcript).dump(), now_ms()});
+      write(record::GameFinished{game_id_, protocol::transcript_document(last_transcript_->transcript, game_players_),
+                                 now_ms()});
     }
     spdlog::info("room {}: game {} over", code_, game_number_);
     for (std::size_t i = 0; i < seats_.size(); ++i) {
