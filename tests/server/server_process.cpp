@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -56,16 +57,25 @@ std::string file_text(const fs::path& file) {
 }
 
 std::vector<std::string> server_arguments(const fs::path& data_dir, const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"--port=0",
-                                   "--bind=127.0.0.1",
-                                   "--data-dir=" + data_dir.string(),
-                                   "--web-root=" GOFISH_SOURCE_DIR "/clients/web",
-                                   "--bot-delay-ms=0",
-                                   "--seat-grace-ms=60000",
-                                   "--message-rate=5000",
-                                   "--message-burst=5000",
-                                   "--threads=2",
-                                   "--shutdown-grace-ms=2000"};
+  const std::vector<std::string> defaults = {"--port=0",
+                                             "--bind=127.0.0.1",
+                                             "--data-dir=" + data_dir.string(),
+                                             "--web-root=" GOFISH_SOURCE_DIR "/clients/web",
+                                             "--bot-delay-ms=0",
+                                             "--seat-grace-ms=60000",
+                                             "--message-rate=5000",
+                                             "--message-burst=5000",
+                                             "--threads=2",
+                                             "--shutdown-grace-ms=2000"};
+  // The server takes each flag once: a default named in `extra` is left out.
+  const auto flag_of = [](const std::string& arg) { return arg.substr(0, arg.find('=')); };
+  std::vector<std::string> args;
+  for (const auto& arg : defaults) {
+    const auto flag = flag_of(arg);
+    if (std::none_of(extra.begin(), extra.end(), [&](const std::string& e) { return flag_of(e) == flag; })) {
+      args.push_back(arg);
+    }
+  }
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }

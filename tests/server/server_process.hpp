@@ -15,7 +15,8 @@ namespace gofish::server::testing {
 
 // The flags every test server gets unless a test passes its own: loopback,
 // any free port, the repository's web client, no bot delay, a message rate
-// no test client reaches. `extra` comes after them, so it may override any.
+// no test client reaches. A flag in `extra` replaces the default of that name
+// (the server takes each flag once; spell flags `--name=value`).
 std::vector<std::string> server_arguments(const std::filesystem::path& data_dir, const std::vector<std::string>& extra);
 
 struct ProcessLimits {
