@@ -187,6 +187,13 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     return rebuild_game(*stored.game, store);
   }
 
+  // A rebuild that failed: the room goes without ever being shared, and
+  // leaves the rooms gauge as it found it.
+  void discard() {
+    closed_ = true;
+    services_.metrics->rooms_changed(state_, -1);
+  }
+
   // Registers the rebuilt room and its tokens, then (on the strand, once the
   // io_context runs) starts what the room waits for.
   bool adopt(Registry& registry) {
@@ -1453,11 +1460,24 @@ std::variant<std::shared_ptr<Room>, std::string> Room::restore(const RoomService
                                                                 const std::shared_ptr<Registry>& registry,
                                                                 const StoredRoom& stored, Store& store) {
   auto settings = settings_from_json(stored.settings);
-  if (const auto* error = std::get_if<std::string>(&settings)) return "room " + stored.room + ": " + *error;
+  if (const auto* error = std::get_if<std::string>(&settings)) return *error;
   auto room = std::make_shared<RoomImpl>(services, registry, stored.room,
                                          std::get<protocol::RoomSettings>(std::move(settings)));
-  if (auto problem = room->rebuild(stored, store)) return "room " + stored.room + ": " + *problem;
-  if (!room->adopt(*registry)) return "room " + stored.room + ": the code is taken twice";
+  std::optional<std::string> problem;
+  try {
+    problem = room->rebuild(stored, store);
+  } catch (const StoreError&) {
+    room->discard();
+    throw;
+  } catch (const std::exception& error) {
+    // Unreadable stored JSON of an unexpected shape, an engine refusal, ...
+    problem = std::string("rebuilding it failed: ") + error.what();
+  }
+  if (!problem && !room->adopt(*registry)) problem = "the code is taken twice";
+  if (problem) {
+    room->discard();
+    return *problem;
+  }
   return std::shared_ptr<Room>(std::move(room));
 }
 

@@ -22,6 +22,9 @@
 //   either way (it holds the games), so keeping the key beside the hashes
 //   loses nothing a plain SHA-256 would keep, and keeps the constant-time
 //   keyed lookup the rooms already use.
+// - A room the server cannot rebuild is set aside (rooms.set_aside holds the
+//   reason, rooms.set_aside_ms the time): kept whole, skipped on load, its
+//   finished games kept past their retention, its code not handed out again.
 //
 // Thread-safe: one mutex around the connection (the writer thread commits,
 // HTTP threads read transcripts).
@@ -42,7 +45,7 @@ namespace gofish::server {
 enum class SyncMode { kNormal, kFull };
 
 // The schema version this program writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 class SqliteStore final : public Store {
  public:
@@ -55,6 +58,9 @@ class SqliteStore final : public Store {
 
   void commit(const std::vector<Record>& records) override;
   std::vector<StoredRoom> load_open_rooms() override;
+  void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
+  std::vector<SetAsideRoom> set_aside_rooms() override;
+  bool restore_set_aside(const std::string& room) override;
   std::optional<std::string> finished_transcript(const std::string& game_id) override;
   std::size_t prune_finished(std::int64_t before_ms) override;
   std::array<std::uint64_t, 4> token_key() override;

@@ -1,5 +1,6 @@
 // The server always starts again on its own data: every state it writes is
-// rebuilt by a restart of the real gofish-server binary.
+// rebuilt by a restart of the real gofish-server binary, and a room that
+// cannot be rebuilt is set aside without keeping the others from starting.
 //
 // - A finished game whose table changed after it ended: for every preset, a
 //   room (Ann the host, Bob, an easy bot in seat 2) plays to game_over; then
@@ -11,6 +12,10 @@
 //   room plays a rematch to its end.
 // - A database written before games kept their players: the transcript names
 //   the seats' holders, "Seat N" for an empty one.
+// - One room whose game set-up is damaged, beside 20 whole ones: the 20 come
+//   back, the damaged one is set aside (logged, counted in /metrics, listed by
+//   --list-set-aside, kept in the database) and, once repaired and put back
+//   with --restore-set-aside, comes back at the next start.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -386,6 +391,87 @@ TEST_CASE("restore: a finished game stored without its players names the seats' 
 
   ServerProcess server(data, dir.path / "second.log");
   check_restored(server.port(), tables[0], {human("Ann"), human("Seat 1"), bot("Easy bot", BotLevel::kEasy)});
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
+TEST_CASE("restore: a room that cannot be rebuilt is set aside, kept and listed, and the 20 beside it come back") {
+  TempDir dir("gofish-restore");
+  const auto data = dir.path / "data";
+  const auto file = data / "gofish.sqlite";
+  constexpr int kRooms = 21;
+  constexpr int kBad = 10;
+  std::vector<std::string> codes, tokens;
+  {
+    ServerProcess server(data, dir.path / "first.log");
+    for (int i = 0; i < kRooms; ++i) {
+      Seated host =
+          create_room(server.port(), create_request("Ann", kPresets[static_cast<std::size_t>(i) % kPresets.size()], 3,
+                                                    {{1, BotLevel::kMedium}, {2, BotLevel::kEasy}}));
+      // Half the rooms mid-game, half still waiting.
+      if (i % 2 == 0) host.peer->expect<protocol::Ok>(protocol::Start{});
+      codes.push_back(host.code);
+      tokens.push_back(host.token);
+    }
+    REQUIRE(WEXITSTATUS(server.stop(SIGTERM)) == 0);
+  }
+  const std::string bad = codes[kBad];
+  const auto setups = sql(file, "SELECT setup FROM games WHERE room = ?", {bad});
+  REQUIRE(setups.size() == 1);
+  sql(file, "UPDATE games SET setup = '{\"deck\": \"torn\"}' WHERE room = ?", {bad});
+
+  const std::vector<std::string> data_arg = {"--data-dir", data.string()};
+  const auto listing = [&] {
+    std::vector<std::string> args = data_arg;
+    args.push_back("--list-set-aside");
+    return run_server_to_exit(args);
+  };
+  {
+    ServerProcess server(data, dir.path / "second.log");
+    const std::string log = server.log_text();
+    CHECK(log.find("room " + bad + " set aside: ") != std::string::npos);
+    CHECK(log.find("[error]") != std::string::npos);
+    CHECK(log.find(std::to_string(kRooms - 1) + " rooms restored") != std::string::npos);
+    const auto metrics = http_request(server.port(), "/metrics");
+    CHECK(metric_value(metrics.body, "gofish_rooms_set_aside") == 1);
+    for (int i = 0; i < kRooms; ++i) {
+      INFO("room " << codes[static_cast<std::size_t>(i)]);
+      Peer peer(server.port());
+      if (i == kBad) {
+        CHECK(peer.error_of(protocol::Resume{tokens[static_cast<std::size_t>(i)], std::nullopt}) == "room/bad_token");
+        CHECK(peer.error_of(protocol::Join{bad, "Zed", protocol::JoinAs::kPlayer}) == "room/not_found");
+        continue;
+      }
+      CHECK(peer.expect<protocol::Joined>(protocol::Resume{tokens[static_cast<std::size_t>(i)], std::nullopt}).resumed);
+      CHECK(snapshot_after(peer).code == codes[static_cast<std::size_t>(i)]);
+    }
+    // Listed while the server runs (SQLite in WAL mode lets a reader in).
+    const auto listed = listing();
+    CHECK(listed.exit_code == 0);
+    CHECK(listed.output.find(bad) != std::string::npos);
+    CHECK(listed.output.find("game ") != std::string::npos);
+    REQUIRE(WEXITSTATUS(server.stop(SIGTERM)) == 0);
+  }
+  // Still in the database, its game with it.
+  CHECK(sql(file, "SELECT set_aside FROM rooms WHERE code = ? AND set_aside IS NOT NULL", {bad}).size() == 1);
+  CHECK(sql(file, "SELECT game_id FROM games WHERE room = ?", {bad}).size() == 1);
+  CHECK(sql(file, "SELECT code FROM rooms").size() == static_cast<std::size_t>(kRooms));
+
+  // Repaired by hand and put back: it comes back at the next start.
+  sql(file, "UPDATE games SET setup = ? WHERE room = ?", {setups[0], bad});
+  std::vector<std::string> put_back = data_arg;
+  put_back.insert(put_back.end(), {"--restore-set-aside", bad});
+  const auto restored = run_server_to_exit(put_back);
+  CHECK(restored.exit_code == 0);
+  CHECK(restored.output.find(bad) != std::string::npos);
+  const auto empty = listing();
+  CHECK(empty.exit_code == 0);
+  CHECK(empty.output.find(bad) == std::string::npos);
+  ServerProcess server(data, dir.path / "third.log");
+  CHECK(server.log_text().find(std::to_string(kRooms) + " rooms restored") != std::string::npos);
+  CHECK(metric_value(http_request(server.port(), "/metrics").body, "gofish_rooms_set_aside") == 0);
+  Peer peer(server.port());
+  CHECK(peer.expect<protocol::Joined>(protocol::Resume{tokens[kBad], std::nullopt}).resumed);
+  CHECK(snapshot_after(peer).state != protocol::RoomState::kWaiting);
   CHECK(server.stop(SIGTERM) == 0);
 }
 

@@ -107,6 +107,47 @@ TEST_CASE("store: the token key is made once and survives reopening") {
   CHECK(NullStore().token_key() != key);
 }
 
+TEST_CASE("store: a room set aside is kept, skipped on load, listed, and can be put back") {
+  TempDir dir("gofish-store");
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    store.commit(a_room_with_a_game());
+    store.commit({record::RoomCreated{"EFGH", "{}", 3000}});
+    CHECK(store.set_aside_rooms().empty());
+    store.set_aside("ABCD", "game g-1: the deck is torn", 7000);
+  }
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  auto rooms = store.load_open_rooms();
+  REQUIRE(rooms.size() == 1);
+  CHECK(rooms[0].room == "EFGH");
+  CHECK(store.set_aside_rooms() == std::vector<SetAsideRoom>{{"ABCD", 7000, "game g-1: the deck is torn"}});
+  // Kept whole: its seats, game and decisions come back when put back.
+  CHECK_FALSE(store.restore_set_aside("EFGH"));
+  CHECK_FALSE(store.restore_set_aside("NOPE"));
+  CHECK(store.restore_set_aside("ABCD"));
+  CHECK_FALSE(store.restore_set_aside("ABCD"));
+  CHECK(store.set_aside_rooms().empty());
+  rooms = store.load_open_rooms();
+  REQUIRE(rooms.size() == 2);
+  CHECK(rooms[0].room == "ABCD");
+  CHECK(rooms[0].seats.size() == 2);
+  REQUIRE(rooms[0].game);
+  CHECK(rooms[0].game->decisions.size() == 2);
+}
+
+TEST_CASE("store: the finished games of a room set aside outlive their retention") {
+  TempDir dir("gofish-store");
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  store.commit(a_room_with_a_game());
+  store.commit({record::GameFinished{"g-1", R"({"winners":[0]})", 5000}});
+  store.commit({record::RoomCreated{"EFGH", "{}", 3000}, record::GameStarted{"EFGH", 1, "g-2", "{}", 3000},
+                record::GameFinished{"g-2", "{}", 5000}});
+  store.set_aside("ABCD", "why", 6000);
+  CHECK(store.prune_finished(10'000) == 1);
+  CHECK(store.finished_transcript("g-1") == R"({"winners":[0]})");
+  CHECK_FALSE(store.finished_transcript("g-2"));
+}
+
 TEST_CASE("store: a torn decision tail is cut back to the last whole decision") {
   TempDir dir("gofish-store");
   {
@@ -288,6 +329,9 @@ PRAGMA user_version=1;
   CHECK(rooms[0].game->decisions.size() == 1);
   store.commit({record::RoomVersion{"OLDR", 7}});
   CHECK(store.load_open_rooms()[0].v == 7);
+  CHECK(store.set_aside_rooms().empty());
+  store.set_aside("OLDR", "why", 8);
+  CHECK(store.load_open_rooms().empty());
 }
 
 TEST_CASE("store writer: a failed write is reported to its callback") {
