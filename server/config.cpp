@@ -70,8 +70,11 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   add_value(app, "--sqlite-synchronous", config.sqlite_synchronous,
             "normal (survives a process crash) or full (survives power loss too, slower)")
       ->check(CLI::IsMember({"normal", "full"}));
-  // These two have no environment variable: each is meant for one run, and
-  // a variable left set would repeat it on every start.
+  // These three have no environment variable: each is meant for one run,
+  // and a variable left set would repeat it on every start.
+  app.add_flag("--new-token-key", config.new_token_key,
+               "Start although the database's seat-token key is missing or damaged: make a new one "
+               "(every stored seat token stops working)");
   auto* list = app.add_flag("--list-set-aside", config.list_set_aside,
                             "Print the rooms set aside because they could not be rebuilt (code, when, why), then exit");
   std::string restore_code;

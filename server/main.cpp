@@ -4,7 +4,7 @@
 //
 // Exit codes: 0 done; 1 an unexpected failure; 2 a bad flag or value (or no
 // such set-aside room); 3 a database that cannot be used as a whole (not
-// SQLite, a newer schema, a failed integrity check).
+// SQLite, a newer schema, a failed integrity check, a lost seat-token key).
 // A single room that cannot be rebuilt does not stop the start: it is set
 // aside (RoomsHandler::restore).
 #include <spdlog/spdlog.h>
@@ -135,8 +135,9 @@ int main(int argc, char** argv) {
   try {
     if (config.storage == "sqlite") {
       const auto file = config.data_dir / "gofish.sqlite";
-      store = std::make_unique<SqliteStore>(
-          file, config.sqlite_synchronous == "full" ? SyncMode::kFull : SyncMode::kNormal);
+      store =
+          std::make_unique<SqliteStore>(file, config.sqlite_synchronous == "full" ? SyncMode::kFull : SyncMode::kNormal,
+                                        config.new_token_key ? MissingTokenKey::kMakeNew : MissingTokenKey::kRefuse);
       spdlog::info("storage: sqlite at {} (synchronous={})", std::filesystem::absolute(file).string(),
                    config.sqlite_synchronous);
     } else {

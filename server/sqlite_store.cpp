@@ -150,7 +150,8 @@ std::string column_blob(sqlite3_stmt* stmt, int column) {
 
 }  // namespace
 
-SqliteStore::SqliteStore(const std::filesystem::path& file, SyncMode sync) : file_(file) {
+SqliteStore::SqliteStore(const std::filesystem::path& file, SyncMode sync, MissingTokenKey missing_key)
+    : file_(file), missing_key_(missing_key) {
   try {
     open_and_check(file, sync);
     migrate();
@@ -460,12 +461,36 @@ std::array<std::uint64_t, 4> SqliteStore::token_key() {
     std::memcpy(key.data(), stored.data(), sizeof(key));
     return key;
   }
+  if (holds_rooms_or_games()) {
+    // Stored seat tokens are hashed with the lost key: a new key would stop
+    // every one of them without a word.
+    const std::string what =
+        stored.empty() ? "is missing"
+                       : "has " + std::to_string(stored.size()) + " bytes instead of " + std::to_string(sizeof(key));
+    if (missing_key_ == MissingTokenKey::kRefuse) {
+      throw StoreError(file_.string() + " holds rooms or games, but its seat-token key (meta.token_key) " + what +
+                       ", so no stored seat token could resume its seat; refusing to start. Restore the database "
+                       "from a backup, or start once with --new-token-key to make a new key (every seat token "
+                       "stored before then stops working).");
+    }
+    spdlog::warn(
+        "storage: {}: the seat-token key {}; a new one is made (--new-token-key), so no seat token stored "
+        "before resumes its seat",
+        file_.string(), what);
+  }
   std::array<std::uint8_t, sizeof(key)> bytes{};
   os_random_bytes(bytes);
   std::memcpy(key.data(), bytes.data(), sizeof(key));
   Statement write(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES('token_key', CAST(? AS BLOB))");
   write.run(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   return key;
+}
+
+bool SqliteStore::holds_rooms_or_games() {
+  bool used = false;
+  Statement any(db_, "SELECT EXISTS(SELECT 1 FROM rooms) OR EXISTS(SELECT 1 FROM games)");
+  any.each([&](sqlite3_stmt* stmt) { used = sqlite3_column_int(stmt, 0) != 0; });
+  return used;
 }
 
 }  // namespace gofish::server

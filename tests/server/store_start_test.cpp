@@ -1,8 +1,9 @@
 // gofish-server itself, started on a damaged data directory. A database that
 // cannot be used as a whole stops the start with a clear message and exit
 // code 3, leaving the file alone: a file that is not SQLite, a schema newer
-// than the server's. A room that cannot be rebuilt does not: it is set
-// aside, the server starts, --list-set-aside names it and
+// than the server's, a used database whose seat-token key is lost (unless
+// --new-token-key asks for a new one). A room that cannot be rebuilt does
+// not: it is set aside, the server starts, --list-set-aside names it and
 // --restore-set-aside puts it back.
 #include <doctest/doctest.h>
 #include <signal.h>
@@ -59,6 +60,13 @@ std::string settings_json(const std::string& preset, int seats) {
 std::vector<Record> a_waiting_room(const std::string& code, const std::string& host_state) {
   return {record::RoomCreated{code, settings_json("classic", 2), 1},
           record::SeatTaken{code, 0, host_state, std::string(16, '\x07')}};
+}
+
+void sql(const fs::path& file, const char* statement) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(file.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, statement, nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
 }
 
 int exit_code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
@@ -151,6 +159,50 @@ TEST_CASE("start: rooms that cannot be rebuilt are set aside, listed and put bac
   const auto none = run_server_to_exit({"--storage", "none", "--list-set-aside"});
   CHECK(none.exit_code == 2);
   CHECK(none.output.find("need --storage sqlite") != std::string::npos);
+}
+
+TEST_CASE("start: a used database whose seat-token key is lost refuses to start, and --new-token-key makes a new one") {
+  TempDir dir("gofish-start");
+  const auto data = dir.path / "data";
+  const auto file = data / "gofish.sqlite";
+  {
+    // A brand-new database makes its key without a word.
+    ServerProcess server(data, dir.path / "first.log");
+    CHECK(server.log_text().find("seat-token key") == std::string::npos);
+    CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
+  }
+  {
+    SqliteStore store(file, SyncMode::kNormal);
+    store.commit(a_waiting_room("GKDRS", R"({"occupant":"human","name":"Ann","host":true})"));
+  }
+  sql(file, "DELETE FROM meta WHERE key = 'token_key'");
+  const auto before = file_bytes(file);
+  const auto missing = run_server(data);
+  CHECK(missing.exit_code == 3);
+  CHECK(missing.output.find("seat-token key (meta.token_key) is missing") != std::string::npos);
+  CHECK(missing.output.find("refusing to start") != std::string::npos);
+  CHECK(missing.output.find("--new-token-key") != std::string::npos);
+  CHECK(missing.output.find("listening on") == std::string::npos);
+  CHECK(file_bytes(file) == before);
+
+  sql(file, "INSERT INTO meta(key, value) VALUES('token_key', x'00112233')");
+  const auto short_key = run_server(data);
+  CHECK(short_key.exit_code == 3);
+  CHECK(short_key.output.find("has 4 bytes instead of 32") != std::string::npos);
+
+  {
+    ServerProcess server(data, dir.path / "second.log", {"--new-token-key"});
+    const std::string log = server.log_text();
+    CHECK(log.find("[warning] storage: ") != std::string::npos);
+    CHECK(log.find("has 4 bytes instead of 32; a new one is made") != std::string::npos);
+    CHECK(log.find("1 rooms restored") != std::string::npos);
+    CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
+  }
+  // The new key is kept: the next start needs no flag and says nothing of it.
+  ServerProcess server(data, dir.path / "third.log");
+  CHECK(server.log_text().find("seat-token key") == std::string::npos);
+  CHECK(server.log_text().find("1 rooms restored") != std::string::npos);
+  CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
 }
 
 }  // namespace

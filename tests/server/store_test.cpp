@@ -107,6 +107,66 @@ TEST_CASE("store: the token key is made once and survives reopening") {
   CHECK(NullStore().token_key() != key);
 }
 
+// A used database (rooms or games) whose key is gone would otherwise get a
+// new key without a word, and no stored seat token would resume its seat.
+TEST_CASE("store: a used database whose token key is missing or the wrong size refuses to give a key") {
+  TempDir dir("gofish-store");
+  std::array<std::uint64_t, 4> key{};
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    key = store.token_key();
+    store.commit(a_room_with_a_game());
+  }
+  tamper(dir.db(), "DELETE FROM meta WHERE key = 'token_key'");
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    try {
+      store.token_key();
+      FAIL("a missing key of a used database gave a key");
+    } catch (const StoreError& error) {
+      const std::string message = error.what();
+      CHECK(message.find("meta.token_key) is missing") != std::string::npos);
+      CHECK(message.find("refusing to start") != std::string::npos);
+      CHECK(message.find("backup") != std::string::npos);
+      CHECK(message.find("--new-token-key") != std::string::npos);
+    }
+  }
+  tamper(dir.db(), "INSERT INTO meta(key, value) VALUES('token_key', x'0102030405')");
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    try {
+      store.token_key();
+      FAIL("a 5-byte key of a used database gave a key");
+    } catch (const StoreError& error) {
+      CHECK(std::string(error.what()).find("has 5 bytes instead of 32") != std::string::npos);
+    }
+  }
+  // Asked for, a new key is made and kept; the old one is not coming back.
+  std::array<std::uint64_t, 4> made{};
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal, MissingTokenKey::kMakeNew);
+    made = store.token_key();
+    CHECK(made != key);
+  }
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  CHECK(store.token_key() == made);
+}
+
+// Only finished games left, detached from their closed rooms, still make a
+// database used: it is not brand new.
+TEST_CASE("store: a database holding only finished games also needs its token key") {
+  TempDir dir("gofish-store");
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    store.token_key();
+    store.commit(a_room_with_a_game());
+    store.commit({record::GameFinished{"g-1", "{}", 5000}, record::RoomClosed{"ABCD"}});
+  }
+  tamper(dir.db(), "DELETE FROM meta");
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  CHECK_THROWS_AS(store.token_key(), StoreError);
+}
+
 TEST_CASE("store: a room set aside is kept, skipped on load, listed, and can be put back") {
   TempDir dir("gofish-store");
   {
