@@ -16,12 +16,16 @@
 //   back, the damaged one is set aside (logged, counted in /metrics, listed by
 //   --list-set-aside, kept in the database) and, once repaired and put back
 //   with --restore-set-aside, comes back at the next start.
+// - A backup taken as the README says (the sqlite3 program's .backup) while
+//   the server runs is a whole database: a server started on it has every
+//   room, seat token and finished game.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -472,6 +476,61 @@ TEST_CASE("restore: a room that cannot be rebuilt is set aside, kept and listed,
   Peer peer(server.port());
   CHECK(peer.expect<protocol::Joined>(protocol::Resume{tokens[kBad], std::nullopt}).resumed);
   CHECK(snapshot_after(peer).state != protocol::RoomState::kWaiting);
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
+TEST_CASE("restore: a backup taken with the sqlite3 command while the server runs starts a server with every room") {
+  TempDir dir("gofish-restore");
+  const auto data = dir.path / "data";
+  const auto copy = dir.path / "copy";
+  ServerProcess server(data, dir.path / "first.log");
+  const auto port = server.port();
+  // A finished game, a game in play, and a room still waiting.
+  Seated fay_seat = create_room(port, create_request("Fay", "classic", 2, {{1, BotLevel::kEasy}}));
+  const std::string fay_code = fay_seat.code;
+  fay_seat.peer->expect<protocol::Ok>(protocol::Start{});
+  auto fay = autoplay(std::move(fay_seat), 3);
+  REQUIRE(drive(
+      {fay.get()}, [&] { return fay->games_over() >= 1; }, 30'000ms));
+  auto finished = fay->peer().expect<protocol::TranscriptMessage>(protocol::GetTranscript{});
+  REQUIRE(finished.game_id);
+  Seated ann = create_room(port, create_request("Ann", "pairs", 3, {{1, BotLevel::kMedium}, {2, BotLevel::kHard}}));
+  ann.peer->expect<protocol::Ok>(protocol::Start{});
+  Seated wes = create_room(port, create_request("Wes", "bicycle", 3));
+
+  // The README's command, with the server running.
+  fs::create_directories(copy);
+  const std::string command =
+      "sqlite3 '" + (data / "gofish.sqlite").string() + "' \".backup '" + (copy / "gofish.sqlite").string() + "'\"";
+  REQUIRE(std::system(command.c_str()) == 0);
+  CHECK(wes.peer->expect<protocol::Ok>(protocol::AddBot{std::nullopt, BotLevel::kEasy}).id.has_value());
+
+  ServerProcess restored(copy, dir.path / "copy.log");
+  CHECK(restored.log_text().find("3 rooms restored") != std::string::npos);
+  {
+    Peer peer(restored.port());
+    CHECK(peer.expect<protocol::Joined>(protocol::Resume{fay->token(), std::nullopt}).resumed);
+    CHECK(snapshot_after(peer).state == protocol::RoomState::kOver);
+    auto served = peer.expect<protocol::TranscriptMessage>(protocol::GetTranscript{});
+    CHECK(served.code == fay_code);
+    CHECK(served.transcript == finished.transcript);
+    CHECK(served.players == finished.players);
+    CHECK(http_request(restored.port(), "/api/games/" + *finished.game_id + "/transcript").status == 200);
+  }
+  {
+    Peer peer(restored.port());
+    CHECK(peer.expect<protocol::Joined>(protocol::Resume{ann.token, std::nullopt}).resumed);
+    CHECK(snapshot_after(peer).state != protocol::RoomState::kWaiting);
+  }
+  {
+    // The copy is of its moment: the bot added afterwards is not in it.
+    Peer peer(restored.port());
+    CHECK(peer.expect<protocol::Joined>(protocol::Resume{wes.token, std::nullopt}).resumed);
+    const auto room = snapshot_after(peer);
+    CHECK(room.state == protocol::RoomState::kWaiting);
+    CHECK(room.seats[1].occupant == Occupant::kEmpty);
+  }
+  CHECK(restored.stop(SIGTERM) == 0);
   CHECK(server.stop(SIGTERM) == 0);
 }
 
