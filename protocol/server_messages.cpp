@@ -401,16 +401,6 @@ std::optional<Player> player_from_json(const Json& json) {
   return p;
 }
 
-std::optional<std::vector<Player>> players_from_json(const Json& list) {
-  std::vector<Player> out;
-  for (const Json& item : list) {
-    auto p = player_from_json(item);
-    if (!p) return std::nullopt;
-    out.push_back(std::move(*p));
-  }
-  return out;
-}
-
 TurnTimer read_timer(Reader& r) {
   TurnTimer t;
   t.seat = read_seat(r, "seat");
@@ -639,6 +629,23 @@ std::variant<ServerMessage, std::string> parse_transcript(Reader& r, std::option
 }
 
 }  // namespace
+
+Json players_to_json(const std::vector<Player>& players) {
+  Json out = Json::array();
+  for (const Player& p : players) out.push_back(Json(player_to_json(p)));
+  return out;
+}
+
+std::optional<std::vector<Player>> players_from_json(const Json& list) {
+  if (!list.is_array()) return std::nullopt;
+  std::vector<Player> out;
+  for (const Json& item : list) {
+    auto p = player_from_json(item);
+    if (!p) return std::nullopt;
+    out.push_back(std::move(*p));
+  }
+  return out;
+}
 
 WelcomeLimits welcome_limits(const ParseLimits& limits) {
   WelcomeLimits out;
