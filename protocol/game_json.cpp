@@ -591,7 +591,7 @@ std::variant<engine::View, std::string> view_from_json(const Json& json, engine:
   if (const Json* pending = r.object("pending")) {
     Reader pr(*pending);
     GameReader pg{pr};
-    engine::Game::PendingAsk ask{};
+    engine::PendingAsk ask{};
     ask.seat = pg.seat("seat");
     ask.target = pg.seat("target");
     ask.rank = pg.rank("rank");
