@@ -19,8 +19,8 @@
 #include <variant>
 #include <vector>
 
+#include "protocol/token_bucket.hpp"
 #include "server/net_detail.hpp"
-#include "server/token_bucket.hpp"
 
 namespace gofish::server {
 

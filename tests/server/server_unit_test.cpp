@@ -11,7 +11,6 @@
 #include "server/config.hpp"
 #include "server/http_paths.hpp"
 #include "server/metrics.hpp"
-#include "server/token_bucket.hpp"
 
 namespace gofish::server {
 namespace {
@@ -292,25 +291,6 @@ TEST_CASE("paths: MIME types") {
   CHECK(mime_type("manifest.webmanifest") == "application/manifest+json");
   CHECK(mime_type("data.json") == "application/json");
   CHECK(mime_type("README") == "application/octet-stream");
-}
-
-TEST_CASE("token bucket: a burst, then the rate") {
-  const auto t0 = TokenBucket::Clock::now();
-  TokenBucket bucket(2.0, 3, t0);
-  CHECK(bucket.try_take(t0));
-  CHECK(bucket.try_take(t0));
-  CHECK(bucket.try_take(t0));
-  CHECK(!bucket.try_take(t0));
-  CHECK(!bucket.try_take(t0 + 400ms));  // 0.8 of a token
-  CHECK(bucket.try_take(t0 + 500ms));
-  CHECK(!bucket.try_take(t0 + 500ms));
-  // Idle time refills up to the burst, no further.
-  CHECK(bucket.try_take(t0 + 100s));
-  CHECK(bucket.try_take(t0 + 100s));
-  CHECK(bucket.try_take(t0 + 100s));
-  CHECK(!bucket.try_take(t0 + 100s));
-  // Time going backwards takes nothing.
-  CHECK(!bucket.try_take(t0));
 }
 
 TEST_CASE("metrics: every series, in Prometheus text") {
