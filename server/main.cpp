@@ -7,6 +7,7 @@
 #include <iostream>
 #include <system_error>
 
+#include "gofish/version.hpp"
 #include "server/config.hpp"
 #include "server/metrics.hpp"
 #include "server/rooms_handler.hpp"
@@ -94,9 +95,9 @@ int main(int argc, char** argv) {
       writer = std::make_unique<StoreWriter>(*store, std::chrono::seconds(config.finished_game_retention_seconds));
     }
     add_transcript_api(server.api(), *store);
-    auto handler = std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, GOFISH_VERSION,
-                                                  std::make_shared<const TokenHasher>(store->token_key()),
-                                                  writer.get());
+    auto handler =
+        std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, std::string(gofish::kVersion),
+                                       std::make_shared<const TokenHasher>(store->token_key()), writer.get());
     try {
       if (const auto restored = handler->restore(*store); restored > 0) {
         spdlog::info("storage: {} rooms restored; their players can resume with their tokens", restored);

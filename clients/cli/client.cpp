@@ -22,6 +22,7 @@
 #include "clients/cli/commands.hpp"
 #include "clients/cli/connection.hpp"
 #include "engine/overloaded.hpp"
+#include "gofish/version.hpp"
 #include "protocol/text.hpp"
 #include "protocol/token_bucket.hpp"
 
@@ -124,7 +125,7 @@ class Session : public ConnectionHandler {
       outgoing_.clear();
       flush_scheduled_ = false;
       bucket_ = message_bucket(protocol::WelcomeLimits{});  // the server's defaults until its welcome
-      send(protocol::Hello{o_.protocol_version, "gofish-cli/0.1"}, Request::kHello);
+      send(protocol::Hello{o_.protocol_version, std::string(kCliName)}, Request::kHello);
       const std::optional<std::string> ended = connection.run(*this);
       {
         std::lock_guard lock(typed_mutex_);

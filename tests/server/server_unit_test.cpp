@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gofish/version.hpp"
 #include "server/config.hpp"
 #include "server/http_paths.hpp"
 #include "server/metrics.hpp"
@@ -208,6 +209,15 @@ TEST_CASE("config: --help lists every flag with its default and environment vari
   }
   CHECK(help.text.find("=8080") != std::string::npos);
   CHECK(help.text.find("=4096") != std::string::npos);
+}
+
+TEST_CASE("config: --version says the version of project() in CMakeLists.txt") {
+  const auto version = parse_exit({"--version"});
+  CHECK(version.exit_code == 0);
+  CHECK(version.text.starts_with("gofish-server " GOFISH_PROJECT_VERSION));
+  CHECK(kVersion == GOFISH_PROJECT_VERSION);
+  CHECK(kServerHeader == "gofish/" GOFISH_PROJECT_VERSION);
+  CHECK(kCliName == "gofish-cli/" GOFISH_PROJECT_VERSION);
 }
 
 TEST_CASE("config: the web root is found relative to the executable") {
