@@ -1,6 +1,5 @@
 #include "engine/event_view.hpp"
 
-#include <bit>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -44,7 +43,7 @@ void EventView::apply(const Event& event) {
     if (!rules_.table_rules || s != view.turn) return;
     view.phase = Phase::kAnswer;
     view.to_act = target;
-    view.pending = Game::PendingAsk{s, target, rank, card};
+    view.pending = PendingAsk{s, target, rank, card};
   };
   std::visit(
       [&](const auto& e) {
@@ -112,40 +111,18 @@ void EventView::apply(const Event& event) {
   view.legal = derive_legal();
 }
 
-// The same predicates as Game::legal, applied to what this viewer sees: its
-// own hand, every seat's status, and the pending ask.
+// The legality module on what this viewer sees: its own hand, every seat's
+// status, whose turn it is and the pending ask, the facts Game::legal hands it.
 LegalDecisions EventView::derive_legal() const {
-  LegalDecisions legal;
   const View& view = view_;
-  if (!view.viewer.seat || view.to_act != *view.viewer.seat) return legal;
-  const Seat me = *view.viewer.seat;
-  legal.seat = me;
-  legal.ask_for = rules_.ask_for;
-  if (view.phase == Phase::kOver) return legal;
-  if (view.phase == Phase::kAnswer) {
-    if (view.pending && view.pending->target == me) {
-      const bool has = view.pending->card ? view.hand.contains(*view.pending->card) : view.hand.has_rank(view.pending->rank);
-      legal.give = has;
-      legal.go_fish = !has;
-    }
-    return legal;
-  }
-  if (view.turn != me) return legal;
+  if (!view.viewer.seat || view.to_act != *view.viewer.seat) return {};
+  LegalityFacts facts{view.players, view.phase, view.turn, view.pending, 0};
   for (Seat s = 0; s < view.players; ++s) {
-    if (s != me && view.seats[static_cast<std::size_t>(s)].status != SeatStatus::kOut) {
-      legal.targets = static_cast<std::uint8_t>(legal.targets | (1U << s));
+    if (view.seats[static_cast<std::size_t>(s)].status != SeatStatus::kOut) {
+      facts.in_play |= static_cast<std::uint8_t>(1U << s);
     }
   }
-  if (legal.ask_for == AskFor::kRank) {
-    legal.ranks = view.hand.ranks();
-  } else {
-    for (std::uint16_t held = view.hand.ranks(); held != 0; held &= static_cast<std::uint16_t>(held - 1)) {
-      legal.cards.add(CardSet::of_rank(std::countr_zero(held)));
-    }
-    if (!rules_.may_ask_held_card) legal.cards.remove(view.hand);
-  }
-  if (rules_.table_rules) legal.declarable = view.hand.ranks_with_at_least(rules_.set_size);
-  return legal;
+  return legal_decisions(rules_, facts, *view.viewer.seat, view.hand);
 }
 
 }  // namespace gofish::engine

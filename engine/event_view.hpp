@@ -4,13 +4,14 @@
 // own cards and everyone's counts) and, after a join or a resume, a snapshot
 // of its view. EventView folds those events into the same engine::View that
 // view_of builds from the Game, and derives the viewer's legal decisions with
-// the predicates Game::legal uses, applied to what the viewer sees. Remote
-// bots (gofish-cli --bot, gofish-load) decide from it, so they know exactly
-// what their seat may know. Tests compare it with view_of after every event
+// the legality module Game::legal uses (engine/legality.hpp), from what the
+// viewer sees. Remote bots (gofish-cli --bot, gofish-load) decide from it, so
+// they know exactly what their seat may know. Tests compare it with view_of after every event
 // of whole games of every preset, for every seat and a spectator.
 #pragma once
 
 #include "engine/event.hpp"
+#include "engine/legality.hpp"
 #include "engine/rules.hpp"
 #include "engine/view.hpp"
 

@@ -36,94 +36,7 @@ CardSet lowest_cards(CardSet cards, int n) {
   return CardSet::from_mask(out);
 }
 
-// kBitInByte[b][k]: the position of the k-th set bit (0-based) of the byte b.
-constexpr auto kBitInByte = [] {
-  std::array<std::array<std::uint8_t, 8>, 256> table{};
-  for (std::size_t b = 0; b < table.size(); ++b) {
-    std::size_t k = 0;
-    for (std::uint8_t bit = 0; bit < 8; ++bit) {
-      if ((b >> bit) & 1U) table[b][k++] = bit;
-    }
-  }
-  return table;
-}();
-
-// The n-th set bit (0-based) of a mask, 64 when there is none. No loop of n
-// steps: n is a random pick (a bot's choice among legal decisions), so the
-// branch ending such a loop is mispredicted nearly every time. Instead the
-// bits of each byte are counted at once, the byte holding the n-th bit is the
-// number of bytes whose running total is at most n, and a table gives the
-// bit within that byte.
-int nth_bit(std::uint64_t mask, int n) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-  std::uint64_t counts = mask - ((mask >> 1) & 0x5555555555555555ULL);
-  counts = (counts & 0x3333333333333333ULL) + ((counts >> 2) & 0x3333333333333333ULL);
-  counts = (counts + (counts >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-  const std::uint64_t totals = counts * kOnes;  // byte b: the bits set in bytes 0..b
-  if (n < 0) return std::countr_zero(mask);
-  if (static_cast<std::uint64_t>(n) >= (totals >> 56)) return 64;
-  // Per byte, (0x80 + n) - total keeps its top bit exactly when total <= n;
-  // totals are at most 64, so no byte borrows from the next.
-  const std::uint64_t passed = (((static_cast<std::uint64_t>(n) * kOnes) | kHigh) - totals) & kHigh;
-  const int byte = static_cast<int>((((passed >> 7) * kOnes) >> 56));
-  const int before = static_cast<int>(((totals << 8) >> (8 * byte)) & 0xFFU);
-  return 8 * byte + kBitInByte[(mask >> (8 * byte)) & 0xFFU][static_cast<std::size_t>(n - before)];
-}
-
 }  // namespace
-
-// ---------------------------------------------------------------- legal sets
-
-int LegalDecisions::count() const {
-  const int per_target = ask_for == AskFor::kRank ? bit_count(ranks) : cards.size();
-  return bit_count(declarable) + (give ? 1 : 0) + (go_fish ? 1 : 0) + bit_count(targets) * per_target;
-}
-
-Decision LegalDecisions::nth(int i) const {
-  const int declares = bit_count(declarable);
-  if (i < declares) return Decision{seat, Declare{nth_bit(declarable, i)}};
-  i -= declares;
-  if (give) {
-    if (i == 0) return Decision{seat, Answer{true}};
-    --i;
-  }
-  if (go_fish) {
-    if (i == 0) return Decision{seat, Answer{false}};
-    --i;
-  }
-  const int per_target = ask_for == AskFor::kRank ? bit_count(ranks) : cards.size();
-  const Seat target = nth_bit(targets, i / per_target);
-  const int k = i % per_target;
-  if (ask_for == AskFor::kRank) return Decision{seat, AskRank{target, nth_bit(ranks, k)}};
-  return Decision{seat, AskCard{target, Card::from_id(nth_bit(cards.mask(), k))}};
-}
-
-std::vector<Decision> LegalDecisions::list() const {
-  std::vector<Decision> out;
-  const int n = count();
-  out.reserve(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) out.push_back(nth(i));
-  return out;
-}
-
-bool LegalDecisions::contains(const Decision& d) const {
-  if (d.seat != seat) return false;
-  return std::visit(Overloaded{
-                        [&](const AskRank& a) {
-                          return ask_for == AskFor::kRank && a.target >= 0 && a.target < kMaxSeats &&
-                                 (targets & seat_bit(a.target)) && a.rank >= 0 && a.rank < kRanks &&
-                                 (ranks & rank_bit(a.rank));
-                        },
-                        [&](const AskCard& a) {
-                          return ask_for == AskFor::kCard && a.target >= 0 && a.target < kMaxSeats &&
-                                 (targets & seat_bit(a.target)) && a.card.id() < kDeckSize && cards.contains(a.card);
-                        },
-                        [&](const Answer& a) { return a.give ? give : go_fish; },
-                        [&](const Declare& a) { return a.rank >= 0 && a.rank < kRanks && (declarable & rank_bit(a.rank)); },
-                    },
-                    d.move);
-}
 
 // ---------------------------------------------------------------- start
 
@@ -169,55 +82,18 @@ void Game::deal() {
 
 // ---------------------------------------------------------------- validation
 
-bool Game::can_be_asked(Seat seat) const { return status_[seat] != SeatStatus::kOut; }
-
-std::uint8_t Game::target_mask(Seat asker) const {
-  // Without a branch per seat: which seat is skipped moves every turn.
+std::uint8_t Game::in_play() const {
+  // Without a branch per seat: which seat is out varies from game to game.
   unsigned mask = 0;
-  for (Seat s = 0; s < players_; ++s) mask |= static_cast<unsigned>(can_be_asked(s)) << s;
-  return static_cast<std::uint8_t>(mask & ~(1U << asker));
+  for (Seat s = 0; s < players_; ++s) mask |= static_cast<unsigned>(status_[s] != SeatStatus::kOut) << s;
+  return static_cast<std::uint8_t>(mask);
 }
 
-std::uint16_t Game::askable_ranks(Seat asker) const { return hands_[asker].ranks(); }
-
-CardSet Game::askable_cards(Seat asker) const {
-  CardSet cards;
-  const CardSet hand = hands_[asker];
-  for (std::uint16_t held = hand.ranks(); held != 0; held &= static_cast<std::uint16_t>(held - 1)) {
-    cards.add(CardSet::of_rank(std::countr_zero(held)));
-  }
-  if (!rules_.may_ask_held_card) cards.remove(hand);
-  return cards;
-}
-
-bool Game::holds(Seat seat, Rank rank, std::optional<Card> card) const {
-  return card ? hands_[seat].contains(*card) : hands_[seat].has_rank(rank);
-}
-
-std::uint16_t Game::declarable_ranks(Seat seat) const { return hands_[seat].ranks_with_at_least(rules_.set_size); }
+LegalityFacts Game::legality_facts() const { return LegalityFacts{players_, phase_, turn_, pending_ask(), in_play()}; }
 
 LegalDecisions Game::legal(Seat seat) const {
-  LegalDecisions legal;
-  legal.seat = seat;
-  legal.ask_for = rules_.ask_for;
-  if (phase_ == Phase::kOver || seat < 0 || seat >= players_) return legal;
-  if (phase_ == Phase::kAnswer) {
-    if (seat == pending_target_) {
-      const bool has = holds(seat, pending_rank_, pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt);
-      legal.give = has;
-      legal.go_fish = !has;
-    }
-    return legal;
-  }
-  if (seat != turn_) return legal;
-  legal.targets = target_mask(seat);
-  if (rules_.ask_for == AskFor::kRank) {
-    legal.ranks = askable_ranks(seat);
-  } else {
-    legal.cards = askable_cards(seat);
-  }
-  if (rules_.table_rules) legal.declarable = declarable_ranks(seat);
-  return legal;
+  const CardSet hand = seat >= 0 && seat < players_ ? hands_[seat] : CardSet{};
+  return legal_decisions(rules_, legality_facts(), seat, hand);
 }
 
 std::optional<Refusal> Game::check(const Decision& d) const {
@@ -254,7 +130,7 @@ std::optional<Refusal> Game::check(const Decision& d) const {
               return refuse(RefusalCode::kNotAsked, "Nobody is waiting for your answer.");
             }
             const std::optional<Card> card = pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt;
-            if (a.give && !holds(d.seat, pending_rank_, card)) {
+            if (a.give && !holds(hands_[d.seat], pending_rank_, card)) {
               return refuse(RefusalCode::kNothingToGive, card ? "You do not have that card: say \"Go fish\"."
                                                               : "You have no cards of that rank: say \"Go fish\".");
             }
@@ -269,7 +145,7 @@ std::optional<Refusal> Game::check(const Decision& d) const {
             }
             if (d.seat != turn_) return refuse(RefusalCode::kNotYourTurn, "It is not your turn.");
             if (a.rank < 0 || a.rank >= kRanks) return refuse(RefusalCode::kInvalidRank, "That is not a card rank.");
-            if (hands_[d.seat].count(a.rank) < rules_.set_size) {
+            if (!(declarable_ranks(rules_, hands_[d.seat]) & rank_bit(a.rank))) {
               return refuse(RefusalCode::kNoSuchSet, "You do not hold a whole set of " +
                                                          std::string(rank_plural(a.rank)) + ".");
             }
@@ -285,7 +161,7 @@ std::optional<Refusal> Game::check_ask(Seat seat, Seat target, Rank rank, std::o
     return refuse(RefusalCode::kUnknownSeat, "There is no seat " + std::to_string(target) + " to ask.");
   }
   if (target == seat) return refuse(RefusalCode::kAskedSelf, "You cannot ask yourself.");
-  if (!can_be_asked(target)) return refuse(RefusalCode::kTargetOut, "That player is out of the game.");
+  if (!((in_play() >> target) & 1U)) return refuse(RefusalCode::kTargetOut, "That player is out of the game.");
   if (rules_.table_rules) {
     // At a real table a player can ask out of turn, or for a rank they do
     // not hold; the ask is taken and 001's penalty applies (see apply).
@@ -294,12 +170,14 @@ std::optional<Refusal> Game::check_ask(Seat seat, Seat target, Rank rank, std::o
     }
     return std::nullopt;
   }
-  if (!hands_[seat].has_rank(rank)) {
-    return refuse(RefusalCode::kRankNotHeld, "You can only ask for a rank you hold, and you have no " +
-                                                 std::string(rank_plural(rank)) + ".");
-  }
-  if (card && !rules_.may_ask_held_card && hands_[seat].contains(*card)) {
-    return refuse(RefusalCode::kCardHeld, "You hold " + to_string(*card) + " yourself; ask for a card you lack.");
+  if (const auto fault = ask_fault(rules_, hands_[seat], rank, card)) {
+    switch (*fault) {
+      case AskFault::kRankNotHeld:
+        return refuse(RefusalCode::kRankNotHeld, "You can only ask for a rank you hold, and you have no " +
+                                                     std::string(rank_plural(rank)) + ".");
+      case AskFault::kCardHeld:
+        return refuse(RefusalCode::kCardHeld, "You hold " + to_string(*card) + " yourself; ask for a card you lack.");
+    }
   }
   return std::nullopt;
 }
@@ -316,7 +194,7 @@ std::optional<Refusal> Game::apply(const Decision& d) {
                    const Seat asker = turn_;
                    const std::optional<Card> card =
                        pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt;
-                   const bool has = holds(d.seat, pending_rank_, card);
+                   const bool has = holds(hands_[d.seat], pending_rank_, card);
                    emit(Answered{d.seat, a.give});
                    if (!a.give && has) {
                      // 001: failure to give up a card. Handed over all the same.
@@ -347,7 +225,7 @@ void Game::do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card) {
     emit(AskedRank{seat, target, rank});
   }
   if (!rules_.table_rules) {
-    resolve_ask(seat, target, rank, card, holds(target, rank, card));
+    resolve_ask(seat, target, rank, card, holds(hands_[target], rank, card));
     return;
   }
   if (seat != turn_) {
@@ -356,9 +234,7 @@ void Game::do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card) {
     emit(Penalty{seat, PenaltyKind::kAskedOutOfTurn, rank});
     return;
   }
-  const bool illegal_call = !hands_[seat].has_rank(rank) ||
-                            (card && !rules_.may_ask_held_card && hands_[seat].contains(*card));
-  if (illegal_call) {
+  if (ask_fault(rules_, hands_[seat], rank, card)) {  // an illegal call
     misses_next_ |= seat_bit(seat);
     emit(Penalty{seat, PenaltyKind::kIllegalCall, rank});
   }
@@ -499,7 +375,7 @@ bool Game::take_turn(Seat from, Seat seat) {
     if (empty_hand_turn(seat) != EmptyHandTurn::kPlays) return false;
   }
   // With nobody left to ask, a seat can still declare the sets it holds.
-  if (target_mask(seat) == 0 && !(rules_.table_rules && declarable_ranks(seat) != 0)) {
+  if (ask_targets(in_play(), seat) == 0 && !(rules_.table_rules && declarable_ranks(rules_, hands_[seat]) != 0)) {
     finish(EndReason::kNoOneCanPlay);
     return false;
   }

@@ -3,8 +3,8 @@
 //
 // `apply` validates, then mutates, then records: a refused decision returns a
 // typed reason and leaves the game exactly as it was. `check` and `legal`
-// share the same predicates, so the legal-decision list and `apply` cannot
-// disagree. Hands and the stock are private members: the only ways out are
+// share the predicates of engine/legality.hpp, so the legal-decision list and
+// `apply` cannot disagree. Hands and the stock are private members: the only ways out are
 // `view_of` and `event_for` (view.hpp), which hide what a viewer must not see,
 // and the transcript of a finished game (transcript.hpp).
 //
@@ -30,34 +30,10 @@
 #include "engine/card.hpp"
 #include "engine/decision.hpp"
 #include "engine/event.hpp"
+#include "engine/legality.hpp"
 #include "engine/rules.hpp"
 
 namespace gofish::engine {
-
-enum class SeatStatus : std::uint8_t { kIn, kSittingOut, kOut };
-enum class Phase : std::uint8_t { kAsk, kAnswer, kOver };
-
-// The decisions one seat may make now, in compact form: an ask is any legal
-// target with any legal rank (or card); an answer or a declaration under
-// table rules. Empty for a seat that is not to act and once the game is over.
-struct LegalDecisions {
-  Seat seat = 0;
-  AskFor ask_for = AskFor::kRank;
-  std::uint8_t targets = 0;  // bit per seat
-  std::uint16_t ranks = 0;   // rank asks: bit per rank
-  CardSet cards;             // card asks
-  bool give = false;         // table rules answers
-  bool go_fish = false;
-  std::uint16_t declarable = 0;  // table rules: ranks with a complete set in hand
-
-  int count() const;
-  bool empty() const { return count() == 0; }
-  // The i-th decision, 0 <= i < count(), in a fixed order.
-  Decision nth(int i) const;
-  std::vector<Decision> list() const;
-  bool contains(const Decision& decision) const;
-  friend bool operator==(const LegalDecisions&, const LegalDecisions&) = default;
-};
 
 struct View;
 struct Viewer;
@@ -106,13 +82,7 @@ class Game {
   std::optional<EndReason> end_reason() const { return end_reason_; }
   std::uint8_t winners() const { return winners_; }
   // Table rules: the ask awaiting an answer.
-  struct PendingAsk {
-    Seat seat;
-    Seat target;
-    Rank rank;
-    std::optional<Card> card;
-    friend bool operator==(const PendingAsk&, const PendingAsk&) = default;
-  };
+  using PendingAsk = engine::PendingAsk;
   std::optional<PendingAsk> pending_ask() const;
 
  private:
@@ -125,14 +95,10 @@ class Game {
   LaidSet laid_set(Seat seat, int index) const;
   int set_count(Seat seat) const { return set_count_[seat]; }
 
-  // validation
+  // validation, with the predicates of engine/legality.hpp
   std::optional<Refusal> check_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card) const;
-  bool can_be_asked(Seat seat) const;
-  std::uint8_t target_mask(Seat asker) const;
-  std::uint16_t askable_ranks(Seat asker) const;
-  CardSet askable_cards(Seat asker) const;
-  bool holds(Seat seat, Rank rank, std::optional<Card> card) const;
-  std::uint16_t declarable_ranks(Seat seat) const;
+  LegalityFacts legality_facts() const;
+  std::uint8_t in_play() const;
 
   // mutation
   void deal();

@@ -1,4 +1,5 @@
-// The rules configuration: one field for every dimension of ../shared/RULES.md.
+// The rules configuration: one field for every dimension in which the presets
+// of docs/RULES.md differ ("The configuration" there lists them all).
 //
 // The six presets (classic, specific-card, keep-playing, bicycle, authors,
 // pairs) are values of this struct, not code paths, and a host may start from

@@ -1,4 +1,4 @@
-// The replayable record of one game (../shared/TRANSCRIPT.md): rules, seat
+// The replayable record of one game (docs/TRANSCRIPT.md): rules, seat
 // count, deck order after shuffle and cut, dealer, first player, every
 // decision, and the result. It reveals every hand, so it is meant for finished
 // games; the JSON spelling lives in protocol/, since the engine has no JSON.

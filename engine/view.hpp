@@ -47,7 +47,7 @@ struct View {
   Phase phase = Phase::kAsk;
   Seat turn = 0;    // whose turn it is
   Seat to_act = 0;  // whose decision is awaited
-  std::optional<Game::PendingAsk> pending;  // table rules: the ask awaiting an answer
+  std::optional<PendingAsk> pending;  // table rules: the ask awaiting an answer
   LegalDecisions legal;  // the viewer's, when the viewer is to act
   std::optional<EndReason> end_reason;
   std::uint8_t winners = 0;

@@ -55,6 +55,8 @@ CodeInfo info(ErrorCode code) {
     case ErrorCode::kServerShuttingDown: return {"server/shutting_down", "The server is shutting down."};
     case ErrorCode::kServerFull: return {"server/full", "The server is full; try again later."};
     case ErrorCode::kServerInternal: return {"server/internal", "Something went wrong on the server."};
+    case ErrorCode::kApiGameNotFound: return {"api/game_not_found", "No finished game with this id is kept here."};
+    case ErrorCode::kApiStorage: return {"api/storage", "The game store could not be read."};
     case ErrorCode::kActionGameOver: return {"action/game_over", "The game is over."};
     case ErrorCode::kActionNotYourTurn: return {"action/not_your_turn", "It is not your turn."};
     case ErrorCode::kActionOutOfGame: return {"action/out_of_game", "You are out of the game."};
@@ -113,6 +115,8 @@ constexpr std::array kAllCodes = {
     ErrorCode::kServerShuttingDown,
     ErrorCode::kServerFull,
     ErrorCode::kServerInternal,
+    ErrorCode::kApiGameNotFound,
+    ErrorCode::kApiStorage,
     ErrorCode::kActionGameOver,
     ErrorCode::kActionNotYourTurn,
     ErrorCode::kActionOutOfGame,

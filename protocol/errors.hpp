@@ -61,6 +61,9 @@ enum class ErrorCode {
   kServerShuttingDown,
   kServerFull,
   kServerInternal,
+  // api/: the HTTP API (GET /api/...), whose error bodies are error messages too
+  kApiGameNotFound,
+  kApiStorage,
   // action/: one per engine::RefusalCode
   kActionGameOver,
   kActionNotYourTurn,

@@ -1,10 +1,11 @@
 #include "protocol/game_json.hpp"
 
-#include <charconv>
-#include <iterator>
+#include <algorithm>
+#include <span>
 
 #include "engine/overloaded.hpp"
 #include "protocol/json_read.hpp"
+#include "protocol/json_writer.hpp"
 
 namespace gofish::protocol {
 namespace engine = gofish::engine;
@@ -163,21 +164,6 @@ OrderedJson seats_to_json(std::uint8_t seat_mask) {
   return out;
 }
 
-OrderedJson game_over_fields(const engine::GameOver& e) {
-  OrderedJson hands = OrderedJson::array();
-  OrderedJson scores = OrderedJson::array();
-  for (engine::Seat s = 0; s < e.players && s < engine::kMaxSeats; ++s) {
-    hands.push_back(cards_to_json(e.hands[static_cast<std::size_t>(s)]));
-    scores.push_back(e.scores[static_cast<std::size_t>(s)]);
-  }
-  OrderedJson out = OrderedJson::object();
-  out["reason"] = engine::to_string(e.reason);
-  out["hands"] = std::move(hands);
-  out["scores"] = std::move(scores);
-  out["winners"] = seats_to_json(e.winners);
-  return out;
-}
-
 std::string_view event_type(const engine::Event& event) {
   return std::visit(Overloaded{
                         [](const engine::GameStarted&) { return std::string_view("deal"); },
@@ -202,169 +188,30 @@ std::string_view event_type(const engine::Event& event) {
                     event);
 }
 
-OrderedJson event_to_json(const engine::Event& event) {
-  OrderedJson out = OrderedJson::object();
-  out["type"] = event_type(event);
-  // Every alternative is named: a new engine event fails to compile here.
-  std::visit(Overloaded{
-                 [&](const engine::GameStarted& e) {
-                   out["players"] = e.players;
-                   out["dealer"] = e.dealer;
-                   out["first"] = e.first;
-                   out["stock"] = e.stock;
-                 },
-                 [&](const engine::HandDealt& e) {
-                   out["seat"] = e.seat;
-                   out["count"] = e.cards.size();
-                   out["cards"] = cards_to_json(e.cards);
-                 },
-                 [&](const engine::HandDealtCount& e) {
-                   out["seat"] = e.seat;
-                   out["count"] = e.count;
-                 },
-                 [&](const engine::AskedRank& e) {
-                   out["seat"] = e.seat;
-                   out["target"] = e.target;
-                   out["rank"] = rank_text(e.rank);
-                 },
-                 [&](const engine::AskedCard& e) {
-                   out["seat"] = e.seat;
-                   out["target"] = e.target;
-                   out["card"] = engine::to_string(e.card);
-                 },
-                 [&](const engine::Answered& e) {
-                   out["seat"] = e.seat;
-                   out["give"] = e.give;
-                 },
-                 [&](const engine::Gave& e) {
-                   out["from"] = e.from;
-                   out["to"] = e.to;
-                   out["cards"] = cards_to_json(e.cards);
-                 },
-                 [&](const engine::GoFish& e) {
-                   out["seat"] = e.seat;
-                   out["asker"] = e.asker;
-                   out["stock_empty"] = e.stock_empty;
-                 },
-                 [&](const engine::Drew& e) {
-                   out["seat"] = e.seat;
-                   out["cause"] = engine::to_string(e.cause);
-                   out["card"] = engine::to_string(e.card);
-                 },
-                 [&](const engine::DrewHidden& e) {
-                   out["seat"] = e.seat;
-                   out["cause"] = engine::to_string(e.cause);
-                 },
-                 [&](const engine::LuckyDraw& e) {
-                   out["seat"] = e.seat;
-                   out["card"] = engine::to_string(e.card);
-                 },
-                 [&](const engine::SetLaid& e) {
-                   out["seat"] = e.seat;
-                   out["rank"] = rank_text(e.rank);
-                   out["cards"] = cards_to_json(e.cards);
-                   out["outcome"] = engine::to_string(e.outcome);
-                   out["from_deal"] = e.from_deal;
-                 },
-                 [&](const engine::Penalty& e) {
-                   out["seat"] = e.seat;
-                   out["kind"] = engine::to_string(e.kind);
-                   out["rank"] = rank_text(e.rank);
-                 },
-                 [&](const engine::TurnPassed& e) {
-                   out["from"] = e.from;
-                   out["to"] = e.to;
-                 },
-                 [&](const engine::SatOut& e) { out["seat"] = e.seat; },
-                 [&](const engine::WentOut& e) { out["seat"] = e.seat; },
-                 [&](const engine::MissedTurn& e) { out["seat"] = e.seat; },
-                 [&](const engine::GameOver& e) {
-                   const OrderedJson fields = game_over_fields(e);
-                   for (auto it = fields.begin(); it != fields.end(); ++it) out[it.key()] = *it;
-                 },
-             },
-             event);
-  return out;
-}
-
-void append_json_integer(std::string& out, std::int64_t value) {
-  char digits[24];
-  const auto end = std::to_chars(std::begin(digits), std::end(digits), value).ptr;
-  out.append(digits, end);
-}
-
 namespace {
 
-// Writes one flat JSON object in the order fields are added. Keys and string
-// values are fixed tokens that need no escaping.
-class FlatWriter {
- public:
-  FlatWriter(std::string& out, std::string_view type) : out_(out) {
-    out_ += R"({"type":")";
-    out_ += type;
-    out_ += '"';
-  }
-  ~FlatWriter() { out_ += '}'; }
-  FlatWriter(const FlatWriter&) = delete;
-  FlatWriter& operator=(const FlatWriter&) = delete;
+// The fields of game_over after "type", which are also a finished room's result.
+template <class Writer>
+void put_game_over(Writer& w, const engine::GameOver& e) {
+  const auto players = static_cast<std::size_t>(std::clamp(e.players, 0, engine::kMaxSeats));
+  w.token("reason", engine::to_string(e.reason));
+  w.card_lists("hands", std::span(e.hands).first(players));
+  w.integers("scores", std::span(e.scores).first(players));
+  w.seats("winners", e.winners);
+}
 
-  FlatWriter& number(std::string_view key, std::int64_t value) {
-    field(key);
-    append_json_integer(out_, value);
-    return *this;
-  }
-  FlatWriter& boolean(std::string_view key, bool value) {
-    field(key);
-    out_ += value ? "true" : "false";
-    return *this;
-  }
-  FlatWriter& token(std::string_view key, std::string_view value) {
-    field(key);
-    out_ += '"';
-    out_ += value;
-    out_ += '"';
-    return *this;
-  }
-  FlatWriter& card(std::string_view key, engine::Card card) { return token(key, engine::to_string(card)); }
-  FlatWriter& cards(std::string_view key, engine::CardSet cards) {
-    field(key);
-    out_ += '[';
-    bool first = true;
-    for (engine::Card c : cards) {
-      if (!first) out_ += ',';
-      first = false;
-      out_ += '"';
-      out_ += engine::to_string(c);
-      out_ += '"';
-    }
-    out_ += ']';
-    return *this;
-  }
-
- private:
-  void field(std::string_view key) {
-    out_ += ",\"";
-    out_ += key;
-    out_ += "\":";
-  }
-  std::string& out_;
-};
-
-}  // namespace
-
-bool append_event_json(std::string& out, const engine::Event& event) {
-  if (std::holds_alternative<engine::GameOver>(event)) return false;
-  FlatWriter w(out, event_type(event));
-  // The same fields in the same order as event_to_json; a test compares the
-  // two over every event of random games of every preset.
+// The one spelling of every engine event: "type", then its fields in a fixed
+// order. Every alternative is named: a new engine event fails to compile here.
+template <class Writer>
+void put_event(Writer& w, const engine::Event& event) {
+  w.token("type", event_type(event));
   std::visit(Overloaded{
                  [&](const engine::GameStarted& e) {
                    w.number("players", e.players).number("dealer", e.dealer).number("first", e.first);
                    w.number("stock", e.stock);
                  },
                  [&](const engine::HandDealt& e) {
-                   w.number("seat", e.seat).number("count", static_cast<std::int64_t>(e.cards.size()));
-                   w.cards("cards", e.cards);
+                   w.number("seat", e.seat).number("count", e.cards.size()).cards("cards", e.cards);
                  },
                  [&](const engine::HandDealtCount& e) { w.number("seat", e.seat).number("count", e.count); },
                  [&](const engine::AskedRank& e) {
@@ -397,10 +244,35 @@ bool append_event_json(std::string& out, const engine::Event& event) {
                  [&](const engine::SatOut& e) { w.number("seat", e.seat); },
                  [&](const engine::WentOut& e) { w.number("seat", e.seat); },
                  [&](const engine::MissedTurn& e) { w.number("seat", e.seat); },
-                 [&](const engine::GameOver&) {},
+                 [&](const engine::GameOver& e) { put_game_over(w, e); },
              },
              event);
-  return true;
+}
+
+}  // namespace
+
+namespace detail {
+void write_event(StringWriter& w, const engine::Event& event) { put_event(w, event); }
+void write_event(ValueWriter& w, const engine::Event& event) { put_event(w, event); }
+}  // namespace detail
+
+OrderedJson game_over_fields(const engine::GameOver& over) {
+  OrderedJson out;
+  detail::ValueWriter w(out);
+  put_game_over(w, over);
+  return out;
+}
+
+OrderedJson event_to_json(const engine::Event& event) {
+  OrderedJson out;
+  detail::ValueWriter w(out);
+  put_event(w, event);
+  return out;
+}
+
+void append_event_json(std::string& out, const engine::Event& event) {
+  detail::StringWriter w(out);
+  put_event(w, event);
 }
 
 std::variant<engine::GameOver, std::string> game_over_from_json(const Json& json) {
@@ -627,7 +499,7 @@ std::variant<engine::View, std::string> view_from_json(const Json& json, engine:
   if (const Json* pending = r.object("pending")) {
     Reader pr(*pending);
     GameReader pg{pr};
-    engine::Game::PendingAsk ask{};
+    engine::PendingAsk ask{};
     ask.seat = pg.seat("seat");
     ask.target = pg.seat("target");
     ask.rank = pg.rank("rank");

@@ -23,16 +23,22 @@
 
 namespace gofish::protocol {
 
-// {"type":"drew","seat":1,"cause":"fish"}
+// Each event's fields are written by one function (game_json.cpp), through
+// either writer of protocol/json_writer.hpp:
+// {"type":"drew","seat":1,"cause":"fish"}, as a json value...
 nlohmann::ordered_json event_to_json(const engine::Event& event);
+// ...or appended to `out` as text, without building a value (the server's hot
+// path): the same bytes as event_to_json(event).dump().
+void append_event_json(std::string& out, const engine::Event& event);
 std::string_view event_type(const engine::Event& event);
-// The server's hot path: appends what event_to_json(event).dump() gives, byte
-// for byte, without building a json value (every string in a game event is a
-// fixed token: a rank, a card, an enum). Returns false, appending nothing,
-// for GameOver, which is left to event_to_json.
-bool append_event_json(std::string& out, const engine::Event& event);
-// Appends an integer as JSON writes it.
-void append_json_integer(std::string& out, std::int64_t value);
+namespace detail {
+class StringWriter;
+class ValueWriter;
+// The event's fields, "type" first, into an open object (for the encoders
+// of messages that carry an event).
+void write_event(StringWriter& w, const engine::Event& event);
+void write_event(ValueWriter& w, const engine::Event& event);
+}  // namespace detail
 // nullopt when the type is not an engine event's; otherwise the event or a sentence.
 std::optional<std::variant<engine::Event, std::string>> event_from_json(const nlohmann::json& json);
 
@@ -58,7 +64,7 @@ nlohmann::ordered_json legal_to_json(const engine::LegalDecisions& legal);
 std::variant<engine::LegalDecisions, std::string> legal_from_json(const nlohmann::json& json, engine::Seat seat,
                                                                   engine::AskFor ask_for);
 
-// Helpers shared by the encoders.
+// Helpers for the encoders that build json values.
 nlohmann::ordered_json cards_to_json(engine::CardSet cards);
 nlohmann::ordered_json ranks_to_json(std::uint16_t rank_mask);
 nlohmann::ordered_json seats_to_json(std::uint8_t seat_mask);

@@ -211,7 +211,7 @@ WelcomeLimits welcome_limits(const ParseLimits& limits);
 struct Welcome {
   std::optional<RequestId> id;
   std::string server = "gofish";
-  std::string version;  // the server's version, "0.1.0"
+  std::string version;  // the server's version, kVersion ("0.1.0")
   int protocol = kProtocolVersion;
   WelcomeLimits limits;
   friend bool operator==(const Welcome&, const Welcome&) = default;

@@ -5,9 +5,10 @@
 namespace gofish::protocol {
 namespace engine = gofish::engine;
 using nlohmann::json;
+using nlohmann::ordered_json;
 
-json rules_to_json(const engine::Rules& rules) {
-  json out = json::object();
+ordered_json rules_to_json(const engine::Rules& rules) {
+  ordered_json out = ordered_json::object();
   const auto fields = engine::rules_field_info();
   const auto values = engine::rules_fields(rules);
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -60,8 +61,9 @@ std::variant<engine::Rules, engine::ConfigError> rules_from_json(const json& in)
   return *rules;
 }
 
-json decision_to_json(const engine::Decision& d) {
-  json out = {{"seat", d.seat}};
+ordered_json decision_to_json(const engine::Decision& d) {
+  ordered_json out = ordered_json::object();
+  out["seat"] = d.seat;
   std::visit(
       [&](const auto& m) {
         using M = std::decay_t<decltype(m)>;
@@ -122,25 +124,29 @@ std::variant<engine::Decision, std::string> decision_from_json(const json& in) {
   return d;
 }
 
-json transcript_to_json(const engine::Transcript& t) {
-  json deck = json::array();
+ordered_json transcript_to_json(const engine::Transcript& t) {
+  ordered_json deck = ordered_json::array();
   for (engine::Card c : t.deck) deck.push_back(engine::to_string(c));
-  json actions = json::array();
+  ordered_json actions = ordered_json::array();
   for (const auto& d : t.actions) actions.push_back(decision_to_json(d));
-  json books = json::array();
+  ordered_json books = ordered_json::array();
   for (const auto& seat_books : t.books) {
-    json ranks = json::array();
+    ordered_json ranks = ordered_json::array();
     for (engine::Rank r : seat_books) ranks.push_back(std::string(engine::rank_name(r)));
     books.push_back(std::move(ranks));
   }
-  return json{{"format", "gofish-transcript/1"},
-              {"rules", rules_to_json(t.rules)},
-              {"players", t.players},
-              {"deck", std::move(deck)},
-              {"dealer", t.dealer},
-              {"first", t.first},
-              {"actions", std::move(actions)},
-              {"result", {{"books", std::move(books)}, {"winners", t.winners}}}};
+  ordered_json out = ordered_json::object();
+  out["format"] = "gofish-transcript/1";
+  out["rules"] = rules_to_json(t.rules);
+  out["players"] = t.players;
+  out["deck"] = std::move(deck);
+  out["dealer"] = t.dealer;
+  out["first"] = t.first;
+  out["actions"] = std::move(actions);
+  out["result"] = ordered_json::object();
+  out["result"]["books"] = std::move(books);
+  out["result"]["winners"] = t.winners;
+  return out;
 }
 
 std::variant<engine::Transcript, std::string> transcript_from_json(const json& in) {

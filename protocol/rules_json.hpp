@@ -1,5 +1,5 @@
-// JSON spelling of the rules configuration and of transcripts
-// (../shared/TRANSCRIPT.md). The engine has no JSON; this is its only encoding.
+// JSON spelling of the rules configuration and of transcripts (specified in
+// docs/TRANSCRIPT.md). The engine has no JSON; this is its only encoding.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -13,14 +13,18 @@
 
 namespace gofish::protocol {
 
-// Every field of the configuration, by name, with JSON types (ints, bools, strings).
-nlohmann::json rules_to_json(const engine::Rules& rules);
+// Every field of the configuration, by name, with JSON types (ints, bools,
+// strings), in the configuration's order (engine::rules_fields: preset first).
+nlohmann::ordered_json rules_to_json(const engine::Rules& rules);
 
 // A preset (by "preset", default classic) with any of its fields changed.
 // Unknown fields and wrong types are refused with the field's name.
 std::variant<engine::Rules, engine::ConfigError> rules_from_json(const nlohmann::json& json);
 
-nlohmann::json transcript_to_json(const engine::Transcript& transcript);
+// In docs/TRANSCRIPT.md's order: format, rules, players, deck, dealer, first,
+// actions, result. The one spelling of a transcript: gofish-sim writes it,
+// the server stores and serves it, and the transcript message carries it.
+nlohmann::ordered_json transcript_to_json(const engine::Transcript& transcript);
 // Parses one transcript; an error names the field at fault. Unknown fields are ignored.
 std::variant<engine::Transcript, std::string> transcript_from_json(const nlohmann::json& json);
 
@@ -35,7 +39,7 @@ std::optional<std::vector<Player>> players_from_json(const nlohmann::json& json)
 
 // Decisions as in the transcript's "actions": {"seat":0,"target":1,"rank":"Q"},
 // {"seat":0,"target":2,"card":"QH"}, {"seat":1,"answer":"give"}, {"seat":0,"declare":"7"}.
-nlohmann::json decision_to_json(const engine::Decision& decision);
+nlohmann::ordered_json decision_to_json(const engine::Decision& decision);
 std::variant<engine::Decision, std::string> decision_from_json(const nlohmann::json& json);
 
 }  // namespace gofish::protocol

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <thread>
 
+#include "gofish/version.hpp"
+
 namespace gofish::server {
 
 namespace {
@@ -59,7 +61,7 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   CLI::App app{"gofish-server: the Go Fish room server (HTTP, WebSocket /ws, /metrics)",
                "gofish-server"};
   app.get_formatter()->column_width(44);
-  app.set_version_flag("--version", "gofish-server 0.1.0");
+  app.set_version_flag("--version", "gofish-server " + std::string(kVersion));
 
   add_value(app, "--port", config.port, "TCP port for HTTP and WebSocket (0: any free port)");
   add_value(app, "--bind", config.bind, "Address to listen on")->check(kIpAddress);

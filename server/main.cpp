@@ -19,6 +19,7 @@
 #include <string>
 #include <system_error>
 
+#include "gofish/version.hpp"
 #include "protocol/text.hpp"
 #include "server/config.hpp"
 #include "server/metrics.hpp"
@@ -162,8 +163,9 @@ int main(int argc, char** argv) {
       writer = std::make_unique<StoreWriter>(*store, std::chrono::seconds(config.finished_game_retention_seconds));
     }
     add_transcript_api(server.api(), *store);
-    auto handler = std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, GOFISH_VERSION,
-                                                  std::make_shared<const TokenHasher>(token_key), writer.get());
+    auto handler =
+        std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, std::string(gofish::kVersion),
+                                       std::make_shared<const TokenHasher>(token_key), writer.get());
     try {
       const auto restored = handler->restore(*store);
       if (restored.rooms > 0) {

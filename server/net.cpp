@@ -19,6 +19,7 @@
 #include <csignal>
 #include <stdexcept>
 
+#include "gofish/version.hpp"
 #include "server/http_paths.hpp"
 #include "server/net_detail.hpp"
 
@@ -26,7 +27,7 @@ namespace gofish::server {
 
 namespace {
 
-constexpr std::string_view kServerName = "gofish/0.1.0";
+constexpr std::string_view kServerName = kServerHeader;
 // How long the shutdown waits for cut sockets to report before stopping.
 constexpr std::chrono::milliseconds kCutWait{1000};
 constexpr std::chrono::milliseconds kShutdownPoll{10};

@@ -32,9 +32,9 @@
 #include "engine/view.hpp"
 #include "protocol/rules_json.hpp"
 #include "protocol/text.hpp"
+#include "protocol/token_bucket.hpp"
 #include "server/registry.hpp"
 #include "server/store.hpp"
-#include "server/token_bucket.hpp"
 
 namespace gofish::server {
 

@@ -1,10 +1,9 @@
 #include "server/transcript_api.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <exception>
 #include <string>
 
+#include "protocol/messages.hpp"
 #include "protocol/text.hpp"
 #include "server/store.hpp"
 
@@ -12,12 +11,12 @@ namespace gofish::server {
 
 namespace {
 
-ApiReply not_found() {
-  nlohmann::json body;
-  body["error"] = "api/game_not_found";
-  body["message"] = "No finished game with this id is kept here.";
-  return ApiReply{404, "application/json", body.dump()};
+// The body is the protocol's error message (protocol/README.md, "Errors").
+ApiReply error_reply(unsigned status, protocol::ErrorCode code) {
+  return ApiReply{status, "application/json", protocol::encode(protocol::default_error(code))};
 }
+
+ApiReply not_found() { return error_reply(404, protocol::ErrorCode::kApiGameNotFound); }
 
 }  // namespace
 
@@ -33,10 +32,7 @@ ApiReply transcript_reply(Store& store, std::string_view path) {
       return ApiReply{200, "application/json", std::move(*transcript)};
     }
   } catch (const std::exception&) {
-    nlohmann::json body;
-    body["error"] = "api/storage";
-    body["message"] = "The game store could not be read.";
-    return ApiReply{503, "application/json", body.dump()};
+    return error_reply(503, protocol::ErrorCode::kApiStorage);
   }
   return not_found();
 }

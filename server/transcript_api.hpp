@@ -1,7 +1,9 @@
-// GET /api/games/<game_id>/transcript: a finished game's transcript
-// (../shared/TRANSCRIPT.md JSON) for anyone who has its id, while the store
+// GET /api/games/<game_id>/transcript: a finished game's transcript (the
+// JSON of docs/TRANSCRIPT.md) for anyone who has its id, while the store
 // keeps it. Before the game is over, and for an id the store does not know,
 // the answer is the same 404, so an id reveals nothing about a game in play.
+// Errors are the protocol's error message: {"type":"error","code":"api/...",
+// "message":...}.
 #pragma once
 
 #include <string_view>

@@ -19,8 +19,9 @@
 #include <variant>
 #include <vector>
 
+#include "gofish/version.hpp"
+#include "protocol/token_bucket.hpp"
 #include "server/net_detail.hpp"
-#include "server/token_bucket.hpp"
 
 namespace gofish::server {
 
@@ -28,7 +29,7 @@ namespace {
 
 namespace websocket = beast::websocket;
 
-constexpr std::string_view kServerName = "gofish/0.1.0";
+constexpr std::string_view kServerName = kServerHeader;
 
 // The TCP stream under the WebSocket, gathering frames into one write. Every
 // frame written to it, the session's messages (written synchronously through

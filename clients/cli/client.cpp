@@ -22,7 +22,9 @@
 #include "clients/cli/commands.hpp"
 #include "clients/cli/connection.hpp"
 #include "engine/overloaded.hpp"
+#include "gofish/version.hpp"
 #include "protocol/text.hpp"
+#include "protocol/token_bucket.hpp"
 
 namespace gofish::cli {
 namespace {
@@ -120,7 +122,8 @@ class Session : public ConnectionHandler {
       }
       outgoing_.clear();
       flush_scheduled_ = false;
-      send(protocol::Hello{o_.protocol_version, "gofish-cli/0.1"}, Request::kHello);
+      bucket_ = message_bucket(protocol::WelcomeLimits{});  // the server's defaults until its welcome
+      send(protocol::Hello{o_.protocol_version, std::string(kCliName)}, Request::kHello);
       const std::optional<std::string> ended = connection.run(*this);
       {
         std::lock_guard lock(typed_mutex_);
@@ -327,23 +330,24 @@ class Session : public ConnectionHandler {
     flush();
   }
 
+  // The server's message bucket as we keep it: a margin under its rate.
+  static TokenBucket message_bucket(const protocol::WelcomeLimits& limits) {
+    return TokenBucket(limits.messages_per_second * kRateMargin, static_cast<std::size_t>(limits.message_burst),
+                       TokenBucket::Clock::now());
+  }
+
   // Keeps under the server's message rate (welcome.limits) with a token
   // bucket of our own, so no request is dropped as rate-limited.
   void flush() {
-    const auto now = std::chrono::steady_clock::now();
-    const double rate = limits_.messages_per_second * kRateMargin;
-    const auto burst = static_cast<double>(limits_.message_burst);
-    tokens_ = std::min(burst, tokens_ + std::chrono::duration<double>(now - refilled_).count() * rate);
-    refilled_ = now;
-    while (!outgoing_.empty() && tokens_ >= 1.0) {
-      tokens_ -= 1.0;
+    const auto now = TokenBucket::Clock::now();
+    while (!outgoing_.empty() && bucket_.try_take(now)) {
       connection_->send(std::move(outgoing_.front()));
       outgoing_.pop_front();
     }
     if (stop_when_sent_ && outgoing_.empty()) return connection_->stop();
     if (outgoing_.empty() || flush_scheduled_) return;
     flush_scheduled_ = true;
-    const auto wait = std::chrono::duration<double>((1.0 - tokens_) / rate);
+    const auto wait = bucket_.time_to_token(now);
     connection_->after(std::chrono::ceil<std::chrono::milliseconds>(wait), [this] {
       flush_scheduled_ = false;
       if (connection_) flush();
@@ -378,7 +382,9 @@ class Session : public ConnectionHandler {
   // ------------------------------------------------------------ server messages
 
   void on_welcome(const protocol::Welcome& welcome) {
-    limits_ = welcome.limits;
+    // The server's bucket for this connection, less the hello it has counted.
+    bucket_ = message_bucket(welcome.limits);
+    bucket_.try_take(TokenBucket::Clock::now());
     if (welcome.protocol != o_.protocol_version) {
       fail(kExitVersion, "The server speaks protocol version " + std::to_string(welcome.protocol) +
                              " and this gofish-cli speaks version " + std::to_string(o_.protocol_version) +
@@ -688,10 +694,8 @@ class Session : public ConnectionHandler {
   std::vector<GameResult> results_;
   std::vector<std::string> game_log_;
   std::string typed_;
-  protocol::WelcomeLimits limits_;
   std::deque<std::string> outgoing_;
-  double tokens_ = 1.0;
-  std::chrono::steady_clock::time_point refilled_ = std::chrono::steady_clock::now();
+  TokenBucket bucket_ = message_bucket(protocol::WelcomeLimits{});
   bool flush_scheduled_ = false;
   std::int64_t decided_at_v_ = -1;
   std::uint64_t settle_generation_ = 0;

@@ -1,5 +1,6 @@
 # End-to-end checks of the built gofish-sim, run by CTest through `cmake -P`:
-#   -DSIM=<path to gofish-sim> -DWORK_DIR=<scratch dir> -DMODE=<run|threads|replay|corrupt|refuse>
+#   -DSIM=<path to gofish-sim> -DWORK_DIR=<scratch dir> -DMODE=<run|threads|replay|corrupt|refuse|doc>
+#   (mode doc also needs -DROOT=<source dir>)
 cmake_minimum_required(VERSION 3.25)
 file(MAKE_DIRECTORY "${WORK_DIR}")
 
@@ -93,6 +94,26 @@ elseif(MODE STREQUAL "refuse")
   expect("${out}" "set_size")
   sim(nonzero out --bots hard,easy,easy,genius --games 1)
   expect("${out}" "unknown bot level \"genius\"")
+elseif(MODE STREQUAL "doc")
+  # The example of docs/TRANSCRIPT.md passes the check that page describes.
+  file(READ "${ROOT}/docs/TRANSCRIPT.md" page)
+  string(REGEX MATCH "```json transcript\n([^`]*)```" block "${page}")
+  if(NOT CMAKE_MATCH_1)
+    message(FATAL_ERROR "docs/TRANSCRIPT.md has no ```json transcript block")
+  endif()
+  # One JSON Lines line: the example's line breaks all fall between tokens.
+  string(REPLACE "\n" " " line "${CMAKE_MATCH_1}")
+  file(WRITE "${WORK_DIR}/example.jsonl" "${line}\n")
+  sim(0 out --replay "${WORK_DIR}/example.jsonl")
+  expect("${out}" "checked 1 games")
+  # And a changed result in the same example is caught.
+  string(REPLACE "\"winners\": [" "\"winners\": [5, " bad "${line}")
+  if(bad STREQUAL line)
+    message(FATAL_ERROR "the example's winners were not found to change")
+  endif()
+  file(WRITE "${WORK_DIR}/changed.jsonl" "${bad}\n")
+  sim(nonzero out --replay "${WORK_DIR}/changed.jsonl")
+  expect("${out}" "the replay differs")
 else()
   message(FATAL_ERROR "unknown MODE ${MODE}")
 endif()

@@ -146,6 +146,9 @@ TEST_CASE("every engine event alternative has its spelling") {
   std::set<std::size_t> covered;
   for (const auto& [event, expected] : cases) {
     CHECK(encoded(event) == expected);
+    std::string appended = "[";
+    append_event_json(appended, event);
+    CHECK(appended == "[" + std::string(expected));
     covered.insert(event.index());
     // and back: the parse gives the same alternative, which encodes the same
     const auto back = event_from_json(json::parse(expected));
@@ -420,7 +423,8 @@ TEST_CASE("error codes: stable spellings, sentences, one per engine refusal") {
     const auto slash = name.find('/');
     REQUIRE(slash != std::string_view::npos);
     const auto space = name.substr(0, slash);
-    CHECK((space == "protocol" || space == "room" || space == "chat" || space == "server" || space == "action"));
+    CHECK((space == "protocol" || space == "room" || space == "chat" || space == "server" || space == "action" ||
+           space == "api"));
   }
   CHECK_FALSE(parse_error_code("room/nope"));
   using engine::RefusalCode;
@@ -454,8 +458,9 @@ TEST_CASE("error codes: stable spellings, sentences, one per engine refusal") {
   }
 }
 
-// encode() writes events and ok replies straight into a string; what it writes
-// must be exactly what the json value's dump gives.
+// encode() writes events and ok replies straight into a string
+// (json_writer.hpp's StringWriter); what it writes must be exactly what the
+// json value's dump gives (its ValueWriter, or a value built by hand).
 TEST_CASE("events and ok replies are written byte for byte as the json value's dump") {
   using nlohmann::ordered_json;
   const auto reference = [](std::int64_t v, const engine::Event& e) {

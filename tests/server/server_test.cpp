@@ -156,6 +156,7 @@ TEST_CASE("the web client is served at / and for invite links") {
     const auto result = http_request(running.port, target);
     CHECK(result.status == 200);
     CHECK(result.header("content-type") == "text/html; charset=utf-8");
+    CHECK(result.header("server") == "gofish/" GOFISH_PROJECT_VERSION);  // project() in CMakeLists.txt
     CHECK(result.body == index);
   }
 

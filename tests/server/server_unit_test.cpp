@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "gofish/version.hpp"
 #include "server/config.hpp"
 #include "server/http_paths.hpp"
 #include "server/metrics.hpp"
-#include "server/token_bucket.hpp"
 
 namespace gofish::server {
 namespace {
@@ -211,6 +211,15 @@ TEST_CASE("config: --help lists every flag with its default and environment vari
   CHECK(help.text.find("=4096") != std::string::npos);
 }
 
+TEST_CASE("config: --version says the version of project() in CMakeLists.txt") {
+  const auto version = parse_exit({"--version"});
+  CHECK(version.exit_code == 0);
+  CHECK(version.text.starts_with("gofish-server " GOFISH_PROJECT_VERSION));
+  CHECK(kVersion == GOFISH_PROJECT_VERSION);
+  CHECK(kServerHeader == "gofish/" GOFISH_PROJECT_VERSION);
+  CHECK(kCliName == "gofish-cli/" GOFISH_PROJECT_VERSION);
+}
+
 TEST_CASE("config: the web root is found relative to the executable") {
   const std::filesystem::path build_tree_exe =
       std::filesystem::path(GOFISH_SOURCE_DIR) / "build-x" / "server" / "gofish-server";
@@ -292,25 +301,6 @@ TEST_CASE("paths: MIME types") {
   CHECK(mime_type("manifest.webmanifest") == "application/manifest+json");
   CHECK(mime_type("data.json") == "application/json");
   CHECK(mime_type("README") == "application/octet-stream");
-}
-
-TEST_CASE("token bucket: a burst, then the rate") {
-  const auto t0 = TokenBucket::Clock::now();
-  TokenBucket bucket(2.0, 3, t0);
-  CHECK(bucket.try_take(t0));
-  CHECK(bucket.try_take(t0));
-  CHECK(bucket.try_take(t0));
-  CHECK(!bucket.try_take(t0));
-  CHECK(!bucket.try_take(t0 + 400ms));  // 0.8 of a token
-  CHECK(bucket.try_take(t0 + 500ms));
-  CHECK(!bucket.try_take(t0 + 500ms));
-  // Idle time refills up to the burst, no further.
-  CHECK(bucket.try_take(t0 + 100s));
-  CHECK(bucket.try_take(t0 + 100s));
-  CHECK(bucket.try_take(t0 + 100s));
-  CHECK(!bucket.try_take(t0 + 100s));
-  // Time going backwards takes nothing.
-  CHECK(!bucket.try_take(t0));
 }
 
 TEST_CASE("metrics: every series, in Prometheus text") {

@@ -14,7 +14,9 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <variant>
 
+#include "protocol/messages.hpp"
 #include "server/sqlite_store.hpp"
 #include "temp_dir.hpp"
 
@@ -418,7 +420,11 @@ TEST_CASE("transcript api: only a finished game's transcript, by its id, the sam
   store.commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, id, "{}", 1}});
   const auto before = transcript_reply(store, "/api/games/" + id + "/transcript");
   CHECK(before.status == 404);
-  CHECK(before.body.find("api/game_not_found") != std::string::npos);
+  CHECK(before.content_type == "application/json");
+  // The body is the protocol's error message, spelt by protocol/.
+  CHECK(before.body == protocol::encode(protocol::default_error(protocol::ErrorCode::kApiGameNotFound)));
+  CHECK(before.body ==
+        R"({"type":"error","code":"api/game_not_found","message":"No finished game with this id is kept here."})");
   const auto unknown = transcript_reply(store, "/api/games/BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB/transcript");
   CHECK(unknown.status == 404);
   CHECK(unknown.body == before.body);
@@ -429,6 +435,29 @@ TEST_CASE("transcript api: only a finished game's transcript, by its id, the sam
   CHECK(after.status == 200);
   CHECK(after.content_type == "application/json");
   CHECK(after.body == R"({"format":"gofish-transcript/1"})");
+}
+
+TEST_CASE("transcript api: a store that cannot be read answers 503 with the protocol's error message") {
+  struct BrokenStore final : Store {
+    void commit(const std::vector<Record>&) override {}
+    std::vector<StoredRoom> load_open_rooms() override { return {}; }
+    void set_aside(const std::string&, const std::string&, std::int64_t) override {}
+    std::vector<SetAsideRoom> set_aside_rooms() override { return {}; }
+    bool restore_set_aside(const std::string&) override { return false; }
+    std::optional<std::string> finished_transcript(const std::string&) override { throw StoreError("disk gone"); }
+    std::size_t prune_finished(std::int64_t) override { return 0; }
+    std::array<std::uint64_t, 4> token_key() override { return {}; }
+    void truncate_decisions(const std::string&, std::int64_t) override {}
+  } store;
+  const auto reply = transcript_reply(store, "/api/games/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/transcript");
+  CHECK(reply.status == 503);
+  CHECK(reply.content_type == "application/json");
+  const auto parsed = protocol::parse_server_message(reply.body);
+  REQUIRE(std::holds_alternative<protocol::ServerMessage>(parsed));
+  const auto* error = std::get_if<protocol::Error>(&std::get<protocol::ServerMessage>(parsed));
+  REQUIRE(error != nullptr);
+  CHECK(error->code == protocol::ErrorCode::kApiStorage);
+  CHECK_FALSE(error->message.empty());
 }
 
 }  // namespace

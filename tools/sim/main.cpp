@@ -209,8 +209,8 @@ struct Simulation {
       record.decisions = static_cast<int>(game.decisions().size());
       record.reason = game.end_reason().value_or(engine::EndReason::kNoOneCanPlay);
       if (transcripts) {
-        json line = protocol::transcript_to_json(engine::make_transcript(game));
-        json names = json::array();
+        nlohmann::ordered_json line = protocol::transcript_to_json(engine::make_transcript(game));
+        nlohmann::ordered_json names = nlohmann::ordered_json::array();
         for (Seat s = 0; s < players; ++s) {
           names.push_back(std::string(engine::to_string(lineup[static_cast<std::size_t>(entry_at(s, index))])));
         }

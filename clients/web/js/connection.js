@@ -42,7 +42,8 @@ export class Connection {
     this.ws = null;
     this.welcome = null;
     // The server's message rate (a token bucket, welcome.limits): requests
-    // wait here for a token rather than be dropped by the server.
+    // wait here for a token rather than be dropped by the server. It mirrors
+    // the C++ bucket the server and gofish-cli share (protocol/token_bucket.hpp).
     this.bucket = { rate: 10, burst: 20, tokens: 20, at: 0 };
     this.queue = [];
     this.queueTimer = null;

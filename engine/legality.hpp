@@ -1,0 +1,107 @@
+// One source of legality: the decisions a seat may make, as a function of
+// facts that seat knows.
+//
+// Game::legal works from the whole game and EventView from what one viewer
+// was told; both hand this module the same few facts (the phase, whose turn
+// it is, the ask awaiting an answer, which seats are still in, the seat's own
+// hand, the rules) and so get the same answer. Game::check refuses with the
+// same predicates (ask_fault, holds, declarable_ranks), so the list of legal
+// decisions and apply cannot disagree (STYLE.md habit 3).
+//
+// Readings (docs/RULES.md): an ask goes to any other seat that is not out
+// (R4); only proper moves are listed (R35): under table rules an ask out of
+// turn or an illegal call is accepted and penalised by Game, never offered;
+// asking for a card you hold is proper only where the rules allow it (R9).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "engine/card.hpp"
+#include "engine/decision.hpp"
+#include "engine/rules.hpp"
+
+namespace gofish::engine {
+
+enum class SeatStatus : std::uint8_t { kIn, kSittingOut, kOut };
+enum class Phase : std::uint8_t { kAsk, kAnswer, kOver };
+
+// Table rules: the ask awaiting an answer.
+struct PendingAsk {
+  Seat seat;
+  Seat target;
+  Rank rank;
+  std::optional<Card> card;
+  friend bool operator==(const PendingAsk&, const PendingAsk&) = default;
+};
+
+// The decisions one seat may make now, in compact form: an ask is any legal
+// target with any legal rank (or card); an answer or a declaration under
+// table rules. Empty for a seat that is not to act and once the game is over.
+struct LegalDecisions {
+  Seat seat = 0;
+  AskFor ask_for = AskFor::kRank;
+  std::uint8_t targets = 0;  // bit per seat
+  std::uint16_t ranks = 0;   // rank asks: bit per rank
+  CardSet cards;             // card asks
+  bool give = false;         // table rules answers
+  bool go_fish = false;
+  std::uint16_t declarable = 0;  // table rules: ranks with a complete set in hand
+
+  int count() const;
+  bool empty() const { return count() == 0; }
+  // The i-th decision, 0 <= i < count(), in a fixed order.
+  Decision nth(int i) const;
+  std::vector<Decision> list() const;
+  bool contains(const Decision& decision) const;
+  friend bool operator==(const LegalDecisions&, const LegalDecisions&) = default;
+};
+
+// What a seat's legal decisions depend on besides its hand and the rules.
+// Every fact here is public: a spectator's view holds them all.
+struct LegalityFacts {
+  int players = 0;
+  Phase phase = Phase::kAsk;
+  Seat turn = 0;
+  std::optional<PendingAsk> pending;  // set in the answer phase
+  std::uint8_t in_play = 0;           // bit per seat that can be asked: every seat not out
+};
+
+// The legal decisions of `seat`, whose hand is `hand`.
+LegalDecisions legal_decisions(const Rules& rules, const LegalityFacts& facts, Seat seat, CardSet hand);
+
+// ---------------------------------------------------------------- predicates
+
+// Whether `hand` holds what an ask for `rank` (or for the exact `card`) wants.
+constexpr bool holds(CardSet hand, Rank rank, std::optional<Card> card) {
+  return card ? hand.contains(*card) : hand.has_rank(rank);
+}
+
+// The seats `asker` may ask: every other seat in play.
+constexpr std::uint8_t ask_targets(std::uint8_t in_play, Seat asker) {
+  return static_cast<std::uint8_t>(in_play & ~(1U << asker));
+}
+
+// Why an ask by the holder of `hand` is not a proper one (strict rules refuse
+// it; table rules call it an illegal call), or nullopt when it is.
+enum class AskFault : std::uint8_t {
+  kRankNotHeld,  // no card of the rank asked for
+  kCardHeld,     // the exact card asked for is in the asker's own hand
+};
+constexpr std::optional<AskFault> ask_fault(const Rules& rules, CardSet hand, Rank rank, std::optional<Card> card) {
+  if (!hand.has_rank(rank)) return AskFault::kRankNotHeld;
+  if (card && !rules.may_ask_held_card && hand.contains(*card)) return AskFault::kCardHeld;
+  return std::nullopt;
+}
+
+// The ranks and the cards for which ask_fault finds nothing.
+constexpr std::uint16_t askable_ranks(CardSet hand) { return hand.ranks(); }
+CardSet askable_cards(const Rules& rules, CardSet hand);
+
+// The ranks of which `hand` holds a whole set.
+constexpr std::uint16_t declarable_ranks(const Rules& rules, CardSet hand) {
+  return hand.ranks_with_at_least(rules.set_size);
+}
+
+}  // namespace gofish::engine
