@@ -9,6 +9,7 @@
 #include "protocol/json_read.hpp"
 #include "protocol/json_writer.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/room_records.hpp"
 #include "protocol/rules_json.hpp"
 #include "protocol/text.hpp"
 
@@ -70,16 +71,6 @@ OrderedJson optional_level(const std::optional<BotLevel>& level) {
 
 OrderedJson player_to_json(const Player& p) { return OrderedJson{{"name", p.name}, {"bot", optional_level(p.bot)}}; }
 
-OrderedJson settings_to_json(const RoomSettings& s) {
-  OrderedJson out = OrderedJson::object();
-  out["rules"] = rules_to_json(s.rules);
-  out["seats"] = s.seats;
-  out["turn_timer_seconds"] = s.turn_timer_seconds;
-  out["spectators"] = s.spectators;
-  out["listed"] = s.listed;
-  out["chat"] = to_string(s.chat);
-  return out;
-}
 
 OrderedJson timer_fields(OrderedJson out, const TurnTimer& t) {
   out["seat"] = t.seat;
@@ -535,18 +526,9 @@ std::variant<ServerMessage, std::string> parse_room(Reader& r, std::optional<Req
   const Json& settings = r.required_object("settings");
   const Json& seats = r.required_array("seats", engine::kMaxSeats);
   if (r.failed()) return r.error().message;
-
-  Reader s(settings);
-  const Json& rules = s.required_object("rules");
-  m.settings.seats = static_cast<int>(s.required_integer("seats", 2, engine::kMaxSeats));
-  m.settings.turn_timer_seconds = static_cast<int>(s.required_integer("turn_timer_seconds", 0, 24 * 3600));
-  m.settings.spectators = s.required_boolean("spectators");
-  m.settings.listed = s.required_boolean("listed");
-  m.settings.chat = read_enum(s, "chat", {ChatMode::kFree, ChatMode::kPhrases, ChatMode::kOff});
-  if (s.failed()) return "settings: " + s.error().message;
-  auto parsed_rules = rules_from_json(rules);
-  if (auto* error = std::get_if<engine::ConfigError>(&parsed_rules)) return "settings.rules: " + error->message;
-  m.settings.rules = std::get<engine::Rules>(std::move(parsed_rules));
+  auto parsed_settings = settings_from_json(settings);
+  if (auto* error = std::get_if<std::string>(&parsed_settings)) return *error;
+  m.settings = std::get<RoomSettings>(std::move(parsed_settings));
 
   for (const Json& item : seats) {
     Reader sr(item);
@@ -638,6 +620,33 @@ std::optional<std::vector<Player>> players_from_json(const Json& list) {
     if (!p) return std::nullopt;
     out.push_back(std::move(*p));
   }
+  return out;
+}
+
+OrderedJson settings_to_json(const RoomSettings& s) {
+  OrderedJson out = OrderedJson::object();
+  out["rules"] = rules_to_json(s.rules);
+  out["seats"] = s.seats;
+  out["turn_timer_seconds"] = s.turn_timer_seconds;
+  out["spectators"] = s.spectators;
+  out["listed"] = s.listed;
+  out["chat"] = to_string(s.chat);
+  return out;
+}
+
+std::variant<RoomSettings, std::string> settings_from_json(const Json& settings) {
+  Reader s(settings);
+  RoomSettings out;
+  const Json& rules = s.required_object("rules");
+  out.seats = static_cast<int>(s.required_integer("seats", 2, engine::kMaxSeats));
+  out.turn_timer_seconds = static_cast<int>(s.required_integer("turn_timer_seconds", 0, 24 * 3600));
+  out.spectators = s.required_boolean("spectators");
+  out.listed = s.required_boolean("listed");
+  out.chat = read_enum(s, "chat", {ChatMode::kFree, ChatMode::kPhrases, ChatMode::kOff});
+  if (s.failed()) return "settings: " + s.error().message;
+  auto parsed_rules = rules_from_json(rules);
+  if (auto* error = std::get_if<engine::ConfigError>(&parsed_rules)) return "settings.rules: " + error->message;
+  out.rules = std::get<engine::Rules>(std::move(parsed_rules));
   return out;
 }
 

@@ -85,13 +85,13 @@ struct Metrics::Impl {
           .Register(registry)
           .Add({});
 
-  prometheus::Gauge& rooms_in(RoomState state) {
+  prometheus::Gauge& rooms_in(protocol::RoomState state) {
     switch (state) {
-      case RoomState::waiting:
+      case protocol::RoomState::kWaiting:
         return rooms_waiting;
-      case RoomState::playing:
+      case protocol::RoomState::kPlaying:
         return rooms_playing;
-      case RoomState::over:
+      case protocol::RoomState::kOver:
         return rooms_over;
     }
     return rooms_over;
@@ -107,7 +107,7 @@ void Metrics::connection_refused(std::string_view reason) {
   impl_->connections_refused.Add({{"reason", std::string(reason)}}).Increment();
 }
 
-void Metrics::rooms_changed(RoomState state, std::int64_t delta) {
+void Metrics::rooms_changed(protocol::RoomState state, std::int64_t delta) {
   auto& gauge = impl_->rooms_in(state);
   if (delta >= 0) {
     gauge.Increment(static_cast<double>(delta));

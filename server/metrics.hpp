@@ -11,9 +11,10 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/messages.hpp"
+
 namespace gofish::server {
 
-enum class RoomState { waiting, playing, over };
 
 class Metrics {
  public:
@@ -30,7 +31,7 @@ class Metrics {
 
   // gofish_rooms{state}: rooms by state. Move a room with -1 on the old state
   // and +1 on the new one.
-  void rooms_changed(RoomState state, std::int64_t delta);
+  void rooms_changed(protocol::RoomState state, std::int64_t delta);
 
   // gofish_rooms_set_aside: rooms kept in the store that the server could
   // not rebuild on start (gofish-server --list-set-aside names them).

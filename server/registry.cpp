@@ -42,7 +42,7 @@ std::shared_ptr<Room> Registry::find(const std::string& code) const {
   return it == rooms_.end() ? nullptr : it->second;
 }
 
-void Registry::remove_room(const std::string& code, const Room* room) {
+void Registry::room_closed(const std::string& code, const Room* room) {
   std::shared_ptr<Room> removed;  // destroyed after the lock is released
   std::lock_guard lock(mutex_);
   const auto it = rooms_.find(code);
@@ -57,12 +57,12 @@ std::size_t Registry::room_count() const {
   return rooms_.size();
 }
 
-void Registry::add_token(const TokenHash& hash, const std::shared_ptr<Room>& room, engine::Seat seat) {
+void Registry::token_issued(const TokenHash& hash, const std::shared_ptr<Room>& room, engine::Seat seat) {
   std::lock_guard lock(mutex_);
   tokens_[hash] = TokenEntry{room, seat};
 }
 
-void Registry::remove_token(const TokenHash& hash) {
+void Registry::token_revoked(const TokenHash& hash) {
   std::lock_guard lock(mutex_);
   tokens_.erase(hash);
 }

@@ -21,11 +21,12 @@
 #include "engine/card.hpp"
 #include "protocol/messages.hpp"
 #include "server/room.hpp"
+#include "server/room_host.hpp"
 #include "server/token.hpp"
 
 namespace gofish::server {
 
-class Registry : public std::enable_shared_from_this<Registry> {
+class Registry : public RoomHost, public std::enable_shared_from_this<Registry> {
  public:
   explicit Registry(RoomServices services);
 
@@ -38,14 +39,15 @@ class Registry : public std::enable_shared_from_this<Registry> {
   // A code kept by a room set aside in the store (store.hpp): never handed
   // to a new room, since the store still holds a room under it.
   void reserve_code(const std::string& code);
-  // Called by a room that expired; a no-op if the code now names another room.
-  void remove_room(const std::string& code, const Room* room);
   std::size_t room_count() const;
 
   const TokenHasher& hasher() const { return *services_.hasher; }
   const RoomServices& services() const { return services_; }
-  void add_token(const TokenHash& hash, const std::shared_ptr<Room>& room, engine::Seat seat);
-  void remove_token(const TokenHash& hash);
+  // RoomHost: what the rooms tell it.
+  void token_issued(const TokenHash& hash, const std::shared_ptr<Room>& room, engine::Seat seat) override;
+  void token_revoked(const TokenHash& hash) override;
+  void room_closed(const std::string& code, const Room* room) override;
+
   struct TokenSeat {
     std::shared_ptr<Room> room;
     engine::Seat seat = 0;

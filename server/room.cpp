@@ -1,39 +1,33 @@
-// The room: everything here runs on the room's strand (see room.hpp).
-//
-// Durability seam: a room is rebuilt from its code, settings, seats and, for
-// the game in play, the deal (DealSetup) and the game's decisions; every other
-// member below (the log, the bots' memories, the timers) follows from those or
-// may start afresh.
+// The room: its request handlers and its game's lifecycle. Everything here
+// runs on the room's strand (see room.hpp); who sits where, the event log,
+// the durability hold, the timers, the game and reading a room back from the
+// store each live in a collaborator of their own.
 #include "server/room.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
-#include <array>
 #include <chrono>
 #include <cstring>
-#include <deque>
-#include <exception>
 #include <mutex>
-#include <set>
 #include <vector>
 
-#include "engine/bot.hpp"
-#include "engine/game.hpp"
 #include "engine/overloaded.hpp"
 #include "engine/random.hpp"
 #include "engine/setup.hpp"
 #include "engine/transcript.hpp"
 #include "engine/view.hpp"
+#include "protocol/room_records.hpp"
 #include "protocol/rules_json.hpp"
 #include "protocol/text.hpp"
-#include "protocol/token_bucket.hpp"
-#include "server/registry.hpp"
+#include "server/durable_outbox.hpp"
+#include "server/guarded_timer.hpp"
+#include "server/room_game.hpp"
+#include "server/room_log.hpp"
+#include "server/room_restore.hpp"
+#include "server/seat_table.hpp"
 #include "server/store.hpp"
 
 namespace gofish::server {
@@ -42,719 +36,276 @@ namespace {
 
 namespace net = boost::asio;
 using protocol::ErrorCode;
-using protocol::RequestId;
 using Strand = net::strand<net::io_context::executor_type>;
-using Id = std::optional<RequestId>;
-
-// A bot that plays for a human (disconnected, timed out, left or kicked)
-// plays at this level: a fair stand-in, neither a gift nor a punishment.
-constexpr protocol::BotLevel kTakeoverLevel = protocol::BotLevel::kMedium;
-
-protocol::RoomState wire_state(RoomState state) {
-  switch (state) {
-    case RoomState::waiting: return protocol::RoomState::kWaiting;
-    case RoomState::playing: return protocol::RoomState::kPlaying;
-    case RoomState::over: return protocol::RoomState::kOver;
-  }
-  return protocol::RoomState::kWaiting;
-}
+using Id = std::optional<protocol::RequestId>;
+using State = protocol::RoomState;
 
 SharedText encode_shared(const protocol::ServerMessage& message) {
   return make_shared_text(protocol::encode(message));
 }
 
-// The settings a room writes in write_settings_record, read back.
-std::variant<protocol::RoomSettings, std::string> settings_from_json(const std::string& text) {
-  const auto json = nlohmann::json::parse(text, nullptr, false);
-  if (!json.is_object() || !json.contains("rules")) return "unreadable settings " + text;
-  auto rules = protocol::rules_from_json(json["rules"]);
-  if (const auto* error = std::get_if<engine::ConfigError>(&rules)) return "settings: " + error->message;
-  protocol::RoomSettings settings;
-  settings.rules = std::get<engine::Rules>(std::move(rules));
-  try {
-    settings.seats = json.at("seats").get<int>();
-    settings.turn_timer_seconds = json.at("turn_timer_seconds").get<int>();
-    settings.spectators = json.at("spectators").get<bool>();
-    settings.listed = json.at("listed").get<bool>();
-    const int chat = json.at("chat").get<int>();
-    if (chat < static_cast<int>(protocol::ChatMode::kFree) || chat > static_cast<int>(protocol::ChatMode::kOff)) {
-      return "unknown chat mode in " + text;
-    }
-    settings.chat = static_cast<protocol::ChatMode>(chat);
-  } catch (const nlohmann::json::exception&) {
-    return "unreadable settings " + text;
-  }
-  if (settings.seats < 2 || settings.seats > 6 || settings.turn_timer_seconds < 0) return "settings out of range " + text;
-  return settings;
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
-struct SeatSlot {
-  protocol::Occupant occupant = protocol::Occupant::kEmpty;
-  std::string name;
-  protocol::BotLevel level = kTakeoverLevel;  // a bot's level; for a human, the stand-in's
-  std::optional<TokenHash> token;             // a human who still owns the seat
-  std::shared_ptr<Client> client;             // the owner's live connection
-  std::optional<TokenBucket> chat;            // per connection, made on attach
-  // A bot plays for this human: kDisconnected until the owner resumes, kLeft
-  // or kKicked for the rest of the game. (kTimeout is one move, not a state.)
-  std::optional<protocol::TakeoverReason> takeover;
-  // The owner is away and their grace period has run out: during a game a
-  // bot takes the seat over once it is to act (schedule()).
-  bool away_past_grace = false;
-  bool kicked = false;
-  std::uint64_t grace_generation = 0;
-
-  bool human() const { return occupant == protocol::Occupant::kHuman; }
-  bool bot() const { return occupant == protocol::Occupant::kBot; }
-  bool empty() const { return occupant == protocol::Occupant::kEmpty; }
-};
-
-struct Spectator {
-  std::shared_ptr<Client> client;
-  std::string name;
-  TokenBucket chat;
-};
-
-struct Logged {
-  std::int64_t v = 0;
-  protocol::RoomEvent event;  // engine events unfiltered: re-filtered per viewer on replay
-};
-
-// Who a client is in this room.
-struct Member {
-  std::optional<engine::Seat> seat;  // empty for a spectator
-  std::size_t spectator = 0;
-};
+std::string token_bytes(const TokenHash& hash) {
+  std::string bytes(sizeof(hash.words), '\0');
+  std::memcpy(bytes.data(), hash.words.data(), bytes.size());
+  return bytes;
+}
 
 class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl> {
  public:
-  RoomImpl(const RoomServices& services, std::weak_ptr<Registry> registry, std::string code,
-           protocol::RoomSettings settings)
+  RoomImpl(const RoomServices& services, std::weak_ptr<RoomHost> host, std::string code,
+           protocol::RoomSettings settings, SeatTable seats, std::int64_t v)
       : services_(services),
         limits_(services_.limits),
-        registry_(std::move(registry)),
+        host_(std::move(host)),
         code_(std::move(code)),
         settings_(std::move(settings)),
         strand_(net::make_strand(services.io)),
-        seats_(static_cast<std::size_t>(settings_.seats)),
-        bot_timer_(strand_),
-        turn_timer_(strand_),
-        idle_timer_(strand_),
+        seats_(std::move(seats)),
+        log_(limits_.room_history_events, v),
+        outbox_(services.writer, code_),
+        bot_timer_(*services.timers, strand_),
+        turn_timer_(*services.timers, strand_),
+        idle_timer_(*services.timers, strand_),
         rng_(engine::os_seed()) {
-    for (int i = 0; i < settings_.seats; ++i) grace_timers_.emplace_back(strand_);
+    for (int i = 0; i < settings_.seats; ++i) grace_timers_.push_back(std::make_unique<GuardedTimer>(*services.timers, strand_));
     services_.metrics->rooms_changed(state_, +1);
+  }
+
+  // A room read back from the store: its game as it was, nobody connected.
+  void adopt_restored(RestoredRoom& restored) {
+    if (restored.game) {
+      game_number_ = restored.game->number();
+      game_.emplace(std::move(*restored.game));
+      set_state(game_->game().over() ? State::kOver : State::kPlaying);
+      if (game_->game().over() && restored.transcript_missing) {
+        // Over, but the closing record never made it: write it now.
+        write(record::GameFinished{game_->id(), protocol::transcript_document(transcript(), game_->players()),
+                                   now_ms()});
+      }
+    }
   }
 
   const std::string& code() const override { return code_; }
 
+  // ------------------------------------------------------------ entry points (any thread)
+
+  template <class F>
+  void on_strand(F&& work) {
+    net::post(strand_, [self = shared_from_this(), work = std::forward<F>(work)]() mutable { work(*self); });
+  }
+
   void create(std::shared_ptr<Client> client, protocol::CreateRoom request, Id id) override {
-    net::post(strand_, [self = shared_from_this(), client = std::move(client), request = std::move(request),
-                        id = std::move(id)]() mutable { self->do_create(client, std::move(request), std::move(id)); });
+    on_strand([client, request = std::move(request), id = std::move(id)](RoomImpl& room) mutable {
+      room.do_create(client, std::move(request), std::move(id));
+    });
   }
-
   void join(std::shared_ptr<Client> client, protocol::Join request, Id id) override {
-    net::post(strand_, [self = shared_from_this(), client = std::move(client), request = std::move(request),
-                        id = std::move(id)]() mutable { self->do_join(client, std::move(request), std::move(id)); });
+    on_strand([client, request = std::move(request), id = std::move(id)](RoomImpl& room) mutable {
+      room.do_join(client, std::move(request), std::move(id));
+    });
   }
-
   void resume(std::shared_ptr<Client> client, std::string token, TokenHash hash, std::optional<std::int64_t> last_v,
               Id id) override {
-    net::post(strand_, [self = shared_from_this(), client = std::move(client), token = std::move(token), hash, last_v,
-                        id = std::move(id)]() mutable { self->do_resume(client, token, hash, last_v, std::move(id)); });
+    on_strand([client, token = std::move(token), hash, last_v, id = std::move(id)](RoomImpl& room) mutable {
+      room.do_resume(client, token, hash, last_v, std::move(id));
+    });
   }
-
   void handle(std::shared_ptr<Client> client, protocol::ClientMessage message, Clock::time_point arrived) override {
-    net::post(strand_, [self = shared_from_this(), client = std::move(client), message = std::move(message),
-                        arrived]() mutable { self->do_handle(client, std::move(message), arrived); });
+    on_strand([client, message = std::move(message), arrived](RoomImpl& room) mutable {
+      room.do_handle(client, std::move(message), arrived);
+    });
   }
-
   void disconnect(std::shared_ptr<Client> client) override {
-    net::post(strand_, [self = shared_from_this(), client = std::move(client)] { self->do_disconnect(client); });
+    on_strand([client](RoomImpl& room) { room.do_disconnect(client); });
   }
-
   std::optional<protocol::LobbyRoom> lobby_entry() const override {
     std::lock_guard lock(lobby_mutex_);
     return lobby_;
   }
 
-  // ------------------------------------------------------------ restore
-
-  // Rebuilds the room from the store (room.hpp, Room::restore). Runs before
-  // the room is shared with anything, so off the strand.
-  std::optional<std::string> rebuild(const StoredRoom& stored, Store& store) {
-    v_ = stored.v;
-    for (const StoredSeat& row : stored.seats) {
-      if (auto problem = rebuild_seat(row)) return "seat " + std::to_string(row.seat) + ": " + *problem;
-    }
-    if (!stored.game) return std::nullopt;
-    return rebuild_game(*stored.game, store);
-  }
-
-  // A rebuild that failed: the room goes without ever being shared, and
-  // leaves the rooms gauge as it found it.
-  void discard() {
-    closed_ = true;
-    services_.metrics->rooms_changed(state_, -1);
-  }
-
-  // Registers the rebuilt room and its tokens, then (on the strand, once the
-  // io_context runs) starts what the room waits for.
-  bool adopt(Registry& registry) {
-    if (!registry.adopt(shared_from_this())) return false;
-    for (std::size_t i = 0; i < seats_.size(); ++i) {
-      if (seats_[i].human() && seats_[i].token) {
-        registry.add_token(*seats_[i].token, shared_from_this(), static_cast<engine::Seat>(i));
-      }
+  void begin_after_restore() override {
+    for (int i = 0; i < seats_.size(); ++i) {
+      if (seats_[i].held()) issue_token(*seats_[i].token, i);
     }
     refresh_lobby();
-    net::post(strand_, [self = shared_from_this()] { self->resume_after_restart(); });
-    return true;
+    on_strand([](RoomImpl& room) { room.resume_after_restart(); });
   }
 
  private:
-  std::optional<std::string> rebuild_seat(const StoredSeat& row) {
-    if (row.seat < 0 || row.seat >= settings_.seats) return "no such seat at this table";
-    const auto state = nlohmann::json::parse(row.state, nullptr, false);
-    if (!state.is_object() || !state.contains("occupant") || !state.contains("name") ||
-        !state["name"].is_string()) {
-      return "unreadable seat state " + row.state;
-    }
-    SeatSlot& seat = seats_[static_cast<std::size_t>(row.seat)];
-    const std::string occupant = state["occupant"].is_string() ? state["occupant"].get<std::string>() : "";
-    if (occupant != "human" && occupant != "bot") return "unknown occupant in " + row.state;
-    seat.occupant = occupant == "human" ? protocol::Occupant::kHuman : protocol::Occupant::kBot;
-    seat.name = state["name"].get<std::string>();
-    if (state.contains("level")) {
-      const auto level = state["level"].is_string() ? engine::parse_bot_level(state["level"].get<std::string>())
-                                                     : std::nullopt;
-      if (!level) return "unknown bot level in " + row.state;
-      seat.level = *level;
-    }
-    if (state.value("host", false)) host_ = static_cast<engine::Seat>(row.seat);
-    const std::string takeover = state.value("takeover", std::string());
-    if (takeover == "left") seat.takeover = protocol::TakeoverReason::kLeft;
-    if (takeover == "kicked") seat.takeover = protocol::TakeoverReason::kKicked;
-    seat.kicked = state.value("kicked", false);
-    if (seat.human() && !row.token_hash.empty()) {
-      TokenHash hash;
-      if (row.token_hash.size() != sizeof(hash.words)) return "a token hash of the wrong size";
-      std::memcpy(hash.words.data(), row.token_hash.data(), sizeof(hash.words));
-      seat.token = hash;
-    }
-    return std::nullopt;
+  // ------------------------------------------------------------ sending and recording
+
+  void send(const std::shared_ptr<Client>& client, const protocol::ServerMessage& message) {
+    outbox_.send(client, encode_shared(message));
   }
-
-  std::optional<std::string> rebuild_game(const StoredGame& stored, Store& store) {
-    const auto setup_json = nlohmann::json::parse(stored.setup, nullptr, false);
-    auto setup = protocol::transcript_from_json(setup_json);
-    if (const auto* error = std::get_if<std::string>(&setup)) return "game " + stored.game_id + ": " + *error;
-    const engine::Transcript& deal = std::get<engine::Transcript>(setup);
-    if (deal.players != settings_.seats) return "game " + stored.game_id + " has the wrong number of players";
-    auto started = engine::Game::start(deal.rules, deal.players, deal.deck, deal.dealer, deal.first);
-    if (const auto* error = std::get_if<engine::ConfigError>(&started)) {
-      return "game " + stored.game_id + ": " + error->message;
-    }
-    auto players = players_of_game(setup_json);
-    if (const auto* error = std::get_if<std::string>(&players)) return "game " + stored.game_id + ": " + *error;
-    game_players_ = std::get<std::vector<protocol::Player>>(std::move(players));
-    game_.emplace(std::get<engine::Game>(std::move(started)));
-    deal_ = engine::DealSetup{};
-    deal_.deck = deal.deck;
-    deal_.dealer = deal.dealer;
-    deal_.first = deal.first;
-    game_number_ = static_cast<int>(stored.game);
-    game_id_ = stored.game_id;
-    // A seat's bot (or a human's stand-in) plays at the seat's level; a seat
-    // freed after the game was over replays at the level its player had.
-    for (int i = 0; i < settings_.seats; ++i) {
-      const auto index = static_cast<std::size_t>(i);
-      const SeatSlot& seat = seats_[index];
-      const auto level = seat.empty() ? game_players_[index].bot.value_or(kTakeoverLevel) : seat.level;
-      bots_.push_back(engine::make_bot(level, settings_.rules, settings_.seats, i));
-    }
-    // The same events the game produced the first time, fed to the bots,
-    // so each bot remembers what its seat saw.
-    const auto replay_events = [&] {
-      for (const engine::Event& event : game_->last_events()) {
-        if (const auto* over = std::get_if<engine::GameOver>(&event)) result_ = *over;
-        feed_bots(event);
-      }
-    };
-    replay_events();
-    std::size_t applied = 0;
-    std::string refused;
-    for (const std::string& text : stored.decisions) {
-      if (game_->over()) {
-        refused = "a decision after the game was over";
-        break;
-      }
-      auto decision = protocol::decision_from_json(nlohmann::json::parse(text, nullptr, false));
-      if (const auto* error = std::get_if<std::string>(&decision)) {
-        refused = *error;
-        break;
-      }
-      if (auto refusal = game_->apply(std::get<engine::Decision>(decision))) {
-        refused = refusal->message;
-        break;
-      }
-      replay_events();
-      ++applied;
-    }
-    if (!game_->over()) {
-      // Only a finished game's seats may have been freed since (by a leave,
-      // a kick, a bot removed, a grace period run out): a game in play keeps
-      // every seat filled to its end.
-      for (std::size_t i = 0; i < seats_.size(); ++i) {
-        if (seats_[i].empty()) {
-          return "game " + stored.game_id + " is in play but seat " + std::to_string(i) + " is empty";
-        }
-      }
-    }
-    if (applied < stored.decisions.size()) {
-      spdlog::warn("room {}: game {}: stored decision {} was refused on replay ({}); cut back to {} decisions", code_,
-                   game_id_, applied, refused, applied);
-      store.truncate_decisions(game_id_, static_cast<std::int64_t>(applied));
-    }
-    decision_seq_ = static_cast<std::int64_t>(applied);
-    if (!game_->over()) {
-      set_state(RoomState::playing);
-      return std::nullopt;
-    }
-    set_state(RoomState::over);
-    bots_.clear();
-    last_transcript_ = protocol::TranscriptMessage{std::nullopt, code_, game_number_, engine::make_transcript(*game_),
-                                                   game_players_, game_id_};
-    if (!stored.transcript) {
-      // Over, but the closing record is missing: write it now.
-      write(record::GameFinished{game_id_, protocol::transcript_document(last_transcript_->transcript, game_players_),
-                                 now_ms()});
-    }
-    return std::nullopt;
-  }
-
-  // Who played a stored game, by seat: the players start_game keeps with its
-  // set-up ("seats"), so a finished game names them whoever holds the seats
-  // now. A set-up written before they were kept has none: the seats' holders
-  // stand in, and "Seat N" for a seat nobody holds.
-  std::variant<std::vector<protocol::Player>, std::string> players_of_game(const nlohmann::json& setup) const {
-    if (const auto kept = setup.find("seats"); kept != setup.end()) {
-      auto players = protocol::players_from_json(*kept);
-      if (!players) return std::string("unreadable players in the set-up");
-      if (players->size() != seats_.size()) {
-        return "the set-up names " + std::to_string(players->size()) + " players for " + std::to_string(seats_.size()) +
-               " seats";
-      }
-      return std::move(*players);
-    }
-    std::vector<protocol::Player> players;
-    for (std::size_t i = 0; i < seats_.size(); ++i) {
-      const SeatSlot& seat = seats_[i];
-      if (seat.empty()) {
-        players.push_back(protocol::Player{"Seat " + std::to_string(i), std::nullopt});
-      } else {
-        players.push_back(protocol::Player{seat.name, seat.bot() ? std::optional(seat.level) : std::nullopt});
-      }
-    }
-    return players;
-  }
-
-  // Nobody is connected after a restart: each seat's owner has a fresh grace
-  // period to come back; the seat to act gets its bot or its turn timer.
-  void resume_after_restart() {
-    if (closed_) return;
-    for (std::size_t i = 0; i < seats_.size(); ++i) {
-      if (seats_[i].human() && seats_[i].token) arm_grace(static_cast<engine::Seat>(i));
-    }
-    spdlog::info("room {} restored ({}, version {})", code_,
-                 state_ == RoomState::waiting   ? "waiting"
-                 : state_ == RoomState::playing ? "game " + std::to_string(game_number_) + " in play"
-                                                : "game " + std::to_string(game_number_) + " over",
-                 v_);
-    after_seat_lost();  // closes a room no human holds a seat in; else schedules
-  }
-
- public:
-
- private:
-  // ------------------------------------------------------------ sending
-
-  void send(const std::shared_ptr<Client>& client, const protocol::ServerMessage& message) const {
-    out(client, encode_shared(message));
-  }
-
-  // Every message the room sends passes here. While records written before
-  // it are not yet committed, it waits (in order) for their commit, so no
-  // client sees an effect whose cause a crash could still lose.
-  void out(const std::shared_ptr<Client>& client, SharedText text) const {
-    const std::uint64_t needs = submitted_ + (records_pending() ? 1 : 0);
-    // A closed room writes nothing more: what it says afterwards (a refusal
-    // to a late request) waits for nothing, unless its closing is still to
-    // be submitted.
-    if (needs <= durable_ || (closed_ && !records_pending())) {
-      client->send(std::move(text));
-    } else {
-      held_.push_back(Held{needs, client, std::move(text)});
-    }
-  }
-
-  // ------------------------------------------------------------ durability
-
-  bool records_pending() const { return !unsubmitted_.empty() || version_pending_; }
-
-  void write(Record record) {
-    if (!services_.writer) return;
-    unsubmitted_.push_back(std::move(record));
-    post_flush();
-  }
-
-  // An event is about to be sent with version v_: the store learns v_ in
-  // the same submission as anything else this turn writes, and the event
-  // waits for it like any other effect.
-  void write_version() {
-    if (!services_.writer || closed_) return;
-    version_pending_ = true;
-    post_flush();
-  }
-
-  void post_flush() {
-    if (flush_posted_) return;
-    // Everything this room writes until the strand gets back here goes in
-    // one submission; the writer groups submissions of all rooms further.
-    flush_posted_ = true;
-    net::post(strand_, [self = shared_from_this()] { self->submit_records(); });
-  }
-
-  void submit_records() {
-    flush_posted_ = false;
-    if (version_pending_) {
-      unsubmitted_.push_back(record::RoomVersion{code_, v_});
-      version_pending_ = false;
-    }
-    if (unsubmitted_.empty()) return;
-    const std::uint64_t number = ++submitted_;
-    std::vector<Record> records;
-    records.swap(unsubmitted_);
-    if (closed_) {
-      // The room's last write (its closing): once the registry lets go, no
-      // one holds the room, so the messages it still holds (the `ok` for the
-      // leave that closed it, the room_not_found sent to those still in it)
-      // travel with the write and go out once it is committed. Commits and
-      // their callbacks run in submission order, so they follow everything
-      // the room sent before.
-      auto orphans = std::make_shared<std::deque<Held>>(std::move(held_));
-      held_.clear();
-      services_.writer->submit(std::move(records), [orphans](bool) {
-        for (Held& held : *orphans) held.client->send(held.text);
-      });
-      return;
-    }
-    // Weak: neither the writer nor the io_context's queue may keep a room
-    // alive (its timers must die before the io_context). A room already
-    // released has nobody left to send to.
-    services_.writer->submit(std::move(records), [weak = weak_from_this(), number](bool written) {
-      if (auto self = weak.lock()) {
-        net::post(self->strand_, [weak, number, written] {
-          if (auto room = weak.lock()) room->on_committed(number, written);
-        });
-      }
-    });
-  }
-
-  void on_committed(std::uint64_t number, bool written) {
-    if (!written) {
-      // The game has moved on in memory; holding its events back forever
-      // would freeze the table, so they go out, and the log says so.
-      spdlog::error("room {}: a write failed; what it recorded may not survive a restart", code_);
-    }
-    durable_ = std::max(durable_, number);
-    while (!held_.empty() && held_.front().needs <= durable_) {
-      held_.front().client->send(std::move(held_.front().text));
-      held_.pop_front();
-    }
-  }
-
-  std::string seat_state(const SeatSlot& seat, engine::Seat index) const {
-    nlohmann::json state;
-    state["occupant"] = seat.human() ? "human" : "bot";
-    state["name"] = seat.name;
-    if (seat.bot() || seat.takeover) state["level"] = std::string(engine::to_string(seat.level));
-    state["host"] = index == host_;
-    // Left or kicked during a game: a bot plays the seat to the end. (Away
-    // is not kept: after a restart every seat is away and starts its grace.)
-    if (seat.takeover == protocol::TakeoverReason::kLeft) state["takeover"] = "left";
-    if (seat.takeover == protocol::TakeoverReason::kKicked) state["takeover"] = "kicked";
-    if (seat.kicked) state["kicked"] = true;
-    return state.dump();
-  }
-
-  // The seats as they are now: a row per taken seat, none for an empty one.
-  void write_seats() {
-    if (!services_.writer || closed_) return;
-    for (std::size_t i = 0; i < seats_.size(); ++i) {
-      const SeatSlot& seat = seats_[i];
-      const int index = static_cast<int>(i);
-      if (seat.empty()) {
-        write(record::SeatFreed{code_, index});
-        continue;
-      }
-      std::string hash;
-      if (seat.token) {
-        hash.resize(sizeof(seat.token->words));
-        std::memcpy(hash.data(), seat.token->words.data(), hash.size());
-      }
-      write(record::SeatTaken{code_, index, seat_state(seat, static_cast<engine::Seat>(i)), std::move(hash)});
-    }
-  }
-
-  void write_settings_record() {
-    if (!services_.writer) return;
-    nlohmann::json settings;
-    settings["rules"] = protocol::rules_to_json(settings_.rules);
-    settings["seats"] = settings_.seats;
-    settings["turn_timer_seconds"] = settings_.turn_timer_seconds;
-    settings["spectators"] = settings_.spectators;
-    settings["listed"] = settings_.listed;
-    settings["chat"] = static_cast<int>(settings_.chat);
-    write(record::RoomCreated{code_, settings.dump(), now_ms()});
-  }
-
-  void write_decision(const engine::Decision& decision) {
-    if (!services_.writer) return;
-    write(record::DecisionAccepted{game_id_, decision_seq_++, protocol::decision_to_json(decision).dump()});
-  }
-
-  static std::int64_t now_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
-  void reply_ok(const std::shared_ptr<Client>& client, Id id) const { send(client, protocol::Ok{std::move(id)}); }
-  void reply_error(const std::shared_ptr<Client>& client, ErrorCode code, Id id) const {
-    send(client, protocol::default_error(code, std::move(id)));
-  }
-  void reply_error(const std::shared_ptr<Client>& client, ErrorCode code, std::string message, Id id) const {
-    send(client, protocol::make_error(code, std::move(message), std::move(id)));
+  void reply_ok(const std::shared_ptr<Client>& client, Id id) { send(client, protocol::Ok{std::move(id)}); }
+  void reply_error(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message = {}) {
+    send(client, message.empty() ? protocol::default_error(code, std::move(id))
+                                 : protocol::make_error(code, std::move(message), std::move(id)));
   }
   // A refused create, join or resume: unless it is a member already, the
   // client is in no room.
-  void refuse(const std::shared_ptr<Client>& client, ErrorCode code, Id id) {
-    reply_error(client, code, std::move(id));
-    if (!member_of(*client)) client->clear_room(this);
+  void refuse(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message = {}) {
+    reply_error(client, code, std::move(id), std::move(message));
+    if (!seats_.member_of(*client)) client->clear_room(this);
   }
 
-  // Appends an event to the log and sends it to everyone in the room.
+  template <class Each>
+  void for_each_member(Each&& each) const {
+    for (int i = 0; i < seats_.size(); ++i) {
+      if (seats_[i].client) each(seats_[i].client, std::optional<engine::Seat>(i));
+    }
+    for (const Spectator& spectator : seats_.spectators()) each(spectator.client, std::optional<engine::Seat>());
+  }
+
+  // Logs an event and sends it to everyone in the room. An engine event's
+  // public twin is encoded once and shared; a seat whose own view differs
+  // (event_for gives it another alternative: HandDealt, Drew) gets its own.
   void record(protocol::RoomEvent event) {
-    ++v_;
-    write_version();
-    if (const auto* game_event = std::get_if<engine::Event>(&event)) {
-      feed_bots(*game_event);
-      broadcast_game(v_, *game_event);
-    } else {
-      broadcast(v_, event);
+    if (outbox_.version_moved()) post_submit();
+    const RoomLog::Entry& entry = log_.append(std::move(event));
+    const auto* game_event = std::get_if<engine::Event>(&entry.event);
+    if (!game_event) {
+      const SharedText text = encode_shared(protocol::EventMessage{entry.v, entry.event});
+      for_each_member([&](const auto& client, auto) { outbox_.send(client, text); });
+      return;
     }
-    history_.push_back(Logged{v_, std::move(event)});
-    while (history_.size() > limits_.room_history_events) history_.pop_front();
-  }
-
-  void broadcast(std::int64_t v, const protocol::RoomEvent& event) const {
-    const SharedText text = encode_shared(protocol::EventMessage{v, event});
-    for (const SeatSlot& seat : seats_) {
-      if (seat.client) out(seat.client, text);
-    }
-    for (const Spectator& spectator : spectators_) out(spectator.client, text);
-  }
-
-  // An engine event: the public twin is encoded once for every spectator and
-  // every seat that gets it; a seat that sees its private twin (event_for
-  // gives another alternative of the variant: HandDealt, Drew) gets its own.
-  void broadcast_game(std::int64_t v, const engine::Event& event) const {
-    const engine::Event public_event = engine::event_for(event, engine::Viewer::spectator());
-    SharedText public_text;
-    const auto shared = [&] {
-      if (!public_text) public_text = encode_shared(protocol::EventMessage{v, public_event});
-      return public_text;
-    };
-    for (std::size_t i = 0; i < seats_.size(); ++i) {
-      const SeatSlot& seat = seats_[i];
-      if (!seat.client) continue;
-      engine::Event own = engine::event_for(event, engine::Viewer::of(static_cast<engine::Seat>(i)));
-      if (own.index() == public_event.index()) {
-        out(seat.client, shared());
-      } else {
-        out(seat.client, encode_shared(protocol::EventMessage{v, std::move(own)}));
+    const engine::Event public_event = engine::event_for(*game_event, engine::Viewer::spectator());
+    SharedText shared;
+    for_each_member([&](const auto& client, std::optional<engine::Seat> seat) {
+      engine::Event own = seat ? engine::event_for(*game_event, engine::Viewer::of(*seat)) : public_event;
+      if (own.index() != public_event.index()) {
+        return outbox_.send(client, encode_shared(protocol::EventMessage{entry.v, std::move(own)}));
       }
+      if (!shared) shared = encode_shared(protocol::EventMessage{entry.v, public_event});
+      outbox_.send(client, shared);
+    });
+  }
+
+  // The `turn` that closes every decision's events: who is to act, and for
+  // that seat alone what it may do. Everyone else shares one encoding.
+  protocol::Turn turn_for(std::optional<engine::Seat> viewer) const {
+    protocol::Turn turn{log_.v(), std::nullopt, std::nullopt};
+    if (state_ != State::kPlaying || !game_) return turn;
+    turn.seat = game_->game().to_act();
+    if (viewer == turn.seat) {
+      engine::LegalDecisions legal = game_->game().legal(*viewer);
+      if (!legal.empty()) turn.legal = legal;
     }
-    for (const Spectator& spectator : spectators_) out(spectator.client, shared());
+    return turn;
+  }
+  void announce_turn() {
+    const protocol::Turn shared = turn_for(std::nullopt);
+    const SharedText text = encode_shared(shared);
+    for_each_member([&](const auto& client, std::optional<engine::Seat> seat) {
+      if (seat && seat == shared.seat) return send(client, turn_for(seat));
+      outbox_.send(client, text);
+    });
   }
 
-  // The logged events after `last_v`, as `viewer` sees them.
-  std::vector<SharedText> replay_after(std::int64_t last_v, engine::Viewer viewer) const {
-    std::vector<SharedText> texts;
-    for (const Logged& logged : history_) {
-      if (logged.v > last_v) texts.push_back(encode_shared(event_for_viewer(logged, viewer)));
-    }
-    return texts;
-  }
+  engine::Transcript transcript() const { return engine::make_transcript(game_->game()); }
 
-  // A replay goes out only if it leaves the connection's send queue room for
-  // the game that carries on meanwhile (half of it); a longer one would close
-  // the client as a slow reader, so it gets a snapshot instead, which is
-  // always one message.
-  bool replay_fits(const std::vector<SharedText>& replay) const {
-    std::size_t bytes = 0;
-    for (const SharedText& text : replay) bytes += text->size();
-    return replay.size() <= limits_.send_queue_messages / 2 && bytes <= limits_.send_queue_bytes / 2;
-  }
-
-  protocol::EventMessage event_for_viewer(const Logged& logged, engine::Viewer viewer) const {
-    if (const auto* game_event = std::get_if<engine::Event>(&logged.event)) {
-      return protocol::EventMessage{logged.v, engine::event_for(*game_event, viewer)};
-    }
-    return protocol::EventMessage{logged.v, logged.event};
-  }
-
-  // Every seat's bot (the player for bot seats, the stand-in for humans)
-  // sees the seat's own event stream from the start of the game.
-  void feed_bots(const engine::Event& event) {
-    for (std::size_t i = 0; i < bots_.size(); ++i) {
-      bots_[i]->observe(engine::event_for(event, engine::Viewer::of(static_cast<engine::Seat>(i))));
-    }
-  }
-
-  protocol::RoomSnapshot snapshot(std::optional<engine::Seat> you, Id id = std::nullopt) const {
+  protocol::RoomSnapshot snapshot(std::optional<engine::Seat> you) const {
     protocol::RoomSnapshot m;
-    m.id = std::move(id);
-    m.v = v_;
+    m.v = log_.v();
     m.code = code_;
     m.settings = settings_;
-    m.host = host_;
-    for (const SeatSlot& seat : seats_) {
-      protocol::SeatInfo info;
-      info.occupant = seat.occupant;
-      info.name = seat.name;
-      if (seat.bot()) info.bot = seat.level;
-      if (seat.human()) {
-        info.connected = seat.client != nullptr;
-        info.bot_playing = seat.takeover.has_value();
-        if (info.bot_playing) info.bot = seat.level;
-        info.kicked = seat.kicked;
-      }
-      m.seats.push_back(std::move(info));
-    }
-    m.spectators = static_cast<int>(spectators_.size());
-    m.state = wire_state(state_);
+    m.host = seats_.host();
+    m.seats = seats_.infos();
+    m.spectators = static_cast<int>(seats_.spectators().size());
+    m.state = state_;
     m.you = you;
     m.game_number = game_number_;
-    m.players = game_players_;
-    if (game_) m.game = engine::view_of(*game_, you ? engine::Viewer::of(*you) : engine::Viewer::spectator());
-    if (state_ == RoomState::over) m.result = result_;
+    if (game_) {
+      m.players = game_->players();
+      m.game = engine::view_of(game_->game(), you ? engine::Viewer::of(*you) : engine::Viewer::spectator());
+      if (state_ == State::kOver) m.result = game_->result();
+    }
     m.timer = turn_info_;
     return m;
   }
 
-  // ------------------------------------------------------------ members
+  // ------------------------------------------------------------ durability
 
-  std::optional<Member> member_of(const Client& client) const {
-    for (std::size_t i = 0; i < seats_.size(); ++i) {
-      if (seats_[i].client && seats_[i].client->id() == client.id()) return Member{static_cast<engine::Seat>(i), 0};
+  void write(Record record) {
+    if (outbox_.write(std::move(record))) post_submit();
+  }
+  // Everything this room writes until the strand gets back here goes in one
+  // submission; the writer groups submissions of all rooms further.
+  void post_submit() {
+    on_strand([](RoomImpl& room) { room.submit(); });
+  }
+  void submit() {
+    if (closed_) return outbox_.submit_final(log_.v());
+    // Weak: neither the writer nor the io_context's queue may keep a room
+    // alive. A room already released has nobody left to send to.
+    outbox_.submit(log_.v(), [weak = weak_from_this()](std::uint64_t number, bool written) {
+      if (auto self = weak.lock()) {
+        net::post(self->strand_, [weak, number, written] {
+          auto room = weak.lock();
+          if (!room) return;
+          if (!written) spdlog::error("room {}: a write failed; what it recorded may not survive a restart", room->code_);
+          room->outbox_.committed(number, written);
+        });
+      }
+    });
+  }
+  // The seats as they are now: a row per taken seat, none for an empty one.
+  void write_seats() {
+    if (!outbox_.enabled() || closed_) return;
+    for (int i = 0; i < seats_.size(); ++i) {
+      const SeatSlot& seat = seats_[i];
+      if (seat.empty()) {
+        write(record::SeatFreed{code_, i});
+        continue;
+      }
+      protocol::SeatRecord kept{seat.occupant, seat.name, std::nullopt, i == seats_.host(), std::nullopt, seat.kicked};
+      if (seat.bot() || seat.takeover) kept.level = seat.level;
+      if (seat.takeover != protocol::TakeoverReason::kDisconnected) kept.takeover = seat.takeover;
+      write(record::SeatTaken{code_, i, protocol::seat_record(kept), seat.token ? token_bytes(*seat.token) : ""});
     }
-    for (std::size_t i = 0; i < spectators_.size(); ++i) {
-      if (spectators_[i].client->id() == client.id()) return Member{std::nullopt, i};
-    }
-    return std::nullopt;
   }
 
-  const std::string& name_of(const Member& member) const {
-    return member.seat ? seats_[static_cast<std::size_t>(*member.seat)].name : spectators_[member.spectator].name;
+  // ------------------------------------------------------------ tokens
+
+  void issue_token(const TokenHash& hash, engine::Seat seat) {
+    if (auto host = host_.lock()) host->token_issued(hash, shared_from_this(), seat);
   }
-
-  bool name_taken(std::string_view name) const {
-    for (const SeatSlot& seat : seats_) {
-      if (!seat.empty() && protocol::same_name(seat.name, name)) return true;
-    }
-    for (const Spectator& spectator : spectators_) {
-      if (protocol::same_name(spectator.name, name)) return true;
-    }
-    return false;
+  void revoke_token(const std::optional<TokenHash>& hash) {
+    if (!hash) return;
+    if (auto host = host_.lock()) host->token_revoked(*hash);
   }
-
-  // "Hard bot", then "Hard bot 2", ... (protocol/README.md).
-  std::string bot_name(protocol::BotLevel level) const {
-    std::string base(engine::to_string(level));
-    base[0] = static_cast<char>(base[0] - 'a' + 'A');
-    base += " bot";
-    if (!name_taken(base)) return base;
-    for (int n = 2;; ++n) {
-      std::string name = base + " " + std::to_string(n);
-      if (!name_taken(name)) return name;
-    }
-  }
-
-  std::optional<engine::Seat> first_empty_seat() const {
-    for (std::size_t i = 0; i < seats_.size(); ++i) {
-      if (seats_[i].empty()) return static_cast<engine::Seat>(i);
-    }
-    return std::nullopt;
-  }
-
-  bool all_seats_filled() const { return !first_empty_seat().has_value(); }
-
-  TokenBucket chat_bucket() const {
-    return TokenBucket(limits_.chat_rate_per_second, limits_.chat_burst, TokenBucket::Clock::now());
-  }
-
   // Seats a human with a fresh token; returns the token (sent once, to them).
   std::string seat_human(engine::Seat index, const std::shared_ptr<Client>& client, std::string name) {
-    SeatSlot& seat = seats_[static_cast<std::size_t>(index)];
     std::string token = new_token();
     const TokenHash hash = services_.hasher->hash(token);
-    const std::uint64_t generation = seat.grace_generation + 1;  // a pending grace timer finds nothing to do
-    seat = SeatSlot{};
-    seat.grace_generation = generation;
-    seat.occupant = protocol::Occupant::kHuman;
-    seat.name = std::move(name);
-    seat.token = hash;
-    seat.client = client;
-    seat.chat = chat_bucket();
-    if (auto registry = registry_.lock()) registry->add_token(hash, shared_from_this(), index);
+    grace_timers_[static_cast<std::size_t>(index)]->cancel();
+    seats_.seat_human(index, client, std::move(name), hash, chat_bucket());
+    issue_token(hash, index);
     return token;
   }
-
-  void revoke_token(SeatSlot& seat) {
-    if (!seat.token) return;
-    if (auto registry = registry_.lock()) registry->remove_token(*seat.token);
-    seat.token.reset();
-  }
-
   void free_seat(engine::Seat index) {
-    SeatSlot& seat = seats_[static_cast<std::size_t>(index)];
-    revoke_token(seat);
-    const std::uint64_t generation = seat.grace_generation + 1;
-    seat = SeatSlot{};
-    seat.grace_generation = generation;  // a pending grace timer finds nothing to do
-    grace_timers_[static_cast<std::size_t>(index)].cancel();
-    rematch_votes_ = static_cast<std::uint8_t>(rematch_votes_ & ~(1U << index));
+    grace_timers_[static_cast<std::size_t>(index)]->cancel();
+    revoke_token(seats_.free(index));
   }
-
-  int connected_count() const {
-    int count = static_cast<int>(spectators_.size());
-    for (const SeatSlot& seat : seats_) count += seat.client ? 1 : 0;
-    return count;
+  TokenBucket chat_bucket() const {
+    return TokenBucket(limits_.chat_rate_per_second, limits_.chat_burst, TokenBucket::Clock::now());
   }
 
   // ------------------------------------------------------------ requests
 
   void do_create(const std::shared_ptr<Client>& client, protocol::CreateRoom request, Id id) {
     if (closed_) return refuse(client, ErrorCode::kRoomNotFound, std::move(id));
-    write_settings_record();
+    write(record::RoomCreated{code_, protocol::settings_record(settings_), now_ms()});
     const std::string token = seat_human(0, client, std::move(request.name));
     for (const protocol::BotSpec& bot : request.bots) {
-      if (bot.seat <= 0 || bot.seat >= settings_.seats) continue;  // the parser checked; belt and braces
-      SeatSlot& seat = seats_[static_cast<std::size_t>(bot.seat)];
-      seat.occupant = protocol::Occupant::kBot;
-      seat.level = bot.level;
-      seat.name = bot_name(bot.level);
+      if (bot.seat > 0 && bot.seat < settings_.seats) seats_.seat_bot(bot.seat, bot.level);  // the parser checked
     }
-    host_ = 0;
+    seats_.set_host(0);
     send(client, protocol::Created{std::move(id), code_, 0, token});
     send(client, snapshot(0));
     spdlog::info("room {} created ({} seats, {})", code_, settings_.seats, settings_.rules.preset);
@@ -763,57 +314,48 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   void do_join(const std::shared_ptr<Client>& client, protocol::Join request, Id id) {
     if (closed_) return refuse(client, ErrorCode::kRoomNotFound, std::move(id));
-    if (member_of(*client)) return reply_error(client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
-    if (request.as == protocol::JoinAs::kPlayer &&
-        (kicked_connections_.contains(client->id()) ||
-         std::any_of(kicked_names_.begin(), kicked_names_.end(),
-                     [&](const std::string& name) { return protocol::same_name(name, request.name); }))) {
-      return refuse(client, ErrorCode::kRoomKicked, std::move(id));
-    }
-    if (name_taken(request.name)) return refuse(client, ErrorCode::kRoomNameTaken, std::move(id));
-    if (request.as == protocol::JoinAs::kSpectator) {
+    if (seats_.member_of(*client)) return reply_error(client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
+    const bool player = request.as == protocol::JoinAs::kPlayer;
+    if (player && seats_.kicked_player(*client, request.name)) return refuse(client, ErrorCode::kRoomKicked, std::move(id));
+    if (seats_.name_taken(request.name)) return refuse(client, ErrorCode::kRoomNameTaken, std::move(id));
+    if (!player) {
       if (!settings_.spectators) return refuse(client, ErrorCode::kRoomSpectatorsOff, std::move(id));
-      if (spectators_.size() >= limits_.max_spectators_per_room) {
-        reply_error(client, ErrorCode::kRoomFull, "This room has as many spectators as it can take.", std::move(id));
-        return client->clear_room(this);
+      if (seats_.spectators().size() >= limits_.max_spectators_per_room) {
+        return refuse(client, ErrorCode::kRoomFull, std::move(id), "This room has as many spectators as it can take.");
       }
-      record(protocol::SpectatorsChanged{static_cast<int>(spectators_.size()) + 1});
-      spectators_.push_back(Spectator{client, std::move(request.name), chat_bucket()});
+      record(protocol::SpectatorsChanged{static_cast<int>(seats_.spectators().size()) + 1});
+      seats_.spectators().push_back(Spectator{client, std::move(request.name), chat_bucket()});
       send(client, protocol::Joined{std::move(id), code_, protocol::JoinAs::kSpectator, std::nullopt, {}, false});
       send(client, snapshot(std::nullopt));
-      after_membership_change();
-      return;
+      return after_membership_change();
     }
-    if (state_ == RoomState::playing) {
-      reply_error(client, ErrorCode::kRoomAlreadyStarted,
-                  "The game has already started; join as a spectator, or wait for the next one.", std::move(id));
-      return client->clear_room(this);
+    if (state_ == State::kPlaying) {
+      return refuse(client, ErrorCode::kRoomAlreadyStarted, std::move(id),
+                    "The game has already started; join as a spectator, or wait for the next one.");
     }
-    const auto seat = first_empty_seat();
+    const auto seat = seats_.first_empty();
     if (!seat) return refuse(client, ErrorCode::kRoomFull, std::move(id));
     record(protocol::SeatJoined{*seat, request.name});
     const std::string token = seat_human(*seat, client, std::move(request.name));
     send(client, protocol::Joined{std::move(id), code_, protocol::JoinAs::kPlayer, *seat, token, false});
     send(client, snapshot(*seat));
-    reassign_host();
+    pass_host_on();
     after_membership_change();
   }
 
   void do_resume(const std::shared_ptr<Client>& client, const std::string& token, const TokenHash& hash,
                  std::optional<std::int64_t> last_v, Id id) {
     std::optional<engine::Seat> found;
-    for (std::size_t i = 0; i < seats_.size(); ++i) {
-      if (seats_[i].human() && seats_[i].token && *seats_[i].token == hash) found = static_cast<engine::Seat>(i);
+    for (int i = 0; i < seats_.size(); ++i) {
+      if (seats_[i].held() && *seats_[i].token == hash) found = i;
     }
-    if (!closed_ && !found && std::find(kicked_tokens_.begin(), kicked_tokens_.end(), hash) != kicked_tokens_.end()) {
-      return refuse(client, ErrorCode::kRoomKicked, std::move(id));
-    }
+    if (!closed_ && !found && seats_.kicked_token(hash)) return refuse(client, ErrorCode::kRoomKicked, std::move(id));
     if (closed_ || !found) return refuse(client, ErrorCode::kRoomBadToken, std::move(id));
-    if (const auto member = member_of(*client); member && member->seat != found) {
+    if (const auto member = seats_.member_of(*client); member && member->seat != found) {
       return reply_error(client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
     }
     const engine::Seat index = *found;
-    SeatSlot& seat = seats_[static_cast<std::size_t>(index)];
+    SeatSlot& seat = seats_[index];
     const bool was_away = !seat.client;
     if (seat.client && seat.client != client) {
       // The same seat on a new connection (a page reload, a network switch):
@@ -826,23 +368,14 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
       old->close(CloseReason{protocol::close_code(reason), std::string(protocol::close_reason_name(reason))});
     }
     if (was_away) {
-      ++seat.grace_generation;
-      grace_timers_[static_cast<std::size_t>(index)].cancel();
+      grace_timers_[static_cast<std::size_t>(index)]->cancel();
       seat.away_past_grace = false;
       if (seat.takeover == protocol::TakeoverReason::kDisconnected) seat.takeover.reset();
     }
     if (seat.client != client) seat.chat = chat_bucket();
     seat.client = client;
     send(client, protocol::Joined{std::move(id), code_, protocol::JoinAs::kPlayer, index, token, true});
-    const bool covered = last_v && *last_v <= v_ &&
-                         (*last_v == v_ || (!history_.empty() && history_.front().v <= *last_v + 1));
-    std::vector<SharedText> replay;
-    if (covered) replay = replay_after(*last_v, engine::Viewer::of(index));
-    if (covered && replay_fits(replay)) {
-      for (SharedText& text : replay) out(client, std::move(text));
-    } else {
-      send(client, snapshot(index));
-    }
+    send_missed(client, index, last_v);
     send(client, turn_for(index));
     // Then everyone, the owner included, learns the seat is back.
     if (was_away) record(protocol::ConnectionChanged{index, true});
@@ -850,28 +383,56 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     schedule();
   }
 
+  // The events after `last_v` as the seat sees them, or a snapshot: when they
+  // are no longer all kept, or when the replay would fill more than half of
+  // the connection's send queue (a longer one would close the client as a
+  // slow reader, while the game carries on meanwhile).
+  void send_missed(const std::shared_ptr<Client>& client, engine::Seat seat, std::optional<std::int64_t> last_v) {
+    const auto missed = last_v ? log_.since(*last_v) : std::nullopt;
+    if (missed && missed->size() <= limits_.send_queue_messages / 2) {
+      std::vector<SharedText> replay;
+      std::size_t bytes = 0;
+      for (const RoomLog::Entry* entry : *missed) {
+        const auto* game_event = std::get_if<engine::Event>(&entry->event);
+        replay.push_back(encode_shared(game_event ? protocol::EventMessage{entry->v, engine::event_for(
+                                                                                          *game_event, engine::Viewer::of(seat))}
+                                                  : protocol::EventMessage{entry->v, entry->event}));
+        bytes += replay.back()->size();
+      }
+      if (bytes <= limits_.send_queue_bytes / 2) {
+        for (SharedText& text : replay) outbox_.send(client, std::move(text));
+        return;
+      }
+    }
+    send(client, snapshot(seat));
+  }
+
   void do_disconnect(const std::shared_ptr<Client>& client) {
-    const auto member = member_of(*client);
+    const auto member = seats_.member_of(*client);
     if (!member) return;
     if (member->seat) {
-      const engine::Seat index = *member->seat;
-      SeatSlot& seat = seats_[static_cast<std::size_t>(index)];
+      SeatSlot& seat = seats_[*member->seat];
       seat.client.reset();
       seat.chat.reset();
-      record(protocol::ConnectionChanged{index, false});
-      arm_grace(index);
+      record(protocol::ConnectionChanged{*member->seat, false});
+      arm_grace(*member->seat);
     } else {
-      spectators_.erase(spectators_.begin() + static_cast<std::ptrdiff_t>(member->spectator));
-      record(protocol::SpectatorsChanged{static_cast<int>(spectators_.size())});
+      remove_spectator(member->spectator);
     }
     after_membership_change();
     check_rematch();
   }
 
+  void remove_spectator(std::size_t index) {
+    auto& spectators = seats_.spectators();
+    spectators.erase(spectators.begin() + static_cast<std::ptrdiff_t>(index));
+    record(protocol::SpectatorsChanged{static_cast<int>(spectators.size())});
+  }
+
   void do_handle(const std::shared_ptr<Client>& client, protocol::ClientMessage message, Clock::time_point arrived) {
     Id& id = message.id;
     if (closed_) return refuse(client, ErrorCode::kRoomNotFound, std::move(id));
-    const auto member = member_of(*client);
+    const auto member = seats_.member_of(*client);
     if (!member) return refuse(client, ErrorCode::kRoomNotInRoom, std::move(id));
     const bool seat_action = std::visit(Overloaded{
                                             [](const protocol::Leave&) { return false; },
@@ -884,13 +445,26 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     if (auto decision = protocol::decision_of(message.body, member->seat.value_or(0))) {
       return do_decision(client, *decision, std::move(id), arrived);
     }
+    const auto host_only = [&] {
+      if (member->seat == seats_.host()) return true;
+      reply_error(client, ErrorCode::kRoomNotHost, std::move(id));
+      return false;
+    };
     std::visit(Overloaded{
                    [&](const protocol::Leave&) { do_leave(client, *member, std::move(id)); },
-                   [&](const protocol::AddBot& m) { do_add_bot(client, *member, m, std::move(id)); },
-                   [&](const protocol::RemoveBot& m) { do_remove_bot(client, *member, m.seat, std::move(id)); },
-                   [&](const protocol::Kick& m) { do_kick(client, *member, m.seat, std::move(id)); },
-                   [&](const protocol::Start&) { do_start(client, *member, std::move(id)); },
-                   [&](const protocol::Rematch&) { do_rematch(client, *member, std::move(id)); },
+                   [&](const protocol::AddBot& m) {
+                     if (host_only()) do_add_bot(client, m, std::move(id));
+                   },
+                   [&](const protocol::RemoveBot& m) {
+                     if (host_only()) do_remove_bot(client, m.seat, std::move(id));
+                   },
+                   [&](const protocol::Kick& m) {
+                     if (host_only()) do_kick(client, m.seat, std::move(id));
+                   },
+                   [&](const protocol::Start&) {
+                     if (host_only()) do_start(client, std::move(id));
+                   },
+                   [&](const protocol::Rematch&) { do_rematch(client, *member->seat, std::move(id)); },
                    [&](const protocol::Chat& m) { do_chat(client, *member, m, std::move(id)); },
                    [&](const protocol::GetTranscript&) { do_transcript(client, std::move(id)); },
                    // The handler answers these itself, or refuses a second room.
@@ -899,28 +473,20 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
                message.body);
   }
 
-  bool require_host(const std::shared_ptr<Client>& client, const Member& member, Id& id) const {
-    if (member.seat && *member.seat == host_) return true;
-    reply_error(client, ErrorCode::kRoomNotHost, std::move(id));
-    return false;
-  }
-
   void do_leave(const std::shared_ptr<Client>& client, const Member& member, Id id) {
     reply_ok(client, std::move(id));
     client->clear_room(this);
     if (!member.seat) {
-      spectators_.erase(spectators_.begin() + static_cast<std::ptrdiff_t>(member.spectator));
-      record(protocol::SpectatorsChanged{static_cast<int>(spectators_.size())});
-      after_membership_change();
-      return;
+      remove_spectator(member.spectator);
+      return after_membership_change();
     }
     const engine::Seat index = *member.seat;
-    SeatSlot& seat = seats_[static_cast<std::size_t>(index)];
+    SeatSlot& seat = seats_[index];
     seat.client.reset();
-    if (state_ == RoomState::playing) {
-      // The seat stays at the table, played by a bot for the rest of the
-      // game; it is freed (`seat_left`) when the game ends.
-      revoke_token(seat);
+    if (state_ == State::kPlaying) {
+      // A bot plays the seat to the end of the game; it is freed (seat_left) then.
+      revoke_token(seat.token);
+      seat.token.reset();
       seat.takeover = protocol::TakeoverReason::kLeft;
       record(protocol::BotTakeover{index, protocol::TakeoverReason::kLeft, seat.level});
     } else {
@@ -931,34 +497,25 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     after_seat_lost();
   }
 
-  void do_add_bot(const std::shared_ptr<Client>& client, const Member& member, const protocol::AddBot& request,
-                  Id id) {
-    if (!require_host(client, member, id)) return;
-    if (state_ == RoomState::playing) return reply_error(client, ErrorCode::kRoomAlreadyStarted, std::move(id));
+  void do_add_bot(const std::shared_ptr<Client>& client, const protocol::AddBot& request, Id id) {
+    if (state_ == State::kPlaying) return reply_error(client, ErrorCode::kRoomAlreadyStarted, std::move(id));
     std::optional<engine::Seat> index = request.seat;
-    if (index) {
-      if (*index >= settings_.seats || !seats_[static_cast<std::size_t>(*index)].empty()) {
-        return reply_error(client, ErrorCode::kRoomBadSeat, "A bot needs an empty seat at this table.", std::move(id));
-      }
-    } else {
-      index = first_empty_seat();
-      if (!index) return reply_error(client, ErrorCode::kRoomFull, std::move(id));
+    if (index && (*index >= settings_.seats || !seats_[*index].empty())) {
+      return reply_error(client, ErrorCode::kRoomBadSeat, std::move(id), "A bot needs an empty seat at this table.");
     }
+    if (!index) index = seats_.first_empty();
+    if (!index) return reply_error(client, ErrorCode::kRoomFull, std::move(id));
     reply_ok(client, std::move(id));
-    SeatSlot& seat = seats_[static_cast<std::size_t>(*index)];
-    seat.name = bot_name(request.level);
-    seat.occupant = protocol::Occupant::kBot;
-    seat.level = request.level;
-    record(protocol::BotAdded{*index, request.level, seat.name});
+    seats_.seat_bot(*index, request.level);
+    record(protocol::BotAdded{*index, request.level, seats_[*index].name});
     after_membership_change();
     check_rematch();
   }
 
-  void do_remove_bot(const std::shared_ptr<Client>& client, const Member& member, engine::Seat index, Id id) {
-    if (!require_host(client, member, id)) return;
-    if (state_ == RoomState::playing) return reply_error(client, ErrorCode::kRoomAlreadyStarted, std::move(id));
-    if (index >= settings_.seats || !seats_[static_cast<std::size_t>(index)].bot()) {
-      return reply_error(client, ErrorCode::kRoomBadSeat, "There is no bot in that seat.", std::move(id));
+  void do_remove_bot(const std::shared_ptr<Client>& client, engine::Seat index, Id id) {
+    if (state_ == State::kPlaying) return reply_error(client, ErrorCode::kRoomAlreadyStarted, std::move(id));
+    if (index >= settings_.seats || !seats_[index].bot()) {
+      return reply_error(client, ErrorCode::kRoomBadSeat, std::move(id), "There is no bot in that seat.");
     }
     reply_ok(client, std::move(id));
     free_seat(index);
@@ -966,31 +523,25 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     after_membership_change();
   }
 
-  void do_kick(const std::shared_ptr<Client>& client, const Member& member, engine::Seat index, Id id) {
-    if (!require_host(client, member, id)) return;
-    if (index >= settings_.seats || index == host_ || !seats_[static_cast<std::size_t>(index)].human() ||
-        !seats_[static_cast<std::size_t>(index)].token) {
-      return reply_error(client, ErrorCode::kRoomBadSeat, "There is no other player in that seat.", std::move(id));
+  void do_kick(const std::shared_ptr<Client>& client, engine::Seat index, Id id) {
+    if (index >= settings_.seats || index == seats_.host() || !seats_[index].held()) {
+      return reply_error(client, ErrorCode::kRoomBadSeat, std::move(id), "There is no other player in that seat.");
     }
     reply_ok(client, std::move(id));
-    SeatSlot& seat = seats_[static_cast<std::size_t>(index)];
+    SeatSlot& seat = seats_[index];
     record(protocol::Kicked{index, seat.name});  // the kicked player sees it too
-    if (seat.client) {
-      reply_error(seat.client, ErrorCode::kRoomKicked, std::nullopt);
-      kicked_connections_.insert(seat.client->id());
-      seat.client->clear_room(this);
+    const auto kicked = seat.client;
+    // The token stays registered as a kicked one: a resume answers room/kicked.
+    seats_.remember_kick(index);
+    if (kicked) {
+      reply_error(kicked, ErrorCode::kRoomKicked, std::nullopt);
+      kicked->clear_room(this);
       seat.client.reset();
     }
-    kicked_names_.push_back(seat.name);
-    if (seat.token) {
-      // Still registered, but now a kicked token: see do_resume.
-      kicked_tokens_.push_back(*seat.token);
-      seat.token.reset();
-    }
-    if (state_ == RoomState::playing) {
+    grace_timers_[static_cast<std::size_t>(index)]->cancel();
+    if (state_ == State::kPlaying) {
       seat.kicked = true;
       seat.takeover = protocol::TakeoverReason::kKicked;
-      ++seat.grace_generation;
       record(protocol::BotTakeover{index, protocol::TakeoverReason::kKicked, seat.level});
     } else {
       free_seat(index);
@@ -998,35 +549,23 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     after_seat_lost();
   }
 
-  void do_start(const std::shared_ptr<Client>& client, const Member& member, Id id) {
-    if (!require_host(client, member, id)) return;
-    if (state_ == RoomState::playing) return reply_error(client, ErrorCode::kRoomAlreadyStarted, std::move(id));
-    if (state_ == RoomState::waiting && !all_seats_filled()) {
-      return reply_error(client, ErrorCode::kRoomNotEnoughPlayers,
+  void do_start(const std::shared_ptr<Client>& client, Id id) {
+    if (state_ == State::kPlaying) return reply_error(client, ErrorCode::kRoomAlreadyStarted, std::move(id));
+    if (state_ == State::kWaiting && !seats_.full()) {
+      return reply_error(client, ErrorCode::kRoomNotEnoughPlayers, std::move(id),
                          "Every seat needs a player or a bot before the game can start: add a bot or wait for "
-                         "someone to join.",
-                         std::move(id));
+                         "someone to join.");
     }
     reply_ok(client, std::move(id));
-    // After a game the table was full once: a seat emptied since gets a bot.
-    fill_empty_seats_with_bots();
     start_game();
   }
 
-  void do_rematch(const std::shared_ptr<Client>& client, const Member& member, Id id) {
-    if (state_ != RoomState::over) return reply_error(client, ErrorCode::kRoomNotOver, std::move(id));
+  void do_rematch(const std::shared_ptr<Client>& client, engine::Seat seat, Id id) {
+    if (state_ != State::kOver) return reply_error(client, ErrorCode::kRoomNotOver, std::move(id));
     reply_ok(client, std::move(id));
-    rematch_votes_ = static_cast<std::uint8_t>(rematch_votes_ | (1U << *member.seat));
-    record(rematch_vote(*member.seat));
+    seats_.vote(seat);
+    record(protocol::RematchVote{seat, seats_.voters()});
     check_rematch();
-  }
-
-  protocol::RematchVote rematch_vote(engine::Seat seat) const {
-    protocol::RematchVote vote{seat, {}};
-    for (int i = 0; i < settings_.seats; ++i) {
-      if ((rematch_votes_ >> i) & 1U) vote.ready.push_back(i);
-    }
-    return vote;
   }
 
   void do_chat(const std::shared_ptr<Client>& client, const Member& member, const protocol::Chat& chat, Id id) {
@@ -1034,176 +573,121 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     if (settings_.chat == protocol::ChatMode::kPhrases && chat.phrase.empty()) {
       return reply_error(client, ErrorCode::kChatNotAPhrase, std::move(id));
     }
-    TokenBucket& bucket = member.seat ? *seats_[static_cast<std::size_t>(*member.seat)].chat
-                                      : spectators_[member.spectator].chat;
+    TokenBucket& bucket = member.seat ? *seats_[*member.seat].chat : seats_.spectators()[member.spectator].chat;
     if (!bucket.try_take(TokenBucket::Clock::now())) {
       return reply_error(client, ErrorCode::kChatRateLimited, std::move(id));
     }
     reply_ok(client, std::move(id));
-    record(protocol::ChatPosted{member.seat, name_of(member), chat.text, chat.phrase});
+    record(protocol::ChatPosted{member.seat, seats_.name_of(member), chat.text, chat.phrase});
   }
 
-  // The most recent finished game of the room, to players and spectators
-  // alike: it is only ever a finished game, whose hands are public by then.
-  void do_transcript(const std::shared_ptr<Client>& client, Id id) const {
-    if (!last_transcript_) return reply_error(client, ErrorCode::kRoomTranscriptUnavailable, std::move(id));
-    protocol::TranscriptMessage message = *last_transcript_;
-    message.id = std::move(id);
-    send(client, message);
+  // The most recent finished game, to players and spectators alike: its
+  // hands are public by then.
+  void do_transcript(const std::shared_ptr<Client>& client, Id id) {
+    if (!game_ || !game_->game().over()) {
+      return reply_error(client, ErrorCode::kRoomTranscriptUnavailable, std::move(id));
+    }
+    std::optional<std::string> kept_id;
+    if (outbox_.enabled()) kept_id = game_->id();
+    send(client, protocol::TranscriptMessage{std::move(id), code_, game_->number(), transcript(), game_->players(),
+                                            kept_id});
   }
 
   void do_decision(const std::shared_ptr<Client>& client, const engine::Decision& decision, Id id,
                    Clock::time_point arrived) {
-    if (!game_) return reply_error(client, ErrorCode::kRoomNotStarted, std::move(id));
-    if (auto refusal = game_->check(decision)) {
+    if (!game_ || state_ != State::kPlaying) {
+      if (!game_) return reply_error(client, ErrorCode::kRoomNotStarted, std::move(id));
+    }
+    if (auto refusal = game_->game().check(decision)) {
       const protocol::Error error = protocol::refusal_error(*refusal, std::move(id));
       services_.metrics->action_refused(protocol::error_code_name(error.code));
-      spdlog::debug("room {}: refused {}: {}", code_, engine::to_string(decision), refusal->message);
       return send(client, error);
     }
-    if (auto refusal = game_->apply(decision)) {  // cannot happen: check and apply share one test
-      spdlog::error("room {}: a checked decision was refused: {}", code_, refusal->message);
-      return;
-    }
-    write_decision(decision);
     reply_ok(client, std::move(id));
-    services_.metrics->action_applied();
-    after_decision();
+    apply(decision);
     services_.metrics->observe_action_latency(Clock::now() - arrived);
   }
 
   // ------------------------------------------------------------ the game
 
-  // Who holds each seat now, as a game's players.
-  std::vector<protocol::Player> seated_players() const {
-    std::vector<protocol::Player> players;
-    for (const SeatSlot& seat : seats_) {
-      players.push_back(protocol::Player{seat.name, seat.bot() ? std::optional(seat.level) : std::nullopt});
+  void start_game() {
+    while (const auto index = seats_.first_empty()) {  // after a game: a seat emptied since gets a bot
+      seats_.seat_bot(*index, kStandInLevel);
+      record(protocol::BotAdded{*index, kStandInLevel, seats_[*index].name});
     }
-    return players;
-  }
-
-  bool start_game() {
-    const int players = settings_.seats;
     engine::Rng deal_rng(engine::os_seed());
-    deal_ = engine::prepare_deal(settings_.rules, players, deal_rng);
-    auto started = engine::Game::start(settings_.rules, players, deal_.deck, deal_.dealer, deal_.first);
-    if (const auto* error = std::get_if<engine::ConfigError>(&started)) {
-      spdlog::error("room {}: cannot start a game: {}", code_, error->message);
-      return false;
+    const engine::DealSetup deal = engine::prepare_deal(settings_.rules, settings_.seats, deal_rng);
+    std::vector<protocol::BotLevel> levels;
+    for (const SeatSlot& seat : seats_.seats()) levels.push_back(seat.level);
+    auto started = RoomGame::start(settings_.rules, deal.deck, deal.dealer, deal.first, game_number_ + 1,
+                                   outbox_.enabled() ? new_token() : std::string(), seats_.players(), levels);
+    if (const auto* error = std::get_if<std::string>(&started)) {
+      spdlog::error("room {}: cannot start a game: {}", code_, *error);
+      return;
     }
-    game_.emplace(std::get<engine::Game>(std::move(started)));
-    ++game_number_;
-    game_players_ = seated_players();
-    if (services_.writer) {
-      game_id_ = new_token();
-      decision_seq_ = 0;
-      write_seats();
-      // The set-up, and who is dealt in: a finished game names its players
-      // from this whoever holds the seats later (rebuild_game).
-      nlohmann::json setup = protocol::transcript_to_json(engine::make_transcript(*game_));
-      setup["seats"] = protocol::players_to_json(game_players_);
-      write(record::GameStarted{code_, game_number_, game_id_, setup.dump(), now_ms()});
-    }
-    rematch_votes_ = 0;
-    result_.reset();
-    set_state(RoomState::playing);
+    game_.emplace(std::get<RoomGame>(std::move(started)));
+    game_number_ = game_->number();
+    write_seats();
+    write(record::GameStarted{code_, game_number_, game_->id(), protocol::setup_record(transcript(), game_->players()),
+                              now_ms()});
+    seats_.clear_votes();
+    set_state(State::kPlaying);
     services_.metrics->game_started();
-
-    bots_.clear();
-    for (int i = 0; i < players; ++i) {
-      bots_.push_back(engine::make_bot(seats_[static_cast<std::size_t>(i)].level, settings_.rules, players, i));
-    }
     // The log says who plays before the engine's deal events follow.
-    record(protocol::NewGame{game_number_, game_players_});
-    const std::vector<engine::Event> start_events = game_->last_events();
-    for (const engine::Event& event : start_events) record_game_event(event);
+    record(protocol::NewGame{game_number_, game_->players()});
     spdlog::info("room {}: game {} started", code_, game_number_);
-    if (game_->over()) finish_game();
-    schedule();
-    announce_turn();
+    after_events();
     refresh_lobby();
-    return true;
   }
 
-  void record_game_event(const engine::Event& event) {
-    if (const auto* over = std::get_if<engine::GameOver>(&event)) result_ = *over;
-    record(protocol::RoomEvent(event));
+  void apply(const engine::Decision& decision) {
+    if (auto refusal = game_->apply(decision)) {  // cannot happen: checked, or chosen from the legal list
+      spdlog::error("room {}: a legal decision was refused: {}", code_, refusal->message);
+      return;
+    }
+    write(record::DecisionAccepted{game_->id(), game_->decisions() - 1, protocol::decision_to_json(decision).dump()});
+    services_.metrics->action_applied();
+    after_events();
   }
 
-  void after_decision() {
-    const std::vector<engine::Event> events = game_->last_events();
-    for (const engine::Event& event : events) record_game_event(event);
-    if (game_->over()) finish_game();
+  // A decision (or the deal) happened: its events go out, the game may be
+  // over, the next decision is waited for, and a `turn` closes it all.
+  void after_events() {
+    for (const engine::Event& event : game_->game().last_events()) record(protocol::RoomEvent(event));
+    if (game_->game().over()) finish_game();
     schedule();
     announce_turn();
-  }
-
-  // The `turn` that closes every decision's events: who is to act, and for
-  // that seat (only) what it may do. The public copy is encoded once.
-  protocol::Turn turn_for(std::optional<engine::Seat> viewer) const {
-    protocol::Turn turn{v_, std::nullopt, std::nullopt};
-    if (state_ != RoomState::playing || !game_ || game_->over()) return turn;
-    turn.seat = game_->to_act();
-    if (viewer && *viewer == *turn.seat) {
-      engine::LegalDecisions legal = game_->legal(*viewer);
-      if (!legal.empty()) turn.legal = legal;
-    }
-    return turn;
-  }
-
-  void announce_turn() const {
-    const protocol::Turn shared = turn_for(std::nullopt);
-    const SharedText text = encode_shared(shared);
-    for (std::size_t i = 0; i < seats_.size(); ++i) {
-      const SeatSlot& seat = seats_[i];
-      if (!seat.client) continue;
-      if (shared.seat && *shared.seat == static_cast<engine::Seat>(i)) {
-        send(seat.client, turn_for(shared.seat));
-      } else {
-        out(seat.client, text);
-      }
-    }
-    for (const Spectator& spectator : spectators_) out(spectator.client, text);
   }
 
   void finish_game() {
-    cancel_bot();
-    cancel_turn_timer();
-    set_state(RoomState::over);
+    bot_timer_.cancel();
+    stop_turn_timer();
+    set_state(State::kOver);
     services_.metrics->game_finished();
-    bots_.clear();
-    last_transcript_ = protocol::TranscriptMessage{std::nullopt, code_, game_number_, engine::make_transcript(*game_),
-                                                   game_players_, std::nullopt};
-    if (services_.writer) {
-      last_transcript_->game_id = game_id_;
-      write(record::GameFinished{game_id_, protocol::transcript_document(last_transcript_->transcript, game_players_),
-                                 now_ms()});
-    }
+    game_->drop_bots();
+    write(record::GameFinished{game_->id(), protocol::transcript_document(transcript(), game_->players()), now_ms()});
     spdlog::info("room {}: game {} over", code_, game_number_);
-    for (std::size_t i = 0; i < seats_.size(); ++i) {
+    for (int i = 0; i < seats_.size(); ++i) {
       SeatSlot& seat = seats_[i];
       if (!seat.human() || !seat.takeover) continue;
-      const auto index = static_cast<engine::Seat>(i);
       if (seat.takeover == protocol::TakeoverReason::kDisconnected) {
-        // Away: no bot is needed between games. The seat stays its owner's
-        // until the room closes, so they can come back to the result and
-        // play again; if they are still away when the next game starts, a
-        // bot plays for them from their first turn (away_past_grace).
+        // Away: no bot is needed between games, and the seat stays its
+        // owner's until the room closes (away_past_grace makes a bot play it
+        // from its first turn if the next game starts without them).
         seat.takeover.reset();
       } else {
-        // Left or kicked during the game: the seat is free again. This is
-        // the one `seat_left` for it (the leave itself said `bot_takeover`).
+        // Left or kicked during the game: the seat is free again, and this is
+        // its one `seat_left` (the leave said bot_takeover).
         const std::string name = seat.name;
-        free_seat(index);
-        record(protocol::SeatLeft{index, name});
+        free_seat(i);
+        record(protocol::SeatLeft{i, name});
       }
     }
     after_membership_change();
   }
 
   bool bot_controls(engine::Seat index) const {
-    const SeatSlot& seat = seats_[static_cast<std::size_t>(index)];
+    const SeatSlot& seat = seats_[index];
     return seat.bot() || (seat.human() && seat.takeover.has_value());
   }
 
@@ -1211,265 +695,196 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // of a human seat. Keyed by the decision count, so an unrelated event (a
   // chat line, a reconnect) neither delays a bot nor restarts a timer.
   void schedule() {
-    if (state_ != RoomState::playing || !game_ || game_->over()) {
-      cancel_bot();
-      cancel_turn_timer();
-      return;
+    if (state_ != State::kPlaying || !game_) {
+      bot_timer_.cancel();
+      return stop_turn_timer();
     }
-    const std::size_t key = game_->decisions().size();
-    const engine::Seat seat = game_->to_act();
-    SeatSlot& slot = seats_[static_cast<std::size_t>(seat)];
+    const std::size_t key = game_->game().decisions().size();
+    const engine::Seat seat = game_->game().to_act();
+    SeatSlot& slot = seats_[seat];
     if (slot.human() && !slot.client && slot.away_past_grace && !slot.takeover) {
       // Away past the grace period and now to act: a bot plays the seat
-      // until its owner resumes (protocol/README.md, server contract 8).
+      // until its owner resumes.
       slot.takeover = protocol::TakeoverReason::kDisconnected;
       record(protocol::BotTakeover{seat, protocol::TakeoverReason::kDisconnected, slot.level});
     }
     if (bot_controls(seat)) {
-      cancel_turn_timer();
-      if (bot_key_ != key) arm_bot(key);
-      return;
+      stop_turn_timer();
+      if (bot_key_ == key && bot_timer_.armed()) return;
+      bot_key_ = key;
+      return bot_timer_.arm(limits_.bot_delay, [weak = weak_from_this()] {
+        if (auto self = weak.lock()) self->on_bot_timer();
+      });
     }
-    cancel_bot();
+    bot_timer_.cancel();
     if (settings_.turn_timer_seconds > 0 && (turn_key_ != key || !turn_info_ || turn_info_->seat != seat)) {
       arm_turn_timer(seat, key);
     }
   }
 
-  void arm_bot(std::size_t key) {
-    bot_key_ = key;
-    const std::uint64_t generation = ++bot_generation_;
-    bot_timer_.expires_after(limits_.bot_delay);
-    bot_timer_.async_wait([weak = weak_from_this(), generation](const boost::system::error_code&) {
-      if (auto self = weak.lock()) self->on_bot_timer(generation);
-    });
-  }
-
-  void cancel_bot() {
-    if (!bot_key_) return;
-    bot_key_.reset();
-    ++bot_generation_;
-    bot_timer_.cancel();
-  }
-
-  void on_bot_timer(std::uint64_t generation) {
-    if (generation != bot_generation_ || closed_) return;
-    bot_key_.reset();
-    if (state_ != RoomState::playing || !game_) return;
-    const engine::Seat seat = game_->to_act();
+  void on_bot_timer() {
+    if (closed_ || state_ != State::kPlaying || !game_) return;
+    const engine::Seat seat = game_->game().to_act();
     if (bot_controls(seat)) bot_move(seat);
-    schedule();
   }
 
   void arm_turn_timer(engine::Seat seat, std::size_t key) {
     turn_key_ = key;
-    const std::uint64_t generation = ++turn_generation_;
     const std::chrono::seconds length(settings_.turn_timer_seconds);
-    const auto deadline =
-        std::chrono::duration_cast<std::chrono::milliseconds>((std::chrono::system_clock::now() + length).time_since_epoch());
+    const auto deadline = std::chrono::duration_cast<std::chrono::milliseconds>(
+        (std::chrono::system_clock::now() + length).time_since_epoch());
     turn_info_ = protocol::TurnTimer{seat, settings_.turn_timer_seconds, deadline.count()};
     record(*turn_info_);
-    turn_timer_.expires_after(length);
-    turn_timer_.async_wait([weak = weak_from_this(), generation](const boost::system::error_code&) {
-      if (auto self = weak.lock()) self->on_turn_timeout(generation);
+    turn_timer_.arm(length, [weak = weak_from_this()] {
+      if (auto self = weak.lock()) self->on_turn_timeout();
     });
   }
 
-  void cancel_turn_timer() {
+  void stop_turn_timer() {
     turn_info_.reset();
-    if (!turn_key_) return;
     turn_key_.reset();
-    ++turn_generation_;
     turn_timer_.cancel();
   }
 
   // The seat let its timer run out: one bot move for it, announced, then play
   // goes on (a new timer if the same seat must decide again).
-  void on_turn_timeout(std::uint64_t generation) {
-    if (generation != turn_generation_ || closed_ || state_ != RoomState::playing || !game_) return;
+  void on_turn_timeout() {
+    if (closed_ || state_ != State::kPlaying || !game_) return;
     const auto info = turn_info_;
-    turn_key_.reset();
     turn_info_.reset();
-    const engine::Seat seat = game_->to_act();
+    turn_key_.reset();
+    const engine::Seat seat = game_->game().to_act();
     if (info && info->seat == seat && !bot_controls(seat)) {
-      record(protocol::BotTakeover{seat, protocol::TakeoverReason::kTimeout, kTakeoverLevel});
+      record(protocol::BotTakeover{seat, protocol::TakeoverReason::kTimeout, kStandInLevel});
       bot_move(seat);
+    } else {
+      schedule();
     }
-    schedule();
   }
 
   void bot_move(engine::Seat seat) {
-    const engine::View view = engine::view_of(*game_, engine::Viewer::of(seat));
-    if (view.legal.empty()) {
-      spdlog::error("room {}: seat {} is to act with no legal decision", code_, seat);
-      return;
-    }
-    engine::Decision decision = view.legal.nth(0);
-    try {
-      decision = bots_[static_cast<std::size_t>(seat)]->decide(view, rng_);
-    } catch (const std::exception& error) {
-      spdlog::error("room {}: bot for seat {} failed: {}", code_, seat, error.what());
-    }
-    if (decision.seat != seat || !view.legal.contains(decision)) {
-      spdlog::error("room {}: bot for seat {} chose an illegal decision; playing the first legal one", code_, seat);
-      decision = view.legal.nth(0);
-    }
-    if (auto refusal = game_->apply(decision)) {
-      spdlog::error("room {}: legal decision refused: {}", code_, refusal->message);
-      return;
-    }
-    write_decision(decision);
-    services_.metrics->action_applied();
-    after_decision();
+    auto [decision, problem] = game_->bot_decision(seat, rng_);
+    if (!problem.empty()) spdlog::error("room {}: seat {}: {}", code_, seat, problem);
+    if (decision) apply(*decision);
   }
 
   // ------------------------------------------------------------ seats over time
 
   void arm_grace(engine::Seat index) {
-    const std::uint64_t generation = ++seats_[static_cast<std::size_t>(index)].grace_generation;
-    auto& timer = grace_timers_[static_cast<std::size_t>(index)];
-    timer.expires_after(limits_.seat_grace_period);
-    timer.async_wait([weak = weak_from_this(), index, generation](const boost::system::error_code&) {
-      if (auto self = weak.lock()) self->on_grace_expired(index, generation);
+    grace_timers_[static_cast<std::size_t>(index)]->arm(limits_.seat_grace_period, [weak = weak_from_this(), index] {
+      if (auto self = weak.lock()) self->on_grace_expired(index);
     });
   }
 
-  void on_grace_expired(engine::Seat index, std::uint64_t generation) {
-    SeatSlot& seat = seats_[static_cast<std::size_t>(index)];
-    if (closed_ || generation != seat.grace_generation || seat.client || !seat.token || !seat.human()) return;
-    if (state_ != RoomState::waiting) {
-      // In a game, a bot stands in once the seat is to act (schedule());
-      // after a game the seat stays its owner's until the room closes.
+  void on_grace_expired(engine::Seat index) {
+    SeatSlot& seat = seats_[index];
+    if (closed_ || seat.client || !seat.held()) return;
+    if (state_ != State::kWaiting) {
+      // In a game a bot stands in once the seat is to act (schedule()); after
+      // a game the seat stays its owner's until the room closes.
       seat.away_past_grace = true;
-      schedule();
-    } else {
-      const std::string name = seat.name;
-      free_seat(index);
-      record(protocol::SeatLeft{index, name});
-      after_seat_lost();
+      return schedule();
     }
+    const std::string name = seat.name;
+    free_seat(index);
+    record(protocol::SeatLeft{index, name});
+    after_seat_lost();
+  }
+
+  // Nobody is connected after a restart: each seat's owner has a fresh grace
+  // period to come back; the seat to act gets its bot or its turn timer.
+  void resume_after_restart() {
+    if (closed_) return;
+    for (int i = 0; i < seats_.size(); ++i) {
+      if (seats_[i].held()) arm_grace(i);
+    }
+    spdlog::info("room {} restored ({}, version {})", code_,
+                 state_ == State::kWaiting   ? "waiting"
+                 : state_ == State::kPlaying ? "game " + std::to_string(game_number_) + " in play"
+                                             : "game " + std::to_string(game_number_) + " over",
+                 log_.v());
+    after_seat_lost();  // closes a room no human holds a seat in; else schedules
   }
 
   // A human gave up a seat (left, kicked, or away past the grace period
-  // outside a game): the host role moves on, and a room without humans closes.
+  // before a game): the host role moves on, and a room without humans closes.
   void after_seat_lost() {
-    const bool anyone = std::any_of(seats_.begin(), seats_.end(), [](const SeatSlot& s) { return s.human() && s.token; });
-    if (!anyone) {
+    if (!seats_.anyone_holds_a_seat()) {
       return close_room(protocol::RoomClosedReason::kPlayersLeft, "Every player has left, so the room has closed.");
     }
-    reassign_host();
+    pass_host_on();
     after_membership_change();
     schedule();
     check_rematch();
   }
 
-  // The host must hold a seat; otherwise the lowest seat still held by a
-  // human becomes host (a disconnected host keeps the role while the seat is
-  // theirs).
-  void reassign_host() {
-    const auto holds = [&](std::size_t i) { return seats_[i].human() && seats_[i].token.has_value(); };
-    if (holds(static_cast<std::size_t>(host_))) return;
-    for (std::size_t i = 0; i < seats_.size(); ++i) {
-      if (holds(i)) {
-        host_ = static_cast<engine::Seat>(i);
-        record(protocol::HostChanged{host_});
-        return;
-      }
-    }
+  void pass_host_on() {
+    if (const auto host = seats_.pass_host_on_if_needed()) record(protocol::HostChanged{*host});
   }
 
   // After a game: the next one starts once every connected player has voted
-  // for it (and at least one of them has). A seat emptied since the last game
-  // gets a bot first, so a departed player never holds the table up.
+  // (and at least one of them has); start_game gives empty seats a bot.
   void check_rematch() {
-    if (state_ != RoomState::over || rematch_votes_ == 0) return;
+    if (state_ != State::kOver || !seats_.any_votes()) return;
     bool voter_here = false;
-    for (std::size_t i = 0; i < seats_.size(); ++i) {
+    for (int i = 0; i < seats_.size(); ++i) {
       if (!seats_[i].human() || !seats_[i].client) continue;
-      if (!((rematch_votes_ >> i) & 1U)) return;
+      if (!seats_.voted(i)) return;
       voter_here = true;
     }
-    if (!voter_here) return;
-    fill_empty_seats_with_bots();
-    start_game();
-  }
-
-  // Before a rematch: every empty seat gets a bot of the stand-in level.
-  void fill_empty_seats_with_bots() {
-    while (const auto index = first_empty_seat()) {
-      SeatSlot& seat = seats_[static_cast<std::size_t>(*index)];
-      seat.occupant = protocol::Occupant::kBot;
-      seat.level = kTakeoverLevel;
-      seat.name = bot_name(kTakeoverLevel);
-      record(protocol::BotAdded{*index, seat.level, seat.name});
-    }
-    after_membership_change();
+    if (voter_here) start_game();
   }
 
   void after_membership_change() {
     if (closed_) return;
     write_seats();
     refresh_lobby();
-    const bool idle = connected_count() == 0;
-    if (idle && !idle_armed_) {
-      idle_armed_ = true;
-      const std::uint64_t generation = ++idle_generation_;
-      idle_timer_.expires_after(limits_.room_idle_expiry);
-      idle_timer_.async_wait([weak = weak_from_this(), generation](const boost::system::error_code&) {
-        if (auto self = weak.lock()) self->on_idle(generation);
+    const bool idle = seats_.connected() == 0;
+    if (idle && !idle_timer_.armed()) {
+      idle_timer_.arm(limits_.room_idle_expiry, [weak = weak_from_this()] {
+        if (auto self = weak.lock()) self->on_idle();
       });
-    } else if (!idle && idle_armed_) {
-      idle_armed_ = false;
-      ++idle_generation_;
+    } else if (!idle) {
       idle_timer_.cancel();
     }
   }
 
-  void on_idle(std::uint64_t generation) {
-    if (generation != idle_generation_ || closed_ || connected_count() != 0) return;
+  void on_idle() {
+    if (closed_ || seats_.connected() != 0) return;
     close_room(protocol::RoomClosedReason::kIdle, "Nobody was connected for a while, so the room has closed.");
   }
 
   // The room is gone: its tokens stop working, its code is free again, and
-  // whoever is still in it (spectators of a room whose players all left) is
-  // told with `room_closed` and let go.
+  // whoever is still in it is told with `room_closed` and let go.
   void close_room(protocol::RoomClosedReason reason, const std::string& why) {
     spdlog::info("room {} closed: {}", code_, why);
-    const SharedText closed = encode_shared(protocol::RoomClosed{code_, reason, why});
-    if (services_.writer) write(record::RoomClosed{code_});
+    write(record::RoomClosed{code_});
     closed_ = true;
-    cancel_bot();
-    cancel_turn_timer();
-    for (std::size_t i = 0; i < seats_.size(); ++i) {
-      revoke_token(seats_[i]);
-      ++seats_[i].grace_generation;
-      grace_timers_[i].cancel();
-      if (seats_[i].client) {
-        out(seats_[i].client, closed);
-        seats_[i].client->clear_room(this);
-        seats_[i].client.reset();
-      }
-    }
-    if (auto registry = registry_.lock()) {
-      for (const TokenHash& hash : kicked_tokens_) registry->remove_token(hash);
-    }
-    for (const Spectator& spectator : spectators_) {
-      out(spectator.client, closed);
-      spectator.client->clear_room(this);
-    }
-    spectators_.clear();
-    idle_armed_ = false;
-    ++idle_generation_;
+    bot_timer_.cancel();
+    stop_turn_timer();
     idle_timer_.cancel();
+    const SharedText closed = encode_shared(protocol::RoomClosed{code_, reason, why});
+    for_each_member([&](const auto& client, auto) {
+      outbox_.send(client, closed);
+      client->clear_room(this);
+    });
+    for (int i = 0; i < seats_.size(); ++i) {
+      grace_timers_[static_cast<std::size_t>(i)]->cancel();
+      revoke_token(seats_[i].token);
+      seats_[i].token.reset();
+      seats_[i].client.reset();
+    }
+    for (const TokenHash& hash : seats_.kicked_tokens()) revoke_token(hash);
+    seats_.spectators().clear();
     {
       std::lock_guard lock(lobby_mutex_);
       lobby_.reset();
     }
     services_.metrics->rooms_changed(state_, -1);
-    if (auto registry = registry_.lock()) registry->remove_room(code_, this);
+    if (auto host = host_.lock()) host->room_closed(code_, this);
   }
 
-  void set_state(RoomState state) {
+  void set_state(State state) {
     if (state == state_) return;
     services_.metrics->rooms_changed(state_, -1);
     services_.metrics->rooms_changed(state, +1);
@@ -1478,13 +893,13 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   void refresh_lobby() {
     std::optional<protocol::LobbyRoom> entry;
-    if (!closed_ && settings_.listed && state_ == RoomState::waiting && !all_seats_filled()) {
+    if (!closed_ && settings_.listed && state_ == State::kWaiting && !seats_.full()) {
       protocol::LobbyRoom room;
       room.code = code_;
-      room.host = seats_[static_cast<std::size_t>(host_)].name;
+      room.host = seats_[seats_.host()].name;
       room.preset = settings_.rules.preset;
       room.seats = settings_.seats;
-      for (const SeatSlot& seat : seats_) {
+      for (const SeatSlot& seat : seats_.seats()) {
         room.taken += seat.empty() ? 0 : 1;
         room.bots += seat.bot() ? 1 : 0;
       }
@@ -1499,64 +914,26 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   const RoomServices services_;
   const Limits& limits_;
-  const std::weak_ptr<Registry> registry_;
+  const std::weak_ptr<RoomHost> host_;
   const std::string code_;
   const protocol::RoomSettings settings_;
   Strand strand_;
 
-  RoomState state_ = RoomState::waiting;
+  State state_ = State::kWaiting;
   bool closed_ = false;
-  engine::Seat host_ = 0;
-  std::vector<SeatSlot> seats_;
-  std::vector<Spectator> spectators_;
-
-  std::int64_t v_ = 0;
-  std::deque<Logged> history_;
-
+  SeatTable seats_;
+  RoomLog log_;
+  DurableOutbox outbox_;
   int game_number_ = 0;
+  std::optional<RoomGame> game_;  // the game in play, or the last one finished
 
-  // Durability (services_.writer set): the current game's public id and next
-  // decision number; records not yet handed to the writer; submissions made
-  // and committed; messages waiting for a commit. `out` is const (sending
-  // does not change the room) but may hold a message, hence mutable.
-  struct Held {
-    std::uint64_t needs = 0;
-    std::shared_ptr<Client> client;
-    SharedText text;
-  };
-  std::string game_id_;
-  std::int64_t decision_seq_ = 0;
-  std::vector<Record> unsubmitted_;
-  bool version_pending_ = false;  // v_ moved since the last submission
-  bool flush_posted_ = false;
-  std::uint64_t submitted_ = 0;
-  std::uint64_t durable_ = 0;
-  mutable std::deque<Held> held_;
-  engine::DealSetup deal_;
-  std::optional<engine::Game> game_;
-  std::optional<engine::GameOver> result_;
-  std::vector<protocol::Player> game_players_;
-  std::vector<std::unique_ptr<engine::Bot>> bots_;  // one per seat while a game is on
-  std::optional<protocol::TranscriptMessage> last_transcript_;  // of the last finished game
-  // Whom the host removed: they may not sit down here again, on this
-  // connection, with their old seat token (kept registered, so a resume
-  // says room/kicked rather than bad_token) or under the same name.
-  std::set<std::uint64_t> kicked_connections_;
-  std::vector<TokenHash> kicked_tokens_;
-  std::vector<std::string> kicked_names_;
-  std::uint8_t rematch_votes_ = 0;                   // bit per seat
-
-  net::steady_timer bot_timer_;
-  std::optional<std::size_t> bot_key_;
-  std::uint64_t bot_generation_ = 0;
-  net::steady_timer turn_timer_;
+  GuardedTimer bot_timer_;
+  std::optional<std::size_t> bot_key_;  // the decision count the bot's move is armed for
+  GuardedTimer turn_timer_;
   std::optional<std::size_t> turn_key_;
   std::optional<protocol::TurnTimer> turn_info_;
-  std::uint64_t turn_generation_ = 0;
-  std::deque<net::steady_timer> grace_timers_;  // one per seat
-  net::steady_timer idle_timer_;
-  bool idle_armed_ = false;
-  std::uint64_t idle_generation_ = 0;
+  std::vector<std::unique_ptr<GuardedTimer>> grace_timers_;  // one per seat
+  GuardedTimer idle_timer_;
   engine::Rng rng_;
 
   mutable std::mutex lobby_mutex_;
@@ -1565,34 +942,19 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
 }  // namespace
 
-std::variant<std::shared_ptr<Room>, std::string> Room::restore(const RoomServices& services,
-                                                                const std::shared_ptr<Registry>& registry,
-                                                                const StoredRoom& stored, Store& store) {
-  auto settings = settings_from_json(stored.settings);
-  if (const auto* error = std::get_if<std::string>(&settings)) return *error;
-  auto room = std::make_shared<RoomImpl>(services, registry, stored.room,
-                                         std::get<protocol::RoomSettings>(std::move(settings)));
-  std::optional<std::string> problem;
-  try {
-    problem = room->rebuild(stored, store);
-  } catch (const StoreError&) {
-    room->discard();
-    throw;
-  } catch (const std::exception& error) {
-    // Unreadable stored JSON of an unexpected shape, an engine refusal, ...
-    problem = std::string("rebuilding it failed: ") + error.what();
-  }
-  if (!problem && !room->adopt(*registry)) problem = "the code is taken twice";
-  if (problem) {
-    room->discard();
-    return *problem;
-  }
-  return std::shared_ptr<Room>(std::move(room));
+std::shared_ptr<Room> Room::make(const RoomServices& services, std::weak_ptr<RoomHost> host, std::string code,
+                                 protocol::RoomSettings settings) {
+  const int seats = settings.seats;
+  return std::make_shared<RoomImpl>(services, std::move(host), std::move(code), std::move(settings), SeatTable(seats),
+                                    0);
 }
 
-std::shared_ptr<Room> Room::make(const RoomServices& services, std::weak_ptr<Registry> registry, std::string code,
-                                 protocol::RoomSettings settings) {
-  return std::make_shared<RoomImpl>(services, std::move(registry), std::move(code), std::move(settings));
+std::shared_ptr<Room> Room::restore(const RoomServices& services, std::weak_ptr<RoomHost> host,
+                                    RestoredRoom restored) {
+  auto room = std::make_shared<RoomImpl>(services, std::move(host), restored.code, restored.settings,
+                                         std::move(restored.seats), restored.v);
+  room->adopt_restored(restored);
+  return room;
 }
 
 }  // namespace gofish::server

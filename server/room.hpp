@@ -13,25 +13,31 @@
 // card drawn) is encoded once for its owner and once for everyone else.
 //
 // The interface is abstract so that Asio stays in room.cpp: this header (and
-// the registry and handler that include it) compile without it.
+// the registry and handler that include it) compile without it. The room is
+// built of collaborators, each in its own file and tested on its own:
+// seat_table (who sits where), room_log (versions and history),
+// durable_outbox (the durability hold), guarded_timer (its four timers),
+// room_game (the game and its bots) and room_restore (reading it back).
 //
 // protocol/README.md ("Server contract") is this class's specification. The
 // choices it leaves open, and how they are made here:
 // - A game starts only when every seat holds a human or a bot (the host fills
 //   empty seats with bots), so engine seats are room seats, one to one.
 // - A player who drops keeps the seat: the grace period runs from the drop.
-//   During a game a bot then plays the seat until the owner resumes; outside
-//   a game the seat is freed instead. A game that ends while its owner is
-//   still away gives them one more grace period before the seat is freed. A
-//   seat left or kicked during a game is played by a bot to the end and freed
-//   when the game ends (`seat_left` then says it is free).
+//   In a waiting room the seat is freed when it runs out; during a game a
+//   bot plays the seat, from its first turn after the grace period, until
+//   the owner resumes; after a game the seat stays the owner's until the
+//   room closes. A seat left or kicked during a game is played by a bot to
+//   the end and freed when the game ends (`seat_left` then says it is free).
 // - A resume from the connection that already holds the seat is a resync:
 //   the events after last_v, or a snapshot, and no `connection` event.
 // - The transcript (of the last finished game) goes to players and
 //   spectators alike: every hand is public once a game is over.
-// - Rematch votes wait for empty seats to be filled; they start the game as
-//   soon as every seat is filled and every connected human has voted.
-// - A kicked connection may not sit down in that room again (it may watch).
+// - A rematch starts once every connected player has voted; a seat emptied
+//   since the last game gets a medium bot first, so nobody waits for a
+//   departed player.
+// - A kicked player may not sit down in that room again, by connection,
+//   token or name (they may watch).
 #pragma once
 
 #include <chrono>
@@ -39,12 +45,13 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <variant>
 
 #include "protocol/messages.hpp"
 #include "server/client.hpp"
 #include "server/limits.hpp"
 #include "server/metrics.hpp"
+#include "server/room_host.hpp"
+#include "server/timer_source.hpp"
 #include "server/token.hpp"
 
 namespace boost::asio {
@@ -53,10 +60,8 @@ class io_context;
 
 namespace gofish::server {
 
-class Registry;
-class Store;
-class StoreWriter;
-struct StoredRoom;
+class RecordSink;
+struct RestoredRoom;
 
 // What every room shares.
 struct RoomServices {
@@ -66,8 +71,10 @@ struct RoomServices {
   std::shared_ptr<const TokenHasher> hasher;
   // Null: nothing is written and events go out at once. Otherwise a room's
   // records go through it, and what those records caused is sent only once
-  // they are committed (see store.hpp). Outlives every room's strand work.
-  StoreWriter* writer = nullptr;
+  // they are committed (durable_outbox.hpp). Outlives every room's strand work.
+  RecordSink* writer = nullptr;
+  // The clock of the rooms' timers: the steady clock, or a test's.
+  std::shared_ptr<const TimerSource> timers = steady_timers();
 };
 
 class Room {
@@ -75,24 +82,16 @@ class Room {
   using Clock = std::chrono::steady_clock;
 
   // A room with these settings and no one in it yet; `create` seats the host.
-  static std::shared_ptr<Room> make(const RoomServices& services, std::weak_ptr<Registry> registry,
-                                    std::string code, protocol::RoomSettings settings);
-  // A room read back from the store on start (store.hpp): its settings,
-  // seats and tokens, and its latest game rebuilt by replaying the stored
-  // decisions through the engine (each seat's bot fed the seat's events on
-  // the way, so bots pick up where they were). Nobody is connected: each
-  // human seat's grace period starts afresh, and the bot or turn timer of
-  // the seat to act is armed, once the io_context runs. A stored decision
-  // the engine refuses is cut from the store with everything after it.
-  // A finished game comes back over whoever holds its seats now (a seat may
-  // have been freed or taken by someone else since): its players are those
-  // kept with its set-up. The room is added to the registry with its
-  // tokens. Returns the room, or a sentence saying why it could not be
-  // rebuilt (the caller sets the room aside); a StoreError from the store
-  // itself propagates.
-  static std::variant<std::shared_ptr<Room>, std::string> restore(const RoomServices& services,
-                                                                  const std::shared_ptr<Registry>& registry,
-                                                                  const StoredRoom& stored, Store& store);
+  static std::shared_ptr<Room> make(const RoomServices& services, std::weak_ptr<RoomHost> host, std::string code,
+                                    protocol::RoomSettings settings);
+  // A room rebuilt from the store (room_restore.hpp). Once its host keeps it
+  // under its code, `begin_after_restore` registers its tokens and starts
+  // what it waits for: nobody is connected, so each human seat's grace
+  // period starts afresh, and the bot or turn timer of the seat to act is
+  // armed, once the io_context runs.
+  static std::shared_ptr<Room> restore(const RoomServices& services, std::weak_ptr<RoomHost> host,
+                                       RestoredRoom restored);
+  virtual void begin_after_restore() = 0;
   virtual ~Room() = default;
 
   virtual const std::string& code() const = 0;
@@ -104,10 +103,11 @@ class Room {
   // Replies `joined` and a snapshot, or an error (and the client is detached).
   virtual void join(std::shared_ptr<Client> client, protocol::Join request,
                     std::optional<protocol::RequestId> id) = 0;
-  // `hash` is the keyed hash of `token`, already found in the registry for
+  // `hash` is the keyed hash of `token`, already found with the host for
   // this room; the room checks it again against its seats. Replies `joined`
-  // (resumed) followed by the missed events after `last_v` when the history
-  // still holds them all, else by a fresh snapshot.
+  // (resumed), then the missed events after `last_v` when the history still
+  // holds them all and they fit the send queue, else a fresh snapshot; then
+  // a `turn`.
   virtual void resume(std::shared_ptr<Client> client, std::string token, TokenHash hash,
                       std::optional<std::int64_t> last_v, std::optional<protocol::RequestId> id) = 0;
   // Every room-scoped message: leave, add_bot, remove_bot, kick, start,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "protocol/text.hpp"
+#include "server/room_restore.hpp"
 #include "server/store.hpp"
 
 namespace gofish::server {
@@ -55,7 +56,7 @@ void send_error(const Client& client, ErrorCode code, std::optional<protocol::Re
 
 RoomsHandler::RoomsHandler(boost::asio::io_context& io, const Limits& limits, std::shared_ptr<Metrics> metrics,
                            std::string server_version, std::shared_ptr<const TokenHasher> hasher,
-                           StoreWriter* writer)
+                           RecordSink* writer)
     : limits_(limits),
       parse_limits_(parse_limits_of(limits)),
       welcome_(welcome_of(limits, parse_limits_, std::move(server_version))),
@@ -68,12 +69,18 @@ RoomsHandler::Restored RoomsHandler::restore(Store& store) {
   for (const StoredRoom& stored : store.load_open_rooms()) {
     std::string problem;
     try {
-      auto room = Room::restore(registry_->services(), registry_, stored, store);
-      if (std::holds_alternative<std::shared_ptr<Room>>(room)) {
-        ++restored.rooms;
-        continue;
+      auto rebuilt = restore_room(stored, store);
+      if (auto* room = std::get_if<RestoredRoom>(&rebuilt)) {
+        auto adopted = Room::restore(registry_->services(), registry_, std::move(*room));
+        if (registry_->adopt(adopted)) {
+          adopted->begin_after_restore();
+          ++restored.rooms;
+          continue;
+        }
+        problem = "the code is taken twice";
+      } else {
+        problem = std::get<std::string>(std::move(rebuilt));
       }
-      problem = std::get<std::string>(std::move(room));
     } catch (const StoreError&) {
       throw;  // the store itself failed: no room can be trusted to it
     } catch (const std::exception& error) {

@@ -34,6 +34,9 @@
 
 namespace gofish::server {
 
+class RecordSink;
+class Store;
+
 class RoomsHandler : public ConnectionHandler {
  public:
   // `io` (the server's io_context) must outlive the handler and its rooms;
@@ -43,7 +46,7 @@ class RoomsHandler : public ConnectionHandler {
   // `writer` (may be null: nothing is kept) must outlive the I/O threads.
   RoomsHandler(boost::asio::io_context& io, const Limits& limits, std::shared_ptr<Metrics> metrics,
                std::string server_version, std::shared_ptr<const TokenHasher> hasher = nullptr,
-               StoreWriter* writer = nullptr);
+               RecordSink* writer = nullptr);
 
   void on_open(const std::shared_ptr<Connection>& connection) override;
   void on_message(const std::shared_ptr<Connection>& connection, std::string_view text) override;

@@ -194,13 +194,22 @@ class NullStore final : public Store {
   std::array<std::uint64_t, 4> key_{};
 };
 
+// Where a room's records go: the StoreWriter below, or a room test's fake.
+// `done` is called once, from any thread, with whether the records were
+// written; it must be quick (post to a strand and return).
+class RecordSink {
+ public:
+  using Done = std::function<void(bool written)>;
+  virtual ~RecordSink() = default;
+  virtual void submit(std::vector<Record> records, Done done) = 0;
+};
+
 // The one writer: collects the records of every room, commits them in one
 // transaction per batch on its own thread, then runs each submission's
 // callback (in submission order) with whether its records were written. A callback
 // must be quick: post to a strand and return.
-class StoreWriter {
+class StoreWriter final : public RecordSink {
  public:
-  using Done = std::function<void(bool written)>;
 
   // With `retention`, finished games older than it are deleted on the
   // writer thread: after a batch, or after `prune_period` without one, at
@@ -211,7 +220,7 @@ class StoreWriter {
   StoreWriter(const StoreWriter&) = delete;
   StoreWriter& operator=(const StoreWriter&) = delete;
 
-  void submit(std::vector<Record> records, Done done);
+  void submit(std::vector<Record> records, Done done) override;
   // Finishes every submitted write, runs its callback, and stops the thread.
   // Later submissions are written at once on the caller's thread.
   void stop();

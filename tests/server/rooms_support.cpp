@@ -27,7 +27,7 @@ Config rooms_config() {
   return config;
 }
 
-RoomsServer::RoomsServer(Config config, StoreWriter* writer) : metrics_(std::make_shared<Metrics>()) {
+RoomsServer::RoomsServer(Config config, RecordSink* writer) : metrics_(std::make_shared<Metrics>()) {
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   server_ = std::make_unique<Server>(config, metrics_);
   handler_ = std::make_shared<RoomsHandler>(server_->io_context(), config.limits, metrics_, "test", nullptr, writer);

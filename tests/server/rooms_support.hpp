@@ -24,6 +24,7 @@
 #include "server/metrics.hpp"
 #include "server/rooms_handler.hpp"
 #include "server/server.hpp"
+#include "server/store.hpp"
 
 namespace gofish::server::testing {
 
@@ -38,7 +39,7 @@ class RoomsServer {
  public:
   // `writer` (optional) makes the rooms durable through it; it must outlive
   // this server.
-  explicit RoomsServer(Config config = rooms_config(), StoreWriter* writer = nullptr);
+  explicit RoomsServer(Config config = rooms_config(), RecordSink* writer = nullptr);
   ~RoomsServer();
   std::uint16_t port() const { return port_; }
   Metrics& metrics() { return *metrics_; }

@@ -309,9 +309,9 @@ TEST_CASE("metrics: every series, in Prometheus text") {
   metrics.connection_opened();
   metrics.connection_closed();
   metrics.connection_refused("full");
-  metrics.rooms_changed(RoomState::waiting, 2);
-  metrics.rooms_changed(RoomState::waiting, -1);
-  metrics.rooms_changed(RoomState::playing, 1);
+  metrics.rooms_changed(protocol::RoomState::kWaiting, 2);
+  metrics.rooms_changed(protocol::RoomState::kWaiting, -1);
+  metrics.rooms_changed(protocol::RoomState::kPlaying, 1);
   metrics.game_started();
   metrics.game_finished();
   metrics.action_applied();

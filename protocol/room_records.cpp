@@ -1,0 +1,89 @@
+#include "protocol/room_records.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "protocol/json_read.hpp"
+#include "protocol/rules_json.hpp"
+
+namespace gofish::protocol {
+
+namespace {
+
+using nlohmann::json;
+
+std::string quoted(std::string_view text) { return detail::quote_untrusted(std::string(text)); }
+
+}  // namespace
+
+std::string settings_record(const RoomSettings& settings) {
+  nlohmann::ordered_json out = settings_to_json(settings);
+  return out.dump();
+}
+
+std::variant<RoomSettings, std::string> settings_from_record(std::string_view text) {
+  const json parsed = json::parse(text, nullptr, false);
+  if (!parsed.is_object() || !parsed.contains("rules")) return "unreadable settings " + quoted(text);
+  json copy = parsed;
+  // Before 0.2 the store spelt chat as the enum's number.
+  if (const auto chat = copy.find("chat"); chat != copy.end() && chat->is_number_integer()) {
+    const auto number = chat->get<std::int64_t>();
+    const ChatMode modes[] = {ChatMode::kFree, ChatMode::kPhrases, ChatMode::kOff};
+    if (number < 0 || number > 2) return "unknown chat mode in " + quoted(text);
+    *chat = std::string(to_string(modes[number]));
+  }
+  return settings_from_json(copy);
+}
+
+std::string seat_record(const SeatRecord& seat) {
+  json out;
+  out["occupant"] = std::string(to_string(seat.occupant));
+  out["name"] = seat.name;
+  if (seat.level) out["level"] = std::string(engine::to_string(*seat.level));
+  out["host"] = seat.host;
+  if (seat.takeover) out["takeover"] = std::string(to_string(*seat.takeover));
+  if (seat.kicked) out["kicked"] = true;
+  return out.dump();
+}
+
+std::variant<SeatRecord, std::string> seat_from_record(std::string_view text) {
+  const json state = json::parse(text, nullptr, false);
+  if (!state.is_object() || !state.contains("name") || !state["name"].is_string()) {
+    return "unreadable seat state " + quoted(text);
+  }
+  SeatRecord seat;
+  const std::string occupant = state.value("occupant", json()).is_string() ? state["occupant"].get<std::string>() : "";
+  if (occupant != "human" && occupant != "bot") return "unknown occupant in " + quoted(text);
+  seat.occupant = occupant == "human" ? Occupant::kHuman : Occupant::kBot;
+  seat.name = state["name"].get<std::string>();
+  if (state.contains("level")) {
+    seat.level = state["level"].is_string() ? engine::parse_bot_level(state["level"].get<std::string>()) : std::nullopt;
+    if (!seat.level) return "unknown bot level in " + quoted(text);
+  }
+  seat.host = state.value("host", false);
+  const std::string takeover = state.value("takeover", std::string());
+  if (takeover == "left") seat.takeover = TakeoverReason::kLeft;
+  if (takeover == "kicked") seat.takeover = TakeoverReason::kKicked;
+  seat.kicked = state.value("kicked", false);
+  return seat;
+}
+
+std::string setup_record(const engine::Transcript& deal, const std::vector<Player>& players) {
+  json setup = transcript_to_json(deal);
+  setup["seats"] = players_to_json(players);
+  return setup.dump();
+}
+
+std::variant<GameSetup, std::string> setup_from_record(std::string_view text) {
+  const json parsed = json::parse(text, nullptr, false);
+  auto deal = transcript_from_json(parsed);
+  if (const auto* error = std::get_if<std::string>(&deal)) return *error;
+  GameSetup setup{std::get<engine::Transcript>(std::move(deal)), std::nullopt};
+  if (const auto kept = parsed.find("seats"); kept != parsed.end()) {
+    auto players = players_from_json(*kept);
+    if (!players) return std::string("unreadable players in the set-up");
+    setup.players = std::move(*players);
+  }
+  return setup;
+}
+
+}  // namespace gofish::protocol

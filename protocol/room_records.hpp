@@ -1,0 +1,53 @@
+// What the server keeps of a room, spelled here so that the store and the
+// wire share one spelling (protocol/ owns every JSON spelling): the room's
+// settings (the same object as a snapshot's "settings"), a seat as it is
+// kept, and a game's set-up with who plays it.
+//
+// Readers take what this server wrote in earlier releases too, and answer a
+// sentence for what they cannot read (the server then sets the room aside).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "engine/transcript.hpp"
+#include "protocol/messages.hpp"
+
+namespace gofish::protocol {
+
+// The settings object of the room snapshot (server_messages.cpp), kept as is.
+nlohmann::ordered_json settings_to_json(const RoomSettings& settings);
+std::variant<RoomSettings, std::string> settings_from_json(const nlohmann::json& json);
+std::string settings_record(const RoomSettings& settings);
+// Also reads the settings of servers before 0.2, which spelt chat as a number.
+std::variant<RoomSettings, std::string> settings_from_record(std::string_view text);
+
+// A taken seat as the store keeps it (an empty seat has no record).
+struct SeatRecord {
+  Occupant occupant = Occupant::kHuman;  // kHuman or kBot
+  std::string name;
+  std::optional<BotLevel> level;  // a bot's level, or the level of a bot playing for a human
+  bool host = false;
+  // Left or kicked during a game: a bot plays the seat to the end. (Away is
+  // not kept: after a restart every seat is away and starts its grace.)
+  std::optional<TakeoverReason> takeover;
+  bool kicked = false;
+  friend bool operator==(const SeatRecord&, const SeatRecord&) = default;
+};
+std::string seat_record(const SeatRecord& seat);
+std::variant<SeatRecord, std::string> seat_from_record(std::string_view text);
+
+// A game as dealt: the transcript without actions (rules, seat count, deck,
+// dealer, first player) plus "seats", who plays it.
+struct GameSetup {
+  engine::Transcript deal;
+  std::optional<std::vector<Player>> players;  // absent in set-ups written before 0.2
+};
+std::string setup_record(const engine::Transcript& deal, const std::vector<Player>& players);
+std::variant<GameSetup, std::string> setup_from_record(std::string_view text);
+
+}  // namespace gofish::protocol

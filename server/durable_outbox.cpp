@@ -1,0 +1,65 @@
+#include "server/durable_outbox.hpp"
+
+#include <algorithm>
+
+namespace gofish::server {
+
+bool DurableOutbox::write(Record record) {
+  if (!sink_ || final_) return false;
+  const bool first = !pending();
+  queued_.push_back(std::move(record));
+  return first;
+}
+
+bool DurableOutbox::version_moved() {
+  if (!sink_ || final_) return false;
+  const bool first = !pending();
+  version_moved_ = true;
+  return first;
+}
+
+void DurableOutbox::send(const std::shared_ptr<Client>& client, SharedText text) {
+  const std::uint64_t needs = submitted_ + (pending() ? 1 : 0);
+  if (needs <= durable_ || (final_ && !pending())) {
+    client->send(text);
+  } else {
+    held_.push_back(Held{needs, client, std::move(text)});
+  }
+}
+
+std::vector<Record> DurableOutbox::take(std::int64_t v) {
+  if (version_moved_) queued_.push_back(record::RoomVersion{room_, v});
+  version_moved_ = false;
+  std::vector<Record> records;
+  records.swap(queued_);
+  return records;
+}
+
+void DurableOutbox::submit(std::int64_t v, std::function<void(std::uint64_t, bool)> on_commit) {
+  if (!sink_ || !pending()) return;
+  const std::uint64_t number = ++submitted_;
+  sink_->submit(take(v), [number, on_commit = std::move(on_commit)](bool written) { on_commit(number, written); });
+}
+
+void DurableOutbox::submit_final(std::int64_t v) {
+  final_ = true;
+  if (!sink_ || !pending()) return;
+  ++submitted_;
+  // Commits and their callbacks run in submission order, so these follow
+  // everything sent before.
+  auto orphans = std::make_shared<std::deque<Held>>(std::move(held_));
+  held_.clear();
+  sink_->submit(take(v), [orphans](bool) {
+    for (Held& held : *orphans) held.client->send(held.text);
+  });
+}
+
+void DurableOutbox::committed(std::uint64_t number, bool /*written*/) {
+  durable_ = std::max(durable_, number);
+  while (!held_.empty() && held_.front().needs <= durable_) {
+    held_.front().client->send(held_.front().text);
+    held_.pop_front();
+  }
+}
+
+}  // namespace gofish::server

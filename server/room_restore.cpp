@@ -1,0 +1,128 @@
+#include "server/room_restore.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "protocol/room_records.hpp"
+#include "protocol/rules_json.hpp"
+
+namespace gofish::server {
+
+namespace {
+
+std::optional<std::string> restore_seat(SeatTable& seats, const StoredSeat& row) {
+  if (row.seat < 0 || row.seat >= seats.size()) return "no such seat at this table";
+  auto read = protocol::seat_from_record(row.state);
+  if (const auto* error = std::get_if<std::string>(&read)) return *error;
+  const auto& record = std::get<protocol::SeatRecord>(read);
+  SeatSlot& seat = seats[row.seat];
+  seat.occupant = record.occupant;
+  seat.name = record.name;
+  if (record.level) seat.level = *record.level;
+  if (record.host) seats.set_host(row.seat);
+  seat.takeover = record.takeover;
+  seat.kicked = record.kicked;
+  if (seat.human() && !row.token_hash.empty()) {
+    TokenHash hash;
+    if (row.token_hash.size() != sizeof(hash.words)) return "a token hash of the wrong size";
+    std::memcpy(hash.words.data(), row.token_hash.data(), sizeof(hash.words));
+    seat.token = hash;
+  }
+  return std::nullopt;
+}
+
+// Who played a stored game, by seat: the players kept with its set-up. A
+// set-up written before they were kept has none: the seats' holders stand
+// in, and "Seat N" for a seat nobody holds.
+std::vector<protocol::Player> players_of(const protocol::GameSetup& setup, const SeatTable& seats) {
+  if (setup.players) return *setup.players;
+  std::vector<protocol::Player> players = seats.players();
+  for (std::size_t i = 0; i < players.size(); ++i) {
+    if (seats.seats()[i].empty()) players[i] = protocol::Player{"Seat " + std::to_string(i), std::nullopt};
+  }
+  return players;
+}
+
+std::optional<std::string> restore_game(RestoredRoom& room, const StoredGame& stored, Store& store) {
+  const std::string game = "game " + stored.game_id + ": ";
+  auto read = protocol::setup_from_record(stored.setup);
+  if (const auto* error = std::get_if<std::string>(&read)) return game + *error;
+  const auto& setup = std::get<protocol::GameSetup>(read);
+  const engine::Transcript& deal = setup.deal;
+  if (deal.players != room.settings.seats) return game + "the wrong number of players";
+  std::vector<protocol::Player> players = players_of(setup, room.seats);
+  if (static_cast<int>(players.size()) != room.settings.seats) {
+    return game + "the set-up names " + std::to_string(players.size()) + " players for " +
+           std::to_string(room.settings.seats) + " seats";
+  }
+  // A seat's bot (or a human's stand-in) plays at the seat's level; a seat
+  // freed after the game was over replays at the level its player had.
+  std::vector<protocol::BotLevel> levels;
+  for (int i = 0; i < room.settings.seats; ++i) {
+    const SeatSlot& seat = room.seats[i];
+    levels.push_back(seat.empty() ? players[static_cast<std::size_t>(i)].bot.value_or(kStandInLevel) : seat.level);
+  }
+  auto started = RoomGame::start(deal.rules, deal.deck, deal.dealer, deal.first, static_cast<int>(stored.game),
+                                 stored.game_id, std::move(players), levels);
+  if (const auto* error = std::get_if<std::string>(&started)) return game + *error;
+  RoomGame& restored = room.game.emplace(std::get<RoomGame>(std::move(started)));
+
+  std::size_t applied = 0;
+  std::string refused;
+  for (const std::string& text : stored.decisions) {
+    if (restored.game().over()) {
+      refused = "a decision after the game was over";
+      break;
+    }
+    auto decision = protocol::decision_from_json(nlohmann::json::parse(text, nullptr, false));
+    if (const auto* error = std::get_if<std::string>(&decision)) {
+      refused = *error;
+      break;
+    }
+    if (auto refusal = restored.apply(std::get<engine::Decision>(decision))) {
+      refused = refusal->message;
+      break;
+    }
+    ++applied;
+  }
+  if (!restored.game().over()) {
+    // Only a finished game's seats may have been freed since (a leave, a
+    // kick, a bot removed): a game in play keeps every seat filled.
+    for (int i = 0; i < room.seats.size(); ++i) {
+      if (room.seats[i].empty()) return game + "is in play but seat " + std::to_string(i) + " is empty";
+    }
+  }
+  if (applied < stored.decisions.size()) {
+    spdlog::warn("room {}: game {}: stored decision {} was refused on replay ({}); cut back to {} decisions", room.code,
+                 stored.game_id, applied, refused, applied);
+    store.truncate_decisions(stored.game_id, static_cast<std::int64_t>(applied));
+  }
+  if (restored.game().over()) {
+    restored.drop_bots();
+    room.transcript_missing = !stored.transcript;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, Store& store) {
+  auto settings = protocol::settings_from_record(stored.settings);
+  if (const auto* error = std::get_if<std::string>(&settings)) return *error;
+  RestoredRoom room;
+  room.code = stored.room;
+  room.settings = std::get<protocol::RoomSettings>(std::move(settings));
+  room.v = stored.v;
+  room.seats = SeatTable(room.settings.seats);
+  for (const StoredSeat& row : stored.seats) {
+    if (auto problem = restore_seat(room.seats, row)) return "seat " + std::to_string(row.seat) + ": " + *problem;
+  }
+  if (stored.game) {
+    if (auto problem = restore_game(room, *stored.game, store)) return *problem;
+  }
+  return room;
+}
+
+}  // namespace gofish::server
