@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "server/durable_outbox.hpp"
 #include "server/guarded_timer.hpp"
 #include "server/room_game.hpp"
+#include "server/room_fanout.hpp"
 #include "server/room_log.hpp"
 #include "server/room_restore.hpp"
 #include "server/seat_table.hpp"
@@ -40,19 +42,9 @@ using Strand = net::strand<net::io_context::executor_type>;
 using Id = std::optional<protocol::RequestId>;
 using State = protocol::RoomState;
 
-SharedText encode_shared(const protocol::ServerMessage& message) {
-  return make_shared_text(protocol::encode(message));
-}
-
 std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-std::string token_bytes(const TokenHash& hash) {
-  std::string bytes(sizeof(hash.words), '\0');
-  std::memcpy(bytes.data(), hash.words.data(), bytes.size());
-  return bytes;
 }
 
 class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl> {
@@ -68,6 +60,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
         seats_(std::move(seats)),
         log_(limits_.room_history_events, v),
         outbox_(services.writer, code_),
+        fanout_(seats_, log_, outbox_, limits_),
         bot_timer_(*services.timers, strand_),
         turn_timer_(*services.timers, strand_),
         idle_timer_(*services.timers, strand_),
@@ -140,7 +133,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // ------------------------------------------------------------ sending and recording
 
   void send(const std::shared_ptr<Client>& client, const protocol::ServerMessage& message) {
-    outbox_.send(client, encode_shared(message));
+    fanout_.send(client, message);
   }
   void reply_ok(const std::shared_ptr<Client>& client, Id id) { send(client, protocol::Ok{std::move(id)}); }
   void reply_error(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message = {}) {
@@ -154,40 +147,15 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     if (!seats_.member_of(*client)) client->clear_room(this);
   }
 
-  template <class Each>
-  void for_each_member(Each&& each) const {
-    for (int i = 0; i < seats_.size(); ++i) {
-      if (seats_[i].client) each(seats_[i].client, std::optional<engine::Seat>(i));
-    }
-    for (const Spectator& spectator : seats_.spectators()) each(spectator.client, std::optional<engine::Seat>());
-  }
-
-  // Logs an event and sends it to everyone in the room. An engine event's
-  // public twin is encoded once and shared; a seat whose own view differs
-  // (event_for gives it another alternative: HandDealt, Drew) gets its own.
+  // Logs an event and sends it to everyone; the store learns the new version
+  // in the same submission.
   void record(protocol::RoomEvent event) {
     if (outbox_.version_moved()) post_submit();
-    const RoomLog::Entry& entry = log_.append(std::move(event));
-    const auto* game_event = std::get_if<engine::Event>(&entry.event);
-    if (!game_event) {
-      const SharedText text = encode_shared(protocol::EventMessage{entry.v, entry.event});
-      for_each_member([&](const auto& client, auto) { outbox_.send(client, text); });
-      return;
-    }
-    const engine::Event public_event = engine::event_for(*game_event, engine::Viewer::spectator());
-    SharedText shared;
-    for_each_member([&](const auto& client, std::optional<engine::Seat> seat) {
-      engine::Event own = seat ? engine::event_for(*game_event, engine::Viewer::of(*seat)) : public_event;
-      if (own.index() != public_event.index()) {
-        return outbox_.send(client, encode_shared(protocol::EventMessage{entry.v, std::move(own)}));
-      }
-      if (!shared) shared = encode_shared(protocol::EventMessage{entry.v, public_event});
-      outbox_.send(client, shared);
-    });
+    fanout_.record(std::move(event));
   }
 
   // The `turn` that closes every decision's events: who is to act, and for
-  // that seat alone what it may do. Everyone else shares one encoding.
+  // that seat alone what it may do.
   protocol::Turn turn_for(std::optional<engine::Seat> viewer) const {
     protocol::Turn turn{log_.v(), std::nullopt, std::nullopt};
     if (state_ != State::kPlaying || !game_) return turn;
@@ -199,12 +167,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     return turn;
   }
   void announce_turn() {
-    const protocol::Turn shared = turn_for(std::nullopt);
-    const SharedText text = encode_shared(shared);
-    for_each_member([&](const auto& client, std::optional<engine::Seat> seat) {
-      if (seat && seat == shared.seat) return send(client, turn_for(seat));
-      outbox_.send(client, text);
-    });
+    fanout_.announce(turn_for(std::nullopt), [this](engine::Seat seat) { return turn_for(seat); });
   }
 
   engine::Transcript transcript() const { return engine::make_transcript(game_->game()); }
@@ -254,20 +217,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
       }
     });
   }
-  // The seats as they are now: a row per taken seat, none for an empty one.
   void write_seats() {
     if (!outbox_.enabled() || closed_) return;
-    for (int i = 0; i < seats_.size(); ++i) {
-      const SeatSlot& seat = seats_[i];
-      if (seat.empty()) {
-        write(record::SeatFreed{code_, i});
-        continue;
-      }
-      protocol::SeatRecord kept{seat.occupant, seat.name, std::nullopt, i == seats_.host(), std::nullopt, seat.kicked};
-      if (seat.bot() || seat.takeover) kept.level = seat.level;
-      if (seat.takeover != protocol::TakeoverReason::kDisconnected) kept.takeover = seat.takeover;
-      write(record::SeatTaken{code_, i, protocol::seat_record(kept), seat.token ? token_bytes(*seat.token) : ""});
-    }
+    for (Record& record : seats_.records(code_)) write(std::move(record));
   }
 
   // ------------------------------------------------------------ tokens
@@ -375,36 +327,12 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     if (seat.client != client) seat.chat = chat_bucket();
     seat.client = client;
     send(client, protocol::Joined{std::move(id), code_, protocol::JoinAs::kPlayer, index, token, true});
-    send_missed(client, index, last_v);
+    if (!last_v || !fanout_.replay(client, index, *last_v)) send(client, snapshot(index));
     send(client, turn_for(index));
     // Then everyone, the owner included, learns the seat is back.
     if (was_away) record(protocol::ConnectionChanged{index, true});
     after_membership_change();
     schedule();
-  }
-
-  // The events after `last_v` as the seat sees them, or a snapshot: when they
-  // are no longer all kept, or when the replay would fill more than half of
-  // the connection's send queue (a longer one would close the client as a
-  // slow reader, while the game carries on meanwhile).
-  void send_missed(const std::shared_ptr<Client>& client, engine::Seat seat, std::optional<std::int64_t> last_v) {
-    const auto missed = last_v ? log_.since(*last_v) : std::nullopt;
-    if (missed && missed->size() <= limits_.send_queue_messages / 2) {
-      std::vector<SharedText> replay;
-      std::size_t bytes = 0;
-      for (const RoomLog::Entry* entry : *missed) {
-        const auto* game_event = std::get_if<engine::Event>(&entry->event);
-        replay.push_back(encode_shared(game_event ? protocol::EventMessage{entry->v, engine::event_for(
-                                                                                          *game_event, engine::Viewer::of(seat))}
-                                                  : protocol::EventMessage{entry->v, entry->event}));
-        bytes += replay.back()->size();
-      }
-      if (bytes <= limits_.send_queue_bytes / 2) {
-        for (SharedText& text : replay) outbox_.send(client, std::move(text));
-        return;
-      }
-    }
-    send(client, snapshot(seat));
   }
 
   void do_disconnect(const std::shared_ptr<Client>& client) {
@@ -595,16 +523,15 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   void do_decision(const std::shared_ptr<Client>& client, const engine::Decision& decision, Id id,
                    Clock::time_point arrived) {
-    if (!game_ || state_ != State::kPlaying) {
-      if (!game_) return reply_error(client, ErrorCode::kRoomNotStarted, std::move(id));
-    }
+    if (!game_) return reply_error(client, ErrorCode::kRoomNotStarted, std::move(id));
     if (auto refusal = game_->game().check(decision)) {
       const protocol::Error error = protocol::refusal_error(*refusal, std::move(id));
       services_.metrics->action_refused(protocol::error_code_name(error.code));
       return send(client, error);
     }
-    reply_ok(client, std::move(id));
-    apply(decision);
+    // The ok follows the decision's record (so it waits for its commit) and
+    // comes before the events it caused.
+    apply(decision, [&] { reply_ok(client, std::move(id)); });
     services_.metrics->observe_action_latency(Clock::now() - arrived);
   }
 
@@ -640,13 +567,15 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     refresh_lobby();
   }
 
-  void apply(const engine::Decision& decision) {
+  // `before_events` runs once the decision is recorded, before its events go out.
+  void apply(const engine::Decision& decision, const std::function<void()>& before_events = {}) {
     if (auto refusal = game_->apply(decision)) {  // cannot happen: checked, or chosen from the legal list
       spdlog::error("room {}: a legal decision was refused: {}", code_, refusal->message);
       return;
     }
     write(record::DecisionAccepted{game_->id(), game_->decisions() - 1, protocol::decision_to_json(decision).dump()});
     services_.metrics->action_applied();
+    if (before_events) before_events();
     after_events();
   }
 
@@ -863,12 +792,10 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     bot_timer_.cancel();
     stop_turn_timer();
     idle_timer_.cancel();
-    const SharedText closed = encode_shared(protocol::RoomClosed{code_, reason, why});
-    for_each_member([&](const auto& client, auto) {
-      outbox_.send(client, closed);
-      client->clear_room(this);
-    });
+    fanout_.to_everyone(protocol::RoomClosed{code_, reason, why});
+    for (const Spectator& spectator : seats_.spectators()) spectator.client->clear_room(this);
     for (int i = 0; i < seats_.size(); ++i) {
+      if (seats_[i].client) seats_[i].client->clear_room(this);
       grace_timers_[static_cast<std::size_t>(i)]->cancel();
       revoke_token(seats_[i].token);
       seats_[i].token.reset();
@@ -893,21 +820,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   void refresh_lobby() {
     std::optional<protocol::LobbyRoom> entry;
-    if (!closed_ && settings_.listed && state_ == State::kWaiting && !seats_.full()) {
-      protocol::LobbyRoom room;
-      room.code = code_;
-      room.host = seats_[seats_.host()].name;
-      room.preset = settings_.rules.preset;
-      room.seats = settings_.seats;
-      for (const SeatSlot& seat : seats_.seats()) {
-        room.taken += seat.empty() ? 0 : 1;
-        room.bots += seat.bot() ? 1 : 0;
-      }
-      room.spectators = settings_.spectators;
-      room.turn_timer_seconds = settings_.turn_timer_seconds;
-      room.chat = settings_.chat;
-      entry = std::move(room);
-    }
+    if (!closed_ && settings_.listed && state_ == State::kWaiting) entry = seats_.lobby_entry(code_, settings_);
     std::lock_guard lock(lobby_mutex_);
     lobby_ = std::move(entry);
   }
@@ -924,6 +837,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   SeatTable seats_;
   RoomLog log_;
   DurableOutbox outbox_;
+  RoomFanout fanout_;
   int game_number_ = 0;
   std::optional<RoomGame> game_;  // the game in play, or the last one finished
 

@@ -1,7 +1,9 @@
 #include "server/seat_table.hpp"
 
 #include <algorithm>
+#include <cstring>
 
+#include "protocol/room_records.hpp"
 #include "protocol/text.hpp"
 
 namespace gofish::server {
@@ -119,6 +121,46 @@ bool SeatTable::kicked_player(const Client& client, std::string_view name) const
   return kicked_connections_.contains(client.id()) ||
          std::any_of(kicked_names_.begin(), kicked_names_.end(),
                      [&](const std::string& kicked) { return protocol::same_name(kicked, name); });
+}
+
+std::vector<Record> SeatTable::records(const std::string& room) const {
+  std::vector<Record> out;
+  for (int i = 0; i < size(); ++i) {
+    const SeatSlot& seat = (*this)[i];
+    if (seat.empty()) {
+      out.push_back(record::SeatFreed{room, i});
+      continue;
+    }
+    protocol::SeatRecord kept{seat.occupant, seat.name, std::nullopt, i == host_, std::nullopt, seat.kicked};
+    if (seat.bot() || seat.takeover) kept.level = seat.level;
+    // Away is not kept: after a restart every seat is away and starts its grace.
+    if (seat.takeover != protocol::TakeoverReason::kDisconnected) kept.takeover = seat.takeover;
+    std::string hash;
+    if (seat.token) {
+      hash.resize(sizeof(seat.token->words));
+      std::memcpy(hash.data(), seat.token->words.data(), hash.size());
+    }
+    out.push_back(record::SeatTaken{room, i, protocol::seat_record(kept), std::move(hash)});
+  }
+  return out;
+}
+
+std::optional<protocol::LobbyRoom> SeatTable::lobby_entry(const std::string& code,
+                                                          const protocol::RoomSettings& settings) const {
+  if (full()) return std::nullopt;
+  protocol::LobbyRoom room;
+  room.code = code;
+  room.host = (*this)[host_].name;
+  room.preset = settings.rules.preset;
+  room.seats = settings.seats;
+  for (const SeatSlot& seat : seats_) {
+    room.taken += seat.empty() ? 0 : 1;
+    room.bots += seat.bot() ? 1 : 0;
+  }
+  room.spectators = settings.spectators;
+  room.turn_timer_seconds = settings.turn_timer_seconds;
+  room.chat = settings.chat;
+  return room;
 }
 
 std::vector<protocol::SeatInfo> SeatTable::infos() const {

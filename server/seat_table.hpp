@@ -14,6 +14,7 @@
 
 #include "protocol/messages.hpp"
 #include "server/client.hpp"
+#include "server/store.hpp"
 #include "server/token.hpp"
 #include "protocol/token_bucket.hpp"
 
@@ -113,6 +114,12 @@ class SeatTable {
   bool kicked_token(const TokenHash& hash) const;
   bool kicked_player(const Client& client, std::string_view name) const;
   const std::vector<TokenHash>& kicked_tokens() const { return kicked_tokens_; }
+
+  // The store's rows for the seats as they are now (store.hpp): a SeatTaken
+  // per taken seat, a SeatFreed per empty one.
+  std::vector<Record> records(const std::string& room) const;
+  // The room's lobby entry while a seat is free.
+  std::optional<protocol::LobbyRoom> lobby_entry(const std::string& code, const protocol::RoomSettings& settings) const;
 
   // What a snapshot says of the seats, and who would play a game now.
   std::vector<protocol::SeatInfo> infos() const;

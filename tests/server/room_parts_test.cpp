@@ -1,0 +1,197 @@
+// The room's collaborators, each on its own: the seat table, the event log,
+// the durability hold and the guarded timer. No sockets, no sleeps.
+#include <doctest/doctest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
+
+#include "room_harness.hpp"
+#include "server/durable_outbox.hpp"
+#include "server/guarded_timer.hpp"
+#include "server/room_log.hpp"
+#include "server/seat_table.hpp"
+
+namespace gofish::server::testing {
+namespace {
+
+TokenHash hash_of(const std::string& token) {
+  static const TokenHasher hasher;
+  return hasher.hash(token);
+}
+
+TokenBucket bucket() { return TokenBucket(1.0, 5, TokenBucket::Clock::now()); }
+
+std::shared_ptr<Client> client_on(const std::shared_ptr<FakeConnection>& connection) {
+  return std::make_shared<Client>(connection);
+}
+
+// ---------------------------------------------------------------- SeatTable
+
+TEST_CASE("seat table: seats, names, bots, the host and who may sit down again") {
+  SeatTable table(4);
+  auto ann = std::make_shared<FakeConnection>(1);
+  auto bob = std::make_shared<FakeConnection>(2);
+  table.seat_human(0, client_on(ann), "Ann", hash_of("ann"), bucket());
+  const auto bob_client = client_on(bob);
+  table.seat_human(2, bob_client, "Bob", hash_of("bob"), bucket());
+  table.seat_bot(1, protocol::BotLevel::kHard);
+  table.seat_bot(3, protocol::BotLevel::kHard);
+  CHECK(table[1].name == "Hard bot");
+  CHECK(table[3].name == "Hard bot 2");
+  CHECK(table.full());
+  CHECK(table.name_taken("ANN"));
+  CHECK(table.name_taken("B\xd0\xbe" "b"));  // Cyrillic o: the same name to a reader
+  CHECK_FALSE(table.name_taken("Anne"));
+  CHECK(table.member_of(*bob_client)->seat == 2);
+  CHECK(table.connected() == 2);
+
+  // The host leaves: the lowest seat a human still owns takes over.
+  table.set_host(0);
+  CHECK_FALSE(table.pass_host_on_if_needed());
+  const auto token = table.free(0);
+  REQUIRE(token);
+  CHECK(*token == hash_of("ann"));
+  CHECK(table.first_empty() == 0);
+  CHECK(table.pass_host_on_if_needed() == 2);
+  CHECK(table.host() == 2);
+
+  // Rematch votes: a freed seat loses its vote.
+  table.vote(2);
+  table.vote(1);
+  CHECK(table.voters() == std::vector<engine::Seat>{1, 2});
+  table.free(1);
+  CHECK(table.voters() == std::vector<engine::Seat>{2});
+
+  // A kick: the token, the connection and the name are remembered.
+  const auto kicked = table.remember_kick(2);
+  REQUIRE(kicked);
+  CHECK(table.kicked_token(hash_of("bob")));
+  CHECK_FALSE(table[2].token);
+  CHECK(table.kicked_player(*bob_client, "Someone"));
+  CHECK(table.kicked_player(Client(std::make_shared<FakeConnection>(9)), "BOB"));
+  CHECK_FALSE(table.kicked_player(Client(std::make_shared<FakeConnection>(9)), "Rob"));
+  CHECK_FALSE(table.anyone_holds_a_seat());
+}
+
+// ---------------------------------------------------------------- RoomLog
+
+TEST_CASE("room log: versions climb by one, and since() gives what was missed or says it cannot") {
+  RoomLog log(3);
+  CHECK(log.v() == 0);
+  for (int i = 1; i <= 5; ++i) CHECK(log.append(protocol::SpectatorsChanged{i}).v == i);
+  CHECK(log.since(5)->empty());  // up to date
+  const auto missed = log.since(3);
+  REQUIRE(missed);
+  REQUIRE(missed->size() == 2);
+  CHECK((*missed)[0]->v == 4);
+  CHECK((*missed)[1]->v == 5);
+  CHECK(log.since(2)->size() == 3);  // exactly what is kept
+  CHECK_FALSE(log.since(1));         // older than the history
+  CHECK_FALSE(log.since(6));         // newer than the room
+  RoomLog restored(3, 40);           // a restored room keeps no history
+  CHECK(restored.since(40)->empty());
+  CHECK_FALSE(restored.since(39));
+  CHECK(restored.append(protocol::SpectatorsChanged{1}).v == 41);
+}
+
+// ---------------------------------------------------------------- DurableOutbox
+
+TEST_CASE("durable outbox: a message waits for the records written before it, in order") {
+  ManualSink sink;
+  DurableOutbox outbox(&sink, "K7QXM");
+  auto connection = std::make_shared<FakeConnection>(1);
+  const auto client = client_on(connection);
+  std::vector<std::pair<std::uint64_t, bool>> commits;
+  const auto remember = [&](std::uint64_t number, bool written) { commits.push_back({number, written}); };
+
+  outbox.send(client, make_shared_text("before any write"));
+  CHECK(connection->sent.size() == 1);  // nothing pending: at once
+
+  CHECK(outbox.write(record::RoomClosed{"A"}));        // the first of a turn: submit
+  CHECK_FALSE(outbox.write(record::RoomClosed{"B"}));  // the same turn
+  CHECK_FALSE(outbox.version_moved());
+  outbox.send(client, make_shared_text("after the first write"));
+  CHECK(connection->sent.size() == 1);
+  outbox.submit(7, remember);
+  REQUIRE(sink.waiting.size() == 1);
+  CHECK(sink.waiting[0].first.size() == 3);  // two records and the version
+  CHECK(std::get<record::RoomVersion>(sink.waiting[0].first[2]).v == 7);
+
+  CHECK(outbox.write(record::RoomClosed{"C"}));
+  outbox.send(client, make_shared_text("after the second write"));
+  outbox.submit(8, remember);
+  sink.waiting[0].second(true);  // the first commit only
+  REQUIRE(commits.size() == 1);
+  outbox.committed(commits[0].first, commits[0].second);
+  CHECK(connection->sent == std::vector<std::string>{"before any write", "after the first write"});
+  sink.waiting[1].second(false);  // a failed write still releases, in order
+  outbox.committed(commits[1].first, commits[1].second);
+  CHECK(connection->sent.back() == "after the second write");
+
+  // The final submission carries what is still held.
+  CHECK(outbox.write(record::RoomClosed{"D"}));
+  outbox.send(client, make_shared_text("the room closed"));
+  outbox.submit_final(9);
+  CHECK(connection->sent.size() == 3);
+  sink.waiting.back().second(true);
+  CHECK(connection->sent.back() == "the room closed");
+  outbox.send(client, make_shared_text("afterwards"));
+  CHECK(connection->sent.back() == "afterwards");
+}
+
+TEST_CASE("durable outbox: without a store nothing is written or held") {
+  DurableOutbox outbox(nullptr, "K7QXM");
+  auto connection = std::make_shared<FakeConnection>(1);
+  CHECK_FALSE(outbox.write(record::RoomClosed{"A"}));
+  CHECK_FALSE(outbox.version_moved());
+  outbox.send(client_on(connection), make_shared_text("now"));
+  CHECK(connection->sent.size() == 1);
+}
+
+// ---------------------------------------------------------------- GuardedTimer
+
+TEST_CASE("guarded timer: only the latest arming fires, and a cancelled one never does") {
+  boost::asio::io_context io;
+  auto strand = boost::asio::make_strand(io);
+  ManualTimers timers;
+  const auto run = [&] {
+    io.restart();
+    io.poll();
+  };
+  std::vector<std::string> fired;
+  {
+    GuardedTimer timer(timers, strand);
+    timer.arm(std::chrono::milliseconds(100), [&] { fired.push_back("first"); });
+    timer.arm(std::chrono::milliseconds(300), [&] { fired.push_back("second"); });
+    CHECK(timer.armed());
+    CHECK(timers.fire_next(std::chrono::milliseconds(250)) == false);
+    CHECK(timers.fire_next(std::chrono::milliseconds(300)));
+    run();
+    CHECK(fired == std::vector<std::string>{"second"});
+    CHECK_FALSE(timer.armed());
+
+    timer.arm(std::chrono::milliseconds(50), [&] { fired.push_back("third"); });
+    timer.cancel();
+    CHECK_FALSE(timers.fire_next(std::chrono::milliseconds(1000)));
+    run();
+    CHECK(fired.size() == 1);
+
+    // An expiry already on its way when the timer is re-armed is dropped.
+    timer.arm(std::chrono::milliseconds(10), [&] { fired.push_back("stale"); });
+    CHECK(timers.fire_next(std::chrono::milliseconds(2000)));  // posted, not yet run
+    timer.arm(std::chrono::milliseconds(10), [&] { fired.push_back("fresh"); });
+    run();
+    CHECK(fired.size() == 1);
+    CHECK(timers.fire_next(std::chrono::milliseconds(3000)));
+    run();
+    CHECK(fired.back() == "fresh");
+
+    timer.arm(std::chrono::milliseconds(10), [&] { fired.push_back("after destruction"); });
+  }
+  CHECK(timers.pending() == 0);  // destroying the timer cancels it
+  run();
+  CHECK(fired.size() == 2);
+}
+
+}  // namespace
+}  // namespace gofish::server::testing
