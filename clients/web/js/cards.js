@@ -45,7 +45,7 @@ export function groupByRank(cards) {
   return groups;
 }
 
-// A face-up card. The suit is a symbol, a colour and a word, so it never
+// A face-up card. The suit is a shape as well as a colour, so it never
 // depends on colour alone; screen readers get "queen of hearts".
 export function cardFace(card, { small = false } = {}) {
   const rank = rankOf(card);
@@ -58,7 +58,7 @@ export function cardFace(card, { small = false } = {}) {
   el.innerHTML =
     `<span class="corner" aria-hidden="true">${rank}<br>${suit.symbol}</span>` +
     `<span class="pip" aria-hidden="true">${suit.symbol}</span>` +
-    `<span class="suit-word" aria-hidden="true">${suit.name}</span>`;
+    `<span class="corner low" aria-hidden="true">${rank}<br>${suit.symbol}</span>`;
   return el;
 }
 
@@ -73,11 +73,12 @@ export function cardBack({ small = false } = {}) {
 export function backsFan(count) {
   const fan = document.createElement('span');
   fan.className = 'fan';
-  const shown = Math.min(count, 12);
-  for (let i = 0; i < shown; i++) fan.append(cardBack({ small: true }));
+  const backs = document.createElement('span');
+  backs.className = 'backs';
+  for (let i = 0; i < Math.min(count, 12); i++) backs.append(cardBack({ small: true }));
   const label = document.createElement('span');
   label.className = 'count';
   label.textContent = `${count} ${count === 1 ? 'card' : 'cards'}`;
-  fan.append(label);
+  fan.append(backs, label);
   return fan;
 }

@@ -1,69 +1,78 @@
-// What each preset is, in a line, and a rules summary built from the room's
-// rules fields (so a changed field shows up too).
+// The games in plain words: what each preset is, a summary of a room's rules
+// built from its rules fields (so a changed field shows up too), and the
+// fields a host may change in "Advanced", with each preset's values.
 
 import { numberWord } from './cards.js';
 
 export const PRESET_LINES = {
-  classic: 'The usual game: ask for a rank, catch or draw, most books wins.',
-  'specific-card': 'Ask for one exact card, naming its rank and suit, instead of a whole rank.',
-  'keep-playing': 'The game goes on after the stock runs out, until all 13 books are made.',
-  bicycle: 'Only a catch or a new book keeps your turn; play passes to the left.',
-  authors: 'No stock: all cards are dealt and you ask for exact cards you lack.',
-  pairs: 'Collect pairs instead of books of four; for younger players.',
+  classic: 'The usual game: ask for cards like yours, catch them or go fish. Most sets of four wins.',
+  'specific-card': 'Ask for one exact card, a kind and a suit, instead of every card of a kind.',
+  'keep-playing': 'Play goes on after the pond is empty, until all 13 sets of four are made.',
+  bicycle: 'Only a catch or a new set keeps your turn; play passes to the left.',
+  authors: 'No pond: all the cards are dealt, and you ask for exact cards you need.',
+  pairs: 'Collect pairs instead of sets of four. Good for younger players.',
 };
 
 export const PRESET_TITLES = {
-  classic: 'Classic', 'specific-card': 'Specific card', 'keep-playing': 'Keep playing',
+  classic: 'Classic', 'specific-card': 'Ask for one card', 'keep-playing': 'Keep playing',
   bicycle: 'Bicycle', authors: 'Authors', pairs: 'Pairs',
 };
 
 export const presetTitle = (name) => PRESET_TITLES[name] ?? name;
-export const setWord = (rules) => (rules?.set_size === 2 ? 'pair' : 'book');
+// "set" (of four) or "pair": the word a child reads for a book.
+export const setWord = (rules) => (rules?.set_size === 2 ? 'pair' : 'set');
+export const setsWord = (rules, n = 2) => (n === 1 ? setWord(rules) : `${setWord(rules)}s`);
+// "sets of four" / "pairs", for headings
+export const setsTitle = (rules) => (rules?.set_size === 2 ? 'Pairs' : 'Sets of four');
 
 export function rulesSummary(rules) {
   const lines = [];
   const set = setWord(rules);
   if (rules.deal_whole_pack) {
-    lines.push('The whole pack is dealt; there is no stock.');
+    lines.push('All the cards are dealt, so there is no pond.');
   } else {
-    lines.push(`Each player gets ${numberWord(rules.cards_dealt)} cards ` +
-      `(${numberWord(rules.small_table_cards)} with ${numberWord(rules.small_table_players)} or fewer players); ` +
-      'the rest is the stock.');
+    lines.push(`Everyone gets ${numberWord(rules.cards_dealt)} cards ` +
+      `(${numberWord(rules.small_table_cards)} when there are ${numberWord(rules.small_table_players)} players or fewer); ` +
+      'the other cards make the pond.');
   }
   if (rules.ask_for === 'card') {
-    lines.push('On your turn, ask another player for one exact card of a rank you hold' +
-      (rules.may_ask_held_card ? ' (asking for a card you hold yourself is allowed, but it is a miss).' : '.'));
+    lines.push('On your turn, ask another player for one exact card, of a kind you hold' +
+      (rules.may_ask_held_card ? ' (you may ask for a card you hold yourself, but that is a miss).' : '.'));
   } else {
-    lines.push('On your turn, ask another player for a rank you hold.');
+    lines.push('On your turn, ask another player for a kind of card you hold, like 7s.');
   }
   lines.push({
-    all: 'If they have any, they give you every card of that rank and you ask again.',
-    one: 'If they have any, they give you one card of that rank and you ask again.',
+    all: 'If they have any, they give you all of them and you ask again.',
+    one: 'If they have any, they give you one of them and you ask again.',
     named: 'If they have that card, they give it to you and you ask again.',
   }[rules.give] ?? 'If they have it, they give it to you and you ask again.');
   if (!rules.deal_whole_pack) {
     lines.push(rules.lucky_draw === 'ask_again'
-      ? 'If not, they say "Go fish!" and you draw; if you draw what you asked for, show it and ask again.'
-      : 'If not, they say "Go fish!" and you draw a card.');
+      ? 'If not, they say "Go fish!" and you take a card from the pond; if it is the one you asked for, show it and ask again.'
+      : 'If not, they say "Go fish!" and you take a card from the pond.');
   }
   lines.push(rules.after_miss === 'to_asked'
-    ? 'After a miss the turn goes to the player who said "Go fish".'
-    : 'After a miss the turn passes to the left.');
+    ? 'After a "Go fish!" it is the turn of the player who said it.'
+    : 'After a "Go fish!" the turn passes to the left.');
   lines.push(rules.set_size === 2
-    ? 'Two cards of a rank make a pair, laid down at once.'
-    : 'Four cards of a rank make a book, laid down at once.');
+    ? 'Two cards of a kind make a pair, put down at once.'
+    : 'Four cards of a kind make a set of four, put down at once.');
   if (rules.play_again_after_set) lines.push(`Making a ${set} also keeps your turn.`);
+  if (rules.table_rules) {
+    lines.push('Table rules: you answer asks yourself and put down your own sets. Asking out of turn, ' +
+      'asking for something you may not, or saying "Go fish!" when you have the cards costs a penalty.');
+  }
   if (rules.empty_hand === 'ends_game') {
     lines.push(rules.stock_out_ends_game
-      ? 'The game ends when someone runs out of cards or the stock is empty.'
-      : 'The game ends when someone runs out of cards.');
+      ? 'The game ends when someone has no cards left or the pond is empty.'
+      : 'The game ends when someone has no cards left.');
   } else {
     lines.push({
-      draw_else_sit_out: 'With an empty hand you draw a card on your turn; with no stock left you sit out.',
-      draw_else_out: 'With an empty hand you draw a card on your turn; with no stock left you are out.',
-      out: 'A player whose hand is empty is out of the game (and keeps their sets).',
-    }[rules.empty_hand] ?? 'Players with an empty hand draw when they can.');
-    lines.push(`The game ends when all 13 ${set}s are down.`.replace('13 pairs', 'pairs'));
+      draw_else_sit_out: 'With no cards left you take one from the pond on your turn; when the pond is empty you sit out.',
+      draw_else_out: 'With no cards left you take one from the pond on your turn; when the pond is empty you are out.',
+      out: 'A player with no cards left is out of the game (their sets still count).',
+    }[rules.empty_hand] ?? 'Players with no cards take one from the pond when they can.');
+    lines.push(rules.set_size === 2 ? 'The game ends when every pair is down.' : 'The game ends when all 13 sets of four are down.');
   }
   lines.push(`Most ${set}s wins.` + (rules.tie_break === 'shared' ? ' A tie is shared.'
     : ' A tie goes to the player with the fewest cards left in hand.'));
@@ -73,6 +82,54 @@ export function rulesSummary(rules) {
 export function tieBreakText(rules) {
   if (!rules) return '';
   return rules.tie_break === 'shared'
-    ? 'Players with the same number of sets share the win.'
-    : 'When sets are tied, the player with the fewest cards left in hand wins; a remaining tie is shared.';
+    ? 'So they share the win.'
+    : 'So the one with the fewest cards left in hand wins; if that is equal too, they share the win.';
 }
+
+// Each preset's rules, as the server spells them (docs/RULES.md); the e2e
+// tests compare these with the rooms the server makes.
+const BASE = {
+  min_players: 2, max_players: 6, small_table_players: 2, small_table_cards: 7, cards_dealt: 5,
+  deal_whole_pack: false, dealer: 'random', first_player: 'random', ask_for: 'rank', may_ask_held_card: false,
+  give: 'all', set_size: 4, lucky_draw: 'ask_again', play_again_after_set: false, sets_face_up: false,
+  after_miss: 'to_asked', empty_hand: 'ends_game', stock_out_ends_game: true, tie_break: 'shared', table_rules: false,
+};
+export const PRESET_RULES = {
+  classic: { ...BASE },
+  'specific-card': { ...BASE, ask_for: 'card', give: 'named' },
+  'keep-playing': { ...BASE, empty_hand: 'draw_else_sit_out', stock_out_ends_game: false },
+  bicycle: { ...BASE, max_players: 5, small_table_players: 3, dealer: 'ceremony', first_player: 'left_of_dealer',
+    lucky_draw: 'turn_ends', play_again_after_set: true, sets_face_up: true, after_miss: 'to_left',
+    empty_hand: 'draw_else_out', stock_out_ends_game: false },
+  authors: { ...BASE, min_players: 3, small_table_players: 3, deal_whole_pack: true, dealer: 'ceremony',
+    first_player: 'left_of_dealer', ask_for: 'card', give: 'named', after_miss: 'to_left', empty_hand: 'out',
+    stock_out_ends_game: false },
+  pairs: { ...BASE, small_table_players: 0, first_player: 'left_of_dealer', give: 'one', set_size: 2,
+    after_miss: 'to_left', tie_break: 'fewest_cards_in_hand' },
+};
+
+// The fields of "Advanced", with words a grown-up can follow. `table_rules`
+// has its own checkbox; `preset` is the game chosen above.
+const yesNo = [[true, 'yes'], [false, 'no']];
+export const RULE_FIELDS = [
+  ['min_players', 'Fewest players', 'int', 2, 6],
+  ['max_players', 'Most players', 'int', 2, 6],
+  ['small_table_players', 'A small table has up to this many players', 'int', 0, 6],
+  ['small_table_cards', 'Cards each at a small table', 'int', 1, 26],
+  ['cards_dealt', 'Cards each at a bigger table', 'int', 1, 26],
+  ['deal_whole_pack', 'Deal every card (no pond)', yesNo],
+  ['dealer', 'Who deals', [['random', 'picked at random'], ['ceremony', 'lowest card drawn']]],
+  ['first_player', 'Who asks first', [['random', 'picked at random'], ['left_of_dealer', 'the player left of the dealer']]],
+  ['ask_for', 'Players ask for', [['rank', 'a kind of card (all 7s)'], ['card', 'one exact card']]],
+  ['may_ask_held_card', 'May ask for a card you hold (exact-card games)', yesNo],
+  ['give', 'The asked player gives', [['all', 'every card of that kind'], ['one', 'one card of that kind'], ['named', 'the exact card asked for']]],
+  ['set_size', 'Cards in a set', [[4, 'four (sets of four)'], [2, 'two (pairs)']]],
+  ['lucky_draw', 'Fishing the card you asked for', [['ask_again', 'lets you ask again'], ['turn_ends', 'ends your turn']]],
+  ['play_again_after_set', 'A set made from the pond keeps your turn', yesNo],
+  ['sets_face_up', 'Sets lie face up', yesNo],
+  ['after_miss', 'After "Go fish!" the turn goes to', [['to_asked', 'the player who said it'], ['to_left', 'the next player on the left']]],
+  ['empty_hand', 'A player with no cards', [['ends_game', 'ends the game'], ['draw_else_sit_out', 'takes a card, or sits out'],
+    ['draw_else_out', 'takes a card, or is out'], ['out', 'is out at once']]],
+  ['stock_out_ends_game', 'The game ends when the pond is empty', yesNo],
+  ['tie_break', 'A tie', [['shared', 'is shared'], ['fewest_cards_in_hand', 'goes to the fewest cards in hand']]],
+];

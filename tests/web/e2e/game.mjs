@@ -39,7 +39,7 @@ export default async function ({ baseUrl, browser, log }) {
     const shown = await p.$$eval('#replay-hands .card.face', (c) => c.length);
     assert(shown >= 10, `the replay shows every hand (${shown} cards)`);
     await p.click('#replay-last');
-    assert(/Game over/.test(await p.textContent('#replay-text')), 'the replay ends with the game over');
+    assert(/the game is over/.test(await p.textContent('#replay-text')), 'the replay ends with the game over');
   }
   assert((await ann.page.textContent('#latest')) !== '', 'narration is shown');
 

@@ -8,16 +8,15 @@ export default async function ({ baseUrl, browser }) {
   const code = await createRoom(ann.page, 'Ann', { others: ['medium'] });
   await joinByCode(zoe.page, 'Zoe', code, 'spectator');
   await waitScreen(zoe.page, 'waiting');
-  await ann.page.waitForFunction(() => /watching/.test(document.getElementById('history').textContent) || true);
   await ann.page.click('#start-game');
   await Promise.all([waitScreen(ann.page, 'table'), waitScreen(zoe.page, 'table')]);
 
   const look = () => zoe.page.evaluate(() => ({
     faces: document.querySelectorAll('#screen-table .card.face').length,
     hand: document.querySelectorAll('#hand .rank-group').length,
-    opponents: document.querySelectorAll('#opponents .opponent').length,
+    opponents: document.querySelectorAll('#seats .seat').length,
     // Per seat: the card backs drawn and the hand size written beside them.
-    seats: [...document.querySelectorAll('#opponents .opponent')].map((seat) => ({
+    seats: [...document.querySelectorAll('#seats .seat')].map((seat) => ({
       backs: seat.querySelectorAll('.card.back').length,
       count: parseInt(seat.querySelector('.fan .count')?.textContent ?? '', 10),
     })),

@@ -37,9 +37,12 @@ export async function launchBrowser() {
 // A page in its own context (its own localStorage, like another person's
 // browser), recording every WebSocket frame it receives and any page error
 // (a message the server dropped for the rate counts as one).
-export async function openPage(browser, baseUrl, { width = 1280, height = 800, path = '/' } = {}) {
+// `pace` is how long the page shows each move (its own setting, in ms): 0
+// unless a test is about the pace, so games run as fast as the server plays.
+export async function openPage(browser, baseUrl, { width = 1280, height = 800, path = '/', pace = 0, motion = 'reduce' } = {}) {
   // Reduced motion: the same client, less work for a loaded test machine.
-  const context = await browser.newContext({ viewport: { width, height }, reducedMotion: 'reduce' });
+  const context = await browser.newContext({ viewport: { width, height }, reducedMotion: motion });
+  if (pace !== null) await context.addInitScript((p) => { if (!localStorage.getItem('gofish.pace')) localStorage.setItem('gofish.pace', String(p)); }, pace);
   const page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT);
   const frames = [];
@@ -73,9 +76,9 @@ export const waitScreen = (page, name, timeout = TIMEOUT) =>
   page.waitForFunction((n) => document.body.dataset.screen === n, name, { timeout });
 export const online = (page) => page.waitForSelector('#conn.online');
 
-// Home screen -> create a room. `seats` is an array for seats 1.. of
+// Home screen -> create a room. `others` is an array for seats 1.. of
 // 'person' or a bot level.
-export async function createRoom(page, name, { preset = 'classic', others = ['person', 'medium'], timer = '0', listed = false, tableRules = false } = {}) {
+export async function createRoom(page, name, { preset = 'classic', others = ['person', 'medium'], timer = '0', listed = false, tableRules = false, chat = null } = {}) {
   await online(page);
   await waitScreen(page, 'home');
   await page.fill('#name', name);
@@ -87,6 +90,7 @@ export async function createRoom(page, name, { preset = 'classic', others = ['pe
   await page.selectOption('#turn-timer', timer);
   if (listed) await page.check('#listed');
   if (tableRules) await page.check('#table-rules');
+  if (chat) await page.selectOption('#chat-mode', chat);
   await page.click('#create-button');
   await waitScreen(page, 'waiting');
   return (await page.textContent('#waiting-code')).trim();
@@ -100,24 +104,44 @@ export async function joinByCode(page, name, code, as = 'player') {
   await page.click(as === 'player' ? '#join-button' : '#watch-button');
 }
 
+export const ENABLED_RANK = '#hand .rank-group[aria-disabled="false"]';
 // What the page's table says about whose turn it is.
-export const myTurn = (page) => page.evaluate(() => !!document.querySelector('#hand .rank-group:not([disabled])'));
+export const myTurn = (page) => page.evaluate((s) => !!document.querySelector(s) && !window.gofish.choices()?.ask?.outOfTurn, ENABLED_RANK);
 
-// One ask by clicking: the first enabled rank (and card), then the first
-// enabled opponent. Returns false when it was not this page's turn.
+// What a careful player does now, read from the page's own choices: under
+// table rules answer truthfully and put down a full set first; otherwise ask
+// with the first kind of card (and card) at the first player offered.
+// Returns false when it was not this page's turn.
 export async function clickAsk(page) {
-  // Table rules: lay down a set, or answer an ask (giving when we can).
-  const decision = await page.$('#decide [data-declare]') ?? await page.$('#decide [data-answer="give"]') ?? await page.$('#decide [data-answer]');
-  if (decision) {
-    await decision.click();
+  const plan = await page.evaluate(() => {
+    const offer = window.gofish.choices();
+    const g = window.gofish.state.room?.game;
+    if (!offer || window.gofish.pacer.busy) return null;
+    if (offer.answers.length && offer.pending) {
+      const held = g.hand.some((c) => (offer.pending.card ? c === offer.pending.card : c.slice(0, -1) === offer.pending.rank));
+      return { answer: held ? 'give' : 'go_fish' };
+    }
+    if (offer.ask?.outOfTurn) return null;
+    const full = offer.declare.find((r) => g.hand.filter((c) => c.slice(0, -1) === r).length >= window.gofish.state.rules.set_size);
+    if (full) return { declare: full };
+    return offer.ask ? { ask: true } : null;
+  });
+  if (!plan) return false;
+  if (plan.answer) {
+    await page.click(`#actions [data-answer="${plan.answer}"]`);
     return true;
   }
-  const rank = await page.$('#hand .rank-group:not([disabled])');
+  if (plan.declare) {
+    await page.click(`#hand .rank-group[data-rank="${plan.declare}"]`);
+    await page.click(`#actions [data-declare="${plan.declare}"]`);
+    return true;
+  }
+  const rank = await page.$(ENABLED_RANK);
   if (!rank) return false;
   await rank.click();
   const card = await page.$('#card-picker .pick');
   if (card) await card.click();
-  const target = await page.waitForSelector('#opponents .opponent.target:not([disabled])', { timeout: 5000 }).catch(() => null);
+  const target = await page.waitForSelector('#actions [data-target]', { timeout: 5000 }).catch(() => null);
   if (!target) return false;
   await target.click();
   return true;
