@@ -8,8 +8,8 @@ const kBackoffMs = [250, 750, 1500, 3000];
 // A connection that has said nothing for kQuietMs gets a ping; one silent
 // for kDeadMs (no pong either) is given up and replaced: a dead network
 // shows within 10 s, not after the server's 60 s idle timeout.
-const kQuietMs = 3000;
-const kDeadMs = 7500;
+const kQuietMs = 2500;
+const kDeadMs = 6000;
 
 // Tokens live in sessionStorage (this tab, survives a reload) and in
 // localStorage (this browser, survives closing the tab). The tab's own copy
