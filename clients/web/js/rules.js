@@ -105,7 +105,7 @@ export const PRESET_RULES = {
     first_player: 'left_of_dealer', ask_for: 'card', give: 'named', after_miss: 'to_left', empty_hand: 'out',
     stock_out_ends_game: false },
   pairs: { ...BASE, small_table_players: 0, first_player: 'left_of_dealer', give: 'one', set_size: 2,
-    after_miss: 'to_left', tie_break: 'fewest_cards_in_hand' },
+    after_miss: 'to_left', stock_out_ends_game: false, tie_break: 'fewest_cards_in_hand' },
 };
 
 // The fields of "Advanced", with words a grown-up can follow. `table_rules`

@@ -218,13 +218,7 @@ export function renderMe(state, ui, offer) {
   let prompt = '';
   const p = game.pending;
   if (room.state !== 'playing') prompt = '';
-  else if (offer?.answers?.length && p) {
-    const what = p.card ? `the ${cardName(p.card)}` : rankPlural(p.rank);
-    prompt = `${state.nameOf(p.seat)} asked you for ${what}. What do you say?`;
-    choices.push(el('button', { type: 'button', class: 'primary', 'data-answer': 'give', 'data-focus': 'answer:give',
-      text: p.card ? 'Give it' : `Give my ${rankPlural(p.rank)}` }));
-    choices.push(el('button', { type: 'button', class: 'fish-button', 'data-answer': 'go_fish', 'data-focus': 'answer:go_fish', text: 'Go fish!' }));
-  } else if (offer?.ask && ui.selected) {
+  else if (offer?.ask && ui.selected) {
     const what = ui.selectedCard ? `the ${cardName(ui.selectedCard)}` : rankPlural(ui.selected);
     if (byCard && !ui.selectedCard) prompt = `Which ${rankWord(ui.selected)} do you want to ask for?`;
     else prompt = `Who do you want to ask for ${what}?`;
@@ -241,6 +235,12 @@ export function renderMe(state, ui, offer) {
         text: `Put down my ${rankPlural(ui.selected)}` }));
     }
     choices.push(el('button', { type: 'button', class: 'quiet', 'data-cancel': '1', 'data-focus': 'cancel', text: 'Pick another card' }));
+  } else if (offer?.answers?.length && p) {
+    const what = p.card ? `the ${cardName(p.card)}` : rankPlural(p.rank);
+    prompt = `${state.nameOf(p.seat)} asked you for ${what}. What do you say?`;
+    choices.push(el('button', { type: 'button', class: 'primary', 'data-answer': 'give', 'data-focus': 'answer:give',
+      text: p.card ? 'Give it' : `Give my ${rankPlural(p.rank)}` }));
+    choices.push(el('button', { type: 'button', class: 'fish-button', 'data-answer': 'go_fish', 'data-focus': 'answer:go_fish', text: 'Go fish!' }));
   } else if (offer?.ask && !offer.ask.outOfTurn) {
     prompt = `Your turn! Pick a card to ask for.`;
   } else if (offer?.declare?.length && yourTurn) {
