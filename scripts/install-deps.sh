@@ -15,6 +15,7 @@ build_packages=(
   nlohmann-json3-dev libspdlog-dev libcli11-dev doctest-dev
   prometheus-cpp-dev libsqlite3-dev
   libedit-dev             # gofish-cli: line editing and history
+  zlib1g-dev              # gzip for the web client's static files
 )
 native_test_packages=(
   python3 procps tmux     # tmux: the terminal client's interactive test
