@@ -15,12 +15,14 @@ mkdir -p "$out/corpus" "$out/crashes"
 # Engine and protocol sources, compiled straight in: the fuzzer needs its own
 # instrumentation flags on all of them, which the CMake build does not use.
 sources=(fuzz/parse_client_message_fuzz.cpp protocol/*.cpp engine/*.cpp)
+# ICU checks display names (protocol/text.cpp); several -l flags, split on purpose below.
+icu_libs=$(pkg-config --libs icu-uc icu-i18n)
 if [[ ! -x "$out/parse_client_message_fuzz" ]] || [[ -n "$(find "${sources[@]}" protocol/*.hpp engine/*.hpp -newer "$out/parse_client_message_fuzz" | head -n 1)" ]]; then
   echo "building $out/parse_client_message_fuzz with $cxx"
   "$cxx" -std=c++20 -O1 -g -fno-omit-frame-pointer \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -I. \
-    "${sources[@]}" -o "$out/parse_client_message_fuzz"
+    "${sources[@]}" $icu_libs -o "$out/parse_client_message_fuzz"
 fi
 
 # Seeds: every client example and hostile frame of the README, one per file.

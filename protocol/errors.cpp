@@ -26,9 +26,11 @@ CodeInfo info(ErrorCode code) {
     case ErrorCode::kRoomBadCode:
       return {"room/bad_code", "A room code is five letters and digits, without 0, O, 1, I or L."};
     case ErrorCode::kRoomFull: return {"room/full", "Every seat in that room is taken."};
-    case ErrorCode::kRoomNameTaken: return {"room/name_taken", "Someone in that room already has that name."};
+    case ErrorCode::kRoomNameTaken:
+      return {"room/name_taken", "Someone in that room already has that name, or one that looks the same."};
     case ErrorCode::kRoomBadName:
-      return {"room/bad_name", "A name needs 1 to 24 characters, without control characters."};
+      return {"room/bad_name",
+              "A name needs 1 to 24 characters, some of them visible, and no control, invisible or blank characters."};
     case ErrorCode::kRoomNotHost: return {"room/not_host", "Only the host can do that."};
     case ErrorCode::kRoomAlreadyStarted: return {"room/already_started", "The game has already started."};
     case ErrorCode::kRoomNotStarted: return {"room/not_started", "The game has not started yet."};

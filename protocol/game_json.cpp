@@ -509,6 +509,67 @@ std::optional<std::variant<engine::Event, std::string>> event_from_json(const Js
   return event;
 }
 
+OrderedJson legal_to_json(const engine::LegalDecisions& l) {
+  if (l.empty()) return nullptr;
+  OrderedJson legal = OrderedJson::object();
+  legal["count"] = l.count();
+  const bool can_ask = l.targets != 0 && (l.ask_for == engine::AskFor::kRank ? l.ranks != 0 : !l.cards.empty());
+  if (can_ask) {
+    OrderedJson ask = OrderedJson::object();
+    ask["targets"] = seats_to_json(l.targets);
+    if (l.ask_for == engine::AskFor::kRank) {
+      ask["ranks"] = ranks_to_json(l.ranks);
+    } else {
+      ask["cards"] = cards_to_json(l.cards);
+    }
+    legal["ask"] = std::move(ask);
+  }
+  if (l.give || l.go_fish) {
+    OrderedJson answers = OrderedJson::array();
+    if (l.give) answers.push_back("give");
+    if (l.go_fish) answers.push_back("go_fish");
+    legal["answers"] = std::move(answers);
+  }
+  if (l.declarable != 0) legal["declare"] = ranks_to_json(l.declarable);
+  return legal;
+}
+
+std::variant<engine::LegalDecisions, std::string> legal_from_json(const Json& json, engine::Seat seat,
+                                                                  engine::AskFor ask_for) {
+  if (!json.is_object()) return std::string("must be an object");
+  Reader lr(json);
+  GameReader lg{lr};
+  engine::LegalDecisions l;
+  l.seat = seat;
+  l.ask_for = ask_for;
+  if (const Json* ask = lr.object("ask")) {
+    Reader ar(*ask);
+    GameReader ag{ar};
+    l.targets = ag.seats("targets");
+    if (ask_for == engine::AskFor::kRank) {
+      l.ranks = ag.ranks("ranks");
+    } else {
+      l.cards = ag.cards("cards");
+    }
+    if (ar.failed()) return "ask: " + ar.error().message;
+  }
+  if (const Json* answers = lr.array("answers", 2)) {
+    for (const Json& a : *answers) {
+      const auto text = detail::as_string(a, 8);
+      if (text == "give") {
+        l.give = true;
+      } else if (text == "go_fish") {
+        l.go_fish = true;
+      } else {
+        return std::string("answers must hold \"give\" or \"go_fish\"");
+      }
+    }
+  }
+  if (lr.has("declare")) l.declarable = lg.ranks("declare");
+  if (lr.failed()) return lr.error().message;
+  return l;
+}
+
 OrderedJson view_to_json(const engine::View& view) {
   OrderedJson out = OrderedJson::object();
   out["players"] = view.players;
@@ -527,32 +588,7 @@ OrderedJson view_to_json(const engine::View& view) {
   } else {
     out["pending"] = nullptr;
   }
-  if (view.legal.empty()) {
-    out["legal"] = nullptr;
-  } else {
-    const engine::LegalDecisions& l = view.legal;
-    OrderedJson legal = OrderedJson::object();
-    legal["count"] = l.count();
-    const bool can_ask = l.targets != 0 && (l.ask_for == engine::AskFor::kRank ? l.ranks != 0 : !l.cards.empty());
-    if (can_ask) {
-      OrderedJson ask = OrderedJson::object();
-      ask["targets"] = seats_to_json(l.targets);
-      if (l.ask_for == engine::AskFor::kRank) {
-        ask["ranks"] = ranks_to_json(l.ranks);
-      } else {
-        ask["cards"] = cards_to_json(l.cards);
-      }
-      legal["ask"] = std::move(ask);
-    }
-    if (l.give || l.go_fish) {
-      OrderedJson answers = OrderedJson::array();
-      if (l.give) answers.push_back("give");
-      if (l.go_fish) answers.push_back("go_fish");
-      legal["answers"] = std::move(answers);
-    }
-    if (l.declarable != 0) legal["declare"] = ranks_to_json(l.declarable);
-    out["legal"] = std::move(legal);
-  }
+  out["legal"] = legal_to_json(view.legal);
   OrderedJson seats = OrderedJson::array();
   for (engine::Seat s = 0; s < view.players && s < engine::kMaxSeats; ++s) {
     const engine::SeatView& sv = view.seats[static_cast<std::size_t>(s)];
@@ -600,36 +636,9 @@ std::variant<engine::View, std::string> view_from_json(const Json& json, engine:
     view.pending = ask;
   }
   if (const Json* legal = r.object("legal")) {
-    Reader lr(*legal);
-    GameReader lg{lr};
-    engine::LegalDecisions& l = view.legal;
-    l.seat = viewer.seat.value_or(0);
-    l.ask_for = ask_for;
-    if (const Json* ask = lr.object("ask")) {
-      Reader ar(*ask);
-      GameReader ag{ar};
-      l.targets = ag.seats("targets");
-      if (ask_for == engine::AskFor::kRank) {
-        l.ranks = ag.ranks("ranks");
-      } else {
-        l.cards = ag.cards("cards");
-      }
-      if (ar.failed()) return "legal.ask: " + ar.error().message;
-    }
-    if (const Json* answers = lr.array("answers", 2)) {
-      for (const Json& a : *answers) {
-        const auto text = detail::as_string(a, 8);
-        if (text == "give") {
-          l.give = true;
-        } else if (text == "go_fish") {
-          l.go_fish = true;
-        } else {
-          return std::string("legal.answers must hold \"give\" or \"go_fish\"");
-        }
-      }
-    }
-    if (lr.has("declare")) l.declarable = lg.ranks("declare");
-    if (lr.failed()) return "legal: " + lr.error().message;
+    auto parsed = legal_from_json(*legal, viewer.seat.value_or(0), ask_for);
+    if (const auto* error = std::get_if<std::string>(&parsed)) return "legal: " + *error;
+    view.legal = std::get<engine::LegalDecisions>(parsed);
   }
   const Json& seats = r.required_array("seats", engine::kMaxSeats);
   if (!r.failed() && seats.size() != static_cast<std::size_t>(view.players)) {

@@ -50,6 +50,14 @@ nlohmann::ordered_json view_to_json(const engine::View& view);
 std::variant<engine::View, std::string> view_from_json(const nlohmann::json& json, engine::Viewer viewer,
                                                        engine::AskFor ask_for);
 
+// The legal decisions of one seat, compact: {"count":N,"ask":{"targets":[..],
+// "ranks":[..] or "cards":[..]},"answers":[..],"declare":[..]} (the parts
+// that apply), as in a view's "legal". Null when there are none.
+nlohmann::ordered_json legal_to_json(const engine::LegalDecisions& legal);
+// The decisions of `seat` from that spelling.
+std::variant<engine::LegalDecisions, std::string> legal_from_json(const nlohmann::json& json, engine::Seat seat,
+                                                                  engine::AskFor ask_for);
+
 // Helpers shared by the encoders.
 nlohmann::ordered_json cards_to_json(engine::CardSet cards);
 nlohmann::ordered_json ranks_to_json(std::uint16_t rank_mask);

@@ -39,6 +39,11 @@ using engine::parse_bot_level;
 enum class ChatMode { kFree, kPhrases, kOff };
 enum class JoinAs { kPlayer, kSpectator };
 enum class RoomState { kWaiting, kPlaying, kOver };
+// Why a room closed (the `room_closed` message).
+enum class RoomClosedReason {
+  kPlayersLeft,  // no player holds a seat any more
+  kIdle,         // nobody was connected for the room's expiry time
+};
 enum class Occupant { kEmpty, kHuman, kBot };
 enum class TakeoverReason {
   kDisconnected,  // until the seat's owner reconnects
@@ -52,6 +57,7 @@ std::string_view to_string(JoinAs as);         // "player", "spectator"
 std::string_view to_string(RoomState state);   // "waiting", "playing", "over"
 std::string_view to_string(Occupant occupant);  // "empty", "human", "bot"
 std::string_view to_string(TakeoverReason reason);  // "disconnected", "timeout", "left", "kicked"
+std::string_view to_string(RoomClosedReason reason);  // "players_left", "idle"
 std::optional<ChatMode> parse_chat_mode(std::string_view text);
 
 // ------------------------------------------------------------ client messages
@@ -246,6 +252,12 @@ struct SeatInfo {
   friend bool operator==(const SeatInfo&, const SeatInfo&) = default;
 };
 
+struct Player {
+  std::string name;
+  std::optional<BotLevel> bot;
+  friend bool operator==(const Player&, const Player&) = default;
+};
+
 struct TurnTimer {
   engine::Seat seat = 0;          // whose decision the timer is for
   int seconds = 0;                // the room's timer length
@@ -265,6 +277,10 @@ struct RoomSnapshot {
   RoomState state = RoomState::kWaiting;
   std::optional<engine::Seat> you;  // the viewer's seat; empty for a spectator
   int game_number = 0;              // games started in this room so far
+  // Who plays (or played) the current or last game, by seat: the names the
+  // score table and the replay use, whoever holds the seats now. Empty
+  // before the first game.
+  std::vector<Player> players;
   std::optional<engine::View> game;  // when a game exists: view_of(game, viewer)
   std::optional<engine::GameOver> result;  // when state is over
   std::optional<TurnTimer> timer;          // when a turn timer is running
@@ -309,11 +325,6 @@ struct SpectatorsChanged {
 struct HostChanged {
   engine::Seat seat = 0;
   friend bool operator==(const HostChanged&, const HostChanged&) = default;
-};
-struct Player {
-  std::string name;
-  std::optional<BotLevel> bot;
-  friend bool operator==(const Player&, const Player&) = default;
 };
 // A game begins (the first, or a rematch); the engine's deal events follow.
 struct NewGame {
@@ -390,6 +401,27 @@ struct Pong {
   friend bool operator==(const Pong&, const Pong&) = default;
 };
 
+// Sent to everyone in the room after the events of every decision and of a
+// game's start, and to a resuming client after its replay or snapshot: what
+// came before it is complete, and it says who is to act. `legal` is in the
+// copy sent to the seat that is to act and in no other (it reveals that
+// seat's hand). Not a room event: it has no version of its own.
+struct Turn {
+  std::int64_t v = 0;                           // the room version it follows
+  std::optional<engine::Seat> seat;             // the seat to act; empty when no game is in play
+  std::optional<engine::LegalDecisions> legal;  // only for the seat to act
+  friend bool operator==(const Turn&, const Turn&) = default;
+};
+
+// The room has closed: sent to everyone still in it, who are then in no room
+// (the connection stays open). Seat tokens of the room stop working.
+struct RoomClosed {
+  std::string code;
+  RoomClosedReason reason = RoomClosedReason::kIdle;
+  std::string message;
+  friend bool operator==(const RoomClosed&, const RoomClosed&) = default;
+};
+
 // Sent just before the server closes the connection, when it can.
 struct Closing {
   CloseReason reason = CloseReason::kShuttingDown;
@@ -398,7 +430,7 @@ struct Closing {
 };
 
 using ServerMessage = std::variant<Welcome, Ok, Created, Joined, RoomSnapshot, EventMessage, LobbyList,
-                                   TranscriptMessage, Pong, Error, Closing>;
+                                   TranscriptMessage, Pong, Error, Closing, Turn, RoomClosed>;
 
 // The wire `type` of a server message: "welcome", "room", "event", ...
 std::string_view message_type(const ServerMessage& message);
@@ -417,6 +449,8 @@ std::string encode(const TranscriptMessage& message);
 std::string encode(const Pong& message);
 std::string encode(const Error& message);
 std::string encode(const Closing& message);
+std::string encode(const Turn& message);
+std::string encode(const RoomClosed& message);
 
 // For clients written in C++ and for tests. Treats the frame as
 // untrusted: malformed input yields a sentence, never an exception.

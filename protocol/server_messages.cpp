@@ -19,8 +19,9 @@ using detail::Reader;
 
 namespace {
 
-constexpr std::array<std::string_view, 11> kServerTypes = {
-    "welcome", "ok", "created", "joined", "room", "event", "lobby", "transcript", "pong", "error", "closing",
+constexpr std::array<std::string_view, 13> kServerTypes = {
+    "welcome", "ok",    "created", "joined",  "room", "event",       "lobby",
+    "transcript", "pong", "error", "closing", "turn", "room_closed",
 };
 static_assert(kServerTypes.size() == std::variant_size_v<ServerMessage>, "one wire type per server message");
 
@@ -244,6 +245,9 @@ OrderedJson to_json(const RoomSnapshot& m) {
   out["invite"] = invite_path(m.code);
   out["state"] = to_string(m.state);
   out["game_number"] = m.game_number;
+  OrderedJson players = OrderedJson::array();
+  for (const Player& p : m.players) players.push_back(player_to_json(p));
+  out["players"] = std::move(players);
   out["host"] = m.host;
   out["you"] = optional_seat(m.you);
   out["settings"] = settings_to_json(m.settings);
@@ -319,6 +323,22 @@ OrderedJson to_json(const Closing& m) {
   OrderedJson out = start("closing", std::nullopt);
   out["reason"] = close_reason_name(m.reason);
   out["code"] = close_code(m.reason);
+  out["message"] = m.message;
+  return out;
+}
+
+OrderedJson to_json(const Turn& m) {
+  OrderedJson out = start("turn", std::nullopt);
+  out["v"] = m.v;
+  out["seat"] = optional_seat(m.seat);
+  if (m.legal) out["legal"] = legal_to_json(*m.legal);
+  return out;
+}
+
+OrderedJson to_json(const RoomClosed& m) {
+  OrderedJson out = start("room_closed", std::nullopt);
+  out["code"] = m.code;
+  out["reason"] = to_string(m.reason);
   out["message"] = m.message;
   return out;
 }
@@ -515,6 +535,12 @@ std::variant<ServerMessage, std::string> parse_room(Reader& r, std::optional<Req
   m.code = read_text(r, "code");
   m.state = read_enum(r, "state", {RoomState::kWaiting, RoomState::kPlaying, RoomState::kOver});
   m.game_number = read_int(r, "game_number");
+  const Json& players = r.required_array("players", engine::kMaxSeats);
+  if (!r.failed()) {
+    auto parsed = players_from_json(players);
+    if (!parsed) return std::string("players must hold {name, bot} objects");
+    m.players = std::move(*parsed);
+  }
   m.host = read_seat(r, "host");
   m.you = read_optional_seat(r, "you");
   m.spectators = read_int(r, "spectators");
@@ -672,6 +698,8 @@ std::string encode(const TranscriptMessage& m) { return to_json(m).dump(); }
 std::string encode(const Pong& m) { return to_json(m).dump(); }
 std::string encode(const Error& m) { return to_json(m).dump(); }
 std::string encode(const Closing& m) { return to_json(m).dump(); }
+std::string encode(const Turn& m) { return to_json(m).dump(); }
+std::string encode(const RoomClosed& m) { return to_json(m).dump(); }
 
 std::string encode(const ServerMessage& message) {
   return std::visit([](const auto& m) { return encode(m); }, message);
@@ -745,6 +773,27 @@ std::variant<ServerMessage, std::string> parse_server_message(std::string_view f
     if (!r.failed() && !parsed) return "unknown close reason \"" + detail::quote_untrusted(reason) + "\"";
     m.reason = parsed.value_or(CloseReason::kNormal);
     result = m;
+  } else if (type == "turn") {
+    Turn m;
+    m.v = r.required_integer("v", 0, kMaxSafeInteger);
+    m.seat = read_optional_seat(r, "seat");
+    if (r.failed()) return r.error().message;
+    // The decisions are spelled without the seat's ask form; a client knows
+    // the room's rules, a parser without them reads both (cards, then ranks).
+    if (const Json* legal = r.object("legal")) {
+      if (!m.seat) return std::string("legal without a seat to act");
+      const bool cards = legal->contains("ask") && (*legal)["ask"].contains("cards");
+      auto parsed = legal_from_json(*legal, *m.seat, cards ? engine::AskFor::kCard : engine::AskFor::kRank);
+      if (const auto* error = std::get_if<std::string>(&parsed)) return "legal: " + *error;
+      m.legal = std::get<engine::LegalDecisions>(parsed);
+    }
+    result = std::move(m);
+  } else if (type == "room_closed") {
+    RoomClosed m;
+    m.code = read_text(r, "code");
+    m.reason = read_enum(r, "reason", {RoomClosedReason::kPlayersLeft, RoomClosedReason::kIdle});
+    m.message = read_text(r, "message");
+    result = std::move(m);
   } else {
     return "unknown message type \"" + detail::quote_untrusted(type) + "\"";
   }

@@ -1,5 +1,12 @@
 #include "protocol/text.hpp"
 
+#include <unicode/brkiter.h>
+#include <unicode/normalizer2.h>
+#include <unicode/uchar.h>
+#include <unicode/unistr.h>
+#include <unicode/uspoof.h>
+
+#include <memory>
 #include <vector>
 
 namespace gofish::protocol {
@@ -98,6 +105,121 @@ std::size_t trim_end(const std::vector<char32_t>& cps, std::size_t begin) {
   return e;
 }
 
+// ------------------------------------------------------------------ names
+//
+// Display names go through ICU (Unicode's own data, at the version of the
+// libicu the server runs with) rather than tables of our own.
+
+// Both are created once and only read afterwards. ICU's NFC instance is a
+// process-wide singleton that ICU owns. A USpoofChecker may be used from
+// many threads at once through its const functions (uspoof.h, "Thread
+// Safety"); it is configured here, before anyone can see it, and freed at
+// exit.
+const icu::Normalizer2* nfc() {
+  static const icu::Normalizer2* const instance = [] {
+    UErrorCode status = U_ZERO_ERROR;
+    const icu::Normalizer2* normalizer = icu::Normalizer2::getNFCInstance(status);
+    return U_SUCCESS(status) ? normalizer : nullptr;
+  }();
+  return instance;
+}
+
+const USpoofChecker* spoof_checker() {
+  static const icu::LocalUSpoofCheckerPointer instance = [] {
+    UErrorCode status = U_ZERO_ERROR;
+    icu::LocalUSpoofCheckerPointer checker(uspoof_open(&status));
+    // Only the "invisible" check is used by uspoof_check2: the same
+    // non-spacing mark twice on one letter. Skeletons need no checks.
+    uspoof_setChecks(checker.getAlias(), USPOOF_INVISIBLE, &status);
+    if (U_FAILURE(status)) checker.adoptInstead(nullptr);
+    return checker;
+  }();
+  return instance.getAlias();
+}
+
+std::optional<icu::UnicodeString> to_nfc(std::string_view text) {
+  const icu::Normalizer2* normalizer = nfc();
+  if (normalizer == nullptr) return std::nullopt;
+  UErrorCode status = U_ZERO_ERROR;
+  icu::UnicodeString out = normalizer->normalize(
+      icu::UnicodeString::fromUTF8(icu::StringPiece(text.data(), static_cast<std::int32_t>(text.size()))), status);
+  if (U_FAILURE(status)) return std::nullopt;
+  return out;
+}
+
+bool default_ignorable(UChar32 cp) { return u_hasBinaryProperty(cp, UCHAR_DEFAULT_IGNORABLE_CODE_POINT) != 0; }
+
+// Characters Unicode classes as visible symbols that nevertheless draw
+// nothing: a braille cell with no dots, and the null notehead of music
+// notation. (The Hangul fillers that also draw nothing are default-ignorable
+// and refused as such.) Unicode has no property for "renders blank", so this
+// is the one short list by hand.
+bool blank_symbol(UChar32 cp) { return cp == 0x2800 || cp == 0x1D159; }
+
+// White space a name may have: trimmed at the ends, and a run of it inside
+// becomes one space. Spaces (general category Zs) and the ASCII white space
+// controls; other line breaks are refused, not trimmed.
+bool name_space(UChar32 cp) {
+  return u_charType(cp) == U_SPACE_SEPARATOR || cp == U'\t' || cp == U'\n' || cp == U'\r' || cp == U'\v' || cp == U'\f';
+}
+
+// Marks, for each UTF-16 unit of `text`, whether it lies inside a grapheme
+// cluster that is a whole recommended emoji (UTS #51's RGI_Emoji): the only
+// place a default-ignorable character may appear in a name. Emoji sequences
+// are built with them (U+200D joins man, woman and girl into one family,
+// U+FE0F asks for the emoji form of a heart, tag characters spell the flag of
+// Scotland), and there they are drawn as part of one picture rather than
+// hidden. (ICU 70 and later know RGI_Emoji.) nullopt if ICU cannot segment
+// the text.
+std::optional<std::vector<bool>> inside_rgi_emoji(const icu::UnicodeString& text) {
+  std::vector<bool> inside(static_cast<std::size_t>(text.length()), false);
+  UErrorCode status = U_ZERO_ERROR;
+  std::unique_ptr<icu::BreakIterator> graphemes(
+      icu::BreakIterator::createCharacterInstance(icu::Locale::getRoot(), status));
+  if (U_FAILURE(status) || !graphemes) return std::nullopt;
+  graphemes->setText(text);
+  const char16_t* units = text.getBuffer();
+  for (std::int32_t start = graphemes->first(), end = graphemes->next(); end != icu::BreakIterator::DONE;
+       start = end, end = graphemes->next()) {
+    if (u_stringHasBinaryProperty(units + start, end - start, UCHAR_RGI_EMOJI)) {
+      for (std::int32_t i = start; i < end; ++i) inside[static_cast<std::size_t>(i)] = true;
+    }
+  }
+  return inside;
+}
+
+// The comparison keys of a name. NFKC_Casefold (Unicode's normalisation for
+// caseless matching: compatibility forms such as fullwidth letters become
+// plain ones, case is folded, default-ignorables are dropped) and the UTS #39
+// confusable skeleton, in both orders:
+//  - skeleton(NFKC_Casefold(name)): "JOSÉ" and "José", "BOB" and "Bob" with
+//    a Cyrillic o, "STRASSE" and "Straße", fullwidth and plain letters meet;
+//  - skeleton(NFKC_Casefold(skeleton(name))): the confusables table maps
+//    capital I to small l but small i to itself, so "Ian" and "lan" only meet
+//    when the skeleton is taken before folding.
+// nullopt when ICU fails (it cannot, short of running out of memory).
+struct NameKeys {
+  icu::UnicodeString folded_first;
+  icu::UnicodeString skeleton_first;
+};
+
+std::optional<NameKeys> name_keys(std::string_view name) {
+  const USpoofChecker* checker = spoof_checker();
+  UErrorCode status = U_ZERO_ERROR;
+  const icu::Normalizer2* casefold = icu::Normalizer2::getNFKCCasefoldInstance(status);
+  if (checker == nullptr || U_FAILURE(status)) return std::nullopt;
+  const auto skeleton = [&](const icu::UnicodeString& text) {
+    icu::UnicodeString out;
+    uspoof_getSkeletonUnicodeString(checker, 0, text, out, &status);
+    return out;
+  };
+  const auto fold = [&](const icu::UnicodeString& text) { return casefold->normalize(text, status); };
+  const auto text = icu::UnicodeString::fromUTF8(icu::StringPiece(name.data(), static_cast<std::int32_t>(name.size())));
+  NameKeys keys{skeleton(fold(text)), skeleton(fold(skeleton(text)))};
+  if (U_FAILURE(status)) return std::nullopt;
+  return keys;
+}
+
 constexpr std::array<Phrase, 12> kPhrases = {{
     {"hello", "Hello!"},
     {"good_luck", "Good luck!"},
@@ -160,44 +282,79 @@ std::optional<std::size_t> utf8_length(std::string_view text) {
   return cps.size();
 }
 
+// In order: valid UTF-8; NFC; white space trimmed and inner runs made one
+// space; every remaining character checked (see protocol/README.md, Names);
+// at least one letter, digit, punctuation mark or symbol; the length, counted
+// on the stored form; no mark repeated on one letter.
 std::variant<std::string, Error> normalize_name(std::string_view text, const ParseLimits& limits) {
   const auto bad = [](std::string sentence) { return make_error(ErrorCode::kRoomBadName, std::move(sentence)); };
   std::vector<char32_t> cps;
   if (!decode_utf8(text, cps)) return bad("A name must be valid UTF-8 text.");
-  const std::size_t begin = trim_start(cps);
-  const std::size_t end = trim_end(cps, begin);
-  std::string out;
-  std::size_t count = 0;
+  const auto normal = to_nfc(text);
+  const USpoofChecker* checker = spoof_checker();
+  if (!normal || checker == nullptr) return bad("The server could not check that name.");
+
+  std::int32_t begin = 0;
+  std::int32_t end = normal->length();
+  while (begin < end && name_space(normal->char32At(begin))) begin = normal->moveIndex32(begin, 1);
+  while (end > begin && name_space(normal->char32At(normal->moveIndex32(end, -1)))) end = normal->moveIndex32(end, -1);
+  if (begin == end) return bad("A name cannot be empty.");
+
+  std::optional<std::vector<bool>> in_emoji;
+  icu::UnicodeString out;
   bool in_space = false;
-  for (std::size_t i = begin; i < end; ++i) {
-    const char32_t cp = cps[i];
-    if (is_space(cp) && cp != U'\t' && cp != U'\n' && cp != U'\r' && cp != U'\v' && cp != U'\f') {
-      if (!in_space) {
-        out += ' ';
-        ++count;
-      }
+  bool shows_something = false;
+  for (std::int32_t i = begin; i < end;) {
+    const UChar32 cp = normal->char32At(i);
+    const std::int32_t at = i;
+    i += U16_LENGTH(cp);
+    if (name_space(cp)) {
+      if (u_charType(cp) != U_SPACE_SEPARATOR) return bad("A name cannot contain control characters or line breaks.");
+      if (!in_space) out.append(static_cast<UChar32>(U' '));
       in_space = true;
       continue;
     }
     in_space = false;
-    if (is_forbidden(cp)) return bad("A name cannot contain control or invisible formatting characters.");
-    append_utf8(out, cp);
-    ++count;
+    const auto category = static_cast<UCharCategory>(u_charType(cp));
+    if (default_ignorable(cp)) {
+      if (!in_emoji) in_emoji = inside_rgi_emoji(*normal);
+      if (!in_emoji || !(*in_emoji)[static_cast<std::size_t>(at)]) {
+        return bad("A name cannot contain invisible characters.");
+      }
+    } else if (category == U_CONTROL_CHAR || category == U_LINE_SEPARATOR || category == U_PARAGRAPH_SEPARATOR) {
+      return bad("A name cannot contain control characters or line breaks.");
+    } else if (category == U_FORMAT_CHAR) {
+      return bad("A name cannot contain invisible characters.");
+    } else if (category == U_UNASSIGNED || category == U_PRIVATE_USE_CHAR || category == U_SURROGATE) {
+      return bad("A name cannot contain unassigned or private-use characters.");
+    } else if (blank_symbol(cp)) {
+      return bad("A name cannot contain blank characters.");
+    }
+    // Letters, numbers, punctuation and symbols draw something; marks need a
+    // base, and spaces are spaces.
+    const std::uint32_t mask = U_MASK(category);
+    if ((mask & (U_GC_L_MASK | U_GC_N_MASK | U_GC_P_MASK | U_GC_S_MASK)) != 0) shows_something = true;
+    out.append(cp);
   }
-  if (count == 0) return bad("A name cannot be empty.");
-  if (count > static_cast<std::size_t>(limits.max_name_chars)) {
+  if (!shows_something) return bad("A name needs at least one letter, digit, punctuation mark or symbol.");
+  if (out.countChar32() > limits.max_name_chars) {
     return bad("A name can be " + std::to_string(limits.max_name_chars) + " characters at most.");
   }
-  return out;
+  UErrorCode status = U_ZERO_ERROR;
+  const std::int32_t failed = uspoof_check2UnicodeString(checker, out, nullptr, &status);
+  if (U_FAILURE(status)) return bad("The server could not check that name.");
+  if ((failed & USPOOF_INVISIBLE) != 0) return bad("A name cannot repeat a mark on one letter.");
+  std::string stored;
+  out.toUTF8String(stored);
+  return stored;
 }
 
 bool same_name(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  const auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
+  if (a == b) return true;
+  const auto ka = name_keys(a);
+  const auto kb = name_keys(b);
+  if (!ka || !kb) return false;
+  return ka->folded_first == kb->folded_first || ka->skeleton_first == kb->skeleton_first;
 }
 
 std::variant<std::string, Error> normalize_chat_text(std::string_view text, const ParseLimits& limits) {

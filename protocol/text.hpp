@@ -5,7 +5,10 @@
 // characters people confuse (0/O, 1/I/L). Names and chat are shown to other
 // people, so they are trimmed and refused when they hold control characters
 // or the invisible formatting characters that can reorder or hide text
-// (bidirectional overrides, zero-width spaces).
+// (bidirectional overrides, zero-width spaces). Names, which tell people
+// apart, go further, with ICU's Unicode data: stored in NFC, no
+// default-ignorable or blank characters, and no two in a room that look
+// alike (protocol/README.md, Conventions: Names).
 #pragma once
 
 #include <array>
@@ -39,11 +42,18 @@ std::string room_code_from_index(std::uint64_t index);
 // "/r/K7QXM": the path a client opens to join the room.
 std::string invite_path(std::string_view code);
 
-// A display name: surrounding whitespace trimmed, inner runs of spaces made
-// one space, 1..max_name_chars code points, no control or invisible
-// formatting characters, valid UTF-8. The error is room/bad_name.
+// A display name, in NFC: surrounding white space trimmed, inner runs of
+// spaces made one space, 1..max_name_chars code points of the NFC form. Valid
+// UTF-8 with no control characters or line breaks, no default-ignorable code
+// point except inside a whole RGI emoji, no other format, private-use or
+// unassigned code point, no blank symbol (U+2800, U+1D159), the same mark at
+// most once on a letter, and at least one letter, digit, punctuation mark or
+// symbol. The error is room/bad_name, with a sentence saying which rule.
 std::variant<std::string, Error> normalize_name(std::string_view text, const ParseLimits& limits = {});
-// Names in one room must differ ignoring ASCII case ("ann" and "Ann" clash).
+// True when two names look alike, so one room must not hold both: equal UTS
+// #39 confusable skeletons of their NFKC case folds, the skeleton taken after
+// folding or before it ("Ann"/"aNN", "Bob"/"B\u043eb" with a Cyrillic o,
+// "Jos\u00e9"/"JOSE\u0301", "Ian"/"lan"). Safe to call from any thread.
 bool same_name(std::string_view a, std::string_view b);
 
 // Free chat text: trimmed, 1..max_chat_chars code points, no control or

@@ -16,6 +16,7 @@ build_packages=(
   prometheus-cpp-dev libsqlite3-dev
   libedit-dev             # gofish-cli: line editing and history
   zlib1g-dev              # gzip for the web client's static files
+  libicu-dev              # display names: NFC, default-ignorables, confusable skeletons (protocol/text.cpp)
 )
 native_test_packages=(
   python3 procps tmux     # tmux: the terminal client's interactive test

@@ -98,6 +98,9 @@ struct SeatSlot {
   // A bot plays for this human: kDisconnected until the owner resumes, kLeft
   // or kKicked for the rest of the game. (kTimeout is one move, not a state.)
   std::optional<protocol::TakeoverReason> takeover;
+  // The owner is away and their grace period has run out: during a game a
+  // bot takes the seat over once it is to act (schedule()).
+  bool away_past_grace = false;
   bool kicked = false;
   std::uint64_t grace_generation = 0;
 
@@ -537,6 +540,25 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     for (const Spectator& spectator : spectators_) out(spectator.client, shared());
   }
 
+  // The logged events after `last_v`, as `viewer` sees them.
+  std::vector<SharedText> replay_after(std::int64_t last_v, engine::Viewer viewer) const {
+    std::vector<SharedText> texts;
+    for (const Logged& logged : history_) {
+      if (logged.v > last_v) texts.push_back(encode_shared(event_for_viewer(logged, viewer)));
+    }
+    return texts;
+  }
+
+  // A replay goes out only if it leaves the connection's send queue room for
+  // the game that carries on meanwhile (half of it); a longer one would close
+  // the client as a slow reader, so it gets a snapshot instead, which is
+  // always one message.
+  bool replay_fits(const std::vector<SharedText>& replay) const {
+    std::size_t bytes = 0;
+    for (const SharedText& text : replay) bytes += text->size();
+    return replay.size() <= limits_.send_queue_messages / 2 && bytes <= limits_.send_queue_bytes / 2;
+  }
+
   protocol::EventMessage event_for_viewer(const Logged& logged, engine::Viewer viewer) const {
     if (const auto* game_event = std::get_if<engine::Event>(&logged.event)) {
       return protocol::EventMessage{logged.v, engine::event_for(*game_event, viewer)};
@@ -576,6 +598,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     m.state = wire_state(state_);
     m.you = you;
     m.game_number = game_number_;
+    m.players = game_players_;
     if (game_) m.game = engine::view_of(*game_, you ? engine::Viewer::of(*you) : engine::Viewer::spectator());
     if (state_ == RoomState::over) m.result = result_;
     m.timer = turn_info_;
@@ -695,7 +718,10 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void do_join(const std::shared_ptr<Client>& client, protocol::Join request, Id id) {
     if (closed_) return refuse(client, ErrorCode::kRoomNotFound, std::move(id));
     if (member_of(*client)) return reply_error(client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
-    if (request.as == protocol::JoinAs::kPlayer && kicked_connections_.contains(client->id())) {
+    if (request.as == protocol::JoinAs::kPlayer &&
+        (kicked_connections_.contains(client->id()) ||
+         std::any_of(kicked_names_.begin(), kicked_names_.end(),
+                     [&](const std::string& name) { return protocol::same_name(name, request.name); }))) {
       return refuse(client, ErrorCode::kRoomKicked, std::move(id));
     }
     if (name_taken(request.name)) return refuse(client, ErrorCode::kRoomNameTaken, std::move(id));
@@ -733,6 +759,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     for (std::size_t i = 0; i < seats_.size(); ++i) {
       if (seats_[i].human() && seats_[i].token && *seats_[i].token == hash) found = static_cast<engine::Seat>(i);
     }
+    if (!closed_ && !found && std::find(kicked_tokens_.begin(), kicked_tokens_.end(), hash) != kicked_tokens_.end()) {
+      return refuse(client, ErrorCode::kRoomKicked, std::move(id));
+    }
     if (closed_ || !found) return refuse(client, ErrorCode::kRoomBadToken, std::move(id));
     if (const auto member = member_of(*client); member && member->seat != found) {
       return reply_error(client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
@@ -753,6 +782,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     if (was_away) {
       ++seat.grace_generation;
       grace_timers_[static_cast<std::size_t>(index)].cancel();
+      seat.away_past_grace = false;
       if (seat.takeover == protocol::TakeoverReason::kDisconnected) seat.takeover.reset();
     }
     if (seat.client != client) seat.chat = chat_bucket();
@@ -760,14 +790,14 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     send(client, protocol::Joined{std::move(id), code_, protocol::JoinAs::kPlayer, index, token, true});
     const bool covered = last_v && *last_v <= v_ &&
                          (*last_v == v_ || (!history_.empty() && history_.front().v <= *last_v + 1));
-    if (covered) {
-      const engine::Viewer viewer = engine::Viewer::of(index);
-      for (const Logged& logged : history_) {
-        if (logged.v > *last_v) send(client, event_for_viewer(logged, viewer));
-      }
+    std::vector<SharedText> replay;
+    if (covered) replay = replay_after(*last_v, engine::Viewer::of(index));
+    if (covered && replay_fits(replay)) {
+      for (SharedText& text : replay) out(client, std::move(text));
     } else {
       send(client, snapshot(index));
     }
+    send(client, turn_for(index));
     // Then everyone, the owner included, learns the seat is back.
     if (was_away) record(protocol::ConnectionChanged{index, true});
     after_membership_change();
@@ -841,14 +871,16 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     const engine::Seat index = *member.seat;
     SeatSlot& seat = seats_[static_cast<std::size_t>(index)];
     seat.client.reset();
-    record(protocol::SeatLeft{index, seat.name});
     if (state_ == RoomState::playing) {
-      // The seat stays at the table, played by a bot for the rest of the game.
+      // The seat stays at the table, played by a bot for the rest of the
+      // game; it is freed (`seat_left`) when the game ends.
       revoke_token(seat);
       seat.takeover = protocol::TakeoverReason::kLeft;
       record(protocol::BotTakeover{index, protocol::TakeoverReason::kLeft, seat.level});
     } else {
+      const std::string name = seat.name;
       free_seat(index);
+      record(protocol::SeatLeft{index, name});
     }
     after_seat_lost();
   }
@@ -903,8 +935,13 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
       seat.client->clear_room(this);
       seat.client.reset();
     }
+    kicked_names_.push_back(seat.name);
+    if (seat.token) {
+      // Still registered, but now a kicked token: see do_resume.
+      kicked_tokens_.push_back(*seat.token);
+      seat.token.reset();
+    }
     if (state_ == RoomState::playing) {
-      revoke_token(seat);
       seat.kicked = true;
       seat.takeover = protocol::TakeoverReason::kKicked;
       ++seat.grace_generation;
@@ -918,11 +955,15 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void do_start(const std::shared_ptr<Client>& client, const Member& member, Id id) {
     if (!require_host(client, member, id)) return;
     if (state_ == RoomState::playing) return reply_error(client, ErrorCode::kRoomAlreadyStarted, std::move(id));
-    if (!all_seats_filled()) {
+    if (state_ == RoomState::waiting && !all_seats_filled()) {
       return reply_error(client, ErrorCode::kRoomNotEnoughPlayers,
-                         "Every seat needs a player or a bot before the game can start.", std::move(id));
+                         "Every seat needs a player or a bot before the game can start: add a bot or wait for "
+                         "someone to join.",
+                         std::move(id));
     }
     reply_ok(client, std::move(id));
+    // After a game the table was full once: a seat emptied since gets a bot.
+    fill_empty_seats_with_bots();
     start_game();
   }
 
@@ -1024,6 +1065,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     spdlog::info("room {}: game {} started", code_, game_number_);
     if (game_->over()) finish_game();
     schedule();
+    announce_turn();
     refresh_lobby();
     return true;
   }
@@ -1038,6 +1080,35 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     for (const engine::Event& event : events) record_game_event(event);
     if (game_->over()) finish_game();
     schedule();
+    announce_turn();
+  }
+
+  // The `turn` that closes every decision's events: who is to act, and for
+  // that seat (only) what it may do. The public copy is encoded once.
+  protocol::Turn turn_for(std::optional<engine::Seat> viewer) const {
+    protocol::Turn turn{v_, std::nullopt, std::nullopt};
+    if (state_ != RoomState::playing || !game_ || game_->over()) return turn;
+    turn.seat = game_->to_act();
+    if (viewer && *viewer == *turn.seat) {
+      engine::LegalDecisions legal = game_->legal(*viewer);
+      if (!legal.empty()) turn.legal = legal;
+    }
+    return turn;
+  }
+
+  void announce_turn() const {
+    const protocol::Turn shared = turn_for(std::nullopt);
+    const SharedText text = encode_shared(shared);
+    for (std::size_t i = 0; i < seats_.size(); ++i) {
+      const SeatSlot& seat = seats_[i];
+      if (!seat.client) continue;
+      if (shared.seat && *shared.seat == static_cast<engine::Seat>(i)) {
+        send(seat.client, turn_for(shared.seat));
+      } else {
+        out(seat.client, text);
+      }
+    }
+    for (const Spectator& spectator : spectators_) out(spectator.client, text);
   }
 
   void finish_game() {
@@ -1058,12 +1129,14 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
       if (!seat.human() || !seat.takeover) continue;
       const auto index = static_cast<engine::Seat>(i);
       if (seat.takeover == protocol::TakeoverReason::kDisconnected) {
-        // Away past the grace period: no bot is needed between games; the
-        // seat waits one more grace period for its owner, then is freed.
+        // Away: no bot is needed between games. The seat stays its owner's
+        // until the room closes, so they can come back to the result and
+        // play again; if they are still away when the next game starts, a
+        // bot plays for them from their first turn (away_past_grace).
         seat.takeover.reset();
-        arm_grace(index);
       } else {
-        // Left or kicked during the game: the seat is free again.
+        // Left or kicked during the game: the seat is free again. This is
+        // the one `seat_left` for it (the leave itself said `bot_takeover`).
         const std::string name = seat.name;
         free_seat(index);
         record(protocol::SeatLeft{index, name});
@@ -1088,6 +1161,13 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     }
     const std::size_t key = game_->decisions().size();
     const engine::Seat seat = game_->to_act();
+    SeatSlot& slot = seats_[static_cast<std::size_t>(seat)];
+    if (slot.human() && !slot.client && slot.away_past_grace && !slot.takeover) {
+      // Away past the grace period and now to act: a bot plays the seat
+      // until its owner resumes (protocol/README.md, server contract 8).
+      slot.takeover = protocol::TakeoverReason::kDisconnected;
+      record(protocol::BotTakeover{seat, protocol::TakeoverReason::kDisconnected, slot.level});
+    }
     if (bot_controls(seat)) {
       cancel_turn_timer();
       if (bot_key_ != key) arm_bot(key);
@@ -1200,9 +1280,10 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void on_grace_expired(engine::Seat index, std::uint64_t generation) {
     SeatSlot& seat = seats_[static_cast<std::size_t>(index)];
     if (closed_ || generation != seat.grace_generation || seat.client || !seat.token || !seat.human()) return;
-    if (state_ == RoomState::playing) {
-      seat.takeover = protocol::TakeoverReason::kDisconnected;
-      record(protocol::BotTakeover{index, protocol::TakeoverReason::kDisconnected, seat.level});
+    if (state_ != RoomState::waiting) {
+      // In a game, a bot stands in once the seat is to act (schedule());
+      // after a game the seat stays its owner's until the room closes.
+      seat.away_past_grace = true;
       schedule();
     } else {
       const std::string name = seat.name;
@@ -1216,7 +1297,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // outside a game): the host role moves on, and a room without humans closes.
   void after_seat_lost() {
     const bool anyone = std::any_of(seats_.begin(), seats_.end(), [](const SeatSlot& s) { return s.human() && s.token; });
-    if (!anyone) return close_room("Every player has left, so the room has closed.");
+    if (!anyone) {
+      return close_room(protocol::RoomClosedReason::kPlayersLeft, "Every player has left, so the room has closed.");
+    }
     reassign_host();
     after_membership_change();
     schedule();
@@ -1238,14 +1321,32 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     }
   }
 
-  // After a game: the next one starts once every seat is filled and every
-  // connected player has voted for it.
+  // After a game: the next one starts once every connected player has voted
+  // for it (and at least one of them has). A seat emptied since the last game
+  // gets a bot first, so a departed player never holds the table up.
   void check_rematch() {
-    if (state_ != RoomState::over || rematch_votes_ == 0 || !all_seats_filled()) return;
+    if (state_ != RoomState::over || rematch_votes_ == 0) return;
+    bool voter_here = false;
     for (std::size_t i = 0; i < seats_.size(); ++i) {
-      if (seats_[i].human() && seats_[i].client && !((rematch_votes_ >> i) & 1U)) return;
+      if (!seats_[i].human() || !seats_[i].client) continue;
+      if (!((rematch_votes_ >> i) & 1U)) return;
+      voter_here = true;
     }
+    if (!voter_here) return;
+    fill_empty_seats_with_bots();
     start_game();
+  }
+
+  // Before a rematch: every empty seat gets a bot of the stand-in level.
+  void fill_empty_seats_with_bots() {
+    while (const auto index = first_empty_seat()) {
+      SeatSlot& seat = seats_[static_cast<std::size_t>(*index)];
+      seat.occupant = protocol::Occupant::kBot;
+      seat.level = kTakeoverLevel;
+      seat.name = bot_name(kTakeoverLevel);
+      record(protocol::BotAdded{*index, seat.level, seat.name});
+    }
+    after_membership_change();
   }
 
   void after_membership_change() {
@@ -1269,14 +1370,15 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   void on_idle(std::uint64_t generation) {
     if (generation != idle_generation_ || closed_ || connected_count() != 0) return;
-    close_room("Nobody was connected, so the room has closed.");
+    close_room(protocol::RoomClosedReason::kIdle, "Nobody was connected for a while, so the room has closed.");
   }
 
   // The room is gone: its tokens stop working, its code is free again, and
   // whoever is still in it (spectators of a room whose players all left) is
-  // told and let go.
-  void close_room(const std::string& why) {
+  // told with `room_closed` and let go.
+  void close_room(protocol::RoomClosedReason reason, const std::string& why) {
     spdlog::info("room {} closed: {}", code_, why);
+    const SharedText closed = encode_shared(protocol::RoomClosed{code_, reason, why});
     if (services_.writer) write(record::RoomClosed{code_});
     closed_ = true;
     cancel_bot();
@@ -1286,13 +1388,16 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
       ++seats_[i].grace_generation;
       grace_timers_[i].cancel();
       if (seats_[i].client) {
-        reply_error(seats_[i].client, ErrorCode::kRoomNotFound, why, std::nullopt);
+        out(seats_[i].client, closed);
         seats_[i].client->clear_room(this);
         seats_[i].client.reset();
       }
     }
+    if (auto registry = registry_.lock()) {
+      for (const TokenHash& hash : kicked_tokens_) registry->remove_token(hash);
+    }
     for (const Spectator& spectator : spectators_) {
-      reply_error(spectator.client, ErrorCode::kRoomNotFound, why, std::nullopt);
+      out(spectator.client, closed);
       spectator.client->clear_room(this);
     }
     spectators_.clear();
@@ -1376,7 +1481,12 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   std::vector<protocol::Player> game_players_;
   std::vector<std::unique_ptr<engine::Bot>> bots_;  // one per seat while a game is on
   std::optional<protocol::TranscriptMessage> last_transcript_;  // of the last finished game
-  std::set<std::uint64_t> kicked_connections_;  // may not sit down here again
+  // Whom the host removed: they may not sit down here again, on this
+  // connection, with their old seat token (kept registered, so a resume
+  // says room/kicked rather than bad_token) or under the same name.
+  std::set<std::uint64_t> kicked_connections_;
+  std::vector<TokenHash> kicked_tokens_;
+  std::vector<std::string> kicked_names_;
   std::uint8_t rematch_votes_ = 0;                   // bit per seat
 
   net::steady_timer bot_timer_;

@@ -67,8 +67,6 @@ int entry_exit_code(ErrorCode code) {
   }
 }
 
-// How long the message stream must be quiet before the bot decides.
-constexpr int kSettleMs = 40;
 constexpr const char* kPrompt = "gofish> ";
 // The share of the server's message rate the client allows itself.
 constexpr double kRateMargin = 0.8;
@@ -161,6 +159,8 @@ class Session : public ConnectionHandler {
                    [&](const protocol::Pong&) {},
                    [&](const protocol::Error& m) { on_error(m); },
                    [&](const protocol::Closing& m) { on_closing(m); },
+                   [&](const protocol::Turn&) { settled(); },
+                   [&](const protocol::RoomClosed& m) { on_room_closed(m); },
                },
                std::get<protocol::ServerMessage>(parsed));
   }
@@ -411,7 +411,6 @@ class Session : public ConnectionHandler {
       decided_at_v_ = -1;  // a move sent just before the drop may never have arrived
       turn_announced_ = false;  // show the turn again below the reconnection lines
       print("Resumed your seat in room " + joined.code + ".");
-      settle();
     } else if (joined.as == protocol::JoinAs::kSpectator) {
       print("Watching room " + joined.code + ".");
     } else {
@@ -430,7 +429,7 @@ class Session : public ConnectionHandler {
       print("Type 'help' for the commands.");
     }
     maybe_start();
-    settle();
+    settled();  // a snapshot is complete in itself
   }
 
   void on_event(const protocol::EventMessage& message) {
@@ -446,24 +445,15 @@ class Session : public ConnectionHandler {
       if (calls_for_prompt(*event)) turn_announced_ = false;
       if (const auto* over = std::get_if<engine::GameOver>(event)) on_game_over(*over);
     }
-    if (stranded()) {
-      print_summary();
-      fail(kExitRefused, "A player left after game " + std::to_string(results_.size()) +
-                             ", so the room cannot play the next one; " + std::to_string(results_.size()) + " of " +
-                             std::to_string(o_.games) + " games were played.");
-      return;
-    }
     maybe_start();
-    settle();
   }
 
-  // A --games run between two games whose room has lost a player: the next
-  // game cannot start until someone takes the seat, and nobody is coming.
-  bool stranded() const {
-    if (interactive_ || done_ || results_.empty() || finished_all_games()) return false;
-    if (table_.state() != protocol::RoomState::kOver) return false;
-    return std::any_of(table_.seats().begin(), table_.seats().end(),
-                       [](const protocol::SeatInfo& seat) { return seat.occupant == protocol::Occupant::kEmpty; });
+  // The room closed under us (everyone else left, or it sat idle): a
+  // --games run reports what it played; anyone else is told and stops.
+  void on_room_closed(const protocol::RoomClosed& closed) {
+    note(closed.message);
+    if (!interactive_ && !results_.empty()) print_summary();
+    fail(kExitRefused, "Room " + closed.code + " has closed.");
   }
 
   void on_game_over(const engine::GameOver& over) {
@@ -538,24 +528,20 @@ class Session : public ConnectionHandler {
     send(protocol::Start{}, Request::kOther);
   }
 
-  // The server sends a decision's events one frame at a time, so the client
-  // waits until the stream has been quiet for a moment (each new message
-  // restarts the wait) before it shows whose turn it is or lets the bot decide
-  // from the whole picture.
-  void settle() {
+  // The server ends every decision's events with a `turn` (and a snapshot
+  // is whole by itself): only then does the client show whose turn it is or
+  // let the bot decide, from the whole picture.
+  void settled() {
     if (!connection_) return;
     const std::uint64_t generation = ++settle_generation_;
-    connection_->after(std::chrono::milliseconds(kSettleMs), [this, generation] {
-      if (generation != settle_generation_) return;
-      announce_turn();
-      if (!bot_ || !table_.your_move() || table_.v() <= decided_at_v_) return;
-      connection_->after(std::chrono::milliseconds(o_.think_ms), [this, generation] {
-        if (generation != settle_generation_ || !table_.your_move() || table_.v() <= decided_at_v_) return;
-        if (const auto decision = bot_->decide(table_)) {
-          decided_at_v_ = table_.v();
-          send(message_for(*decision), Request::kDecision);
-        }
-      });
+    announce_turn();
+    if (!bot_ || !table_.your_move() || table_.v() <= decided_at_v_) return;
+    connection_->after(std::chrono::milliseconds(o_.think_ms), [this, generation] {
+      if (generation != settle_generation_ || !table_.your_move() || table_.v() <= decided_at_v_) return;
+      if (const auto decision = bot_->decide(table_)) {
+        decided_at_v_ = table_.v();
+        send(message_for(*decision), Request::kDecision);
+      }
     });
   }
 

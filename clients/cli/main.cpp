@@ -15,7 +15,7 @@ namespace {
 constexpr const char* kExitCodes =
     "Exit status: 0 done; 2 bad usage; 3 the server cannot be reached; 4 no room has that code;\n"
     "5 the room is full; 6 the server speaks another protocol version; 7 refused otherwise, the\n"
-    "connection was lost for good, or a --games run cannot go on (a player left between games).";
+    "connection was lost for good, or the room closed.";
 
 bool terminal_has_color() {
   const char* term = std::getenv("TERM");

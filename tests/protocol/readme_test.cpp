@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/game.hpp"
 #include "engine/transcript.hpp"
 #include "protocol/messages.hpp"
 
@@ -100,7 +101,8 @@ std::optional<RequestId> id_of(const ServerMessage& message) {
   return std::visit(
       [](const auto& m) -> std::optional<RequestId> {
         using M = std::decay_t<decltype(m)>;
-        if constexpr (std::is_same_v<M, EventMessage> || std::is_same_v<M, Closing>) {
+        if constexpr (std::is_same_v<M, EventMessage> || std::is_same_v<M, Closing> || std::is_same_v<M, Turn> ||
+                      std::is_same_v<M, RoomClosed>) {
           return std::nullopt;
         } else {
           return m.id;
@@ -195,6 +197,17 @@ TEST_CASE("README: the example session is consistent") {
   std::optional<TranscriptMessage> transcript;
   int messages = 0;
   int events = 0;
+  // Every turn a client got, with how many decisions (asks: the game shown
+  // is classic) had been made before it.
+  struct SeenTurn {
+    std::string client;
+    Turn turn;
+    std::size_t decisions = 0;
+  };
+  std::vector<SeenTurn> turns_seen;
+  int turns = 0;
+  std::size_t asks = 0;
+  std::int64_t last_ask_v = 0;
   for (const Block& block : fenced_blocks(read_readme())) {
     if (block.info != "session") continue;
     std::istringstream in(block.text);
@@ -245,6 +258,23 @@ TEST_CASE("README: the example session is consistent") {
           }
         }
         if (const auto* t = std::get_if<TranscriptMessage>(&*m)) transcript = *t;
+        if (const auto* turn = std::get_if<Turn>(&*m)) {
+          ++turns;
+          // a turn closes what the client has seen, and only the seat to
+          // act is told what it may do
+          REQUIRE(c.last_v);
+          CHECK(turn->v == *c.last_v);
+          if (turn->legal) CHECK(turn->seat == c.seat);
+          turns_seen.push_back(SeenTurn{name, *turn, asks});
+        }
+        if (const auto* event = std::get_if<EventMessage>(&*m)) {
+          if (const auto* g = std::get_if<engine::Event>(&event->event)) {
+            if (std::holds_alternative<engine::AskedRank>(*g) && event->v > last_ask_v) {
+              last_ask_v = event->v;
+              ++asks;
+            }
+          }
+        }
       }
     }
   }
@@ -258,6 +288,27 @@ TEST_CASE("README: the example session is consistent") {
   REQUIRE(transcript);
   CHECK_FALSE(engine::replay_check(transcript->transcript));
   CHECK(transcript->transcript.actions.size() >= 5);
+  // Every turn names the seat the engine waits for at that point, and the
+  // legal decisions it shows are the engine's own.
+  CHECK(turns >= 10);
+  const engine::Transcript& t = transcript->transcript;
+  for (const SeenTurn& seen : turns_seen) {
+    CAPTURE(seen.client);
+    CAPTURE(seen.turn.v);
+    auto started = engine::Game::start(t.rules, t.players, t.deck, t.dealer, t.first);
+    REQUIRE(std::holds_alternative<engine::Game>(started));
+    auto& game = std::get<engine::Game>(started);
+    REQUIRE(seen.decisions <= t.actions.size());
+    for (std::size_t i = 0; i < seen.decisions; ++i) REQUIRE_FALSE(game.apply(t.actions[i]));
+    if (game.over()) {
+      CHECK_FALSE(seen.turn.seat);
+      CHECK_FALSE(seen.turn.legal);
+      continue;
+    }
+    REQUIRE(seen.turn.seat);
+    CHECK(*seen.turn.seat == game.to_act());
+    if (seen.turn.legal) CHECK(*seen.turn.legal == game.legal(game.to_act()));
+  }
 }
 
 TEST_CASE("README: names every error code, close reason and message type") {

@@ -33,6 +33,16 @@ engine::CardSet cards(std::initializer_list<std::string_view> texts) {
 
 std::string encoded(const engine::Event& e) { return event_to_json(e).dump(); }
 
+// A seat's legal decisions with every part: asks, answers and declarations.
+engine::LegalDecisions legal_sample() {
+  engine::LegalDecisions legal;
+  legal.seat = 2;
+  legal.targets = 0b011;
+  legal.ranks = static_cast<std::uint16_t>(0b101);
+  legal.declarable = static_cast<std::uint16_t>(0b100);
+  return legal;
+}
+
 // encode(parse(text)) == text, and parse succeeds.
 void check_round_trip(const std::string& text) {
   CAPTURE(text);
@@ -228,6 +238,25 @@ TEST_CASE("room snapshots and events round-trip for every viewer of random games
       for (engine::Seat s = -1; s < players; ++s) {
         const engine::Viewer viewer = s < 0 ? engine::Viewer::spectator() : engine::Viewer::of(s);
         check_round_trip(encode(EventMessage{v, engine::event_for(e, viewer)}));
+        // The turn after it: the seat to act reads back exactly the engine's
+        // legal decisions; anyone else's copy has none.
+        if (!game.over()) {
+          const engine::Seat to_act = game.to_act();
+          Turn turn{v, to_act, std::nullopt};
+          if (viewer.seat == to_act && !game.legal(to_act).empty()) turn.legal = game.legal(to_act);
+          const std::string text = encode(turn);
+          check_round_trip(text);
+          CHECK((json::parse(text).contains("legal")) == turn.legal.has_value());
+          const auto back = parse_server_message(text);
+          REQUIRE(std::holds_alternative<ServerMessage>(back));
+          const Turn& read = std::get<Turn>(std::get<ServerMessage>(back));
+          CHECK(read.v == turn.v);
+          CHECK(read.seat == turn.seat);
+          REQUIRE(read.legal.has_value() == turn.legal.has_value());
+          // The same decisions (the spelling leaves out what has no decision
+          // behind it, such as targets when no rank may be asked).
+          if (turn.legal) CHECK(read.legal->list() == turn.legal->list());
+        }
         if (v % 5 != 0 && !game.over()) continue;
         RoomSnapshot snap;
         snap.id = RequestId{v};
@@ -244,6 +273,7 @@ TEST_CASE("room snapshots and events round-trip for every viewer of random games
         snap.state = game.over() ? RoomState::kOver : RoomState::kPlaying;
         snap.you = viewer.seat;
         snap.game_number = 1;
+        for (engine::Seat t = 0; t < players; ++t) snap.players.push_back(Player{"P" + std::to_string(t), std::nullopt});
         snap.game = engine::view_of(game, viewer);
         if (const auto* over = std::get_if<engine::GameOver>(&e)) snap.result = *over;
         if (!game.over()) snap.timer = TurnTimer{game.to_act(), 30, 1700000000000 + v};
@@ -259,6 +289,7 @@ TEST_CASE("room snapshots and events round-trip for every viewer of random games
         }
         CHECK(back.settings == snap.settings);
         CHECK(back.seats == snap.seats);
+        CHECK(back.players == snap.players);
         ++snapshots;
       }
     };
@@ -314,6 +345,11 @@ TEST_CASE("every other server message round-trips") {
       make_error(ErrorCode::kChatOff, "Chat is off in this room."),
       rules_error(engine::ConfigError{"set_size", "set_size must divide 4."}),
       Closing{CloseReason::kShuttingDown, std::string(close_message(CloseReason::kShuttingDown))},
+      Turn{7, std::nullopt, std::nullopt},
+      Turn{8, 1, std::nullopt},
+      Turn{9, 2, legal_sample()},
+      RoomClosed{"K7QXM", RoomClosedReason::kPlayersLeft, "Every player has left, so the room has closed."},
+      RoomClosed{"K7QXM", RoomClosedReason::kIdle, "Nobody was connected for a while, so the room has closed."},
       EventMessage{1, SeatJoined{1, "Bob"}},
       EventMessage{2, SeatLeft{1, "Bob"}},
       EventMessage{3, BotAdded{3, BotLevel::kEasy, "Easy bot"}},

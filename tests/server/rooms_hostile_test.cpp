@@ -181,6 +181,87 @@ std::string snapshot_text(Peer& peer, const std::string& token) {
   return {};
 }
 
+// The reply to a raw join frame with `name` as written in JSON (escapes and
+// all): "joined" or the error code.
+std::string join_reply(Peer& peer, const std::string& code, const std::string& name_json, const std::string& as,
+                       int id) {
+  peer.send_raw(R"({"type":"join","id":)" + std::to_string(id) + R"(,"code":")" + code + R"(","name":")" + name_json +
+                R"(","as":")" + as + R"("})");
+  auto reply = peer.await([id](const auto& m) { return id_of(m) == protocol::RequestId(std::int64_t{id}); });
+  if (!reply) throw std::runtime_error("no reply to a join as " + name_json);
+  if (std::holds_alternative<protocol::Joined>(*reply)) return "joined";
+  if (const auto* error = std::get_if<protocol::Error>(&*reply)) {
+    return std::string(protocol::error_code_name(error->code));
+  }
+  throw std::runtime_error("unexpected reply " + Peer::describe(*reply));
+}
+
+// A join from a fresh connection, which leaves again if it got in, so one
+// wrong admission does not change what the next attempt finds.
+std::string try_join(std::uint16_t port, const std::string& code, const std::string& name_json, const std::string& as) {
+  Peer peer(port);
+  const std::string reply = join_reply(peer, code, name_json, as, 1);
+  if (reply == "joined") peer.expect<protocol::Ok>(protocol::Leave{});
+  return reply;
+}
+
+// The name the room shows for `seat`, from the snapshot after a join.
+std::string seat_name(Peer& peer, engine::Seat seat) {
+  auto message = peer.await([](const auto& m) { return std::holds_alternative<protocol::RoomSnapshot>(m); });
+  REQUIRE(message);
+  return std::get<protocol::RoomSnapshot>(*message).seats.at(static_cast<std::size_t>(seat)).name;
+}
+
+TEST_CASE("names that look alike or hide characters cannot share a room") {
+  RoomsServer server;
+  auto request = create_request("Bob", "classic", 6);
+  request.settings.spectators = true;
+  Seated host = create_room(server.port(), request);
+  const std::string& code = host.code;
+
+  int id = 100;
+  // Looks like Bob: Cyrillic o, capitals, an invisible character in or after it.
+  CHECK(try_join(server.port(), code, "B\\u043eb", "player") == "room/name_taken");
+  CHECK(try_join(server.port(), code, "BOB", "spectator") == "room/name_taken");
+  for (const std::string invisible : {"\\u2060", "\\u200c", "\\u200d", "\\u00ad", "\\u180e", "\\udb40\\udc41",
+                                      "\\udb40\\udc7f", "\\ufe0f", "\\u034f", "\\u2800"}) {
+    CAPTURE(invisible);
+    CHECK(try_join(server.port(), code, "Bob" + invisible, "player") == "room/bad_name");
+    CHECK(try_join(server.port(), code, "B" + invisible + "ob", "spectator") == "room/bad_name");
+  }
+  // Names that show nothing at all.
+  CHECK(try_join(server.port(), code, "\\u3164", "player") == "room/bad_name");
+  CHECK(try_join(server.port(), code, "\\u2800\\u2800", "player") == "room/bad_name");
+  CHECK(try_join(server.port(), code, "\\u3164 \\u3164", "spectator") == "room/bad_name");
+
+  // José, precomposed: seated, and then no other spelling of it gets in.
+  Peer jose(server.port());
+  CHECK(join_reply(jose, code, "Jos\\u00e9", "player", ++id) == "joined");
+  CHECK(seat_name(jose, 1) == "Jos\xc3\xa9");
+  CHECK(try_join(server.port(), code, "Jose\\u0301", "player") == "room/name_taken");
+  CHECK(try_join(server.port(), code, "JOS\\u00c9", "spectator") == "room/name_taken");
+  CHECK(try_join(server.port(), code, "JOSE\\u0301", "player") == "room/name_taken");
+
+  // A different name still gets in.
+  Peer ann(server.port());
+  CHECK(join_reply(ann, code, "Ann", "player", ++id) == "joined");
+  Peer anne(server.port());
+  CHECK(join_reply(anne, code, "Anne", "spectator", ++id) == "joined");
+  CHECK(try_join(server.port(), code, "ANNE", "player") == "room/name_taken");
+
+  // José sent decomposed (e and a combining acute) is stored and shown
+  // precomposed, so the precomposed spelling after it clashes too.
+  auto other = create_request("Zoe", "classic", 3);
+  Seated zoe = create_room(server.port(), other);
+  Peer decomposed(server.port());
+  CHECK(join_reply(decomposed, zoe.code, "Jose\\u0301", "player", ++id) == "joined");
+  CHECK(seat_name(decomposed, 1) == "Jos\xc3\xa9");
+  const auto joined = zoe.peer->await_event<protocol::SeatJoined>();
+  REQUIRE(joined);
+  CHECK(joined->name == "Jos\xc3\xa9");
+  CHECK(try_join(server.port(), zoe.code, "Jos\\u00e9", "player") == "room/name_taken");
+}
+
 TEST_CASE("illegal decisions are refused with their codes and change nothing") {
   RoomsServer server;
   Seated ann = create_room(server.port(), create_request("Ann", "classic", 2));

@@ -119,13 +119,20 @@ TEST_CASE("a dropped player resumes within the grace period and gets the missed 
   CHECK(joined.resumed);
   CHECK(joined.seat == 0);
   CHECK(joined.code == table.code);
-  // The replay: every version after last_v, in order, then nothing else.
+  // The replay: every version after last_v, in order, then the `turn` that
+  // closes it, then nothing else.
   std::int64_t expected = last_v + 1;
   bool saw_reconnect = false;
+  int turns = 0;
   const std::int64_t now_v = table.spectator->last_v() + 1;  // + Ann's reconnection
   while (expected <= now_v) {
     auto message = peer->await([](const auto&) { return true; }, 5000ms);
     REQUIRE(message);
+    if (const auto* turn = std::get_if<protocol::Turn>(&*message)) {
+      CHECK(turn->v == expected - 1);
+      ++turns;
+      continue;
+    }
     const auto* event = std::get_if<protocol::EventMessage>(&*message);
     REQUIRE_MESSAGE(event != nullptr, "expected a replayed event, got " << Peer::describe(*message));
     CHECK(event->v == expected);
@@ -133,6 +140,7 @@ TEST_CASE("a dropped player resumes within the grace period and gets the missed 
     ++expected;
   }
   CHECK(saw_reconnect);
+  CHECK(turns == 1);
   for (const auto& frame : peer->frames()) {
     CHECK_FALSE(std::holds_alternative<protocol::RoomSnapshot>(frame.message));
   }
@@ -178,12 +186,14 @@ TEST_CASE("a resume whose gap is older than the history gets a fresh snapshot") 
     if (const auto* event = std::get_if<protocol::EventMessage>(&frame.message)) CHECK(event->v > room.v);
   }
 
-  // Up to date: nothing to replay. No last_v: a snapshot.
+  // Up to date: nothing to replay, only the `turn` after the reply. No
+  // last_v: a snapshot.
   peer->pump();
   const auto replayed_before = peer->frames().size();
   peer->expect<protocol::Joined>(protocol::Resume{table.ann->token(), peer->last_v()});
+  CHECK(peer->await([](const auto& m) { return std::holds_alternative<protocol::Turn>(m); }));
   peer->pump();
-  CHECK(peer->frames().size() == replayed_before + 1);
+  CHECK(peer->frames().size() == replayed_before + 2);
   peer->expect<protocol::Joined>(protocol::Resume{table.ann->token(), std::nullopt});
   CHECK(peer->await([](const auto& m) { return std::holds_alternative<protocol::RoomSnapshot>(m); }));
 

@@ -189,8 +189,7 @@ AutoPlayer::AutoPlayer(std::unique_ptr<Peer> peer, engine::Seat seat, std::strin
     : peer_(std::move(peer)),
       seat_(seat),
       token_(std::move(token)),
-      rng_(seed),
-      last_activity_(std::chrono::steady_clock::now()) {
+      rng_(seed) {
   seen_ = peer_->frames().size();
 }
 
@@ -200,6 +199,7 @@ void AutoPlayer::replace_peer(std::unique_ptr<Peer> peer) {
   seen_ = 0;
   resync_id_.reset();
   decision_id_.reset();
+  last_turn_.reset();
   dirty_ = true;
 }
 
@@ -215,27 +215,19 @@ void AutoPlayer::step() {
   const auto& frames = peer_->frames();
   for (; seen_ < frames.size(); ++seen_) {
     const protocol::ServerMessage& message = frames[seen_].message;
-    last_activity_ = now;
     const auto id = id_of(message);
     if (const auto* event = std::get_if<protocol::EventMessage>(&message)) {
-      dirty_ = true;
       if (const auto* game = std::get_if<engine::Event>(&event->event);
           game && std::holds_alternative<engine::GameOver>(*game)) {
         ++games_over_;
       }
-    } else if (const auto* room = std::get_if<protocol::RoomSnapshot>(&message)) {
-      if (!resync_id_) continue;  // not ours
-      resync_id_.reset();
-      if (!active || decision_id_ || room->state != protocol::RoomState::kPlaying || !room->game ||
-          room->game->legal.empty()) {
-        continue;
-      }
-      const auto legal = room->game->legal.list();
-      const auto& choice = legal[std::uniform_int_distribution<std::size_t>(0, legal.size() - 1)(rng_)];
-      if (choice.seat != seat_) problems.push_back("a view offered a decision for another seat");
-      decision_id_ = peer_->send(body_of(choice));
-      request_sent_ = now;
-      ++decisions_;
+    } else if (const auto* turn = std::get_if<protocol::Turn>(&message)) {
+      // The end of a decision's events: act on what it offers.
+      if (turn->legal && turn->seat != seat_) problems.push_back("a turn offered decisions to another seat");
+      last_turn_ = *turn;
+      acted_ = false;
+    } else if (std::holds_alternative<protocol::Joined>(message)) {
+      if (resync_id_ && id == protocol::RequestId(*resync_id_)) resync_id_.reset();  // its turn follows
     } else if (const auto* error = std::get_if<protocol::Error>(&message)) {
       const protocol::RequestId decision = decision_id_.value_or(-1);
       const protocol::RequestId resync = resync_id_.value_or(-1);
@@ -245,7 +237,7 @@ void AutoPlayer::step() {
         }
         decision_id_.reset();
         resync_id_.reset();
-        dirty_ = true;
+        dirty_ = true;  // ask for a fresh turn
       }
     } else if (std::holds_alternative<protocol::Ok>(message)) {
       if (decision_id_ && id == protocol::RequestId(*decision_id_)) decision_id_.reset();
@@ -259,11 +251,24 @@ void AutoPlayer::step() {
     decision_id_.reset();
     dirty_ = true;
   }
-  if (active && dirty_ && !resync_id_ && !decision_id_ && now - last_activity_ >= 4ms && !peer_->socket().ended()) {
+  if (!active || resync_id_ || decision_id_ || peer_->socket().ended()) return;
+  if (dirty_) {
+    // At the start, after a new connection or a refusal: a resync brings a
+    // snapshot and the `turn` to act on.
     resync_id_ = peer_->send(protocol::Resume{token_, std::nullopt});
     request_sent_ = now;
     dirty_ = false;
+    return;
   }
+  if (!last_turn_ || !last_turn_->legal || acted_) return;
+  const auto legal = last_turn_->legal->list();
+  if (legal.empty()) return;
+  const auto& choice = legal[std::uniform_int_distribution<std::size_t>(0, legal.size() - 1)(rng_)];
+  if (choice.seat != seat_) problems.push_back("a turn offered a decision for another seat");
+  decision_id_ = peer_->send(body_of(choice));
+  request_sent_ = now;
+  acted_ = true;
+  ++decisions_;
 }
 
 std::string AutoPlayer::describe_error(const protocol::Error& error) {

@@ -152,10 +152,11 @@ class Peer {
   std::int64_t last_v_ = 0;
 };
 
-// A seated test client that plays by itself: whenever the room has been
-// quiet for a moment it asks for a fresh view (resume with its own token on
-// its own connection) and, when the view holds legal decisions, sends one of
-// them, chosen at random. Anything unexpected is noted in `problems`.
+// A seated test client that plays by itself: whenever a `turn` offers its
+// seat legal decisions it sends one of them, chosen at random. At the start,
+// on a new connection and after a refusal it resyncs (resume with its own
+// token on its own connection) for a fresh `turn`. Anything unexpected is
+// noted in `problems`.
 class AutoPlayer {
  public:
   AutoPlayer(std::unique_ptr<Peer> peer, engine::Seat seat, std::string token, std::uint64_t seed);
@@ -190,7 +191,8 @@ class AutoPlayer {
   bool dirty_ = true;
   std::optional<std::int64_t> resync_id_;
   std::optional<std::int64_t> decision_id_;
-  std::chrono::steady_clock::time_point last_activity_;
+  std::optional<protocol::Turn> last_turn_;
+  bool acted_ = false;  // a decision was sent for last_turn_
   std::chrono::steady_clock::time_point request_sent_;
   int games_over_ = 0;
   int decisions_ = 0;
