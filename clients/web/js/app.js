@@ -4,7 +4,7 @@
 import { Connection, seatStore, unanswered } from './connection.js';
 import { RoomState } from './state.js';
 import { Pacer } from './pacer.js';
-import { choices, waitingForOptions } from './decisions.js';
+import { choices } from './decisions.js';
 import { clause, moveSentence, question } from './narrate.js';
 import { buildReplay, downloadTranscript } from './replay.js';
 import { changedRules, renderAdvanced, renderLobby, renderOver, renderPresets, renderReplay, renderRules, renderSeatSetup,
@@ -26,7 +26,6 @@ const ui = {
 let welcome = null;
 let current = null;          // { code, as, name } of the room this page is in (or is resuming)
 let receivedV = -1;          // the last room version received (the picture may be behind it)
-let resyncV = -2;
 let renderQueued = false;
 let hadTurn = false;
 let hadAsk = false;
@@ -227,13 +226,16 @@ function applyItem(item) {
   if (item.kind === 'room') {
     const msg = item.msg;
     state.applySnapshot(msg);
-    if (!state.players && msg.seats) state.players = msg.seats.map((s) => ({ name: s.name, bot: s.bot }));
+    if (msg.players?.length) state.players = msg.players;
+    else if (!state.players && msg.seats) state.players = msg.seats.map((s) => ({ name: s.name, bot: s.bot }));
     if (msg.state === 'over' && !ui.transcript) fetchTranscript();
     return;
   }
   if (item.kind === 'turn') {
+    // The decision's effects are complete; the seat to act learns its options.
     const g = state.room?.game;
-    if (g && item.msg.v === state.v && item.msg.seat === state.you) g.legal = item.msg.legal ?? null;
+    if (g && item.msg.v === state.v) g.legal = item.msg.seat === state.you && state.you !== null ? item.msg.legal ?? null : null;
+    announcer.flush();
     return;
   }
   const ev = item.event;
@@ -316,13 +318,12 @@ function render() {
   const room = state.room;
   if (!room || !current) return;
   saveState();
-  if (!pacer.busy && waitingForOptions(state) && resyncV !== state.v && receivedV === state.v) resync();
   $('room-label').textContent = `Room ${room.code}`;
   let screen = room.state === 'waiting' ? 'waiting' : room.state === 'over' ? 'over' : 'table';
   if (ui.starting && screen === 'waiting') screen = 'table-wait';
   const focus = rememberFocus();
   if (screen === 'waiting') renderWaiting(state, welcome);
-  const offer = pacer.busy ? null : choices(state);
+  const offer = pacer.busy || ui.sending ? null : choices(state);
   if (ui.selected && !offer?.ask?.ranks.includes(ui.selected) && !offer?.declare?.includes(ui.selected)) {
     ui.selected = null;
     ui.selectedCard = null;
@@ -469,16 +470,14 @@ async function fetchTranscript(attempt = 0) {
   }
 }
 
-// A fresh snapshot with this seat's legal decisions (a "resync" resume), or
-// the events after `lastV` when some were missed.
+// The events after `lastV`, when a version was skipped (a "resync" resume):
+// the only resume a page sends while its connection lasts. Every decision
+// ends with a `turn`, which tells the seat to act what it may do.
 async function resync(lastV) {
   const seat = current && seatStore.get(current.code);
   if (!seat) return;
-  resyncV = state.v;
-  const msg = { type: 'resume', token: seat.token };
-  if (lastV !== undefined) msg.last_v = lastV;
-  const reply = await conn.request(msg);
-  if (unanswered(reply)) setTimeout(() => { resyncV = -2; queueRender(); }, 700);
+  const reply = await conn.request({ type: 'resume', token: seat.token, last_v: lastV });
+  if (unanswered(reply)) setTimeout(() => resync(lastV), 700);
 }
 
 function saveState() {
@@ -559,7 +558,6 @@ function enterRoom(room) {
   pacer.clear();
   state.reset();
   receivedV = -1;
-  resyncV = -2;
   Object.assign(ui, { story: [], chat: [], said: new Map(), reaction: null, myResult: null, move: null, transcript: null,
     replay: null, selected: null, selectedCard: null, handOrder: null, compact: true });
   current = room;
@@ -741,24 +739,28 @@ async function ask(target) {
   } else {
     msg.rank = ui.selected;
   }
-  if (state.room.game.legal) state.room.game.legal = null;   // until the next snapshot, nothing more to choose
+  await request(msg);
+}
+
+// A decision goes out; nothing more is offered until its answer (the
+// events and their `turn`, or a refusal, which changes nothing).
+async function request(msg) {
   ui.selected = null;
   ui.selectedCard = null;
+  ui.sending = true;
   render();
   const reply = await act(msg);
-  if (reply.type === 'error') { resyncV = -2; queueRender(); }
+  ui.sending = false;
+  queueRender();
+  return reply;
 }
 
 async function decide(msg) {
-  if (state.room.game.legal) state.room.game.legal = null;
-  ui.selected = null;
-  render();
-  const reply = await act(msg);
-  if (reply.type === 'error') { resyncV = -2; queueRender(); }
+  await request(msg);
 }
 
 function chooseRank(rank) {
-  const offer = pacer.busy ? null : choices(state);
+  const offer = pacer.busy || ui.sending ? null : choices(state);
   const enabled = offer?.ask?.ranks.includes(rank) || offer?.declare?.includes(rank);
   if (!enabled) {
     showError(state.room.state === 'playing' ? 'Wait for your turn to pick a card.' : '');
@@ -984,15 +986,9 @@ async function startGame() {
   act({ type: 'start' });
 }
 
-// "Play again": a host fills seats emptied since the game with computer players.
+// "Play again" (the server gives a seat emptied since the game to a computer player).
 async function rematch() {
   if ($('rematch').getAttribute('aria-disabled') === 'true') return;
-  const room = state.room;
-  if (room.host === state.you) {
-    for (const s of room.seats) {
-      if (s.occupant === 'empty') await act({ type: 'add_bot', seat: s.seat, level: 'medium' });
-    }
-  }
   await act({ type: 'rematch' });
   render();
 }

@@ -1,6 +1,7 @@
 // What this seat may do now: the one place that decides, so the table never
 // offers a move it should not. Strict rooms offer exactly the server's legal
-// decisions (`game.legal`, from a snapshot or a `turn` message). Under table
+// decisions (`game.legal`: from the `turn` message that ends every decision,
+// or from a snapshot). Under table
 // rules a real table's mistakes are the point: the page offers every ask at
 // any time, both answers and laying down any kind of card, and the server
 // answers mistakes with penalties (or refuses, with its reason).
@@ -46,13 +47,4 @@ export function choices(state) {
     outOfTurn: false,
   } : null;
   return { ask, answers: legal.answers ?? [], declare: legal.declare ?? [], pending: game.pending };
-}
-
-// True when this seat is due to decide but the page does not know its
-// options yet (they come with a snapshot: the page asks for one).
-export function waitingForOptions(state) {
-  const room = state.room;
-  const game = room?.game;
-  if (room?.state !== 'playing' || state.isSpectator || !game || state.rules?.table_rules) return false;
-  return game.to_act === state.you && !game.legal;
 }

@@ -173,7 +173,7 @@ function rematchStatus(state) {
   if (left.length) {
     const host = room.host === you;
     parts.push(`${left.length === 1 ? 'One seat is' : `${left.length} seats are`} empty now` +
-      (host ? ': "Play again" gives it to a computer player.' : ': the host can give it to a computer player.'));
+      ': when the game starts again, a computer player sits there.');
   }
   return parts.join(' ');
 }

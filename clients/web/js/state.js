@@ -127,7 +127,7 @@ export class RoomState {
     const seats = game.seats;
     const take = (cards) => { game.hand = game.hand.filter((c) => !cards.includes(c)); };
     const add = (cards) => { game.hand = [...game.hand, ...cards].sort(cardOrder); };
-    game.legal = null;  // a fresh snapshot brings the next legal decisions
+    game.legal = null;  // the `turn` after the decision's events brings the next ones
     switch (ev.type) {
       case 'deal': Object.assign(game, { stock: ev.stock, turn: ev.first, to_act: ev.first, dealer: ev.dealer }); break;
       case 'hand_dealt':

@@ -5,8 +5,9 @@
 //  - every move's sentence stays on screen for at least 800 ms;
 //  - the screen reader hears at most one announcement per move;
 //  - the layout shifts by less than 0.1 (Layout Instability API);
-//  - axe-core finds nothing serious on the table and at the end.
-import { assert, online, openPage, waitScreen } from '../lib/harness.mjs';
+//  - axe-core finds nothing serious on the table and at the end;
+//  - the page sends no `resume` (its options come with each `turn`).
+import { assert, online, openPage, sentOfType, waitScreen } from '../lib/harness.mjs';
 import { checkAxe } from '../lib/axe.mjs';
 import { startServer } from '../lib/server.mjs';
 
@@ -105,6 +106,8 @@ export default async function ({ browser, serverPath, webRoot, log }) {
       .map((s) => `${s.value.toFixed(4)} on ${s.screen} (${s.sources.join(', ')})`);
     assert(shift < 0.1, `layout shift ${shift.toFixed(3)} (worst: ${worst.join('; ')})`);
     assert(kay.errors.length === 0, `no page errors: ${kay.errors}`);
+    // The page learns its options from each decision's `turn`: it never resumes while connected.
+    assert(sentOfType(kay, 'resume').length === 0, `no resume during the game (${sentOfType(kay, 'resume').length})`);
 
     log(`${asks} asks by accessible names, ${moves} moves; each shown ${Math.round(times[0])}-${Math.round(times.at(-1))} ms ` +
       `(median ${Math.round(times[Math.floor(times.length / 2)])}); ${gameAnnouncements.length} announcements, ${chars} characters; ` +

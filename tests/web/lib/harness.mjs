@@ -35,8 +35,8 @@ export async function launchBrowser() {
 }
 
 // A page in its own context (its own localStorage, like another person's
-// browser), recording every WebSocket frame it receives and any page error
-// (a message the server dropped for the rate counts as one).
+// browser), recording every WebSocket frame it receives and sends and any
+// page error (a message the server dropped for the rate counts as one).
 // `pace` is how long the page shows each move (its own setting, in ms): 0
 // unless a test is about the pace, so games run as fast as the server plays.
 export async function openPage(browser, baseUrl, { width = 1280, height = 800, path = '/', pace = 0, motion = 'reduce' } = {}) {
@@ -46,8 +46,10 @@ export async function openPage(browser, baseUrl, { width = 1280, height = 800, p
   const page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT);
   const frames = [];
+  const sent = [];
   const errors = [];
   page.on('websocket', (ws) => {
+    ws.on('framesent', (f) => sent.push({ at: Date.now(), payload: String(f.payload) }));
     ws.on('framereceived', (f) => {
       const payload = String(f.payload);
       frames.push({ at: Date.now(), payload });
@@ -58,7 +60,7 @@ export async function openPage(browser, baseUrl, { width = 1280, height = 800, p
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(baseUrl + path);
-  return { page, context, frames, errors };
+  return { page, context, frames, sent, errors };
 }
 
 export async function waitFor(what, fn, timeout = TIMEOUT) {
@@ -172,3 +174,6 @@ export async function playToEnd(pages, { onStep, timeout = 120_000 } = {}) {
 export function assert(cond, message) {
   if (!cond) throw new Error(`assertion failed: ${message}`);
 }
+
+// The requests of one type a page sent (e.g. 'resume').
+export const sentOfType = (p, type) => p.sent.filter((f) => { try { return JSON.parse(f.payload).type === type; } catch { return false; } });
