@@ -928,11 +928,13 @@ function wire() {
     $('say-toggle').setAttribute('aria-expanded', String(open));
     if (open) $('chat-phrases').querySelector('button')?.focus();
   });
-  $('story-toggle').addEventListener('click', () => {
-    const open = $('story-toggle').getAttribute('aria-expanded') !== 'true';
+  const storySheet = (open) => {
     $('story-toggle').setAttribute('aria-expanded', String(open));
     $('side').classList.toggle('open', open);
-  });
+    (open ? $('story') : $('story-toggle')).focus();
+  };
+  $('story-toggle').addEventListener('click', () => storySheet($('story-toggle').getAttribute('aria-expanded') !== 'true'));
+  $('story-close').addEventListener('click', () => storySheet(false));
 
   $('rematch').addEventListener('click', rematch);
   $('download').addEventListener('click', () => { if (ui.transcript) downloadTranscript(ui.transcript); });

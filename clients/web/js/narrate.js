@@ -1,7 +1,7 @@
 // Every room event in plain words a child can read, from the viewer's point of
 // view, and one sentence for each move (an ask and everything it caused).
 
-import { cardName, countOfRank, numberWord, rankPlural, rankWord, rankOf } from './cards.js';
+import { cardName, countOfRank, numberWord, rankPlural, rankOf } from './cards.js';
 import { setWord } from './rules.js';
 
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -131,4 +131,3 @@ export function winnersText(winners, view) {
 export const listWords = (items) =>
   items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 
-export { capital, rankWord };

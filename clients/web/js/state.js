@@ -18,7 +18,6 @@ export class RoomState {
     this.room = null;       // the snapshot fields: code, state, host, you, settings, seats, game, result...
     this.v = -1;
     this.ready = [];        // seats that asked for a rematch
-    this.lastAsk = null;    // the latest ask, for "Go fish! Barb has no 9s"
     this.gameLog = [];      // this game's events as this viewer saw them, for the replay
     this.players = null;    // this game's players, {name, bot} per seat (names stay after someone leaves)
     this.wins = {};         // games won in this room, by player name
@@ -135,7 +134,6 @@ export class RoomState {
         if (ev.seat === you && ev.cards) game.hand = [...ev.cards].sort(cardOrder);
         break;
       case 'asked':
-        this.lastAsk = ev;
         this.room.timer = null;
         // Under table rules an ask out of turn is only a penalty: nobody answers.
         if (this.rules?.table_rules && ev.seat === game.turn) Object.assign(game, { phase: 'answer', to_act: ev.target, pending: { ...ev } });

@@ -23,7 +23,7 @@ export function seatOrder(count, you) {
 function seatStatus(state, seat) {
   const s = state.room.seats[seat];
   const level = s.occupant === 'bot' ? s.bot : null;
-  if (level) return `computer, ${level}`;
+  if (level) return level;   // the fish avatar says "computer" (and the words for screen readers)
   if (s.occupant === 'empty') return 'left';
   if (s.bot_playing) return s.kicked ? 'removed: the computer plays' : 'away: the computer plays';
   return s.connected ? 'online' : 'offline';
@@ -46,6 +46,7 @@ export function renderSeats(state, ui, offer) {
       el('div', { class: 'seat-top' },
         el('span', { class: 'avatar', 'aria-hidden': 'true' }),
         el('span', { class: 'seat-name' }),
+        el('span', { class: 'sr-only kind' }),
         el('span', { class: 'badge' })),
       el('p', { class: 'bubble' }),
       el('div', { class: 'seat-cards' }),
@@ -63,9 +64,10 @@ export function renderSeats(state, ui, offer) {
     const turn = room.state === 'playing' && game.turn === seat;
     li.className = `seat${turn ? ' turn' : ''}${targets.has(seat) ? ' target' : ''}${level ? ' bot' : ''}` +
       `${g.status !== 'in' ? ' out' : ''}${s.occupant === 'human' && !s.connected && !s.bot_playing ? ' offline' : ''}`;
-    setText(li.querySelector('.avatar'), level ? '' : name.charAt(0).toUpperCase());
     setText(li.querySelector('.seat-name'), name);
     setText(li.querySelector('.badge'), seatStatus(state, seat));
+    li.querySelector('.avatar').dataset.initial = level ? '' : name.charAt(0).toUpperCase();
+    setText(li.querySelector('.kind'), level ? ', a computer player:' : ':');
     const said = ui.said.get(seat) ?? '';
     setText(li.querySelector('.bubble'), said);
     li.querySelector('.bubble').classList.toggle('empty', !said);
@@ -74,7 +76,7 @@ export function renderSeats(state, ui, offer) {
       cards.replaceChildren(backsFan(g.hand_size));
       cards.dataset.count = String(g.hand_size);
     }
-    setText(li.querySelector('.seat-sets'), `${setsTitle(rules)}: ${setsText(g)}` +
+    setText(li.querySelector('.seat-sets'), `${rules.set_size === 2 ? 'Pairs' : 'Sets'}: ${setsText(g)}` +
       (g.status === 'out' ? ' · out of the game' : g.status === 'sitting_out' ? ' · sitting out' : '') +
       (g.misses_next_turn ? ' · misses a turn' : ''));
     setText(li.querySelector('.flag'), turn ? (room.game.phase === 'answer' && game.to_act !== seat ? 'Asking' : 'Their turn') : '');

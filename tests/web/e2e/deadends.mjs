@@ -102,6 +102,18 @@ export default async function ({ baseUrl, browser, log }) {
   await bob.page.waitForFunction(() => /game 2/.test(document.getElementById('table-title').textContent));
   log('left and came back three ways; the host left after the game and the rematch started with a computer player');
 
+  // ---- A room that closes under a spectator: said plainly.
+  const host = await openPage(browser, baseUrl);
+  const watched = await createRoom(host.page, 'Hal', { others: ['person'] });
+  const zoe = await openPage(browser, baseUrl);
+  await joinByCode(zoe.page, 'Zoe', watched, 'spectator');
+  await waitScreen(zoe.page, 'waiting');
+  await host.page.click('#screen-waiting .leave-button');
+  await waitScreen(zoe.page, 'gone');
+  assert(/closed/i.test(await zoe.page.textContent('#gone-title')), `the spectator is told the room closed: ${await zoe.page.textContent('#gone-title')}`);
+  await host.context.close();
+  await zoe.context.close();
+
   // ---- A connection that goes silent, and a browser that goes offline.
   const tunnel = await relay(Number(new URL(baseUrl).port));
   try {

@@ -1,6 +1,7 @@
 // The invite link joins the right room through the name prompt; in the
 // waiting room the host copies the link, adds and removes bots, and kicks.
 import { assert, createRoom, online, openPage, waitScreen } from '../lib/harness.mjs';
+import { checkAxe } from '../lib/axe.mjs';
 
 export default async function ({ baseUrl, browser }) {
   const ann = await openPage(browser, baseUrl);
@@ -22,6 +23,7 @@ export default async function ({ baseUrl, browser }) {
   await online(bob.page);
   await waitScreen(bob.page, 'invite');
   assert((await bob.page.textContent('#invite-code')) === code, 'the prompt names the room');
+  await checkAxe(bob.page, 'invite');
   await bob.page.fill('#invite-name', 'Bob');
   await bob.page.click('#invite-join');
   await waitScreen(bob.page, 'waiting');
@@ -58,4 +60,5 @@ export default async function ({ baseUrl, browser }) {
   await bob.page.reload();
   await waitScreen(bob.page, 'gone');
   assert(/removed you/i.test(await bob.page.textContent('#gone-title')), 'still out after a reload');
+  await checkAxe(bob.page, 'removed from the room');
 }

@@ -3,6 +3,7 @@
 // After every move focus is on the hand or the prompt (never the page), and
 // a chosen kind of card reaches a player in at most two key presses.
 import { assert, online, openPage, waitScreen } from '../lib/harness.mjs';
+import { checkAxe } from '../lib/axe.mjs';
 
 async function tabTo(page, selector, limit = 60) {
   for (let i = 0; i < limit; i++) {
@@ -24,6 +25,13 @@ export default async function ({ baseUrl, browser, log }) {
   const { page, errors } = await openPage(browser, baseUrl);
   await online(page);
   await waitScreen(page, 'home');
+  // Settings, by keyboard: its dialog, then back.
+  await tabTo(page, '#settings-button');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#settings-dialog[open]');
+  await checkAxe(page, 'settings');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('#settings-dialog:not([open])', { state: 'attached' });
   await tabTo(page, '#name');
   await page.keyboard.type('Kay');
   await tabTo(page, '#play-computer');

@@ -23,6 +23,8 @@ export default async function ({ baseUrl, browser, log }) {
   }, 60_000);
   const before = await handOf(bob.page);
   const title = await bob.page.textContent('#table-title');
+  const story = await bob.page.$$eval('#story li', (li) => li.map((x) => x.textContent));
+  assert(story.length >= 3, `the story has moves before the reload (${story.length})`);
   log(`Bob reloads holding: ${before}`);
 
   await bob.page.reload();
@@ -32,6 +34,9 @@ export default async function ({ baseUrl, browser, log }) {
     .map((c) => c.getAttribute('aria-label')).sort().join(', ') === h, before);
   assert((await bob.page.textContent('#me-name')).includes('Bob (you)'), 'Bob has his seat back');
   assert((await bob.page.textContent('#table-title')) === title, 'same room and game');
+  // "What happened" survives the reload.
+  const after = await bob.page.$$eval('#story li', (li) => li.map((x) => x.textContent));
+  assert(story.every((line) => after.includes(line)), `the story survives a reload (${after.length} lines, ${story.length} before)`);
   assert(new URL(bob.page.url()).pathname === `/r/${code}`, 'the address names the room');
   // Ann sees Bob online again.
   await ann.page.waitForFunction(() => [...document.querySelectorAll('#seats .seat')]

@@ -5,7 +5,8 @@
 // finger's size (44 px).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { assert, clickAsk, createRoom, ENABLED_RANK, joinByCode, myTurn, openPage, playToEnd, waitFor, waitScreen } from '../lib/harness.mjs';
+import { assert, clickAsk, createRoom, ENABLED_RANK, joinByCode, layoutShift, myTurn, openPage, playToEnd, recordPage, waitFor, waitScreen } from '../lib/harness.mjs';
+import { checkAxe } from '../lib/axe.mjs';
 
 // Layout checks on the page as it is now.
 const problems = (page, width) => page.evaluate((w) => {
@@ -38,10 +39,12 @@ export default async function ({ baseUrl, browser, root, log }) {
 
   const ann = await openPage(browser, baseUrl, { width: 1280, height: 800 });
   const bob = await openPage(browser, baseUrl, { width: 360, height: 740 });
+  await recordPage(bob.page);
   await waitScreen(bob.page, 'home');
   await shot(bob.page, 'home-phone', true);
   const home = await problems(bob.page, 360);
   assert(home.length === 0, `the start page on a phone: ${home.join('; ')}`);
+  await checkAxe(bob.page, 'start page, phone');
 
   const code = await createRoom(ann.page, 'Ann', { others: ['person', 'medium', 'hard'] });
   await joinByCode(bob.page, 'Bob', code);
@@ -69,6 +72,7 @@ export default async function ({ baseUrl, browser, root, log }) {
     const found = await problems(p, width);
     assert(found.length === 0, `the table at ${width} px: ${found.join('; ')}`);
   }
+  await checkAxe(bob.page, 'table, phone');
   const cardWidth = await bob.page.$eval('#hand .card.face', (c) => c.getBoundingClientRect().width).catch(() => 0);
   assert(cardWidth >= 40, `cards are readable on the phone (${cardWidth} px wide)`);
   // "What happened" is one tap away on the phone.
@@ -76,11 +80,17 @@ export default async function ({ baseUrl, browser, root, log }) {
   await bob.page.click('#story-toggle');
   assert(await bob.page.isVisible('#story'), 'one tap shows the story');
   await shot(bob.page, 'story-phone');
+  await checkAxe(bob.page, '"What happened", phone');
   await bob.page.click('#story-toggle');
   assert(await ann.page.isVisible('#story'), 'the story is always shown on a desktop');
 
   await playToEnd([ann.page, bob.page]);
   await ann.page.waitForFunction(() => /Step 1 of/.test(document.getElementById('replay-pos').textContent));
   await shot(ann.page, 'over-desktop');
-  log(`wrote docs/screenshots: home-phone, table-desktop, table-phone, story-phone, over-desktop (${asks} asks before the table shots)`);
+  await checkAxe(bob.page, 'game over, phone');
+  // The phone's layout over the whole game (played at once: a pace of 0).
+  const { shift, worst } = layoutShift(await bob.page.evaluate(() => window.__rec));
+  assert(shift < 0.1, `layout shift on the phone ${shift.toFixed(3)} (worst: ${worst.join('; ')})`);
+  log(`wrote docs/screenshots: home-phone, table-desktop, table-phone, story-phone, over-desktop (${asks} asks before the table shots); ` +
+    `layout shift on the phone over the game ${shift.toFixed(4)}`);
 }

@@ -1,6 +1,7 @@
 // A spectator, joined by code, sees the table with every seat's card backs
 // and no hand: not a single face-up card until the game is over.
 import { assert, createRoom, joinByCode, openPage, playToEnd, waitScreen } from '../lib/harness.mjs';
+import { checkAxe } from '../lib/axe.mjs';
 
 export default async function ({ baseUrl, browser }) {
   const ann = await openPage(browser, baseUrl);
@@ -30,6 +31,7 @@ export default async function ({ baseUrl, browser }) {
   const backsMatch = (seat) => seat.count > 0 && seat.backs === Math.min(seat.count, 12);
   assert(first.opponents === 2 && first.seats.every(backsMatch),
     `both seats shown with card backs for their hand sizes (${JSON.stringify(first.seats)})`);
+  await checkAxe(zoe.page, 'table, watching');
   let samples = 0;
   await playToEnd([ann.page], {
     onStep: async () => {

@@ -7,31 +7,9 @@
 //  - the layout shifts by less than 0.1 (Layout Instability API);
 //  - axe-core finds nothing serious on the table and at the end;
 //  - the page sends no `resume` (its options come with each `turn`).
-import { assert, online, openPage, sentOfType, waitScreen } from '../lib/harness.mjs';
+import { assert, layoutShift, online, openPage, recordPage, sentOfType, waitScreen } from '../lib/harness.mjs';
 import { checkAxe } from '../lib/axe.mjs';
 import { startServer } from '../lib/server.mjs';
-
-// Recorders installed before the page's own scripts run.
-function record() {
-  const rec = { latest: [], announce: [], shifts: [], screens: [] };
-  window.__rec = rec;
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) {
-      rec.shifts.push({ t: e.startTime, value: e.value, input: e.hadRecentInput, screen: document.body.dataset.screen,
-        sources: (e.sources ?? []).map((s) => s.node?.id || s.node?.className || s.node?.nodeName || '?') });
-    }
-  }).observe({ type: 'layout-shift', buffered: true });
-  addEventListener('DOMContentLoaded', () => {
-    const latest = document.getElementById('latest');
-    const region = document.getElementById('announcer');
-    new MutationObserver(() => rec.latest.push({ t: performance.now(), move: latest.dataset.move, text: latest.textContent }))
-      .observe(latest, { childList: true, characterData: true, subtree: true, attributes: true, attributeFilter: ['data-move'] });
-    new MutationObserver(() => rec.announce.push({ t: performance.now(), text: region.textContent }))
-      .observe(region, { childList: true, characterData: true, subtree: true });
-    new MutationObserver(() => rec.screens.push({ t: performance.now(), screen: document.body.dataset.screen }))
-      .observe(document.body, { attributes: true, attributeFilter: ['data-screen'] });
-  });
-}
 
 export default async function ({ browser, serverPath, webRoot, log }) {
   const server = await startServer(serverPath, webRoot, { botDelayMs: null });   // the server's default delay
@@ -39,8 +17,7 @@ export default async function ({ browser, serverPath, webRoot, log }) {
     // The page's own default pace, and animations on.
     const kay = await openPage(browser, server.baseUrl, { pace: null, motion: 'no-preference' });
     const page = kay.page;
-    await page.addInitScript(record);
-    await page.reload();
+    await recordPage(page);
     await online(page);
     await waitScreen(page, 'home');
     await page.getByRole('button', { name: 'Play with the computer' }).click();
@@ -101,9 +78,7 @@ export default async function ({ browser, serverPath, webRoot, log }) {
       'the announcements tell your moves and the others\'');
 
     // 3. Layout shift over the game, without the shifts just after the player's own input.
-    const shift = rec.shifts.filter((s) => !s.input).reduce((n, s) => n + s.value, 0);
-    const worst = rec.shifts.filter((s) => !s.input).sort((a, b) => b.value - a.value).slice(0, 3)
-      .map((s) => `${s.value.toFixed(4)} on ${s.screen} (${s.sources.join(', ')})`);
+    const { shift, worst } = layoutShift(rec);
     assert(shift < 0.1, `layout shift ${shift.toFixed(3)} (worst: ${worst.join('; ')})`);
     assert(kay.errors.length === 0, `no page errors: ${kay.errors}`);
     // The page learns its options from each decision's `turn`: it never resumes while connected.

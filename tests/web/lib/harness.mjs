@@ -177,3 +177,44 @@ export function assert(cond, message) {
 
 // The requests of one type a page sent (e.g. 'resume').
 export const sentOfType = (p, type) => p.sent.filter((f) => { try { return JSON.parse(f.payload).type === type; } catch { return false; } });
+
+// Recorders installed before the page's own scripts run, then the page
+// loaded again: the move told in the middle of the table (#latest), the live
+// region, the screens, and every layout shift (Layout Instability API).
+// Read them with page.evaluate(() => window.__rec).
+function record() {
+  const rec = { latest: [], announce: [], shifts: [], screens: [] };
+  window.__rec = rec;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      rec.shifts.push({ t: e.startTime, value: e.value, input: e.hadRecentInput, screen: document.body.dataset.screen,
+        sources: (e.sources ?? []).map((s) => s.node?.id || s.node?.className || s.node?.nodeName || '?') });
+    }
+  }).observe({ type: 'layout-shift', buffered: true });
+  addEventListener('DOMContentLoaded', () => {
+    const latest = document.getElementById('latest');
+    const region = document.getElementById('announcer');
+    new MutationObserver(() => rec.latest.push({ t: performance.now(), move: latest.dataset.move, text: latest.textContent }))
+      .observe(latest, { childList: true, characterData: true, subtree: true, attributes: true, attributeFilter: ['data-move'] });
+    new MutationObserver(() => rec.announce.push({ t: performance.now(), text: region.textContent }))
+      .observe(region, { childList: true, characterData: true, subtree: true });
+    new MutationObserver(() => rec.screens.push({ t: performance.now(), screen: document.body.dataset.screen }))
+      .observe(document.body, { attributes: true, attributeFilter: ['data-screen'] });
+  });
+}
+
+export async function recordPage(page) {
+  await page.addInitScript(record);
+  await page.reload();
+}
+
+// The layout shift recorded, without the shifts just after the player's own
+// input (the Layout Instability API's hadRecentInput), and the worst three.
+export function layoutShift(rec) {
+  const shifts = rec.shifts.filter((s) => !s.input);
+  return {
+    shift: shifts.reduce((n, s) => n + s.value, 0),
+    worst: [...shifts].sort((a, b) => b.value - a.value).slice(0, 3)
+      .map((s) => `${s.value.toFixed(4)} on ${s.screen} (${s.sources.join(', ')})`),
+  };
+}
