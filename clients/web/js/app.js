@@ -6,8 +6,7 @@ import { RoomState } from './state.js';
 import { Pacer } from './pacer.js';
 import { choices } from './decisions.js';
 import { clause, moveSentence, question } from './narrate.js';
-import { buildReplay, downloadTranscript } from './replay.js';
-import { changedRules, renderAdvanced, renderLobby, renderOver, renderPresets, renderReplay, renderRules, renderSeatSetup,
+import { renderLobby, renderOver, renderPresets, renderReplay, renderRules, renderSeatSetup,
   renderWaiting, showScreen } from './screens.js';
 import { handNeedsTidying, renderMe, renderSeats } from './table.js';
 import { el } from './dom.js';
@@ -28,6 +27,13 @@ let current = null;          // { code, as, name } of the room this page is in (
 let receivedV = -1;          // the last room version received (the picture may be behind it)
 let renderQueued = false;
 let hadTurn = false;
+let advanced = null;         // advanced.js, once the create screen has opened
+
+async function loadAdvanced() {
+  if (advanced) return;
+  advanced = await import('./advanced.js');
+  advanced.renderAdvanced(document.querySelector('input[name=preset]:checked')?.value ?? 'classic');
+}
 let hadAsk = false;
 
 const pacer = new Pacer({
@@ -110,7 +116,6 @@ async function onReady(w, isReconnect) {
   welcome = w;
   renderPresets(w.presets, document.querySelector('input[name=preset]:checked')?.value ?? 'classic');
   renderSeatSetup(Number($('seat-count').value), w.bot_levels);
-  if (!$('advanced-fields').children.length) renderAdvanced('classic');
   if (current) {
     await reenter();
   } else if (!isReconnect) {
@@ -334,7 +339,7 @@ function render() {
     renderLatest();
   }
   if (screen === 'over') {
-    if (ui.transcript && !ui.replay) makeReplay();
+    if (ui.transcript && ui.replay === null) makeReplay();
     renderOver(state, ui);
   }
   renderStory();
@@ -446,11 +451,19 @@ function restoreFocus(before, changed) {
   target?.focus({ preventScroll: !changed });
 }
 
-function makeReplay() {
-  if (!state.players && ui.transcript?.transcript?.seats) state.players = ui.transcript.transcript.seats;
+// The replay and the transcript download come with the first game over
+// (replay.js is not part of the first load).
+async function makeReplay() {
+  const transcript = ui.transcript;
+  ui.replay = false;   // being made
+  const { buildReplay } = await import('./replay.js');
+  if (ui.transcript !== transcript) return;
+  if (!state.players && transcript.transcript?.seats) state.players = transcript.transcript.seats;
   const v = { you: -1, nameOf: (s) => state.nameOf(s), rules: state.rules };
-  ui.replay = buildReplay(ui.transcript.transcript, state.gameLog, (ev) => clause(ev, v));
+  // 'none' when this page did not see the whole game (it shows the last hands).
+  ui.replay = buildReplay(transcript.transcript, state.gameLog, (ev) => clause(ev, v)) ?? 'none';
   ui.replayStep = 0;
+  queueRender();
 }
 
 // Asked for at game over; a request the server did not answer (too fast,
@@ -639,7 +652,7 @@ function createMessage(name) {
   const preset = document.querySelector('input[name=preset]:checked')?.value ?? 'classic';
   const msg = {
     type: 'create_room', name, seats, bots,
-    rules: { preset, ...changedRules(preset) },
+    rules: { preset, ...(advanced?.changedRules(preset) ?? {}) },
     turn_timer_seconds: Number($('turn-timer').value),
     spectators: $('allow-spectators').checked,
     listed: $('listed').checked,
@@ -777,9 +790,10 @@ function chooseRank(rank) {
 
 function wire() {
   $('play-computer').addEventListener('click', playWithComputer);
-  $('go-create').addEventListener('click', () => {
+  $('go-create').addEventListener('click', async () => {
     showScreen('create');
     $('create-title').focus();
+    await loadAdvanced();
   });
   $('away-back').addEventListener('click', () => {
     const code = settings.get('away', '');
@@ -788,7 +802,7 @@ function wire() {
     startPage();
   });
   $('seat-count').addEventListener('change', () => renderSeatSetup(Number($('seat-count').value), welcome?.bot_levels ?? ['easy', 'medium', 'hard']));
-  $('preset-list').addEventListener('change', (e) => { if (e.target.name === 'preset') renderAdvanced(e.target.value); });
+  $('preset-list').addEventListener('change', (e) => { if (e.target.name === 'preset') advanced?.renderAdvanced(e.target.value); });
   $('create-form').addEventListener('submit', createRoom);
   $('join-form').addEventListener('submit', (e) => { e.preventDefault(); join($('join-code').value, 'player', 'name', 'home-error'); });
   $('watch-button').addEventListener('click', () => join($('join-code').value, 'spectator', 'name', 'home-error'));
@@ -937,9 +951,11 @@ function wire() {
   $('story-close').addEventListener('click', () => storySheet(false));
 
   $('rematch').addEventListener('click', rematch);
-  $('download').addEventListener('click', () => { if (ui.transcript) downloadTranscript(ui.transcript); });
+  $('download').addEventListener('click', async () => {
+    if (ui.transcript) (await import('./replay.js')).downloadTranscript(ui.transcript);
+  });
   const step = (to) => () => {
-    if (!ui.replay) return;
+    if (!ui.replay?.steps) return;
     ui.replayStep = Math.max(0, Math.min(ui.replay.steps.length - 1, to()));
     renderReplay(state, ui);
   };

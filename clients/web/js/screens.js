@@ -2,7 +2,7 @@
 // talks to the server: buttons carry data-* attributes that app.js handles.
 
 import { cardFace, rankPlural } from './cards.js';
-import { PRESET_LINES, PRESET_RULES, RULE_FIELDS, presetTitle, rulesSummary, setsTitle, setsWord, tieBreakText } from './rules.js';
+import { PRESET_LINES, presetTitle, rulesSummary, setsTitle, setsWord, tieBreakText } from './rules.js';
 import { endReason, listWords, winnersText } from './narrate.js';
 import { el } from './dom.js';
 
@@ -34,41 +34,6 @@ export function renderSeatSetup(count, levels) {
     rows.push(el('label', { class: 'field inline' }, `Seat ${seat + 1}`, select));
   }
   box.replaceChildren(...rows);
-}
-
-// "Advanced": every rules field, filled in with the chosen game's values.
-export function renderAdvanced(preset) {
-  const values = PRESET_RULES[preset] ?? PRESET_RULES.classic;
-  const box = $('advanced-fields');
-  box.dataset.preset = preset;
-  box.replaceChildren(...RULE_FIELDS.map(([name, label, kind, min, max]) => {
-    const id = `rule-${name}`;
-    const value = values[name];
-    let input;
-    if (kind === 'int') {
-      input = el('input', { id, type: 'number', min: String(min), max: String(max), value: String(value), 'data-rule': name, 'data-kind': 'int' });
-    } else {
-      input = el('select', { id, 'data-rule': name, 'data-kind': typeof kind[0][0] },
-        ...kind.map(([v, text]) => el('option', { value: String(v), text, selected: v === value })));
-    }
-    return el('div', { class: 'rule-field', 'data-field': name },
-      el('label', { for: id, text: label }), input,
-      el('span', { class: 'error field-error', id: `${id}-error`, role: 'status' }));
-  }));
-}
-
-// The fields changed from the preset, as create_room's rules object wants them.
-export function changedRules(preset) {
-  const values = PRESET_RULES[preset] ?? PRESET_RULES.classic;
-  const changed = {};
-  for (const input of $('advanced-fields').querySelectorAll('[data-rule]')) {
-    const name = input.dataset.rule;
-    let v = input.value;
-    if (input.dataset.kind === 'int' || input.dataset.kind === 'number') v = Number(v);
-    else if (input.dataset.kind === 'boolean') v = v === 'true';
-    if (v !== values[name]) changed[name] = v;
-  }
-  return changed;
 }
 
 export function renderLobby(rooms) {
@@ -195,8 +160,8 @@ export function renderReplay(state, ui) {
   const hands = $('replay-hands');
   $('download').disabled = !ui.transcript;
   const result = state.room.result;
-  if (!replay) {
-    $('replay-pos').textContent = ui.transcript ? 'This page did not see the whole game, so here are the last hands.' : 'Loading the game record…';
+  if (!replay?.steps) {
+    $('replay-pos').textContent = replay === 'none' ? 'This page did not see the whole game, so here are the last hands.' : 'Loading the game record…';
     $('replay-text').textContent = '';
     hands.replaceChildren(...result.hands.map((h, i) => handRow(state.nameOf(i), h, [])));
     for (const id of ['replay-first', 'replay-prev', 'replay-next', 'replay-last']) $(id).disabled = true;

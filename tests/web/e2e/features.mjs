@@ -36,7 +36,7 @@ export default async function ({ baseUrl, browser, log }) {
   // ---- Advanced: the page's values of every preset are the server's.
   const eve = await openPage(browser, baseUrl);
   await eve.page.waitForSelector('#conn.online');
-  const presets = await eve.page.evaluate(async () => (await import('/js/rules.js')).PRESET_RULES);
+  const presets = await eve.page.evaluate(async () => (await import('/js/advanced.js')).PRESET_RULES);
   for (const [preset, rules] of Object.entries(presets)) {
     const seats = preset === 'authors' ? 3 : 2;
     const room = await eve.page.evaluate(async ({ preset: p, seats: n }) => {

@@ -58,9 +58,11 @@ export default async function ({ baseUrl, browser, root, log }) {
     for (const p of [ann.page, bob.page]) if (await clickAsk(p).catch(() => false)) asks += 1;
     return asks >= 5 || (await ann.page.evaluate(() => document.body.dataset.screen)) === 'over';
   }, 60_000);
-  const turn = await waitFor('a person to play', async () => {
+  // Ann's turn (the desktop shows her choices), Bob playing on until then.
+  const turn = await waitFor('Ann to play', async () => {
     if (await myTurn(ann.page)) return ann;
-    if (await myTurn(bob.page)) return bob;
+    if ((await ann.page.evaluate(() => document.body.dataset.screen)) === 'over') throw new Error('the game ended first');
+    await clickAsk(bob.page).catch(() => false);
     return null;
   });
   await turn.page.click(ENABLED_RANK);
