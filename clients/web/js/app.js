@@ -368,7 +368,8 @@ function renderLatest() {
   const text = ui.move?.text ?? '';
   if (latest.textContent !== text) latest.textContent = text;
   latest.dataset.move = String(ui.move?.id ?? '');
-  latest.classList.toggle('long', text.length > 150);
+  latest.classList.toggle('long', text.length > 100 && text.length <= 150);
+  latest.classList.toggle('longer', text.length > 150);
 }
 
 function renderStory() {

@@ -3,7 +3,7 @@
 // values as the server has them; a refusal shown at its field), table rules
 // where mistakes really happen and are explained, the turn alert in the tab
 // title, and a running score across rematches.
-import { assert, clickAsk, createRoom, joinByCode, openPage, playToEnd, waitFor, waitScreen } from '../lib/harness.mjs';
+import { assert, clickAsk, createRoom, joinByCode, openPage, playToEnd, recordPage, waitFor, waitScreen } from '../lib/harness.mjs';
 import { checkAxe } from '../lib/axe.mjs';
 
 export default async function ({ baseUrl, browser, log }) {
@@ -134,6 +134,12 @@ export default async function ({ baseUrl, browser, log }) {
   // ---- A running score across rematches.
   await tia.context.close();
   const uma = await openPage(browser, baseUrl);
+  await recordPage(uma.page);
+  // Screen reader verbosity: "only my turn".
+  await uma.page.waitForSelector('#conn.online');
+  await uma.page.click('#settings-button');
+  await uma.page.check('input[name=verbosity][value=turn]');
+  await uma.page.click('#settings-dialog button[type=submit]');
   await createRoom(uma.page, 'Uma', { preset: 'pairs', others: ['easy'] });
   await uma.page.click('#start-game');
   await waitScreen(uma.page, 'table');
@@ -141,6 +147,11 @@ export default async function ({ baseUrl, browser, log }) {
   await playToEnd([uma.page]);
   const wins = () => uma.page.$$eval('#scores tbody tr', (rows) => rows.map((r) => Number(r.lastElementChild.textContent)));
   const first = await wins();
+  const heard = (await uma.page.evaluate(() => window.__rec.announce)).map((a) => a.text.trim()).filter(Boolean);
+  const asks = uma.frames.filter((f) => /"type":"asked"/.test(f.payload)).length;
+  const others = heard.filter((t) => !/^You asked|your turn|begins|game is over/.test(t));
+  assert(heard.length > 2 && heard.length < asks && others.length === 0,
+    `"only my turn" speaks of your turns only (${heard.length} announcements for ${asks} asks; others: ${others.slice(0, 3)})`);
   await uma.page.click('#rematch');
   await waitScreen(uma.page, 'table');
   await playToEnd([uma.page]);

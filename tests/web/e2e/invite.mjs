@@ -34,6 +34,8 @@ export default async function ({ baseUrl, browser }) {
   // The host seats a bot in the last seat, removes it, seats another.
   await ann.page.selectOption('#bot-level-2', 'hard');
   await ann.page.click('[data-add-bot="2"]');
+  await ann.page.waitForSelector('[data-remove-bot="2"]');
+  assert(await ann.page.evaluate(() => document.activeElement !== document.body), 'focus stays on the page after "Add a computer player"');
   await ann.page.waitForFunction(() => document.querySelector('[data-seat="2"] .status')?.textContent === 'computer, hard');
   await bob.page.waitForFunction(() => document.querySelector('[data-seat="2"] .status')?.textContent === 'computer, hard');
   assert((await ann.page.textContent('#start-game')) === 'Start the game', 'a full table starts as it is');
