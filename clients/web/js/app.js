@@ -791,6 +791,8 @@ function chooseRank(rank) {
 
 function wire() {
   $('play-computer').addEventListener('click', playWithComputer);
+  $('computer-level').value = settings.get('level', 'medium');
+  $('computer-level').addEventListener('change', (e) => settings.set('level', e.target.value));
   $('go-create').addEventListener('click', async () => {
     showScreen('create');
     $('create-title').focus();
