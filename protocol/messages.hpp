@@ -396,6 +396,11 @@ struct TranscriptMessage {
   friend bool operator==(const TranscriptMessage&, const TranscriptMessage&) = default;
 };
 
+// The `transcript` object of a TranscriptMessage, alone: the transcript
+// with the seats' names. GET /api/games/<game_id>/transcript serves exactly
+// this, so the message and the HTTP API have one shape.
+std::string transcript_document(const engine::Transcript& transcript, const std::vector<Player>& players);
+
 struct Pong {
   std::optional<RequestId> id;
   friend bool operator==(const Pong&, const Pong&) = default;

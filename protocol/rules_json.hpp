@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "engine/rules.hpp"
 #include "engine/transcript.hpp"
@@ -22,6 +23,15 @@ std::variant<engine::Rules, engine::ConfigError> rules_from_json(const nlohmann:
 nlohmann::json transcript_to_json(const engine::Transcript& transcript);
 // Parses one transcript; an error names the field at fault. Unknown fields are ignored.
 std::variant<engine::Transcript, std::string> transcript_from_json(const nlohmann::json& json);
+
+// A game's players by seat, as the transcript message spells them in its
+// extra field "seats": [{"name":"Ann","bot":null},{"name":"Easy bot","bot":"easy"}].
+// The server keeps the same array in a game's stored set-up, so a finished
+// game names who played it whoever holds the seats afterwards.
+struct Player;
+nlohmann::json players_to_json(const std::vector<Player>& players);
+// Nothing unless `json` is an array of such objects.
+std::optional<std::vector<Player>> players_from_json(const nlohmann::json& json);
 
 // Decisions as in the transcript's "actions": {"seat":0,"target":1,"rank":"Q"},
 // {"seat":0,"target":2,"card":"QH"}, {"seat":1,"answer":"give"}, {"seat":0,"declare":"7"}.

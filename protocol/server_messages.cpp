@@ -296,16 +296,20 @@ OrderedJson to_json(const LobbyList& m) {
   return out;
 }
 
+OrderedJson transcript_object(const engine::Transcript& t, const std::vector<Player>& players) {
+  OrderedJson transcript = ordered_transcript(t);
+  OrderedJson seats = OrderedJson::array();
+  for (const Player& p : players) seats.push_back(player_to_json(p));
+  transcript["seats"] = std::move(seats);  // an extra field, as the transcript format allows
+  return transcript;
+}
+
 OrderedJson to_json(const TranscriptMessage& m) {
   OrderedJson out = start("transcript", m.id);
   out["code"] = m.code;
   out["game"] = m.game;
   if (m.game_id) out["game_id"] = *m.game_id;
-  OrderedJson transcript = ordered_transcript(m.transcript);
-  OrderedJson seats = OrderedJson::array();
-  for (const Player& p : m.players) seats.push_back(player_to_json(p));
-  transcript["seats"] = std::move(seats);  // an extra field, as TRANSCRIPT.md allows
-  out["transcript"] = std::move(transcript);
+  out["transcript"] = transcript_object(m.transcript, m.players);
   return out;
 }
 
@@ -395,16 +399,6 @@ std::optional<Player> player_from_json(const Json& json) {
   p.bot = read_optional_level(r, "bot");
   if (r.failed()) return std::nullopt;
   return p;
-}
-
-std::optional<std::vector<Player>> players_from_json(const Json& list) {
-  std::vector<Player> out;
-  for (const Json& item : list) {
-    auto p = player_from_json(item);
-    if (!p) return std::nullopt;
-    out.push_back(std::move(*p));
-  }
-  return out;
 }
 
 TurnTimer read_timer(Reader& r) {
@@ -636,6 +630,23 @@ std::variant<ServerMessage, std::string> parse_transcript(Reader& r, std::option
 
 }  // namespace
 
+Json players_to_json(const std::vector<Player>& players) {
+  Json out = Json::array();
+  for (const Player& p : players) out.push_back(Json(player_to_json(p)));
+  return out;
+}
+
+std::optional<std::vector<Player>> players_from_json(const Json& list) {
+  if (!list.is_array()) return std::nullopt;
+  std::vector<Player> out;
+  for (const Json& item : list) {
+    auto p = player_from_json(item);
+    if (!p) return std::nullopt;
+    out.push_back(std::move(*p));
+  }
+  return out;
+}
+
 WelcomeLimits welcome_limits(const ParseLimits& limits) {
   WelcomeLimits out;
   out.max_frame_bytes = static_cast<std::int64_t>(limits.max_frame_bytes);
@@ -700,6 +711,10 @@ std::string encode(const Error& m) { return to_json(m).dump(); }
 std::string encode(const Closing& m) { return to_json(m).dump(); }
 std::string encode(const Turn& m) { return to_json(m).dump(); }
 std::string encode(const RoomClosed& m) { return to_json(m).dump(); }
+
+std::string transcript_document(const engine::Transcript& transcript, const std::vector<Player>& players) {
+  return transcript_object(transcript, players).dump();
+}
 
 std::string encode(const ServerMessage& message) {
   return std::visit([](const auto& m) { return encode(m); }, message);

@@ -70,6 +70,18 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   add_value(app, "--sqlite-synchronous", config.sqlite_synchronous,
             "normal (survives a process crash) or full (survives power loss too, slower)")
       ->check(CLI::IsMember({"normal", "full"}));
+  // These three have no environment variable: each is meant for one run,
+  // and a variable left set would repeat it on every start.
+  app.add_flag("--new-token-key", config.new_token_key,
+               "Start although the database's seat-token key is missing or damaged: make a new one "
+               "(every stored seat token stops working)");
+  auto* list = app.add_flag("--list-set-aside", config.list_set_aside,
+                            "Print the rooms set aside because they could not be rebuilt (code, when, why), then exit");
+  std::string restore_code;
+  auto* restore = app.add_option("--restore-set-aside", restore_code,
+                                 "Clear a room's set-aside mark so the next start rebuilds it again, then exit")
+                      ->type_name("CODE")
+                      ->excludes(list);
   add_value(app, "--finished-game-retention-seconds", config.finished_game_retention_seconds,
             "How long a finished game's transcript is kept")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{10} * 366 * 24 * 3600));
@@ -151,6 +163,10 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
       return ConfigExit{0, out.str()};
     }
     return ConfigExit{kBadValueExitCode, err.str()};
+  }
+  if (restore->count() > 0) config.restore_set_aside = restore_code;
+  if ((config.list_set_aside || config.restore_set_aside) && config.storage != "sqlite") {
+    return ConfigExit{kBadValueExitCode, "--list-set-aside and --restore-set-aside need --storage sqlite\n"};
   }
   return config;
 }

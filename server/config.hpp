@@ -33,6 +33,16 @@ struct Config {
   // all. Clients that send no Origin (non-browsers) are always allowed.
   std::vector<std::string> allowed_origins;
   Limits limits;
+
+  // Start even though a used database has lost its seat-token key: make a
+  // new key, knowing every stored seat token stops working (sqlite_store.hpp).
+  bool new_token_key = false;
+  // One-off actions on <data_dir>/gofish.sqlite instead of serving; the
+  // program exits once done. Rooms the server could not rebuild are set
+  // aside in the store (store.hpp): list them, or put one back so the next
+  // start tries it again (after a repair, or a fixed server).
+  bool list_set_aside = false;
+  std::optional<std::string> restore_set_aside;  // a room code
 };
 
 // parse_config's answer when the program should exit instead of serving:

@@ -1,12 +1,25 @@
 // gofish-server: parse the configuration, find the web client, serve until
 // SIGINT or SIGTERM, then shut down within the grace period (exit code 0).
+// Or, with --list-set-aside / --restore-set-aside, act on the store and exit.
+//
+// Exit codes: 0 done; 1 an unexpected failure; 2 a bad flag or value (or no
+// such set-aside room); 3 a database that cannot be used as a whole (not
+// SQLite, a newer schema, a failed integrity check, a lost seat-token key).
+// A single room that cannot be rebuilt does not stop the start: it is set
+// aside (RoomsHandler::restore).
 #include <spdlog/spdlog.h>
 
+#include <array>
+#include <cstdint>
+#include <ctime>
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <memory>
+#include <string>
 #include <system_error>
 
+#include "protocol/text.hpp"
 #include "server/config.hpp"
 #include "server/metrics.hpp"
 #include "server/rooms_handler.hpp"
@@ -27,6 +40,57 @@ std::filesystem::path executable_path(const char* argv0) {
   return path;
 }
 
+// "2026-01-31T12:00:00Z" for milliseconds since the Unix epoch.
+std::string utc_time(std::int64_t ms) {
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char text[32];
+  return std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm) ? text : std::to_string(ms);
+}
+
+// --list-set-aside and --restore-set-aside: the store only, no server. Safe
+// while a server runs on the same file (SQLite in WAL mode); a room put back
+// is rebuilt at the next start.
+int store_action(const gofish::server::Config& config) {
+  using namespace gofish::server;
+  const auto file = config.data_dir / "gofish.sqlite";
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) {
+    if (config.list_set_aside) {
+      std::cout << "No room is set aside: " << file.string() << " does not exist.\n";
+      return 0;
+    }
+    std::cerr << file.string() << " does not exist, so no room is set aside in it.\n";
+    return kBadValueExitCode;
+  }
+  std::unique_ptr<SqliteStore> store;
+  try {
+    store = std::make_unique<SqliteStore>(file, SyncMode::kNormal);
+  } catch (const std::exception& error) {
+    spdlog::critical("storage: {}", error.what());
+    return kStoreRefusedExitCode;
+  }
+  if (config.list_set_aside) {
+    const auto rooms = store->set_aside_rooms();
+    if (rooms.empty()) std::cout << "No room is set aside in " << file.string() << ".\n";
+    // One room a line: code, when (UTC), why; tab-separated.
+    for (const SetAsideRoom& room : rooms) {
+      std::cout << room.room << '\t' << utc_time(room.set_aside_ms) << '\t' << room.reason << '\n';
+    }
+    return 0;
+  }
+  const auto code = gofish::protocol::normalize_room_code(*config.restore_set_aside);
+  if (!code || !store->restore_set_aside(*code)) {
+    std::cerr << "No room " << *config.restore_set_aside << " is set aside in " << file.string()
+              << "; --list-set-aside lists those that are.\n";
+    return kBadValueExitCode;
+  }
+  std::cout << "Room " << *code << " is no longer set aside: the next start rebuilds it (or sets it aside again, "
+            << "saying why).\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -39,6 +103,7 @@ int main(int argc, char** argv) {
   }
   auto config = std::get<Config>(std::move(parsed));
   spdlog::set_level(spdlog::level::from_str(config.log_level));
+  if (config.list_set_aside || config.restore_set_aside) return store_action(config);
 
   if (config.web_root.empty()) {
     const auto executable = executable_path(argv[0]);
@@ -66,17 +131,20 @@ int main(int argc, char** argv) {
   // A store we cannot trust stops the start: serving without its rooms would
   // lose them for good once new rooms were written over them.
   std::unique_ptr<Store> store;
+  std::array<std::uint64_t, 4> token_key{};
   try {
     if (config.storage == "sqlite") {
       const auto file = config.data_dir / "gofish.sqlite";
-      store = std::make_unique<SqliteStore>(
-          file, config.sqlite_synchronous == "full" ? SyncMode::kFull : SyncMode::kNormal);
+      store =
+          std::make_unique<SqliteStore>(file, config.sqlite_synchronous == "full" ? SyncMode::kFull : SyncMode::kNormal,
+                                        config.new_token_key ? MissingTokenKey::kMakeNew : MissingTokenKey::kRefuse);
       spdlog::info("storage: sqlite at {} (synchronous={})", std::filesystem::absolute(file).string(),
                    config.sqlite_synchronous);
     } else {
       store = std::make_unique<NullStore>();
       spdlog::warn("storage: none; rooms will not survive a restart");
     }
+    token_key = store->token_key();
   } catch (const std::exception& error) {
     spdlog::critical("storage: {}", error.what());
     return kStoreRefusedExitCode;
@@ -95,11 +163,17 @@ int main(int argc, char** argv) {
     }
     add_transcript_api(server.api(), *store);
     auto handler = std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, GOFISH_VERSION,
-                                                  std::make_shared<const TokenHasher>(store->token_key()),
-                                                  writer.get());
+                                                  std::make_shared<const TokenHasher>(token_key), writer.get());
     try {
-      if (const auto restored = handler->restore(*store); restored > 0) {
-        spdlog::info("storage: {} rooms restored; their players can resume with their tokens", restored);
+      const auto restored = handler->restore(*store);
+      if (restored.rooms > 0) {
+        spdlog::info("storage: {} rooms restored; their players can resume with their tokens", restored.rooms);
+      }
+      if (restored.set_aside > 0) {
+        spdlog::warn(
+            "storage: {} rooms set aside, kept in the database but not open; "
+            "gofish-server --list-set-aside names them",
+            restored.set_aside);
       }
     } catch (const StoreError& error) {
       spdlog::critical("storage: {}", error.what());

@@ -34,6 +34,11 @@ struct Metrics::Impl {
   prometheus::Gauge& rooms_waiting = rooms.Add({{"state", "waiting"}});
   prometheus::Gauge& rooms_playing = rooms.Add({{"state", "playing"}});
   prometheus::Gauge& rooms_over = rooms.Add({{"state", "over"}});
+  prometheus::Gauge& rooms_set_aside = prometheus::BuildGauge()
+                                           .Name("gofish_rooms_set_aside")
+                                           .Help("Rooms kept in the store that could not be rebuilt on start")
+                                           .Register(registry)
+                                           .Add({});
   prometheus::Counter& games_started = prometheus::BuildCounter()
                                            .Name("gofish_games_started_total")
                                            .Help("Games started")
@@ -110,6 +115,8 @@ void Metrics::rooms_changed(RoomState state, std::int64_t delta) {
     gauge.Decrement(static_cast<double>(-delta));
   }
 }
+
+void Metrics::rooms_set_aside(std::size_t count) { impl_->rooms_set_aside.Set(static_cast<double>(count)); }
 
 void Metrics::game_started() { impl_->games_started.Increment(); }
 void Metrics::game_finished() { impl_->games_finished.Increment(); }

@@ -32,6 +32,10 @@ class Metrics {
   // and +1 on the new one.
   void rooms_changed(RoomState state, std::int64_t delta);
 
+  // gofish_rooms_set_aside: rooms kept in the store that the server could
+  // not rebuild on start (gofish-server --list-set-aside names them).
+  void rooms_set_aside(std::size_t count);
+
   // gofish_games_started_total, gofish_games_finished_total.
   void game_started();
   void game_finished();

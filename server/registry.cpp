@@ -17,7 +17,7 @@ std::variant<std::shared_ptr<Room>, protocol::ErrorCode> Registry::create_room(
   std::string code;
   do {
     code = protocol::room_code_from_index(os_random_below(protocol::room_code_count()));
-  } while (rooms_.contains(code));
+  } while (rooms_.contains(code) || reserved_.contains(code));
   auto room = Room::make(services_, weak_from_this(), code, settings);
   rooms_.emplace(code, room);
   order_.push_back(code);
@@ -29,6 +29,11 @@ bool Registry::adopt(const std::shared_ptr<Room>& room) {
   if (!rooms_.emplace(room->code(), room).second) return false;
   order_.push_back(room->code());
   return true;
+}
+
+void Registry::reserve_code(const std::string& code) {
+  std::lock_guard lock(mutex_);
+  reserved_.insert(code);
 }
 
 std::shared_ptr<Room> Registry::find(const std::string& code) const {

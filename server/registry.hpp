@@ -4,7 +4,8 @@
 // held only for map operations, never while a room runs.
 //
 // Room codes are drawn uniformly from the OS random source over all
-// protocol::room_code_count() codes and drawn again on a collision.
+// protocol::room_code_count() codes and drawn again on a collision (with an
+// open room, or with a room set aside in the store).
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -33,6 +35,9 @@ class Registry : public std::enable_shared_from_this<Registry> {
   // A room rebuilt from the store, under its own code; false if the code is
   // taken already.
   bool adopt(const std::shared_ptr<Room>& room);
+  // A code kept by a room set aside in the store (store.hpp): never handed
+  // to a new room, since the store still holds a room under it.
+  void reserve_code(const std::string& code);
   // Called by a room that expired; a no-op if the code now names another room.
   void remove_room(const std::string& code, const Room* room);
   std::size_t room_count() const;
@@ -60,6 +65,7 @@ class Registry : public std::enable_shared_from_this<Registry> {
   const RoomServices services_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<Room>> rooms_;
+  std::unordered_set<std::string> reserved_;
   std::vector<std::string> order_;  // codes in creation order, for the lobby
   std::unordered_map<TokenHash, TokenEntry, TokenHashHash> tokens_;
 };

@@ -190,6 +190,13 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     return rebuild_game(*stored.game, store);
   }
 
+  // A rebuild that failed: the room goes without ever being shared, and
+  // leaves the rooms gauge as it found it.
+  void discard() {
+    closed_ = true;
+    services_.metrics->rooms_changed(state_, -1);
+  }
+
   // Registers the rebuilt room and its tokens, then (on the strand, once the
   // io_context runs) starts what the room waits for.
   bool adopt(Registry& registry) {
@@ -247,9 +254,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     if (const auto* error = std::get_if<engine::ConfigError>(&started)) {
       return "game " + stored.game_id + ": " + error->message;
     }
-    for (const SeatSlot& seat : seats_) {
-      if (seat.empty()) return "game " + stored.game_id + " has an empty seat";
-    }
+    auto players = players_of_game(setup_json);
+    if (const auto* error = std::get_if<std::string>(&players)) return "game " + stored.game_id + ": " + *error;
+    game_players_ = std::get<std::vector<protocol::Player>>(std::move(players));
     game_.emplace(std::get<engine::Game>(std::move(started)));
     deal_ = engine::DealSetup{};
     deal_.deck = deal.deck;
@@ -257,10 +264,13 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     deal_.first = deal.first;
     game_number_ = static_cast<int>(stored.game);
     game_id_ = stored.game_id;
+    // A seat's bot (or a human's stand-in) plays at the seat's level; a seat
+    // freed after the game was over replays at the level its player had.
     for (int i = 0; i < settings_.seats; ++i) {
-      const SeatSlot& seat = seats_[static_cast<std::size_t>(i)];
-      bots_.push_back(engine::make_bot(seat.level, settings_.rules, settings_.seats, i));
-      game_players_.push_back(protocol::Player{seat.name, seat.bot() ? std::optional(seat.level) : std::nullopt});
+      const auto index = static_cast<std::size_t>(i);
+      const SeatSlot& seat = seats_[index];
+      const auto level = seat.empty() ? game_players_[index].bot.value_or(kTakeoverLevel) : seat.level;
+      bots_.push_back(engine::make_bot(level, settings_.rules, settings_.seats, i));
     }
     // The same events the game produced the first time, fed to the bots,
     // so each bot remembers what its seat saw.
@@ -290,6 +300,16 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
       replay_events();
       ++applied;
     }
+    if (!game_->over()) {
+      // Only a finished game's seats may have been freed since (by a leave,
+      // a kick, a bot removed, a grace period run out): a game in play keeps
+      // every seat filled to its end.
+      for (std::size_t i = 0; i < seats_.size(); ++i) {
+        if (seats_[i].empty()) {
+          return "game " + stored.game_id + " is in play but seat " + std::to_string(i) + " is empty";
+        }
+      }
+    }
     if (applied < stored.decisions.size()) {
       spdlog::warn("room {}: game {}: stored decision {} was refused on replay ({}); cut back to {} decisions", code_,
                    game_id_, applied, refused, applied);
@@ -306,10 +326,36 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
                                                    game_players_, game_id_};
     if (!stored.transcript) {
       // Over, but the closing record is missing: write it now.
-      write(record::GameFinished{game_id_, protocol::transcript_to_json(last_transcript_->transcript).dump(),
+      write(record::GameFinished{game_id_, protocol::transcript_document(last_transcript_->transcript, game_players_),
                                  now_ms()});
     }
     return std::nullopt;
+  }
+
+  // Who played a stored game, by seat: the players start_game keeps with its
+  // set-up ("seats"), so a finished game names them whoever holds the seats
+  // now. A set-up written before they were kept has none: the seats' holders
+  // stand in, and "Seat N" for a seat nobody holds.
+  std::variant<std::vector<protocol::Player>, std::string> players_of_game(const nlohmann::json& setup) const {
+    if (const auto kept = setup.find("seats"); kept != setup.end()) {
+      auto players = protocol::players_from_json(*kept);
+      if (!players) return std::string("unreadable players in the set-up");
+      if (players->size() != seats_.size()) {
+        return "the set-up names " + std::to_string(players->size()) + " players for " + std::to_string(seats_.size()) +
+               " seats";
+      }
+      return std::move(*players);
+    }
+    std::vector<protocol::Player> players;
+    for (std::size_t i = 0; i < seats_.size(); ++i) {
+      const SeatSlot& seat = seats_[i];
+      if (seat.empty()) {
+        players.push_back(protocol::Player{"Seat " + std::to_string(i), std::nullopt});
+      } else {
+        players.push_back(protocol::Player{seat.name, seat.bot() ? std::optional(seat.level) : std::nullopt});
+      }
+    }
+    return players;
   }
 
   // Nobody is connected after a restart: each seat's owner has a fresh grace
@@ -1028,6 +1074,15 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   // ------------------------------------------------------------ the game
 
+  // Who holds each seat now, as a game's players.
+  std::vector<protocol::Player> seated_players() const {
+    std::vector<protocol::Player> players;
+    for (const SeatSlot& seat : seats_) {
+      players.push_back(protocol::Player{seat.name, seat.bot() ? std::optional(seat.level) : std::nullopt});
+    }
+    return players;
+  }
+
   bool start_game() {
     const int players = settings_.seats;
     engine::Rng deal_rng(engine::os_seed());
@@ -1039,12 +1094,16 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     }
     game_.emplace(std::get<engine::Game>(std::move(started)));
     ++game_number_;
+    game_players_ = seated_players();
     if (services_.writer) {
       game_id_ = new_token();
       decision_seq_ = 0;
       write_seats();
-      write(record::GameStarted{code_, game_number_, game_id_,
-                                protocol::transcript_to_json(engine::make_transcript(*game_)).dump(), now_ms()});
+      // The set-up, and who is dealt in: a finished game names its players
+      // from this whoever holds the seats later (rebuild_game).
+      nlohmann::json setup = protocol::transcript_to_json(engine::make_transcript(*game_));
+      setup["seats"] = protocol::players_to_json(game_players_);
+      write(record::GameStarted{code_, game_number_, game_id_, setup.dump(), now_ms()});
     }
     rematch_votes_ = 0;
     result_.reset();
@@ -1052,11 +1111,8 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     services_.metrics->game_started();
 
     bots_.clear();
-    game_players_.clear();
     for (int i = 0; i < players; ++i) {
-      SeatSlot& seat = seats_[static_cast<std::size_t>(i)];
-      bots_.push_back(engine::make_bot(seat.level, settings_.rules, players, i));
-      game_players_.push_back(protocol::Player{seat.name, seat.bot() ? std::optional(seat.level) : std::nullopt});
+      bots_.push_back(engine::make_bot(seats_[static_cast<std::size_t>(i)].level, settings_.rules, players, i));
     }
     // The log says who plays before the engine's deal events follow.
     record(protocol::NewGame{game_number_, game_players_});
@@ -1121,7 +1177,8 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
                                                    game_players_, std::nullopt};
     if (services_.writer) {
       last_transcript_->game_id = game_id_;
-      write(record::GameFinished{game_id_, protocol::transcript_to_json(last_transcript_->transcript).dump(), now_ms()});
+      write(record::GameFinished{game_id_, protocol::transcript_document(last_transcript_->transcript, game_players_),
+                                 now_ms()});
     }
     spdlog::info("room {}: game {} over", code_, game_number_);
     for (std::size_t i = 0; i < seats_.size(); ++i) {
@@ -1512,11 +1569,24 @@ std::variant<std::shared_ptr<Room>, std::string> Room::restore(const RoomService
                                                                 const std::shared_ptr<Registry>& registry,
                                                                 const StoredRoom& stored, Store& store) {
   auto settings = settings_from_json(stored.settings);
-  if (const auto* error = std::get_if<std::string>(&settings)) return "room " + stored.room + ": " + *error;
+  if (const auto* error = std::get_if<std::string>(&settings)) return *error;
   auto room = std::make_shared<RoomImpl>(services, registry, stored.room,
                                          std::get<protocol::RoomSettings>(std::move(settings)));
-  if (auto problem = room->rebuild(stored, store)) return "room " + stored.room + ": " + *problem;
-  if (!room->adopt(*registry)) return "room " + stored.room + ": the code is taken twice";
+  std::optional<std::string> problem;
+  try {
+    problem = room->rebuild(stored, store);
+  } catch (const StoreError&) {
+    room->discard();
+    throw;
+  } catch (const std::exception& error) {
+    // Unreadable stored JSON of an unexpected shape, an engine refusal, ...
+    problem = std::string("rebuilding it failed: ") + error.what();
+  }
+  if (!problem && !room->adopt(*registry)) problem = "the code is taken twice";
+  if (problem) {
+    room->discard();
+    return *problem;
+  }
   return std::shared_ptr<Room>(std::move(room));
 }
 

@@ -84,8 +84,12 @@ class Room {
   // human seat's grace period starts afresh, and the bot or turn timer of
   // the seat to act is armed, once the io_context runs. A stored decision
   // the engine refuses is cut from the store with everything after it.
-  // The room is added to the registry with its tokens. Returns the room, or
-  // a sentence saying why it could not be rebuilt.
+  // A finished game comes back over whoever holds its seats now (a seat may
+  // have been freed or taken by someone else since): its players are those
+  // kept with its set-up. The room is added to the registry with its
+  // tokens. Returns the room, or a sentence saying why it could not be
+  // rebuilt (the caller sets the room aside); a StoreError from the store
+  // itself propagates.
   static std::variant<std::shared_ptr<Room>, std::string> restore(const RoomServices& services,
                                                                   const std::shared_ptr<Registry>& registry,
                                                                   const StoredRoom& stored, Store& store);

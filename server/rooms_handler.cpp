@@ -63,15 +63,32 @@ RoomsHandler::RoomsHandler(boost::asio::io_context& io, const Limits& limits, st
           RoomServices{io, limits, std::move(metrics),
                        hasher ? std::move(hasher) : std::make_shared<const TokenHasher>(), writer})) {}
 
-std::size_t RoomsHandler::restore(Store& store) {
-  std::size_t restored = 0;
+RoomsHandler::Restored RoomsHandler::restore(Store& store) {
+  Restored restored;
   for (const StoredRoom& stored : store.load_open_rooms()) {
-    auto room = Room::restore(registry_->services(), registry_, stored, store);
-    if (const auto* problem = std::get_if<std::string>(&room)) {
-      throw StoreError(*problem + "; refusing to start rather than lose the room.");
+    std::string problem;
+    try {
+      auto room = Room::restore(registry_->services(), registry_, stored, store);
+      if (std::holds_alternative<std::shared_ptr<Room>>(room)) {
+        ++restored.rooms;
+        continue;
+      }
+      problem = std::get<std::string>(std::move(room));
+    } catch (const StoreError&) {
+      throw;  // the store itself failed: no room can be trusted to it
+    } catch (const std::exception& error) {
+      problem = std::string("rebuilding it failed: ") + error.what();
+    } catch (...) {
+      problem = "rebuilding it failed with an unknown exception";
     }
-    ++restored;
+    spdlog::error("room {} set aside: {}", stored.room, problem);
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    store.set_aside(stored.room, problem, std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
   }
+  const auto aside = store.set_aside_rooms();
+  for (const SetAsideRoom& room : aside) registry_->reserve_code(room.room);
+  restored.set_aside = aside.size();
+  registry_->services().metrics->rooms_set_aside(aside.size());
   return restored;
 }
 

@@ -52,11 +52,18 @@ class RoomsHandler : public ConnectionHandler {
 
   Registry& registry() { return *registry_; }
 
-  // Rebuilds every open room the store holds (Room::restore); call before
-  // the server starts accepting connections. Returns how many came back.
-  // Throws StoreError naming a room that cannot be rebuilt: the server
-  // refuses to start rather than drop it.
-  std::size_t restore(Store& store);
+  struct Restored {
+    std::size_t rooms = 0;      // rebuilt and open
+    std::size_t set_aside = 0;  // kept in the store, not open (this start's and earlier ones')
+  };
+  // Rebuilds every open room the store holds (Room::restore), each on its
+  // own; call before the server starts accepting connections. A room that
+  // cannot be rebuilt (Room::restore's sentence, or any exception while
+  // rebuilding it) is set aside in the store with the reason, logged at
+  // error level ("room CODE set aside: REASON"), and its code is never given
+  // to a new room; every other room starts. gofish_rooms_set_aside counts
+  // the rooms set aside. Throws StoreError only when the store itself fails.
+  Restored restore(Store& store);
 
  private:
   std::shared_ptr<Client> find_client(std::uint64_t id) const;

@@ -51,6 +51,12 @@ CREATE TABLE decisions(
     R"sql(
 ALTER TABLE rooms ADD COLUMN v INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 2 -> 3: a room the server cannot rebuild is set aside (why, and when)
+    // instead of stopping the start; load_open_rooms skips it.
+    R"sql(
+ALTER TABLE rooms ADD COLUMN set_aside TEXT;
+ALTER TABLE rooms ADD COLUMN set_aside_ms INTEGER;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -144,7 +150,8 @@ std::string column_blob(sqlite3_stmt* stmt, int column) {
 
 }  // namespace
 
-SqliteStore::SqliteStore(const std::filesystem::path& file, SyncMode sync) : file_(file) {
+SqliteStore::SqliteStore(const std::filesystem::path& file, SyncMode sync, MissingTokenKey missing_key)
+    : file_(file), missing_key_(missing_key) {
   try {
     open_and_check(file, sync);
     migrate();
@@ -331,7 +338,9 @@ void SqliteStore::truncate_decisions(const std::string& game_id, std::int64_t ke
 std::vector<StoredRoom> SqliteStore::load_open_rooms() {
   std::lock_guard lock(mutex_);
   std::vector<StoredRoom> rooms;
-  Statement room_rows(db_, "SELECT code, settings, created_ms, v FROM rooms ORDER BY created_ms, code");
+  Statement room_rows(db_,
+                      "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL "
+                      "ORDER BY created_ms, code");
   room_rows.each([&](sqlite3_stmt* stmt) {
     StoredRoom room;
     room.room = column_text(stmt, 0);
@@ -386,6 +395,32 @@ std::vector<StoredRoom> SqliteStore::load_open_rooms() {
   return rooms;
 }
 
+void SqliteStore::set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) {
+  std::lock_guard lock(mutex_);
+  Statement mark(db_, "UPDATE rooms SET set_aside = ?, set_aside_ms = ? WHERE code = ?");
+  mark.run(reason, now_ms, room);
+}
+
+std::vector<SetAsideRoom> SqliteStore::set_aside_rooms() {
+  std::lock_guard lock(mutex_);
+  std::vector<SetAsideRoom> rooms;
+  Statement rows(db_,
+                 "SELECT code, set_aside_ms, set_aside FROM rooms WHERE set_aside IS NOT NULL "
+                 "ORDER BY set_aside_ms, code");
+  rows.each([&](sqlite3_stmt* stmt) {
+    rooms.push_back(SetAsideRoom{column_text(stmt, 0), sqlite3_column_int64(stmt, 1), column_text(stmt, 2)});
+  });
+  return rooms;
+}
+
+bool SqliteStore::restore_set_aside(const std::string& room) {
+  std::lock_guard lock(mutex_);
+  Statement clear(db_,
+                  "UPDATE rooms SET set_aside = NULL, set_aside_ms = NULL WHERE code = ? AND set_aside IS NOT NULL");
+  clear.run(room);
+  return sqlite3_changes(db_) > 0;
+}
+
 std::optional<std::string> SqliteStore::finished_transcript(const std::string& game_id) {
   std::lock_guard lock(mutex_);
   std::optional<std::string> transcript;
@@ -397,11 +432,15 @@ std::size_t SqliteStore::prune_finished(std::int64_t before_ms) {
   std::lock_guard lock(mutex_);
   exec("BEGIN IMMEDIATE");
   try {
-    Statement decisions(db_,
-                        "DELETE FROM decisions WHERE game_id IN "
-                        "(SELECT game_id FROM games WHERE finished_ms IS NOT NULL AND finished_ms < ?)");
+    // A set-aside room keeps everything, for whoever looks into it.
+    constexpr const char* kOld =
+        "finished_ms IS NOT NULL AND finished_ms < ? AND "
+        "(room IS NULL OR room NOT IN (SELECT code FROM rooms WHERE set_aside IS NOT NULL))";
+    Statement decisions(
+        db_,
+        (std::string("DELETE FROM decisions WHERE game_id IN (SELECT game_id FROM games WHERE ") + kOld + ")").c_str());
     decisions.run(before_ms);
-    Statement games(db_, "DELETE FROM games WHERE finished_ms IS NOT NULL AND finished_ms < ?");
+    Statement games(db_, (std::string("DELETE FROM games WHERE ") + kOld).c_str());
     games.run(before_ms);
     const auto removed = static_cast<std::size_t>(sqlite3_changes(db_));
     exec("COMMIT");
@@ -422,12 +461,36 @@ std::array<std::uint64_t, 4> SqliteStore::token_key() {
     std::memcpy(key.data(), stored.data(), sizeof(key));
     return key;
   }
+  if (holds_rooms_or_games()) {
+    // Stored seat tokens are hashed with the lost key: a new key would stop
+    // every one of them without a word.
+    const std::string what =
+        stored.empty() ? "is missing"
+                       : "has " + std::to_string(stored.size()) + " bytes instead of " + std::to_string(sizeof(key));
+    if (missing_key_ == MissingTokenKey::kRefuse) {
+      throw StoreError(file_.string() + " holds rooms or games, but its seat-token key (meta.token_key) " + what +
+                       ", so no stored seat token could resume its seat; refusing to start. Restore the database "
+                       "from a backup, or start once with --new-token-key to make a new key (every seat token "
+                       "stored before then stops working).");
+    }
+    spdlog::warn(
+        "storage: {}: the seat-token key {}; a new one is made (--new-token-key), so no seat token stored "
+        "before resumes its seat",
+        file_.string(), what);
+  }
   std::array<std::uint8_t, sizeof(key)> bytes{};
   os_random_bytes(bytes);
   std::memcpy(key.data(), bytes.data(), sizeof(key));
   Statement write(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES('token_key', CAST(? AS BLOB))");
   write.run(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   return key;
+}
+
+bool SqliteStore::holds_rooms_or_games() {
+  bool used = false;
+  Statement any(db_, "SELECT EXISTS(SELECT 1 FROM rooms) OR EXISTS(SELECT 1 FROM games)");
+  any.each([&](sqlite3_stmt* stmt) { used = sqlite3_column_int(stmt, 0) != 0; });
+  return used;
 }
 
 }  // namespace gofish::server

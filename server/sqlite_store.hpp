@@ -21,7 +21,13 @@
 //   hashes would name no seat after a restart. The database is the secret
 //   either way (it holds the games), so keeping the key beside the hashes
 //   loses nothing a plain SHA-256 would keep, and keeps the constant-time
-//   keyed lookup the rooms already use.
+//   keyed lookup the rooms already use. A brand-new database (no rooms, no
+//   games) makes its key; a used one whose key is missing or of the wrong
+//   size is refused (StoreError), since a new key would silently stop every
+//   stored seat token, unless the operator asked for a new key.
+// - A room the server cannot rebuild is set aside (rooms.set_aside holds the
+//   reason, rooms.set_aside_ms the time): kept whole, skipped on load, its
+//   finished games kept past their retention, its code not handed out again.
 //
 // Thread-safe: one mutex around the connection (the writer thread commits,
 // HTTP threads read transcripts).
@@ -42,19 +48,27 @@ namespace gofish::server {
 enum class SyncMode { kNormal, kFull };
 
 // The schema version this program writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
+
+// What token_key() does when a database that holds rooms or games has no
+// usable key: refuse (StoreError), or make a new one (gofish-server
+// --new-token-key), knowing that every stored seat token stops working.
+enum class MissingTokenKey { kRefuse, kMakeNew };
 
 class SqliteStore final : public Store {
  public:
   // Opens (creating if missing) `file`, checks and migrates it. Throws
   // StoreError with a sentence for the operator.
-  SqliteStore(const std::filesystem::path& file, SyncMode sync);
+  SqliteStore(const std::filesystem::path& file, SyncMode sync, MissingTokenKey missing_key = MissingTokenKey::kRefuse);
   ~SqliteStore() override;
   SqliteStore(const SqliteStore&) = delete;
   SqliteStore& operator=(const SqliteStore&) = delete;
 
   void commit(const std::vector<Record>& records) override;
   std::vector<StoredRoom> load_open_rooms() override;
+  void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
+  std::vector<SetAsideRoom> set_aside_rooms() override;
+  bool restore_set_aside(const std::string& room) override;
   std::optional<std::string> finished_transcript(const std::string& game_id) override;
   std::size_t prune_finished(std::int64_t before_ms) override;
   std::array<std::uint64_t, 4> token_key() override;
@@ -70,10 +84,12 @@ class SqliteStore final : public Store {
   void prepare_statements();
   void apply(const Record& record);
   void truncate_locked(const std::string& game_id, std::int64_t keep);
+  bool holds_rooms_or_games();
 
   std::mutex mutex_;
   sqlite3* db_ = nullptr;
   std::filesystem::path file_;
+  const MissingTokenKey missing_key_;
   std::unique_ptr<Statement> insert_room_, update_settings_, upsert_seat_, delete_seat_, insert_game_, insert_decision_,
       finish_game_, update_version_, close_room_, find_transcript_;
 };

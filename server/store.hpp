@@ -123,6 +123,16 @@ struct StoredGame {
   std::optional<std::string> transcript;  // set once the game is over
 };
 
+// A room the server could not rebuild on start, kept in the store as it was
+// (with its seats and games) but no longer loaded: `reason` is the sentence
+// saying why, `set_aside_ms` when (milliseconds since the Unix epoch).
+struct SetAsideRoom {
+  std::string room;
+  std::int64_t set_aside_ms = 0;
+  std::string reason;
+  friend bool operator==(const SetAsideRoom&, const SetAsideRoom&) = default;
+};
+
 // An open room as read back on start: its latest game (if any) and seats.
 struct StoredRoom {
   std::string room;
@@ -139,16 +149,27 @@ class Store {
   // Commits every record in one transaction, or throws (StoreError or
   // std::runtime_error): a write that fails is not acknowledged.
   virtual void commit(const std::vector<Record>& records) = 0;
-  // Every room not closed, with its latest game; a torn decision tail has
-  // been cut back (with a warning naming the room) before this returns.
+  // Every room not closed and not set aside, with its latest game; a torn
+  // decision tail has been cut back (with a warning naming the room) before
+  // this returns.
   virtual std::vector<StoredRoom> load_open_rooms() = 0;
+  // Marks a room that cannot be rebuilt: it stays in the store, untouched
+  // (its finished games are not pruned), and load_open_rooms skips it.
+  virtual void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) = 0;
+  // Every room set aside, oldest first.
+  virtual std::vector<SetAsideRoom> set_aside_rooms() = 0;
+  // Clears the mark, so the next start tries the room again; false if no
+  // room of that code is set aside.
+  virtual bool restore_set_aside(const std::string& room) = 0;
   // The transcript of a finished game still kept, by its public id.
   virtual std::optional<std::string> finished_transcript(const std::string& game_id) = 0;
   // Deletes finished games (and closed rooms left without games) finished
   // before `before_ms`; returns how many games went.
   virtual std::size_t prune_finished(std::int64_t before_ms) = 0;
   // The 256-bit key for seat-token hashes, made once and kept with the
-  // rooms so stored hashes stay valid across restarts.
+  // rooms so stored hashes stay valid across restarts. Throws StoreError
+  // when the key of a store that holds rooms or games is missing or unusable
+  // (SqliteStore, unless told to make a new one).
   virtual std::array<std::uint64_t, 4> token_key() = 0;
   // Cuts a game's decisions back to the first `keep` (the room layer calls
   // it when the engine refuses a stored decision on replay).
@@ -161,6 +182,9 @@ class NullStore final : public Store {
   NullStore();
   void commit(const std::vector<Record>&) override {}
   std::vector<StoredRoom> load_open_rooms() override { return {}; }
+  void set_aside(const std::string&, const std::string&, std::int64_t) override {}
+  std::vector<SetAsideRoom> set_aside_rooms() override { return {}; }
+  bool restore_set_aside(const std::string&) override { return false; }
   std::optional<std::string> finished_transcript(const std::string&) override { return std::nullopt; }
   std::size_t prune_finished(std::int64_t) override { return 0; }
   std::array<std::uint64_t, 4> token_key() override { return key_; }

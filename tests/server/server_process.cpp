@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <regex>
@@ -32,7 +34,10 @@ pid_t spawn_server(const std::vector<std::string>& args, const fs::path& log, co
              "--nofile=" + std::to_string(limits.open_files->first) + ":" + std::to_string(limits.open_files->second),
              "--"};
   }
-  owned.emplace_back(GOFISH_SERVER_BINARY);
+  // GOFISH_TEST_SERVER_BINARY runs the suites against another build, e.g.
+  // an older commit's, to see a new test fail there.
+  const char* other = std::getenv("GOFISH_TEST_SERVER_BINARY");
+  owned.emplace_back(other != nullptr && *other != '\0' ? other : GOFISH_SERVER_BINARY);
   owned.insert(owned.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& arg : owned) argv.push_back(arg.data());
@@ -66,6 +71,11 @@ std::vector<std::string> server_arguments(const fs::path& data_dir, const std::v
                                    "--message-burst=5000",
                                    "--threads=2",
                                    "--shutdown-grace-ms=2000"};
+  // A flag given in `extra` replaces the default (the server takes each once).
+  const auto flag = [](const std::string& arg) { return arg.substr(0, arg.find('=')); };
+  std::erase_if(args, [&](const std::string& arg) {
+    return std::any_of(extra.begin(), extra.end(), [&](const std::string& e) { return flag(e) == flag(arg); });
+  });
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }

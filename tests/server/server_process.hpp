@@ -15,7 +15,7 @@ namespace gofish::server::testing {
 
 // The flags every test server gets unless a test passes its own: loopback,
 // any free port, the repository's web client, no bot delay, a message rate
-// no test client reaches. `extra` comes after them, so it may override any.
+// no test client reaches. A flag in `extra` (spelt --flag=value) replaces its default.
 std::vector<std::string> server_arguments(const std::filesystem::path& data_dir, const std::vector<std::string>& extra);
 
 struct ProcessLimits {

@@ -1,16 +1,24 @@
-// gofish-server itself, started on a damaged data directory: a file that is
-// not SQLite, a schema newer than the server's and a room that cannot be
-// rebuilt each stop the start with a clear message and exit code 3 (the
-// first two leave the file untouched).
+// gofish-server itself, started on a damaged data directory. A database that
+// cannot be used as a whole stops the start with a clear message and exit
+// code 3, leaving the file alone: a file that is not SQLite, a schema newer
+// than the server's, a used database whose seat-token key is lost (unless
+// --new-token-key asks for a new one). A room that cannot be rebuilt does
+// not: it is set aside, the server starts, --list-set-aside names it and
+// --restore-set-aside puts it back.
 #include <doctest/doctest.h>
+#include <signal.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 
+#include "engine/rules.hpp"
+#include "protocol/rules_json.hpp"
 #include "server/sqlite_store.hpp"
 #include "server_process.hpp"
 #include "temp_dir.hpp"
@@ -20,16 +28,48 @@ namespace {
 
 using testing::Outcome;
 using testing::run_server_to_exit;
+using testing::ServerProcess;
 using testing::TempDir;
 
 namespace fs = std::filesystem;
 
 // Runs the server on `data_dir` to its exit (it is expected to refuse to
-// start, so it never listens).
-Outcome run_server(const fs::path& data_dir) {
-  return run_server_to_exit({"--port", "0", "--bind", "127.0.0.1", "--data-dir", data_dir.string(), "--web-root",
-                             GOFISH_SOURCE_DIR "/clients/web"});
+// start, so it never listens, or to act on the store and exit).
+Outcome run_server(const fs::path& data_dir, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"--port",     "0",
+                                   "--bind",     "127.0.0.1",
+                                   "--data-dir", data_dir.string(),
+                                   "--web-root", GOFISH_SOURCE_DIR "/clients/web"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run_server_to_exit(args);
 }
+
+// A room's settings as the room layer writes them.
+std::string settings_json(const std::string& preset, int seats) {
+  nlohmann::json settings;
+  settings["rules"] = protocol::rules_to_json(*engine::preset(preset));
+  settings["seats"] = seats;
+  settings["turn_timer_seconds"] = 0;
+  settings["spectators"] = true;
+  settings["listed"] = false;
+  settings["chat"] = 0;
+  return settings.dump();
+}
+
+// A waiting room: its host in seat 0, the other seats empty.
+std::vector<Record> a_waiting_room(const std::string& code, const std::string& host_state) {
+  return {record::RoomCreated{code, settings_json("classic", 2), 1},
+          record::SeatTaken{code, 0, host_state, std::string(16, '\x07')}};
+}
+
+void sql(const fs::path& file, const char* statement) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(file.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, statement, nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+}
+
+int exit_code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
 
 std::string file_bytes(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -71,19 +111,98 @@ TEST_CASE("start: a schema newer than the server's refuses to start") {
   CHECK(outcome.output.find("newer than this server's") != std::string::npos);
 }
 
-TEST_CASE("start: a room that cannot be rebuilt refuses to start and names the room") {
+// The reason may be a sentence from the room layer (unreadable settings) or
+// an exception (a seat whose "host" is not a boolean): either way the room is
+// set aside and the others start.
+TEST_CASE("start: rooms that cannot be rebuilt are set aside, listed and put back, and the server starts") {
   TempDir dir("gofish-start");
   const auto data = dir.path / "data";
   fs::create_directories(data);
   const auto file = data / "gofish.sqlite";
   {
     SqliteStore store(file, SyncMode::kNormal);
+    store.token_key();
     store.commit({record::RoomCreated{"QWERT", "these are not settings", 1}});
+    store.commit(a_waiting_room("ZXCVB", R"({"occupant":"human","name":"Ann","host":"yes"})"));
+    store.commit(a_waiting_room("GKDRS", R"({"occupant":"human","name":"Ann","host":true})"));
   }
-  const auto outcome = run_server(data);
-  CHECK(outcome.exit_code == 3);
-  CHECK(outcome.output.find("room QWERT") != std::string::npos);
-  CHECK(outcome.output.find("refusing to start") != std::string::npos);
+  {
+    ServerProcess server(data, dir.path / "first.log");
+    const std::string log = server.log_text();
+    CHECK(log.find("[error] room QWERT set aside: unreadable settings") != std::string::npos);
+    CHECK(log.find("[error] room ZXCVB set aside: rebuilding it failed: ") != std::string::npos);
+    CHECK(log.find("1 rooms restored") != std::string::npos);
+    CHECK(log.find("2 rooms set aside") != std::string::npos);
+    CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
+  }
+  const auto listed = run_server(data, {"--list-set-aside"});
+  CHECK(listed.exit_code == 0);
+  CHECK(listed.output.find("QWERT\t") != std::string::npos);
+  CHECK(listed.output.find("ZXCVB\t") != std::string::npos);
+  CHECK(listed.output.find("unreadable settings") != std::string::npos);
+  CHECK(listed.output.find("listening on") == std::string::npos);
+
+  const auto unknown = run_server(data, {"--restore-set-aside", "NMPQ2"});
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.output.find("No room NMPQ2 is set aside") != std::string::npos);
+  const auto put_back = run_server(data, {"--restore-set-aside", "qwert"});
+  CHECK(put_back.exit_code == 0);
+  CHECK(put_back.output.find("QWERT is no longer set aside") != std::string::npos);
+  const auto after = run_server(data, {"--list-set-aside"});
+  CHECK(after.output.find("QWERT") == std::string::npos);
+  CHECK(after.output.find("ZXCVB\t") != std::string::npos);
+  // Still unreadable: the next start sets it aside again, saying why.
+  ServerProcess server(data, dir.path / "second.log");
+  CHECK(server.log_text().find("room QWERT set aside: unreadable settings") != std::string::npos);
+  CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
+
+  const auto none = run_server_to_exit({"--storage", "none", "--list-set-aside"});
+  CHECK(none.exit_code == 2);
+  CHECK(none.output.find("need --storage sqlite") != std::string::npos);
+}
+
+TEST_CASE("start: a used database whose seat-token key is lost refuses to start, and --new-token-key makes a new one") {
+  TempDir dir("gofish-start");
+  const auto data = dir.path / "data";
+  const auto file = data / "gofish.sqlite";
+  {
+    // A brand-new database makes its key without a word.
+    ServerProcess server(data, dir.path / "first.log");
+    CHECK(server.log_text().find("seat-token key") == std::string::npos);
+    CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
+  }
+  {
+    SqliteStore store(file, SyncMode::kNormal);
+    store.commit(a_waiting_room("GKDRS", R"({"occupant":"human","name":"Ann","host":true})"));
+  }
+  sql(file, "DELETE FROM meta WHERE key = 'token_key'");
+  const auto before = file_bytes(file);
+  const auto missing = run_server(data);
+  CHECK(missing.exit_code == 3);
+  CHECK(missing.output.find("seat-token key (meta.token_key) is missing") != std::string::npos);
+  CHECK(missing.output.find("refusing to start") != std::string::npos);
+  CHECK(missing.output.find("--new-token-key") != std::string::npos);
+  CHECK(missing.output.find("listening on") == std::string::npos);
+  CHECK(file_bytes(file) == before);
+
+  sql(file, "INSERT INTO meta(key, value) VALUES('token_key', x'00112233')");
+  const auto short_key = run_server(data);
+  CHECK(short_key.exit_code == 3);
+  CHECK(short_key.output.find("has 4 bytes instead of 32") != std::string::npos);
+
+  {
+    ServerProcess server(data, dir.path / "second.log", {"--new-token-key"});
+    const std::string log = server.log_text();
+    CHECK(log.find("[warning] storage: ") != std::string::npos);
+    CHECK(log.find("has 4 bytes instead of 32; a new one is made") != std::string::npos);
+    CHECK(log.find("1 rooms restored") != std::string::npos);
+    CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
+  }
+  // The new key is kept: the next start needs no flag and says nothing of it.
+  ServerProcess server(data, dir.path / "third.log");
+  CHECK(server.log_text().find("seat-token key") == std::string::npos);
+  CHECK(server.log_text().find("1 rooms restored") != std::string::npos);
+  CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
 }
 
 }  // namespace

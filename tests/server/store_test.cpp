@@ -107,6 +107,107 @@ TEST_CASE("store: the token key is made once and survives reopening") {
   CHECK(NullStore().token_key() != key);
 }
 
+// A used database (rooms or games) whose key is gone would otherwise get a
+// new key without a word, and no stored seat token would resume its seat.
+TEST_CASE("store: a used database whose token key is missing or the wrong size refuses to give a key") {
+  TempDir dir("gofish-store");
+  std::array<std::uint64_t, 4> key{};
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    key = store.token_key();
+    store.commit(a_room_with_a_game());
+  }
+  tamper(dir.db(), "DELETE FROM meta WHERE key = 'token_key'");
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    try {
+      store.token_key();
+      FAIL("a missing key of a used database gave a key");
+    } catch (const StoreError& error) {
+      const std::string message = error.what();
+      CHECK(message.find("meta.token_key) is missing") != std::string::npos);
+      CHECK(message.find("refusing to start") != std::string::npos);
+      CHECK(message.find("backup") != std::string::npos);
+      CHECK(message.find("--new-token-key") != std::string::npos);
+    }
+  }
+  tamper(dir.db(), "INSERT INTO meta(key, value) VALUES('token_key', x'0102030405')");
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    try {
+      store.token_key();
+      FAIL("a 5-byte key of a used database gave a key");
+    } catch (const StoreError& error) {
+      CHECK(std::string(error.what()).find("has 5 bytes instead of 32") != std::string::npos);
+    }
+  }
+  // Asked for, a new key is made and kept; the old one is not coming back.
+  std::array<std::uint64_t, 4> made{};
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal, MissingTokenKey::kMakeNew);
+    made = store.token_key();
+    CHECK(made != key);
+  }
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  CHECK(store.token_key() == made);
+}
+
+// Only finished games left, detached from their closed rooms, still make a
+// database used: it is not brand new.
+TEST_CASE("store: a database holding only finished games also needs its token key") {
+  TempDir dir("gofish-store");
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    store.token_key();
+    store.commit(a_room_with_a_game());
+    store.commit({record::GameFinished{"g-1", "{}", 5000}, record::RoomClosed{"ABCD"}});
+  }
+  tamper(dir.db(), "DELETE FROM meta");
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  CHECK_THROWS_AS(store.token_key(), StoreError);
+}
+
+TEST_CASE("store: a room set aside is kept, skipped on load, listed, and can be put back") {
+  TempDir dir("gofish-store");
+  {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    store.commit(a_room_with_a_game());
+    store.commit({record::RoomCreated{"EFGH", "{}", 3000}});
+    CHECK(store.set_aside_rooms().empty());
+    store.set_aside("ABCD", "game g-1: the deck is torn", 7000);
+  }
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  auto rooms = store.load_open_rooms();
+  REQUIRE(rooms.size() == 1);
+  CHECK(rooms[0].room == "EFGH");
+  CHECK(store.set_aside_rooms() == std::vector<SetAsideRoom>{{"ABCD", 7000, "game g-1: the deck is torn"}});
+  // Kept whole: its seats, game and decisions come back when put back.
+  CHECK_FALSE(store.restore_set_aside("EFGH"));
+  CHECK_FALSE(store.restore_set_aside("NOPE"));
+  CHECK(store.restore_set_aside("ABCD"));
+  CHECK_FALSE(store.restore_set_aside("ABCD"));
+  CHECK(store.set_aside_rooms().empty());
+  rooms = store.load_open_rooms();
+  REQUIRE(rooms.size() == 2);
+  CHECK(rooms[0].room == "ABCD");
+  CHECK(rooms[0].seats.size() == 2);
+  REQUIRE(rooms[0].game);
+  CHECK(rooms[0].game->decisions.size() == 2);
+}
+
+TEST_CASE("store: the finished games of a room set aside outlive their retention") {
+  TempDir dir("gofish-store");
+  SqliteStore store(dir.db(), SyncMode::kNormal);
+  store.commit(a_room_with_a_game());
+  store.commit({record::GameFinished{"g-1", R"({"winners":[0]})", 5000}});
+  store.commit({record::RoomCreated{"EFGH", "{}", 3000}, record::GameStarted{"EFGH", 1, "g-2", "{}", 3000},
+                record::GameFinished{"g-2", "{}", 5000}});
+  store.set_aside("ABCD", "why", 6000);
+  CHECK(store.prune_finished(10'000) == 1);
+  CHECK(store.finished_transcript("g-1") == R"({"winners":[0]})");
+  CHECK_FALSE(store.finished_transcript("g-2"));
+}
+
 TEST_CASE("store: a torn decision tail is cut back to the last whole decision") {
   TempDir dir("gofish-store");
   {
@@ -288,6 +389,9 @@ PRAGMA user_version=1;
   CHECK(rooms[0].game->decisions.size() == 1);
   store.commit({record::RoomVersion{"OLDR", 7}});
   CHECK(store.load_open_rooms()[0].v == 7);
+  CHECK(store.set_aside_rooms().empty());
+  store.set_aside("OLDR", "why", 8);
+  CHECK(store.load_open_rooms().empty());
 }
 
 TEST_CASE("store writer: a failed write is reported to its callback") {

@@ -1,0 +1,415 @@
+// The rules of a room over time, through the real gofish-server binary:
+// what a resume gets whatever its gap, what happens to a seat whose owner is
+// away or gone, who may sit down again, and what everyone still in a room is
+// told when it closes (protocol/README.md, "Server contract: rooms").
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "rooms_support.hpp"
+#include "server_process.hpp"
+#include "temp_dir.hpp"
+#include "test_client.hpp"
+
+namespace gofish::server::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The next `turn` a peer gets (nullopt after the timeout).
+std::optional<protocol::Turn> await_turn(Peer& peer, std::chrono::milliseconds timeout = 5000ms) {
+  auto message = peer.await([](const auto& m) { return std::holds_alternative<protocol::Turn>(m); }, timeout);
+  if (!message) return std::nullopt;
+  return std::get<protocol::Turn>(*message);
+}
+
+// Every room event a peer has received so far, read or not.
+std::vector<protocol::EventMessage> events_of(const Peer& peer) {
+  std::vector<protocol::EventMessage> out;
+  for (const auto& frame : peer.frames()) {
+    if (const auto* event = std::get_if<protocol::EventMessage>(&frame.message)) out.push_back(*event);
+  }
+  return out;
+}
+
+template <class E>
+int count_events(const Peer& peer, const std::function<bool(const E&)>& match = [](const E&) { return true; }) {
+  int n = 0;
+  for (const auto& event : events_of(peer)) {
+    if (const auto* e = std::get_if<E>(&event.event); e && match(*e)) ++n;
+  }
+  return n;
+}
+
+bool connection_alive(Peer& peer) {
+  const auto pong = peer.request(protocol::Ping{});
+  return std::holds_alternative<protocol::Pong>(pong);
+}
+
+// ---------------------------------------------------------------- resume
+
+// Bob drops out of a waiting room; Ann posts chat lines until Bob has missed
+// `gap` events (his own drop among them); Bob comes back with the last
+// version he saw. He must get either the whole replay or a snapshot, then a
+// `turn`, and keep his connection.
+void resume_after_gap(std::uint16_t port, int gap) {
+  CAPTURE(gap);
+  Seated ann = create_room(port, create_request("Ann", "classic", 2));
+  Seated bob = join_room(port, ann.code, "Bob");
+  bob.peer->pump();
+  const std::int64_t last_v = bob.peer->last_v();
+  bob.peer->socket().drop();
+  REQUIRE(ann.peer->await_event<protocol::ConnectionChanged>());
+  // In batches Ann reads before sending more: her own send queue is bounded too.
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  for (int sent = 1; sent < gap;) {
+    const int batch = std::min(gap - sent, 50);
+    for (int i = 0; i < batch; ++i, ++sent) ann.peer->send(protocol::Chat{"line " + std::to_string(sent), ""});
+    while (ann.peer->last_v() < last_v + sent && std::chrono::steady_clock::now() < deadline) {
+      ann.peer->pump();
+      std::this_thread::sleep_for(1ms);
+    }
+  }
+  REQUIRE(ann.peer->last_v() == last_v + gap);
+
+  Peer back(port);
+  const auto joined = back.expect<protocol::Joined>(protocol::Resume{bob.token, last_v});
+  CHECK(joined.resumed);
+  const auto turn = await_turn(back, 10'000ms);
+  REQUIRE_MESSAGE(turn, "no turn after the resume; the connection "
+                            << (back.socket().ended() ? "was closed: " + back.socket().close_reason() : "is open"));
+  CHECK(turn->v == last_v + gap);
+  // What came between the reply and the turn: every missed event in order,
+  // or one snapshot.
+  int snapshots = 0;
+  std::int64_t expected = last_v + 1;
+  for (const auto& frame : back.frames()) {
+    if (const auto* room = std::get_if<protocol::RoomSnapshot>(&frame.message)) {
+      ++snapshots;
+      CHECK(room->v == last_v + gap);
+    } else if (const auto* event = std::get_if<protocol::EventMessage>(&frame.message)) {
+      if (event->v > last_v + gap) break;  // Bob's own reconnection, after the turn
+      CHECK(event->v == expected);
+      ++expected;
+    }
+    CHECK_FALSE(std::holds_alternative<protocol::Closing>(frame.message));
+  }
+  CHECK((snapshots == 1 || expected == last_v + gap + 1));
+  CHECK(connection_alive(back));
+  ann.peer->expect<protocol::Ok>(protocol::Leave{});
+}
+
+TEST_CASE("resume: a gap at, around or past the history size is replayed or snapshotted, never closed") {
+  TempDir dir("gofish-rules");
+  SUBCASE("default history (256 events) and send queue") {
+    ServerProcess server(dir.path / "data", dir.path / "default.log",
+                         {"--chat-rate=100000", "--chat-burst=100000", "--seat-grace-ms=600000"});
+    for (int gap : {1, 127, 128, 129, 255, 256, 257, 300}) resume_after_gap(server.port(), gap);
+  }
+  SUBCASE("a history of 1024 events") {
+    ServerProcess server(dir.path / "data", dir.path / "long.log",
+                         {"--chat-rate=100000", "--chat-burst=100000", "--seat-grace-ms=600000",
+                          "--room-history-events=1024"});
+    for (int gap : {256, 700, 1023, 1024, 1025}) resume_after_gap(server.port(), gap);
+  }
+}
+
+// ---------------------------------------------------------------- away seats
+
+TEST_CASE("away: a player back after the game ended sees the result and plays again, and spectators stay") {
+  TempDir dir("gofish-rules");
+  ServerProcess server(dir.path / "data", dir.path / "server.log", {"--seat-grace-ms=300"});
+  const auto port = server.port();
+  Seated ann = create_room(port, create_request("Ann", "classic", 3, {{2, protocol::BotLevel::kHard}}));
+  const std::string code = ann.code;
+  Seated bob = join_room(port, code, "Bob");
+  auto cy = watch_room(port, code, "Cy");
+  ann.peer->expect<protocol::Ok>(protocol::Start{});
+  bob.peer->pump();
+  const std::int64_t bob_v = bob.peer->last_v();
+  bob.peer->socket().drop();
+  auto player = autoplay(std::move(ann), 31);
+  REQUIRE(drive({player.get()}, [&] { return player->games_over() >= 1; }, 60'000ms));
+  std::this_thread::sleep_for(1000ms);  // well past Bob's grace period, after the game
+  cy->pump();
+  for (const auto& frame : cy->frames()) {
+    CHECK_FALSE(std::holds_alternative<protocol::Error>(frame.message));
+    CHECK_FALSE(std::holds_alternative<protocol::RoomClosed>(frame.message));
+  }
+  CHECK(count_events<protocol::SeatLeft>(*cy) == 0);
+
+  Peer back(port);
+  const auto joined = back.expect<protocol::Joined>(protocol::Resume{bob.token, bob_v});
+  CHECK(joined.resumed);
+  CHECK(joined.seat == 1);
+  REQUIRE(await_turn(back));
+  back.clear_unread();
+  back.expect<protocol::Joined>(protocol::Resume{bob.token, std::nullopt});
+  const auto snapshot = back.await([](const auto& m) { return std::holds_alternative<protocol::RoomSnapshot>(m); });
+  REQUIRE(snapshot);
+  const auto& room = std::get<protocol::RoomSnapshot>(*snapshot);
+  CHECK(room.state == protocol::RoomState::kOver);
+  CHECK(room.result.has_value());
+  REQUIRE(room.players.size() == 3);
+  CHECK(room.players[1].name == "Bob");
+  CHECK(room.seats[1].name == "Bob");
+  CHECK(room.seats[1].connected);
+
+  // Both ask for another game, and it starts with Bob in his seat.
+  back.expect<protocol::Ok>(protocol::Rematch{});
+  player->peer().expect<protocol::Ok>(protocol::Rematch{});
+  const auto started = back.await_event<protocol::NewGame>();
+  REQUIRE(started);
+  CHECK(started->game == 2);
+  CHECK(started->players[1].name == "Bob");
+}
+
+// Plays the first legal decision of whoever is to act, as told by `turn`s,
+// until `stop` holds for the latest turn; returns that turn.
+std::optional<protocol::Turn> play_until(std::vector<Peer*> seats, const std::function<bool(const protocol::Turn&)>& stop) {
+  // Everyone's latest turn; the seat to act's copy carries its options.
+  for (int step = 0; step < 400; ++step) {
+    std::optional<protocol::Turn> latest;
+    Peer* actor = nullptr;
+    for (std::size_t i = 0; i < seats.size(); ++i) {
+      const auto turn = await_turn(*seats[i]);
+      if (!turn) return std::nullopt;
+      if (!latest) latest = turn;
+      if (turn->legal) {
+        latest = turn;
+        actor = seats[i];
+      }
+    }
+    if (stop(*latest) || !latest->seat || !actor) return latest;
+    const auto decision = latest->legal->nth(0);
+    actor->expect<protocol::Ok>(body_of(decision));
+  }
+  return std::nullopt;
+}
+
+TEST_CASE("away: a bot takes an away seat over when it is to act, not when its grace period runs out") {
+  TempDir dir("gofish-rules");
+  ServerProcess server(dir.path / "data", dir.path / "server.log", {"--seat-grace-ms=200"});
+  const auto port = server.port();
+  bool handed_over = false;
+  for (int attempt = 0; attempt < 10 && !handed_over; ++attempt) {
+    Seated ann = create_room(port, create_request("Ann", "classic", 2));
+    Seated bob = join_room(port, ann.code, "Bob");
+    ann.peer->expect<protocol::Ok>(protocol::Start{});
+    // Play until it is Ann's turn, then Bob goes away.
+    const auto anns = play_until({ann.peer.get(), bob.peer.get()}, [](const auto& t) { return t.seat == 0; });
+    REQUIRE(anns);
+    if (!anns->seat) continue;  // the game ended first
+    bob.peer->socket().drop();
+    REQUIRE(ann.peer->await_event<protocol::ConnectionChanged>());
+    std::this_thread::sleep_for(600ms);  // Bob's grace period is long over
+    ann.peer->pump();
+    INFO("Ann is to act; Bob has been away three times his grace period");
+    CHECK(count_events<protocol::BotTakeover>(*ann.peer) == 0);
+    // Ann plays on; once the turn passes to Bob, his bot takes over.
+    std::optional<protocol::Turn> turn = anns;
+    while (turn && turn->seat == 0 && turn->legal) {
+      ann.peer->expect<protocol::Ok>(body_of(turn->legal->nth(0)));
+      turn = await_turn(*ann.peer);
+    }
+    REQUIRE(turn);
+    if (!turn->seat) continue;  // Ann ended the game
+    handed_over = true;
+    const auto takeover = ann.peer->await_event<protocol::BotTakeover>();
+    REQUIRE(takeover);
+    CHECK(takeover->seat == 1);
+    CHECK(takeover->reason == protocol::TakeoverReason::kDisconnected);
+    // ... and it came after the events that gave Bob the turn.
+    bool passed_to_bob = false;
+    for (const auto& event : events_of(*ann.peer)) {
+      if (const auto* game = std::get_if<engine::Event>(&event.event)) {
+        if (const auto* passed = std::get_if<engine::TurnPassed>(game); passed && passed->to == 1) passed_to_bob = true;
+      }
+      if (std::holds_alternative<protocol::BotTakeover>(event.event)) {
+        CHECK(passed_to_bob);
+        break;
+      }
+    }
+  }
+  CHECK(handed_over);
+}
+
+// ---------------------------------------------------------------- kicked
+
+TEST_CASE("kicked: a removed player cannot sit down again on a new connection, by token or by name") {
+  TempDir dir("gofish-rules");
+  ServerProcess server(dir.path / "data", dir.path / "server.log");
+  const auto port = server.port();
+  SUBCASE("before a game") {
+    Seated ann = create_room(port, create_request("Ann", "classic", 3));
+    Seated bob = join_room(port, ann.code, "Bob");
+    ann.peer->expect<protocol::Ok>(protocol::Kick{1});
+    // A reload: a new connection with the stored token.
+    Peer reload(port);
+    CHECK(reload.error_of(protocol::Resume{bob.token, std::nullopt}) == "room/kicked");
+    // The join form, the same name in any case.
+    Peer again(port);
+    CHECK(again.error_of(protocol::Join{ann.code, "Bob", protocol::JoinAs::kPlayer}) == "room/kicked");
+    CHECK(again.error_of(protocol::Join{ann.code, "BOB", protocol::JoinAs::kPlayer}) == "room/kicked");
+    // Watching is still allowed.
+    again.expect<protocol::Joined>(protocol::Join{ann.code, "Bob", protocol::JoinAs::kSpectator});
+  }
+  SUBCASE("during a game") {
+    Seated ann = create_room(port, create_request("Ann", "classic", 3));
+    Seated bob = join_room(port, ann.code, "Bob");
+    Seated cy = join_room(port, ann.code, "Cy");
+    ann.peer->expect<protocol::Ok>(protocol::Start{});
+    ann.peer->expect<protocol::Ok>(protocol::Kick{1});
+    Peer reload(port);
+    CHECK(reload.error_of(protocol::Resume{bob.token, std::nullopt}) == "room/kicked");
+    CHECK(reload.error_of(protocol::Join{ann.code, "Bob", protocol::JoinAs::kPlayer}) == "room/kicked");
+  }
+}
+
+// ---------------------------------------------------------------- leaving
+
+TEST_CASE("leaving: the host leaving mid-game never blocks the rematch, and names stay with the game") {
+  TempDir dir("gofish-rules");
+  ServerProcess server(dir.path / "data", dir.path / "server.log");
+  const auto port = server.port();
+  Seated ann = create_room(port, create_request("Ann", "classic", 3, {{2, protocol::BotLevel::kEasy}}));
+  Seated bob = join_room(port, ann.code, "Bob");
+  ann.peer->expect<protocol::Ok>(protocol::Start{});
+  ann.peer->expect<protocol::Ok>(protocol::Leave{});
+  auto player = autoplay(std::move(bob), 47);
+  const auto host = player->peer().await_event<protocol::HostChanged>();
+  REQUIRE(host);
+  CHECK(host->seat == 1);
+  REQUIRE(drive({player.get()}, [&] { return player->games_over() >= 1; }, 60'000ms));
+  Peer& peer = player->peer();
+  peer.pump();
+  peer.clear_unread();
+  // One seat_left for Ann's seat, when the game ended.
+  CHECK(count_events<protocol::SeatLeft>(peer, [](const auto& e) { return e.seat == 0; }) == 1);
+  CHECK(count_events<protocol::BotTakeover>(
+            peer, [](const auto& e) { return e.seat == 0 && e.reason == protocol::TakeoverReason::kLeft; }) == 1);
+  peer.expect<protocol::Joined>(protocol::Resume{player->token(), std::nullopt});
+  const auto snapshot = peer.await([](const auto& m) { return std::holds_alternative<protocol::RoomSnapshot>(m); });
+  REQUIRE(snapshot);
+  const auto& room = std::get<protocol::RoomSnapshot>(*snapshot);
+  CHECK(room.seats[0].occupant == protocol::Occupant::kEmpty);
+  REQUIRE(room.players.size() == 3);
+  CHECK(room.players[0].name == "Ann");  // the score table still names her
+  // Bob alone asks for another game: the empty seat gets a bot and it starts.
+  peer.expect<protocol::Ok>(protocol::Rematch{});
+  const auto added = peer.await_event<protocol::BotAdded>();
+  REQUIRE(added);
+  CHECK(added->seat == 0);
+  const auto started = peer.await_event<protocol::NewGame>();
+  REQUIRE(started);
+  CHECK(started->game == 2);
+  CHECK(started->players[0].bot.has_value());
+  CHECK(started->players[1].name == "Bob");
+}
+
+TEST_CASE("leaving: a spectator is told with room_closed when the last player leaves") {
+  TempDir dir("gofish-rules");
+  ServerProcess server(dir.path / "data", dir.path / "server.log");
+  Seated ann = create_room(server.port(), create_request("Ann", "classic", 2));
+  auto zoe = watch_room(server.port(), ann.code, "Zoe");
+  ann.peer->expect<protocol::Ok>(protocol::Leave{});
+  const auto closed = zoe->await([](const auto& m) {
+    return std::holds_alternative<protocol::RoomClosed>(m) || std::holds_alternative<protocol::Error>(m);
+  });
+  REQUIRE(closed);
+  REQUIRE_MESSAGE(std::holds_alternative<protocol::RoomClosed>(*closed), Peer::describe(*closed));
+  const auto& message = std::get<protocol::RoomClosed>(*closed);
+  CHECK(message.code == ann.code);
+  CHECK(message.reason == protocol::RoomClosedReason::kPlayersLeft);
+  CHECK(zoe->error_of(protocol::Chat{"hello?", ""}) == "room/not_in_room");
+  CHECK(connection_alive(*zoe));
+}
+
+// ---------------------------------------------------------------- transcripts
+
+TEST_CASE("transcript: the HTTP API serves the same object as the transcript message") {
+  TempDir dir("gofish-rules");
+  ServerProcess server(dir.path / "data", dir.path / "server.log");
+  Seated ann = create_room(server.port(), create_request("Ann", "pairs", 2, {{1, protocol::BotLevel::kEasy}}));
+  ann.peer->expect<protocol::Ok>(protocol::Start{});
+  auto player = autoplay(std::move(ann), 5);
+  REQUIRE(drive({player.get()}, [&] { return player->games_over() >= 1; }, 60'000ms));
+  const auto id = player->peer().send(protocol::GetTranscript{});
+  player->peer().reply(id);
+  std::string frame;
+  for (const auto& f : player->peer().frames()) {
+    if (std::holds_alternative<protocol::TranscriptMessage>(f.message)) frame = f.text;
+  }
+  REQUIRE_FALSE(frame.empty());
+  const auto message = nlohmann::json::parse(frame);
+  const auto reply = http_request(server.port(), "/api/games/" + message["game_id"].get<std::string>() + "/transcript");
+  REQUIRE(reply.status == 200);
+  const auto served = nlohmann::json::parse(reply.body);
+  CHECK(served.contains("seats"));
+  CHECK(served == message["transcript"]);
+}
+
+// ---------------------------------------------------------------- input
+
+TEST_CASE("input: ranks and cards may be sent in lower case") {
+  TempDir dir("gofish-rules");
+  ServerProcess server(dir.path / "data", dir.path / "server.log");
+  for (const std::string preset : {"classic", "specific-card"}) {
+    CAPTURE(preset);
+    Seated ann = create_room(server.port(), create_request("Ann", preset, 2, {{1, protocol::BotLevel::kEasy}}));
+    ann.peer->expect<protocol::Ok>(protocol::Start{});
+    std::optional<protocol::Turn> turn;
+    while ((turn = await_turn(*ann.peer)) && turn->seat == 1) {
+    }
+    REQUIRE(turn);
+    REQUIRE(turn->legal);
+    const auto decision = turn->legal->nth(0);
+    auto body = nlohmann::json::parse(protocol::encode_client_message({protocol::RequestId{std::int64_t{77}},
+                                                                        body_of(decision)}));
+    for (const char* key : {"rank", "card"}) {
+      if (!body.contains(key)) continue;
+      std::string text = body[key].get<std::string>();
+      for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      body[key] = text;
+    }
+    ann.peer->send_raw(body.dump());
+    CHECK(std::holds_alternative<protocol::Ok>(ann.peer->reply(77)));
+  }
+}
+
+// ---------------------------------------------------------------- timers
+
+TEST_CASE("timers: a chat line neither stops nor restarts a turn timer, and the timeout plays one move") {
+  TempDir dir("gofish-rules");
+  ServerProcess server(dir.path / "data", dir.path / "server.log", {"--min-turn-timer-seconds=1"});
+  auto request = create_request("Ann", "classic", 2, {{1, protocol::BotLevel::kEasy}});
+  request.settings.turn_timer_seconds = 1;
+  Seated ann = create_room(server.port(), request);
+  ann.peer->expect<protocol::Ok>(protocol::Start{});
+  std::optional<protocol::Turn> turn;
+  while ((turn = await_turn(*ann.peer)) && turn->seat == 1) {
+  }
+  REQUIRE(turn);
+  REQUIRE(turn->seat == 0);
+  const int timers_before = count_events<protocol::TurnTimer>(*ann.peer);
+  ann.peer->expect<protocol::Ok>(protocol::Chat{"thinking", ""});
+  std::this_thread::sleep_for(300ms);
+  ann.peer->expect<protocol::Ok>(protocol::Chat{"still thinking", ""});
+  const auto takeover = ann.peer->await_event<protocol::BotTakeover>(3000ms);
+  REQUIRE(takeover);
+  CHECK(takeover->reason == protocol::TakeoverReason::kTimeout);
+  // No new timer between the chat lines and the timeout.
+  int timers_until_takeover = 0;
+  for (const auto& event : events_of(*ann.peer)) {
+    if (std::holds_alternative<protocol::BotTakeover>(event.event)) break;
+    if (std::holds_alternative<protocol::TurnTimer>(event.event)) ++timers_until_takeover;
+  }
+  CHECK(timers_until_takeover == timers_before);
+}
+
+}  // namespace
+}  // namespace gofish::server::testing
