@@ -15,6 +15,7 @@ build_packages=(
   nlohmann-json3-dev libspdlog-dev libcli11-dev doctest-dev
   prometheus-cpp-dev libsqlite3-dev
   libedit-dev             # gofish-cli: line editing and history
+  zlib1g-dev              # gzip for the web client's static files
   libicu-dev              # display names: NFC, default-ignorables, confusable skeletons (protocol/text.cpp)
 )
 native_test_packages=(

@@ -6,7 +6,6 @@
 #include <boost/asio/post.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/empty_body.hpp>
-#include <boost/beast/http/file_body.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
@@ -180,10 +179,14 @@ class HttpSession : public Cuttable, public std::enable_shared_from_this<HttpSes
       response.set(http::field::content_type, reply->content_type);
       return send(std::move(response));
     }
-    serve_file(request.target(), keep_alive);
+    serve_file(request.target(), request[http::field::accept_encoding], request[http::field::if_none_match],
+               keep_alive);
   }
 
-  void serve_file(std::string_view target, bool keep_alive) {
+  // The bytes, their compression and the 200-or-304 decision come from
+  // StaticFiles (static_files.hpp); this only writes them.
+  void serve_file(std::string_view target, std::string_view accept_encoding, std::string_view if_none_match,
+                  bool keep_alive) {
     const auto file = resolve_static(state_->web_root, target);
     if (file.status == StaticStatus::bad_request) {
       spdlog::debug("http {}: refused path", id_);
@@ -192,27 +195,20 @@ class HttpSession : public Cuttable, public std::enable_shared_from_this<HttpSes
     if (file.status == StaticStatus::not_found) {
       return send(text_response(http::status::not_found, "not found\n", keep_alive));
     }
-    beast::error_code ec;
-    http::file_body::value_type body;
-    body.open(file.path.c_str(), beast::file_mode::scan, ec);
-    if (ec) {
-      spdlog::warn("http {}: cannot open {}: {}", id_, file.path.string(), ec.message());
+    const auto answer = state_->static_files.answer(file.path, accept_encoding, if_none_match);
+    if (!answer) {
+      spdlog::warn("http {}: cannot read {}", id_, file.path.string());
       return send(text_response(http::status::not_found, "not found\n", keep_alive));
     }
-    const auto size = body.size();
-    if (head_) {
-      http::response<http::empty_body> response{http::status::ok, 11};
-      decorate(response, keep_alive);
-      response.set(http::field::content_type, mime_type(file.path));
-      response.content_length(size);
-      return write(std::move(response));
-    }
-    http::response<http::file_body> response{std::piecewise_construct,
-                                             std::make_tuple(std::move(body)),
-                                             std::make_tuple(http::status::ok, 11)};
+    http::response<http::string_body> response{static_cast<http::status>(answer->status), 11};
     decorate(response, keep_alive);
     response.set(http::field::content_type, mime_type(file.path));
-    response.content_length(size);
+    response.set(http::field::etag, answer->etag);
+    if (answer->varies) response.set(http::field::vary, "Accept-Encoding");
+    if (answer->gzip) response.set(http::field::content_encoding, "gzip");
+    if (answer->status == 304) return write(http::response<http::empty_body>{std::move(response.base())});
+    response.content_length(answer->length);
+    if (!head_) response.body() = *answer->body;
     write(std::move(response));
   }
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "server/server.hpp"
+#include "server/static_files.hpp"
 
 namespace gofish::server {
 
@@ -59,6 +60,7 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
 
   const Config config;
   const std::filesystem::path web_root;  // canonical
+  StaticFiles static_files;              // the web client's files, compressed and tagged
   const std::shared_ptr<Metrics> metrics;
   ApiRouter api;
   // Set by start(), released at the end of wait() (it may hold connections).

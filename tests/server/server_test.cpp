@@ -173,6 +173,35 @@ TEST_CASE("the web client is served at / and for invite links") {
   CHECK(post.header("allow") == "GET, HEAD");
 }
 
+TEST_CASE("the web client's files go out gzip-compressed with an ETag, and a repeat visit gets 304") {
+  Running running;
+  const auto script = read_file(std::filesystem::path(GOFISH_SOURCE_DIR) / "clients/web/js/app.js");
+  REQUIRE(script.size() > 2000);
+
+  const auto zipped = http_request(running.port, "/js/app.js", "GET", "Accept-Encoding: gzip, deflate\r\n");
+  CHECK(zipped.status == 200);
+  CHECK(zipped.header("content-encoding") == "gzip");
+  CHECK(zipped.header("vary") == "Accept-Encoding");
+  CHECK(zipped.header("cache-control") == "no-cache");
+  CHECK(zipped.header("content-type") == "text/javascript; charset=utf-8");
+  CHECK(zipped.body.size() < script.size() / 2);
+  CHECK(zipped.body.substr(0, 2) == std::string("\x1f\x8b"));
+  const auto etag = zipped.header("etag");
+  REQUIRE(etag.size() > 2);
+
+  const auto plain = http_request(running.port, "/js/app.js");
+  CHECK(plain.header("content-encoding").empty());
+  CHECK(plain.body == script);
+  CHECK(plain.header("etag") != etag);
+
+  const auto again = http_request(running.port, "/js/app.js", "GET",
+                                  "Accept-Encoding: gzip\r\nIf-None-Match: " + etag + "\r\n");
+  CHECK(again.status == 304);
+  CHECK(again.body.empty());
+  CHECK(again.header("etag") == etag);
+  CHECK(http_request(running.port, "/js/app.js", "GET", "If-None-Match: \"stale-1\"\r\n").status == 200);
+}
+
 TEST_CASE("paths that leave the web root are refused") {
   Running running;
   for (const char* target :

@@ -5,9 +5,7 @@
 //   node run.mjs [--server PATH] [--only NAME]
 // The last line is "N passed, M failed"; the exit code is non-zero on any failure.
 
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -21,39 +19,6 @@ const option = (name, fallback) => {
 const serverPath = resolve(option('--server', join(root, 'build', 'server', 'gofish-server')));
 const only = option('--only', null);
 
-async function startServer() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gofish-web-e2e-'));
-  const child = spawn(serverPath, ['--port', '0', '--bind', '127.0.0.1', '--data-dir', dataDir,
-    '--web-root', join(root, 'clients', 'web'), '--bot-delay-ms', '0', '--threads', '2'],
-  { stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  const port = await new Promise((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 30_000);
-    const onData = (chunk) => {
-      log += chunk;
-      const m = log.match(/listening on 127\.0\.0\.1:(\d+)/);
-      if (m) { clearTimeout(timer); resolvePort(Number(m[1])); }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited (${code}):\n${log}`)); });
-  });
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    log: () => log,
-    stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
 async function main() {
   if (!existsSync(join(here, 'node_modules', 'playwright-core'))) {
     throw new Error('playwright-core is not installed: run `npm ci --prefix tests/web` (scripts/test.sh does)');
@@ -63,7 +28,9 @@ async function main() {
   const files = readdirSync(join(here, 'e2e')).filter((f) => f.endsWith('.mjs')).sort()
     .filter((f) => !only || f.replace(/\.mjs$/, '') === only);
   if (files.length === 0) throw new Error(`no test named ${only}`);
-  const server = await startServer();
+  const { startServer } = await import('./lib/server.mjs');
+  const webRoot = join(root, 'clients', 'web');
+  const server = await startServer(serverPath, webRoot);
   console.log(`gofish-server at ${server.baseUrl}; ${files.length} tests`);
   let passed = 0;
   let failed = 0;
@@ -74,7 +41,8 @@ async function main() {
     const { browser, close } = await launchBrowser();
     try {
       const test = await import(pathToFileURL(join(here, 'e2e', file)).href);
-      await test.default({ baseUrl: server.baseUrl, browser, root, log: (...m) => console.log(`    ${name}:`, ...m) });
+      await test.default({ baseUrl: server.baseUrl, browser, root, serverPath, webRoot,
+        log: (...m) => console.log(`    ${name}:`, ...m) });
       passed += 1;
       console.log(`ok      ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     } catch (error) {

@@ -14,38 +14,21 @@ const NUMBER_WORD = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven'
 
 export const rankOf = (card) => card.slice(0, -1);
 export const suitOf = (card) => card.slice(-1);
-export const suitName = (suit) => SUIT[suit].name;
 export const numberWord = (n) => NUMBER_WORD[n] ?? String(n);
 
 // "9", "jack"
 export const rankWord = (rank) => RANK_WORD[rank] ?? rank;
 // "9s", "jacks"
 export const rankPlural = (rank) => `${rankWord(rank)}s`;
-// "a 9", "an 8", "an ace"
-export const aRank = (rank) => {
-  const word = rankWord(rank);
-  return /^(8|ace)$/.test(word) ? `an ${word}` : `a ${word}`;
-};
 // "the 9 of hearts"
-export const cardName = (card) => `${rankWord(rankOf(card))} of ${suitName(suitOf(card))}`;
+export const cardName = (card) => `${rankWord(rankOf(card))} of ${SUIT[suitOf(card)].name}`;
 // "two 9s", "one 9"
 export const countOfRank = (n, rank) => `${numberWord(n)} ${n === 1 ? rankWord(rank) : rankPlural(rank)}`;
 
-export const rankIndex = (rank) => RANKS.indexOf(rank);
 export const cardOrder = (a, b) =>
-  rankIndex(rankOf(a)) - rankIndex(rankOf(b)) || SUITS.indexOf(suitOf(a)) - SUITS.indexOf(suitOf(b));
+  RANKS.indexOf(rankOf(a)) - RANKS.indexOf(rankOf(b)) || SUITS.indexOf(suitOf(a)) - SUITS.indexOf(suitOf(b));
 
-export function groupByRank(cards) {
-  const groups = new Map();
-  for (const card of [...cards].sort(cardOrder)) {
-    const rank = rankOf(card);
-    if (!groups.has(rank)) groups.set(rank, []);
-    groups.get(rank).push(card);
-  }
-  return groups;
-}
-
-// A face-up card. The suit is a symbol, a colour and a word, so it never
+// A face-up card. The suit is a shape as well as a colour, so it never
 // depends on colour alone; screen readers get "queen of hearts".
 export function cardFace(card, { small = false } = {}) {
   const rank = rankOf(card);
@@ -58,11 +41,11 @@ export function cardFace(card, { small = false } = {}) {
   el.innerHTML =
     `<span class="corner" aria-hidden="true">${rank}<br>${suit.symbol}</span>` +
     `<span class="pip" aria-hidden="true">${suit.symbol}</span>` +
-    `<span class="suit-word" aria-hidden="true">${suit.name}</span>`;
+    `<span class="corner low" aria-hidden="true">${rank}<br>${suit.symbol}</span>`;
   return el;
 }
 
-export function cardBack({ small = false } = {}) {
+function cardBack({ small = false } = {}) {
   const el = document.createElement('span');
   el.className = `card back${small ? ' small' : ''}`;
   el.setAttribute('aria-hidden', 'true');
@@ -73,11 +56,12 @@ export function cardBack({ small = false } = {}) {
 export function backsFan(count) {
   const fan = document.createElement('span');
   fan.className = 'fan';
-  const shown = Math.min(count, 12);
-  for (let i = 0; i < shown; i++) fan.append(cardBack({ small: true }));
+  const backs = document.createElement('span');
+  backs.className = 'backs';
+  for (let i = 0; i < Math.min(count, 12); i++) backs.append(cardBack({ small: true }));
   const label = document.createElement('span');
   label.className = 'count';
   label.textContent = `${count} ${count === 1 ? 'card' : 'cards'}`;
-  fan.append(label);
+  fan.append(backs, label);
   return fan;
 }

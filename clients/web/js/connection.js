@@ -1,9 +1,15 @@
 // The WebSocket to the server: hello, request/reply matching by id,
-// reconnection with backoff, and seat tokens kept in the browser so a reload
-// or a dropped network resumes the seat (protocol/README.md, "resume").
+// reconnection with backoff, a heartbeat that notices a silent connection,
+// and seat tokens kept in the browser so a reload or a dropped network
+// resumes the seat (protocol/README.md, "resume").
 
-const kClient = 'web/0.1';
-const kBackoffMs = [300, 1000, 2000, 4000, 8000];
+const kClient = 'web/0.2';
+const kBackoffMs = [250, 750, 1500, 3000];
+// A connection that has said nothing for kQuietMs gets a ping; one silent
+// for kDeadMs (no pong either) is given up and replaced: a dead network
+// shows within 10 s, not after the server's 60 s idle timeout.
+const kQuietMs = 2500;
+const kDeadMs = 6000;
 
 // Tokens live in sessionStorage (this tab, survives a reload) and in
 // localStorage (this browser, survives closing the tab). The tab's own copy
@@ -47,6 +53,11 @@ export class Connection {
     this.bucket = { rate: 10, burst: 20, tokens: 20, at: 0 };
     this.queue = [];
     this.queueTimer = null;
+    this.heard = 0;
+    this.pingAt = 0;
+    setInterval(() => this.heartbeat(), 1000);
+    addEventListener('offline', () => this.lost('Your device is offline. Waiting for the network…'));
+    addEventListener('online', () => this.reconnectNow());
   }
 
   url() {
@@ -56,9 +67,12 @@ export class Connection {
 
   open() {
     this.stopped = false;
+    clearTimeout(this.retryTimer);
     this.onStatus('connecting', this.everReady ? 'Reconnecting…' : 'Connecting…');
     const ws = new WebSocket(this.url());
     this.ws = ws;
+    this.heard = performance.now();
+    this.pingAt = 0;
     ws.addEventListener('open', () => {
       ws.send(JSON.stringify({ type: 'hello', protocol: 1, client: kClient }));
     });
@@ -68,6 +82,7 @@ export class Connection {
 
   receive(ws, data) {
     if (ws !== this.ws) return;
+    this.heard = performance.now();
     let msg;
     try { msg = JSON.parse(data); } catch { return; }
     if (msg.type === 'welcome' && !this.ready) {
@@ -102,6 +117,23 @@ export class Connection {
 
   closed(ws, event) {
     if (ws !== this.ws) return;
+    this.drop();
+    if (this.stopped) return;
+    if (event.code === 4000) {
+      this.onStatus('replaced', 'This seat is now open in another window.');
+      return;
+    }
+    this.retry(this.everReady ? 'Connection lost. Reconnecting…' : 'Cannot reach the server. Trying again…');
+  }
+
+  // Forgets the socket (without waiting for a close that a dead network may
+  // never deliver) and settles every request still waiting.
+  drop() {
+    const ws = this.ws;
+    if (ws) {
+      this.ws = null;
+      try { ws.close(); } catch { /* already closed */ }
+    }
     this.ready = false;
     this.ws = null;
     clearTimeout(this.queueTimer);
@@ -112,15 +144,40 @@ export class Connection {
       resolve({ type: 'error', code: 'client/offline', message: 'The connection dropped; trying again.' });
     }
     this.pending.clear();
-    if (this.stopped) return;
-    if (event.code === 4000) {
-      this.onStatus('replaced', 'This seat is now open in another window.');
-      return;
-    }
+  }
+
+  retry(text) {
+    clearTimeout(this.retryTimer);
     const delay = kBackoffMs[Math.min(this.attempt, kBackoffMs.length - 1)];
     this.attempt += 1;
-    this.onStatus('offline', `Offline: reconnecting in ${Math.ceil(delay / 1000)} s…`);
+    this.onStatus('offline', text);
     this.retryTimer = setTimeout(() => this.open(), delay);
+  }
+
+  // The connection is gone though the socket has not said so.
+  lost(text) {
+    if (this.stopped) return;
+    this.drop();
+    this.retry(text);
+  }
+
+  heartbeat() {
+    if (!this.ws || this.stopped) return;
+    const quiet = performance.now() - this.heard;
+    if (quiet > kDeadMs) {
+      this.lost('The connection went quiet. Reconnecting…');
+    } else if (this.ready && quiet > kQuietMs && performance.now() - this.pingAt > kQuietMs) {
+      this.pingAt = performance.now();
+      this.request({ type: 'ping' });
+    }
+  }
+
+  // Starts afresh on a new socket: the server sees this connection leave
+  // (stepping away from a game keeps the seat for its token).
+  restart() {
+    this.drop();
+    this.attempt = 0;
+    this.open();
   }
 
   // Sends a request and resolves with its reply (or an error message).
@@ -170,10 +227,14 @@ export class Connection {
     }
   }
 
-  // Drops the socket on purpose and reconnects at once (used after "replaced").
+  // "Retry now", the browser coming back online, or taking the seat back
+  // from another window.
   reconnectNow() {
     clearTimeout(this.retryTimer);
     this.attempt = 0;
-    if (!this.ws) this.open();
+    if (!this.ws || !this.ready) {
+      this.drop();
+      this.open();
+    }
   }
 }

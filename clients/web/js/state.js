@@ -4,6 +4,11 @@
 
 import { cardOrder } from './cards.js';
 
+// Computer players get friendly names of their own (the server calls them
+// "Medium bot", "Medium bot 2"); every page of a room picks the same ones.
+const BOT_NAMES = ['Bubbles', 'Goldie', 'Finn', 'Coral', 'Splash', 'Pebble'];
+const SERVER_BOT_NAME = /^(easy|medium|hard) bot( \d+)?$/i;
+
 export class RoomState {
   constructor() {
     this.reset();
@@ -13,9 +18,9 @@ export class RoomState {
     this.room = null;       // the snapshot fields: code, state, host, you, settings, seats, game, result...
     this.v = -1;
     this.ready = [];        // seats that asked for a rematch
-    this.lastAsk = null;    // the latest ask, for "Go fish! Barb has no 9s"
-    this.chat = [];
     this.gameLog = [];      // this game's events as this viewer saw them, for the replay
+    this.players = null;    // this game's players, {name, bot} per seat (names stay after someone leaves)
+    this.wins = {};         // games won in this room, by player name
   }
 
   get you() { return this.room?.you ?? null; }
@@ -23,8 +28,28 @@ export class RoomState {
   get rules() { return this.room?.settings?.rules; }
 
   nameOf(seat) {
+    const seats = this.room?.seats ?? [];
+    const s = seats[seat];
+    const name = s?.name || this.players?.[seat]?.name;
+    if (!name) return `Seat ${seat + 1}`;
+    if (!(s?.occupant === 'bot' || (!s?.name && this.players?.[seat]?.bot)) || !SERVER_BOT_NAME.test(name)) return name;
+    const taken = new Set(seats.filter((x) => x.occupant === 'human').map((x) => x.name.toLowerCase()));
+    let k = 0;
+    for (let i = 0; i <= seat; i++) {
+      const other = seats[i];
+      if (i < seat && !(other?.occupant === 'bot' && SERVER_BOT_NAME.test(other.name))) continue;
+      while (taken.has(BOT_NAMES[k % BOT_NAMES.length].toLowerCase())) k++;
+      if (i === seat) return BOT_NAMES[k % BOT_NAMES.length];
+      taken.add(BOT_NAMES[k % BOT_NAMES.length].toLowerCase());
+    }
+    return name;
+  }
+
+  // "medium" for a computer player (or the computer playing for a person), else null.
+  botLevel(seat) {
     const s = this.room?.seats?.[seat];
-    return s?.name || `Seat ${seat + 1}`;
+    if (s?.occupant === 'bot') return s.bot;
+    return null;
   }
 
   applySnapshot(msg) {
@@ -75,8 +100,9 @@ export class RoomState {
         break;
       case 'turn_timer': room.timer = { seat: ev.seat, seconds: ev.seconds, deadline_ms: ev.deadline_ms }; break;
       case 'rematch': this.ready = ev.ready; break;
-      case 'chat': this.chat.push(ev); break;
+      case 'chat': break;   // the page keeps chat itself (app.js)
       case 'game_started':
+        this.players = ev.players;
         room.state = 'playing';
         room.game_number = ev.game;
         room.result = null;
@@ -100,7 +126,7 @@ export class RoomState {
     const seats = game.seats;
     const take = (cards) => { game.hand = game.hand.filter((c) => !cards.includes(c)); };
     const add = (cards) => { game.hand = [...game.hand, ...cards].sort(cardOrder); };
-    game.legal = null;  // a fresh snapshot brings the next legal decisions
+    game.legal = null;  // the `turn` after the decision's events brings the next ones
     switch (ev.type) {
       case 'deal': Object.assign(game, { stock: ev.stock, turn: ev.first, to_act: ev.first, dealer: ev.dealer }); break;
       case 'hand_dealt':
@@ -108,10 +134,19 @@ export class RoomState {
         if (ev.seat === you && ev.cards) game.hand = [...ev.cards].sort(cardOrder);
         break;
       case 'asked':
-        this.lastAsk = ev;
         this.room.timer = null;
-        if (this.rules?.table_rules) Object.assign(game, { phase: 'answer', to_act: ev.target, pending: { ...ev } });
+        // Under table rules an ask out of turn is only a penalty: nobody answers.
+        if (this.rules?.table_rules && ev.seat === game.turn) Object.assign(game, { phase: 'answer', to_act: ev.target, pending: { ...ev } });
         break;
+      case 'penalty': {
+        const s = seats[ev.seat];
+        if (ev.kind !== 'asked_out_of_turn') s.misses_next_turn = true;
+        if (ev.kind !== 'illegal_call' && !s.barred.includes(ev.rank)) {
+          s.barred.push(ev.rank);
+          for (const set of s.sets) if (set.rank === ev.rank && set.scores) { set.scores = false; s.score -= 1; }
+        }
+        break;
+      }
       case 'answered': Object.assign(game, { phase: 'ask', to_act: game.turn, pending: null }); break;
       case 'gave':
         seats[ev.from].hand_size -= ev.cards.length;
@@ -137,6 +172,10 @@ export class RoomState {
       case 'went_out': seats[ev.seat].status = 'out'; break;
       case 'missed_turn': seats[ev.seat].misses_next_turn = false; break;
       case 'game_over':
+        for (const w of ev.winners) {
+          const name = this.nameOf(w);
+          this.wins[name] = (this.wins[name] ?? 0) + 1;
+        }
         this.room.state = 'over';
         this.room.timer = null;
         this.room.result = { reason: ev.reason, hands: ev.hands, scores: ev.scores, winners: ev.winners };

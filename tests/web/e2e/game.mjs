@@ -2,7 +2,7 @@
 // game-over screen (scores, winners, replay, transcript download), then both
 // ask for a rematch and the next game starts.
 import { readFileSync } from 'node:fs';
-import { assert, createRoom, joinByCode, openPage, playToEnd, waitScreen } from '../lib/harness.mjs';
+import { assert, createRoom, joinByCode, openPage, playToEnd, sentOfType, waitScreen } from '../lib/harness.mjs';
 
 export default async function ({ baseUrl, browser, log }) {
   const ann = await openPage(browser, baseUrl);
@@ -39,7 +39,7 @@ export default async function ({ baseUrl, browser, log }) {
     const shown = await p.$$eval('#replay-hands .card.face', (c) => c.length);
     assert(shown >= 10, `the replay shows every hand (${shown} cards)`);
     await p.click('#replay-last');
-    assert(/Game over/.test(await p.textContent('#replay-text')), 'the replay ends with the game over');
+    assert(/the game is over/.test(await p.textContent('#replay-text')), 'the replay ends with the game over');
   }
   assert((await ann.page.textContent('#latest')) !== '', 'narration is shown');
 
@@ -56,4 +56,6 @@ export default async function ({ baseUrl, browser, log }) {
   await Promise.all([waitScreen(ann.page, 'table'), waitScreen(bob.page, 'table')]);
   await ann.page.waitForFunction(() => /game 2/.test(document.getElementById('table-title').textContent));
   assert(ann.errors.length === 0 && bob.errors.length === 0, `no page errors: ${[...ann.errors, ...bob.errors]}`);
+  // Each decision ends with a `turn` that tells the next player what it may do: no page resumes while connected.
+  for (const p of [ann, bob]) assert(sentOfType(p, 'resume').length === 0, `no resume sent (${sentOfType(p, 'resume').length})`);
 }

@@ -1,6 +1,9 @@
-// Keyboard alone: from the home screen to a whole turn at the table, with
-// Tab, Enter and Space only.
-import { assert, online, openPage, waitFor, waitScreen } from '../lib/harness.mjs';
+// Keyboard alone: from the start page through a whole game against two
+// computer players, and into the next one, with Tab, Enter and arrow keys.
+// After every move focus is on the hand or the prompt (never the page), and
+// a chosen kind of card reaches a player in at most two key presses.
+import { assert, online, openPage, waitScreen } from '../lib/harness.mjs';
+import { checkAxe } from '../lib/axe.mjs';
 
 async function tabTo(page, selector, limit = 60) {
   for (let i = 0; i < limit; i++) {
@@ -10,51 +13,68 @@ async function tabTo(page, selector, limit = 60) {
   throw new Error(`Tab never reached ${selector}`);
 }
 
+const where = (page) => page.evaluate(() => {
+  const a = document.activeElement;
+  if (!a || a === document.body) return 'body';
+  if (a.closest('#hand')) return 'hand';
+  if (a.closest('#actions')) return 'actions';
+  return a.id ? `#${a.id}` : a.tagName;
+});
+
 export default async function ({ baseUrl, browser, log }) {
-  const ann = await openPage(browser, baseUrl);
-  const page = ann.page;
+  const { page, errors } = await openPage(browser, baseUrl);
   await online(page);
   await waitScreen(page, 'home');
+  // Settings, by keyboard: its dialog, then back.
+  await tabTo(page, '#settings-button');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#settings-dialog[open]');
+  await checkAxe(page, 'settings');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('#settings-dialog:not([open])', { state: 'attached' });
   await tabTo(page, '#name');
   await page.keyboard.type('Kay');
-  await tabTo(page, '#go-create');
-  await page.keyboard.press('Enter');
-  await waitScreen(page, 'create');
-  await tabTo(page, '#seat-count');
-  await page.keyboard.press('ArrowUp');   // 3 -> 2 seats
-  await waitFor('two seats', () => page.evaluate(() => document.getElementById('seat-count').value === '2'));
-  await tabTo(page, '#seat-kind-1');
-  await page.keyboard.press('ArrowDown');  // a person -> an easy bot
-  await waitFor('a bot', () => page.evaluate(() => document.getElementById('seat-kind-1').value === 'easy'));
-  await tabTo(page, '#create-button');
-  await page.keyboard.press('Enter');
-  await waitScreen(page, 'waiting');
-  await tabTo(page, '#start-game');
+  await tabTo(page, '#play-computer');
   await page.keyboard.press('Enter');
   await waitScreen(page, 'table');
 
-  // Wait for our turn, then ask by keyboard until the turn passes.
-  let turns = 0;
   let asks = 0;
-  while (turns < 1) {
-    await page.waitForFunction(() => !!document.querySelector('#hand .rank-group:not([disabled])') || document.body.dataset.screen === 'over', null, { timeout: 60_000 });
+  let arrows = 0;
+  const places = new Map();
+  for (;;) {
+    await page.waitForFunction(() => document.body.dataset.screen === 'over' ||
+      (!!window.gofish.choices()?.ask && !window.gofish.pacer.busy && !!document.activeElement?.closest('#hand')), null, { timeout: 60_000 });
     if ((await page.evaluate(() => document.body.dataset.screen)) === 'over') break;
-    await tabTo(page, '#hand .rank-group:not([disabled])');
-    await page.keyboard.press('Space');
-    await page.waitForSelector('#opponents .opponent.target');
-    await tabTo(page, '#opponents .opponent.target');
-    const label = await page.evaluate(() => document.activeElement.getAttribute('aria-label'));
-    assert(/^Ask /.test(label), `the target says what it does: ${label}`);
+    // The event that gave us the turn put focus on a card we may ask for.
+    assert(await page.evaluate(() => document.activeElement.getAttribute('aria-disabled') === 'false'), 'focus is on a card you may ask for');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#actions [data-target]');
+    // Press 0: the first player is focused. Press 1 (every other time): the next one.
+    assert(await page.evaluate(() => document.activeElement.matches('#actions [data-target]')), 'the first player to ask has focus');
+    if (asks % 2 === 1) {
+      await page.keyboard.press('ArrowRight');
+      arrows += 1;
+      assert(await page.evaluate(() => document.activeElement.matches('#actions [data-target]')), 'an arrow reaches the other player');
+    }
+    const label = await page.evaluate(() => document.activeElement.textContent);
+    assert(/^Ask /.test(label), `the button says what it does: ${label}`);
     const before = await page.evaluate(() => window.gofish.state.v);
     await page.keyboard.press('Enter');
     asks += 1;
     await page.waitForFunction((v) => window.gofish.state.v > v, before);
-    // The turn is over once it has passed to the bot (narrated as "It's Easy bot's turn.").
-    await page.waitForFunction(() => document.body.dataset.screen === 'over' ||
-      !!document.querySelector('#hand .rank-group:not([disabled])') || /Easy bot's turn/.test(document.getElementById('history').textContent));
-    if (await page.evaluate(() => /Easy bot's turn/.test(document.getElementById('history').textContent) || document.body.dataset.screen === 'over')) turns += 1;
+    // Whatever happens next, focus is on the hand or the prompt.
+    await page.waitForFunction(() => !window.gofish.pacer.busy);
+    const place = await where(page);
+    places.set(place, (places.get(place) ?? 0) + 1);
+    assert(['hand', '#prompt', 'actions'].includes(place) || (await page.evaluate(() => document.body.dataset.screen)) === 'over',
+      `after an ask focus is on the hand or the prompt, not ${place}`);
   }
-  const history = await page.textContent('#history');
-  assert(/You asked /.test(history), 'the asks were made');
-  log(`${asks} asks by keyboard`);
+  // Game over: "Play again" by keyboard.
+  assert((await where(page)) === '#rematch', `at game over focus is on "Play again" (${await where(page)})`);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => /game 2/.test(document.getElementById('table-title').textContent));
+  const story = await page.textContent('#story');
+  assert(/You asked /.test(story), 'the asks were made');
+  assert(errors.length === 0, `no page errors: ${errors}`);
+  log(`a whole game in ${asks} asks by keyboard (${arrows} with an arrow key); focus after an ask: ${JSON.stringify([...places])}`);
 }

@@ -1,8 +1,8 @@
 // A reload in the middle of a game resumes the seat by itself (the token is
 // kept in the browser) and catches up; the others see the player come back.
-import { assert, clickAsk, createRoom, joinByCode, openPage, playToEnd, waitFor, waitScreen } from '../lib/harness.mjs';
+import { assert, clickAsk, createRoom, joinByCode, myTurn, openPage, playToEnd, waitFor, waitScreen } from '../lib/harness.mjs';
 
-const handOf = (page) => page.$$eval('#hand .card.face', (cards) => cards.map((c) => c.getAttribute('aria-label')).join(', '));
+const handOf = (page) => page.$$eval('#hand .card.face', (cards) => cards.map((c) => c.getAttribute('aria-label')).sort().join(', '));
 
 export default async function ({ baseUrl, browser, log }) {
   const ann = await openPage(browser, baseUrl);
@@ -16,26 +16,31 @@ export default async function ({ baseUrl, browser, log }) {
   // Play a little, until it is Ann's turn (so nothing moves while Bob reloads).
   let asks = 0;
   await waitFor('a few asks, then Ann to play', async () => {
-    if (asks >= 3 && await ann.page.$('#hand .rank-group:not([disabled])')) return true;
+    if (asks >= 3 && await myTurn(ann.page)) return true;
     if (await clickAsk(bob.page).catch(() => false)) asks += 1;
     else if (asks < 3 && await clickAsk(ann.page).catch(() => false)) asks += 1;
     return false;
   }, 60_000);
   const before = await handOf(bob.page);
   const title = await bob.page.textContent('#table-title');
+  const story = await bob.page.$$eval('#story li', (li) => li.map((x) => x.textContent));
+  assert(story.length >= 3, `the story has moves before the reload (${story.length})`);
   log(`Bob reloads holding: ${before}`);
 
   await bob.page.reload();
   await waitScreen(bob.page, 'table');
   await bob.page.waitForSelector('#conn.online');
   await bob.page.waitForFunction((h) => [...document.querySelectorAll('#hand .card.face')]
-    .map((c) => c.getAttribute('aria-label')).join(', ') === h, before);
-  assert((await bob.page.textContent('#me-name')).includes('You (Bob)'), 'Bob has his seat back');
+    .map((c) => c.getAttribute('aria-label')).sort().join(', ') === h, before);
+  assert((await bob.page.textContent('#me-name')).includes('Bob (you)'), 'Bob has his seat back');
   assert((await bob.page.textContent('#table-title')) === title, 'same room and game');
+  // "What happened" survives the reload.
+  const after = await bob.page.$$eval('#story li', (li) => li.map((x) => x.textContent));
+  assert(story.every((line) => after.includes(line)), `the story survives a reload (${after.length} lines, ${story.length} before)`);
   assert(new URL(bob.page.url()).pathname === `/r/${code}`, 'the address names the room');
   // Ann sees Bob online again.
-  await ann.page.waitForFunction(() => [...document.querySelectorAll('#opponents .opponent')]
-    .some((o) => /^Bob,.*online/.test(o.getAttribute('aria-label'))));
+  await ann.page.waitForFunction(() => [...document.querySelectorAll('#seats .seat')]
+    .some((o) => o.querySelector('.seat-name').textContent === 'Bob' && o.querySelector('.badge').textContent === 'online'));
 
   // A dropped connection: the badge says so, and the client comes back by itself.
   await bob.page.evaluate(() => window.gofish.conn.ws.close());

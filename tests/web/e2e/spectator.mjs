@@ -1,6 +1,7 @@
 // A spectator, joined by code, sees the table with every seat's card backs
 // and no hand: not a single face-up card until the game is over.
 import { assert, createRoom, joinByCode, openPage, playToEnd, waitScreen } from '../lib/harness.mjs';
+import { checkAxe } from '../lib/axe.mjs';
 
 export default async function ({ baseUrl, browser }) {
   const ann = await openPage(browser, baseUrl);
@@ -8,16 +9,15 @@ export default async function ({ baseUrl, browser }) {
   const code = await createRoom(ann.page, 'Ann', { others: ['medium'] });
   await joinByCode(zoe.page, 'Zoe', code, 'spectator');
   await waitScreen(zoe.page, 'waiting');
-  await ann.page.waitForFunction(() => /watching/.test(document.getElementById('history').textContent) || true);
   await ann.page.click('#start-game');
   await Promise.all([waitScreen(ann.page, 'table'), waitScreen(zoe.page, 'table')]);
 
   const look = () => zoe.page.evaluate(() => ({
     faces: document.querySelectorAll('#screen-table .card.face').length,
     hand: document.querySelectorAll('#hand .rank-group').length,
-    opponents: document.querySelectorAll('#opponents .opponent').length,
+    opponents: document.querySelectorAll('#seats .seat').length,
     // Per seat: the card backs drawn and the hand size written beside them.
-    seats: [...document.querySelectorAll('#opponents .opponent')].map((seat) => ({
+    seats: [...document.querySelectorAll('#seats .seat')].map((seat) => ({
       backs: seat.querySelectorAll('.card.back').length,
       count: parseInt(seat.querySelector('.fan .count')?.textContent ?? '', 10),
     })),
@@ -31,6 +31,7 @@ export default async function ({ baseUrl, browser }) {
   const backsMatch = (seat) => seat.count > 0 && seat.backs === Math.min(seat.count, 12);
   assert(first.opponents === 2 && first.seats.every(backsMatch),
     `both seats shown with card backs for their hand sizes (${JSON.stringify(first.seats)})`);
+  await checkAxe(zoe.page, 'table, watching');
   let samples = 0;
   await playToEnd([ann.page], {
     onStep: async () => {

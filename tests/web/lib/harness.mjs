@@ -35,16 +35,21 @@ export async function launchBrowser() {
 }
 
 // A page in its own context (its own localStorage, like another person's
-// browser), recording every WebSocket frame it receives and any page error
-// (a message the server dropped for the rate counts as one).
-export async function openPage(browser, baseUrl, { width = 1280, height = 800, path = '/' } = {}) {
+// browser), recording every WebSocket frame it receives and sends and any
+// page error (a message the server dropped for the rate counts as one).
+// `pace` is how long the page shows each move (its own setting, in ms): 0
+// unless a test is about the pace, so games run as fast as the server plays.
+export async function openPage(browser, baseUrl, { width = 1280, height = 800, path = '/', pace = 0, motion = 'reduce' } = {}) {
   // Reduced motion: the same client, less work for a loaded test machine.
-  const context = await browser.newContext({ viewport: { width, height }, reducedMotion: 'reduce' });
+  const context = await browser.newContext({ viewport: { width, height }, reducedMotion: motion });
+  if (pace !== null) await context.addInitScript((p) => { if (!localStorage.getItem('gofish.pace')) localStorage.setItem('gofish.pace', String(p)); }, pace);
   const page = await context.newPage();
   page.setDefaultTimeout(TIMEOUT);
   const frames = [];
+  const sent = [];
   const errors = [];
   page.on('websocket', (ws) => {
+    ws.on('framesent', (f) => sent.push({ at: Date.now(), payload: String(f.payload) }));
     ws.on('framereceived', (f) => {
       const payload = String(f.payload);
       frames.push({ at: Date.now(), payload });
@@ -55,7 +60,7 @@ export async function openPage(browser, baseUrl, { width = 1280, height = 800, p
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(baseUrl + path);
-  return { page, context, frames, errors };
+  return { page, context, frames, sent, errors };
 }
 
 export async function waitFor(what, fn, timeout = TIMEOUT) {
@@ -73,9 +78,9 @@ export const waitScreen = (page, name, timeout = TIMEOUT) =>
   page.waitForFunction((n) => document.body.dataset.screen === n, name, { timeout });
 export const online = (page) => page.waitForSelector('#conn.online');
 
-// Home screen -> create a room. `seats` is an array for seats 1.. of
+// Home screen -> create a room. `others` is an array for seats 1.. of
 // 'person' or a bot level.
-export async function createRoom(page, name, { preset = 'classic', others = ['person', 'medium'], timer = '0', listed = false, tableRules = false } = {}) {
+export async function createRoom(page, name, { preset = 'classic', others = ['person', 'medium'], timer = '0', listed = false, tableRules = false, chat = null } = {}) {
   await online(page);
   await waitScreen(page, 'home');
   await page.fill('#name', name);
@@ -87,6 +92,7 @@ export async function createRoom(page, name, { preset = 'classic', others = ['pe
   await page.selectOption('#turn-timer', timer);
   if (listed) await page.check('#listed');
   if (tableRules) await page.check('#table-rules');
+  if (chat) await page.selectOption('#chat-mode', chat);
   await page.click('#create-button');
   await waitScreen(page, 'waiting');
   return (await page.textContent('#waiting-code')).trim();
@@ -100,24 +106,44 @@ export async function joinByCode(page, name, code, as = 'player') {
   await page.click(as === 'player' ? '#join-button' : '#watch-button');
 }
 
+export const ENABLED_RANK = '#hand .rank-group[aria-disabled="false"]';
 // What the page's table says about whose turn it is.
-export const myTurn = (page) => page.evaluate(() => !!document.querySelector('#hand .rank-group:not([disabled])'));
+export const myTurn = (page) => page.evaluate((s) => !!document.querySelector(s) && !window.gofish.choices()?.ask?.outOfTurn, ENABLED_RANK);
 
-// One ask by clicking: the first enabled rank (and card), then the first
-// enabled opponent. Returns false when it was not this page's turn.
+// What a careful player does now, read from the page's own choices: under
+// table rules answer truthfully and put down a full set first; otherwise ask
+// with the first kind of card (and card) at the first player offered.
+// Returns false when it was not this page's turn.
 export async function clickAsk(page) {
-  // Table rules: lay down a set, or answer an ask (giving when we can).
-  const decision = await page.$('#decide [data-declare]') ?? await page.$('#decide [data-answer="give"]') ?? await page.$('#decide [data-answer]');
-  if (decision) {
-    await decision.click();
+  const plan = await page.evaluate(() => {
+    const offer = window.gofish.choices();
+    const g = window.gofish.state.room?.game;
+    if (!offer || window.gofish.pacer.busy) return null;
+    if (offer.answers.length && offer.pending) {
+      const held = g.hand.some((c) => (offer.pending.card ? c === offer.pending.card : c.slice(0, -1) === offer.pending.rank));
+      return { answer: held ? 'give' : 'go_fish' };
+    }
+    if (offer.ask?.outOfTurn) return null;
+    const full = offer.declare.find((r) => g.hand.filter((c) => c.slice(0, -1) === r).length >= window.gofish.state.rules.set_size);
+    if (full) return { declare: full };
+    return offer.ask ? { ask: true } : null;
+  });
+  if (!plan) return false;
+  if (plan.answer) {
+    await page.click(`#actions [data-answer="${plan.answer}"]`);
     return true;
   }
-  const rank = await page.$('#hand .rank-group:not([disabled])');
+  if (plan.declare) {
+    await page.click(`#hand .rank-group[data-rank="${plan.declare}"]`);
+    await page.click(`#actions [data-declare="${plan.declare}"]`);
+    return true;
+  }
+  const rank = await page.$(ENABLED_RANK);
   if (!rank) return false;
   await rank.click();
   const card = await page.$('#card-picker .pick');
   if (card) await card.click();
-  const target = await page.waitForSelector('#opponents .opponent.target:not([disabled])', { timeout: 5000 }).catch(() => null);
+  const target = await page.waitForSelector('#actions [data-target]', { timeout: 5000 }).catch(() => null);
   if (!target) return false;
   await target.click();
   return true;
@@ -147,4 +173,48 @@ export async function playToEnd(pages, { onStep, timeout = 120_000 } = {}) {
 
 export function assert(cond, message) {
   if (!cond) throw new Error(`assertion failed: ${message}`);
+}
+
+// The requests of one type a page sent (e.g. 'resume').
+export const sentOfType = (p, type) => p.sent.filter((f) => { try { return JSON.parse(f.payload).type === type; } catch { return false; } });
+
+// Recorders installed before the page's own scripts run, then the page
+// loaded again: the move told in the middle of the table (#latest), the live
+// region, the screens, and every layout shift (Layout Instability API).
+// Read them with page.evaluate(() => window.__rec).
+function record() {
+  const rec = { latest: [], announce: [], shifts: [], screens: [] };
+  window.__rec = rec;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      rec.shifts.push({ t: e.startTime, value: e.value, input: e.hadRecentInput, screen: document.body.dataset.screen,
+        sources: (e.sources ?? []).map((s) => s.node?.id || s.node?.className || s.node?.nodeName || '?') });
+    }
+  }).observe({ type: 'layout-shift', buffered: true });
+  addEventListener('DOMContentLoaded', () => {
+    const latest = document.getElementById('latest');
+    const region = document.getElementById('announcer');
+    new MutationObserver(() => rec.latest.push({ t: performance.now(), move: latest.dataset.move, text: latest.textContent }))
+      .observe(latest, { childList: true, characterData: true, subtree: true, attributes: true, attributeFilter: ['data-move'] });
+    new MutationObserver(() => rec.announce.push({ t: performance.now(), text: region.textContent }))
+      .observe(region, { childList: true, characterData: true, subtree: true });
+    new MutationObserver(() => rec.screens.push({ t: performance.now(), screen: document.body.dataset.screen }))
+      .observe(document.body, { attributes: true, attributeFilter: ['data-screen'] });
+  });
+}
+
+export async function recordPage(page) {
+  await page.addInitScript(record);
+  await page.reload();
+}
+
+// The layout shift recorded, without the shifts just after the player's own
+// input (the Layout Instability API's hadRecentInput), and the worst three.
+export function layoutShift(rec) {
+  const shifts = rec.shifts.filter((s) => !s.input);
+  return {
+    shift: shifts.reduce((n, s) => n + s.value, 0),
+    worst: [...shifts].sort((a, b) => b.value - a.value).slice(0, 3)
+      .map((s) => `${s.value.toFixed(4)} on ${s.screen} (${s.sources.join(', ')})`),
+  };
 }

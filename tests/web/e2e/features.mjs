@@ -1,0 +1,163 @@
+// The page does what the server does: chat in the room's mode (free text,
+// phrases as buttons, none), every rule a host may change (each preset's
+// values as the server has them; a refusal shown at its field), table rules
+// where mistakes really happen and are explained, the turn alert in the tab
+// title, and a running score across rematches.
+import { assert, clickAsk, createRoom, joinByCode, openPage, playToEnd, recordPage, waitFor, waitScreen } from '../lib/harness.mjs';
+import { checkAxe } from '../lib/axe.mjs';
+
+export default async function ({ baseUrl, browser, log }) {
+  // ---- Chat in each mode.
+  const ann = await openPage(browser, baseUrl);
+  const bob = await openPage(browser, baseUrl);
+  const code = await createRoom(ann.page, 'Ann', { others: ['person'], chat: 'free' });
+  await joinByCode(bob.page, 'Bob', code);
+  await waitScreen(bob.page, 'waiting');
+  await ann.page.fill('#chat-text', 'hello Bob');
+  await ann.page.click('#chat-form button');
+  await bob.page.waitForFunction(() => /Ann: hello Bob/.test(document.getElementById('chat-log').textContent));
+  await bob.page.click('#say-toggle');
+  await bob.page.click('#chat-phrases [data-phrase="good_luck"]');
+  await ann.page.waitForFunction(() => /Bob: Good luck!/.test(document.getElementById('chat-log').textContent));
+  assert(/Bob says: Good luck!/.test(await ann.page.textContent('#announcer')), 'a chat line is read out');
+  await checkAxe(ann.page, 'waiting room with chat');
+
+  const cleo = await openPage(browser, baseUrl);
+  await createRoom(cleo.page, 'Cleo', { others: ['easy'], chat: 'phrases' });
+  assert(await cleo.page.isHidden('#chat-form') && await cleo.page.isVisible('#say-toggle'), 'phrases only: buttons, no typing');
+  await cleo.page.click('#say-toggle');
+  await cleo.page.click('#chat-phrases [data-phrase="have_fun"]');
+  await cleo.page.waitForFunction(() => /Cleo: Have fun!/.test(document.getElementById('chat-log').textContent));
+  const dan = await openPage(browser, baseUrl);
+  await createRoom(dan.page, 'Dan', { others: ['easy'], chat: 'off' });
+  assert(await dan.page.isHidden('#chat'), 'chat off: no chat at all');
+  for (const p of [bob, cleo, dan]) await p.context.close();
+
+  // ---- Advanced: the page's values of every preset are the server's.
+  const eve = await openPage(browser, baseUrl);
+  await eve.page.waitForSelector('#conn.online');
+  const presets = await eve.page.evaluate(async () => (await import('/js/advanced.js')).PRESET_RULES);
+  for (const [preset, rules] of Object.entries(presets)) {
+    const seats = preset === 'authors' ? 3 : 2;
+    const room = await eve.page.evaluate(async ({ preset: p, seats: n }) => {
+      const reply = await window.gofish.conn.request({ type: 'create_room', name: 'Probe', seats: n, rules: { preset: p } });
+      if (reply.type === 'error') return reply;
+      const snapshot = await new Promise((resolve) => {
+        const ws = window.gofish.conn.ws;
+        ws.addEventListener('message', function once(e) {
+          const m = JSON.parse(e.data);
+          if (m.type === 'room') { ws.removeEventListener('message', once); resolve(m); }
+        });
+      });
+      await window.gofish.conn.request({ type: 'leave' });
+      return snapshot;
+    }, { preset, seats });
+    assert(room.type === 'room', `${preset}: a room (${JSON.stringify(room)})`);
+    const server = room.settings.rules;
+    for (const [field, value] of Object.entries(rules)) {
+      assert(server[field] === value, `${preset}.${field}: the page says ${value}, the server ${server[field]}`);
+    }
+  }
+  await eve.page.reload();
+  // A changed field reaches the room; a refused one is explained at the field.
+  await eve.page.waitForSelector('#conn.online');
+  await eve.page.fill('#name', 'Eve');
+  await eve.page.click('#go-create');
+  await eve.page.click('#advanced summary');
+  await eve.page.selectOption('#rule-give', 'named');
+  await eve.page.click('#create-button');
+  await eve.page.waitForFunction(() => document.getElementById('rule-give-error').textContent.length > 0);
+  const why = await eve.page.textContent('#rule-give-error');
+  assert(/specific card|rank/i.test(why), `the server's reason is shown at the field: "${why}"`);
+  assert(await eve.page.evaluate(() => document.activeElement.id === 'rule-give'), 'focus goes to the field at fault');
+  await checkAxe(eve.page, 'create, advanced, with a refusal');
+  await eve.page.selectOption('#rule-give', 'all');
+  await eve.page.fill('#rule-cards_dealt', '6');
+  await eve.page.selectOption('#seat-count', '3');
+  await eve.page.click('#create-button');
+  await waitScreen(eve.page, 'waiting');
+  assert(await eve.page.evaluate(() => window.gofish.state.rules.cards_dealt === 6), 'the changed rule is the room\'s');
+  await eve.page.click('#screen-waiting .rules-button');
+  assert(/six cards/.test(await eve.page.textContent('#rules-list')), 'the rules say so in words');
+  await checkAxe(eve.page, 'rules dialog');
+  await eve.page.keyboard.press('Escape');
+  await eve.context.close();
+
+  // ---- Table rules: both answers and any ask are offered; mistakes cost penalties, explained.
+  const tia = await openPage(browser, baseUrl);
+  await createRoom(tia.page, 'Tia', { others: ['easy'], tableRules: true });
+  await tia.page.click('#start-game');
+  await waitScreen(tia.page, 'table');
+  let outOfTurn = false;
+  let falseFish = false;
+  let titleSeen = false;
+  let games = 1;
+  await waitFor('an ask out of turn and a false "Go fish!"', async () => {
+    const screen = await tia.page.evaluate(() => document.body.dataset.screen);
+    if (screen === 'over') {
+      await tia.page.click('#rematch');
+      games += 1;
+      await waitScreen(tia.page, 'table');
+      return false;
+    }
+    const s = await tia.page.evaluate(() => {
+      const o = window.gofish.choices();
+      const g = window.gofish.state.room.game;
+      return { busy: window.gofish.pacer.busy, out: !!o?.ask?.outOfTurn, answers: o?.answers ?? [], pending: o?.pending,
+        hand: g.hand, title: document.title };
+    });
+    if (s.busy) return false;
+    if (/Your turn/.test(s.title)) titleSeen = true;
+    if (!falseFish && s.answers.length === 2 && s.pending && s.hand.some((c) => c.slice(0, -1) === s.pending.rank)) {
+      await tia.page.click('#actions [data-answer="go_fish"]');
+      await tia.page.waitForFunction(() => /Penalty: you said "Go fish!" but had/.test(document.getElementById('story').textContent));
+      falseFish = true;
+      return outOfTurn;
+    }
+    if (!outOfTurn && s.out) {
+      await tia.page.click('#hand .rank-group[aria-disabled="false"]');
+      assert(/not your turn/.test(await tia.page.textContent('#prompt')), 'the prompt warns before an ask out of turn');
+      const ask = await tia.page.$('#actions [data-target]');
+      if (!ask) return false;
+      await ask.click();
+      await tia.page.waitForFunction(() => /Penalty: you asked when it was not your turn/.test(document.getElementById('story').textContent));
+      outOfTurn = true;
+      return falseFish;
+    }
+    await clickAsk(tia.page).catch(() => false);
+    return false;
+  }, 150_000);
+  assert(titleSeen, 'the tab title says when it is your turn');
+  await tia.page.waitForFunction(() => !/Your turn/.test(document.title) || !!window.gofish.choices()?.ask);
+  log(`table rules: an ask out of turn and a false "Go fish!" were penalised and explained (${games} game(s))`);
+
+  // ---- A running score across rematches.
+  await tia.context.close();
+  const uma = await openPage(browser, baseUrl);
+  await recordPage(uma.page);
+  // Screen reader verbosity: "only my turn".
+  await uma.page.waitForSelector('#conn.online');
+  await uma.page.click('#settings-button');
+  await uma.page.check('input[name=verbosity][value=turn]');
+  await uma.page.click('#settings-dialog button[type=submit]');
+  await createRoom(uma.page, 'Uma', { preset: 'pairs', others: ['easy'] });
+  await uma.page.click('#start-game');
+  await waitScreen(uma.page, 'table');
+  const t0 = Date.now();
+  await playToEnd([uma.page]);
+  const wins = () => uma.page.$$eval('#scores tbody tr', (rows) => rows.map((r) => Number(r.lastElementChild.textContent)));
+  const first = await wins();
+  const heard = (await uma.page.evaluate(() => window.__rec.announce)).map((a) => a.text.trim()).filter(Boolean);
+  const asks = uma.frames.filter((f) => /"type":"asked"/.test(f.payload)).length;
+  const others = heard.filter((t) => !/^You asked|your turn|begins|game is over/.test(t));
+  assert(heard.length > 2 && heard.length < asks && others.length === 0,
+    `"only my turn" speaks of your turns only (${heard.length} announcements for ${asks} asks; others: ${others.slice(0, 3)})`);
+  await uma.page.click('#rematch');
+  await waitScreen(uma.page, 'table');
+  await playToEnd([uma.page]);
+  const second = await wins();
+  const sum = (a) => a.reduce((x, y) => x + y, 0);
+  assert(sum(first) >= 1 && sum(second) > sum(first), `games won add up across rematches: ${first} then ${second}`);
+  log(`games won after two games of pairs: ${second} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  assert(ann.errors.length === 0 && uma.errors.length === 0, `no page errors: ${[...ann.errors, ...uma.errors]}`);
+}
