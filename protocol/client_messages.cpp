@@ -11,6 +11,7 @@
 #include "engine/overloaded.hpp"
 #include "protocol/json_read.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/room_settings.hpp"
 #include "protocol/rules_json.hpp"
 #include "protocol/text.hpp"
 
@@ -122,21 +123,7 @@ CreateRoom parse_create_room(Reader& r, const ParseLimits& limits) {
   if (!r.failed()) {
     if (auto error = engine::validate(s.rules, s.seats)) r.fail(rules_error(*error));
   }
-  if (auto timer = r.integer("turn_timer_seconds", 0, limits.max_turn_timer_seconds)) {
-    if (*timer != 0 && *timer < limits.min_turn_timer_seconds) {
-      r.fail("turn_timer_seconds", "\"turn_timer_seconds\" must be 0 (no timer) or from " +
-                                       std::to_string(limits.min_turn_timer_seconds) + " to " +
-                                       std::to_string(limits.max_turn_timer_seconds) + ".");
-    }
-    s.turn_timer_seconds = static_cast<int>(*timer);
-  }
-  s.spectators = r.boolean("spectators").value_or(true);
-  s.listed = r.boolean("listed").value_or(false);
-  if (auto chat = r.string("chat", 16)) {
-    const auto mode = parse_chat_mode(*chat);
-    if (!mode) r.fail("chat", "\"chat\" must be \"free\", \"phrases\" or \"off\".");
-    s.chat = mode.value_or(ChatMode::kFree);
-  }
+  detail::read_settings_fields(r, s, limits, /*in_request=*/true);
   if (const Json* bots = r.array("bots", engine::kMaxSeats - 1)) {
     std::uint8_t taken = 0;
     for (std::size_t i = 0; i < bots->size() && !r.failed(); ++i) {
@@ -431,10 +418,7 @@ std::string encode_client_message(const ClientMessage& message) {
                      bots.push_back(OrderedJson{{"seat", b.seat}, {"level", to_string(b.level)}});
                    }
                    out["bots"] = std::move(bots);
-                   out["turn_timer_seconds"] = m.settings.turn_timer_seconds;
-                   out["spectators"] = m.settings.spectators;
-                   out["listed"] = m.settings.listed;
-                   out["chat"] = to_string(m.settings.chat);
+                   detail::write_settings_fields(m.settings, out);
                  },
                  [&](const Join& m) {
                    out["code"] = m.code;

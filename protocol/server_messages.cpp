@@ -10,6 +10,7 @@
 #include "protocol/json_writer.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/room_records.hpp"
+#include "protocol/room_settings.hpp"
 #include "protocol/rules_json.hpp"
 #include "protocol/text.hpp"
 
@@ -627,10 +628,7 @@ OrderedJson settings_to_json(const RoomSettings& s) {
   OrderedJson out = OrderedJson::object();
   out["rules"] = rules_to_json(s.rules);
   out["seats"] = s.seats;
-  out["turn_timer_seconds"] = s.turn_timer_seconds;
-  out["spectators"] = s.spectators;
-  out["listed"] = s.listed;
-  out["chat"] = to_string(s.chat);
+  detail::write_settings_fields(s, out);
   return out;
 }
 
@@ -639,10 +637,7 @@ std::variant<RoomSettings, std::string> settings_from_json(const Json& settings)
   RoomSettings out;
   const Json& rules = s.required_object("rules");
   out.seats = static_cast<int>(s.required_integer("seats", 2, engine::kMaxSeats));
-  out.turn_timer_seconds = static_cast<int>(s.required_integer("turn_timer_seconds", 0, 24 * 3600));
-  out.spectators = s.required_boolean("spectators");
-  out.listed = s.required_boolean("listed");
-  out.chat = read_enum(s, "chat", {ChatMode::kFree, ChatMode::kPhrases, ChatMode::kOff});
+  detail::read_settings_fields(s, out, ParseLimits{}, /*in_request=*/false);
   if (s.failed()) return "settings: " + s.error().message;
   auto parsed_rules = rules_from_json(rules);
   if (auto* error = std::get_if<engine::ConfigError>(&parsed_rules)) return "settings.rules: " + error->message;
