@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "protocol/json_read.hpp"
+#include "protocol/room_settings.hpp"
 #include "protocol/rules_json.hpp"
 
 namespace gofish::protocol {
@@ -30,6 +31,12 @@ std::variant<RoomSettings, std::string> settings_from_record(std::string_view te
     const ChatMode modes[] = {ChatMode::kFree, ChatMode::kPhrases, ChatMode::kOff};
     if (number < 0 || number > 2) return "unknown chat mode in " + quoted(text);
     *chat = std::string(to_string(modes[number]));
+  }
+  // A setting added since the room was stored takes its default.
+  nlohmann::ordered_json defaults;
+  detail::write_settings_fields(RoomSettings{}, defaults);
+  for (auto it = defaults.begin(); it != defaults.end(); ++it) {
+    if (!copy.contains(it.key())) copy[it.key()] = json(*it);
   }
   return settings_from_json(copy);
 }
