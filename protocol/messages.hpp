@@ -37,6 +37,10 @@ namespace gofish::protocol {
 using BotLevel = engine::BotLevel;
 using engine::parse_bot_level;
 enum class ChatMode { kFree, kPhrases, kOff };
+// How long the room's bots think before they move, against the server's bot
+// delay: twice as long, as long, or two fifths of it.
+enum class BotPace { kRelaxed, kNormal, kQuick };
+std::string_view to_string(BotPace pace);  // "relaxed", "normal", "quick"
 enum class JoinAs { kPlayer, kSpectator };
 enum class RoomState { kWaiting, kPlaying, kOver };
 // Why a room closed (the `room_closed` message).
@@ -76,6 +80,7 @@ struct RoomSettings {
   bool spectators = true;
   bool listed = false;  // shown in the lobby while waiting
   ChatMode chat = ChatMode::kFree;
+  BotPace bot_pace = BotPace::kNormal;
   friend bool operator==(const RoomSettings&, const RoomSettings&) = default;
 };
 

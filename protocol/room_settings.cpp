@@ -69,6 +69,7 @@ void each_field(Visit&& visit) {
   visit(BoolField{"spectators", &RoomSettings::spectators});
   visit(BoolField{"listed", &RoomSettings::listed});
   visit(EnumField<ChatMode>{"chat", &RoomSettings::chat, {ChatMode::kFree, ChatMode::kPhrases, ChatMode::kOff}});
+  visit(EnumField<BotPace>{"bot_pace", &RoomSettings::bot_pace, {BotPace::kRelaxed, BotPace::kNormal, BotPace::kQuick}});
 }
 
 }  // namespace
@@ -84,3 +85,16 @@ void read_settings_fields(Reader& reader, RoomSettings& settings, const ParseLim
 }
 
 }  // namespace gofish::protocol::detail
+
+namespace gofish::protocol {
+
+std::string_view to_string(BotPace pace) {
+  switch (pace) {
+    case BotPace::kRelaxed: return "relaxed";
+    case BotPace::kQuick: return "quick";
+    case BotPace::kNormal: break;
+  }
+  return "normal";
+}
+
+}  // namespace gofish::protocol

@@ -641,7 +641,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
       stop_turn_timer();
       if (bot_key_ == key && bot_timer_.armed()) return;
       bot_key_ = key;
-      return bot_timer_.arm(limits_.bot_delay, [weak = weak_from_this()] {
+      return bot_timer_.arm(bot_delay(), [weak = weak_from_this()] {
         if (auto self = weak.lock()) self->on_bot_timer();
       });
     }
@@ -649,6 +649,16 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     if (settings_.turn_timer_seconds > 0 && (turn_key_ != key || !turn_info_ || turn_info_->seat != seat)) {
       arm_turn_timer(seat, key);
     }
+  }
+
+  // The server's bot delay at the room's pace.
+  std::chrono::milliseconds bot_delay() const {
+    switch (settings_.bot_pace) {
+      case protocol::BotPace::kRelaxed: return limits_.bot_delay * 2;
+      case protocol::BotPace::kQuick: return limits_.bot_delay * 2 / 5;
+      case protocol::BotPace::kNormal: break;
+    }
+    return limits_.bot_delay;
   }
 
   void on_bot_timer() {

@@ -96,6 +96,26 @@ TEST_CASE("room: a bot moves exactly one bot delay after its turn comes") {
   CHECK(!ann.events<engine::AskedRank>().empty());
 }
 
+TEST_CASE("room: a room's bot pace sets how long its bots think") {
+  for (const auto& [pace, delay] : {std::pair{protocol::BotPace::kRelaxed, 1600ms}, std::pair{protocol::BotPace::kNormal, 800ms},
+                                    std::pair{protocol::BotPace::kQuick, 320ms}}) {
+    CAPTURE(protocol::to_string(pace));
+    RoomBench bench;  // the server's bot delay: 800 ms
+    auto request = room_of(2, {{1, BotLevel::kEasy}});
+    request.settings.bot_pace = pace;
+    FakeClient& ann = bench.create(request);
+    CHECK(ann.last<protocol::RoomSnapshot>()->settings.bot_pace == pace);
+    ann.send(protocol::Start{});
+    bench.play_until([&] { return ann.last_turn()->seat == 1 || game_over(ann); });
+    if (game_over(ann)) continue;
+    const std::int64_t v = bench.v();
+    bench.pass(delay - 1ms);
+    CHECK(bench.v() == v);
+    bench.pass(1ms);
+    CHECK(bench.v() > v);
+  }
+}
+
 TEST_CASE("room: an away player's seat is taken over when it is to act past the grace period, and kept after the game") {
   Limits limits = RoomBench::bench_limits();
   limits.seat_grace_period = 10'000ms;
