@@ -658,6 +658,7 @@ function createMessage(name) {
     spectators: $('allow-spectators').checked,
     listed: $('listed').checked,
     chat: $('chat-mode').value,
+    bot_pace: $('bot-pace').value,
   };
   if ($('table-rules').checked) msg.rules.table_rules = true;
   return msg;

@@ -29,8 +29,10 @@ export default async function ({ baseUrl, browser, log }) {
   await cleo.page.click('#chat-phrases [data-phrase="have_fun"]');
   await cleo.page.waitForFunction(() => /Cleo: Have fun!/.test(document.getElementById('chat-log').textContent));
   const dan = await openPage(browser, baseUrl);
-  await createRoom(dan.page, 'Dan', { others: ['easy'], chat: 'off' });
+  await createRoom(dan.page, 'Dan', { others: ['easy'], chat: 'off', pace: 'relaxed' });
   assert(await dan.page.isHidden('#chat'), 'chat off: no chat at all');
+  const pace = await dan.page.evaluate(() => window.gofish.state.room?.settings?.bot_pace);
+  assert(pace === 'relaxed', `the bot pace chosen reaches the room (it says ${pace})`);
   for (const p of [bob, cleo, dan]) await p.context.close();
 
   // ---- Advanced: the page's values of every preset are the server's.

@@ -80,7 +80,7 @@ export const online = (page) => page.waitForSelector('#conn.online');
 
 // Home screen -> create a room. `others` is an array for seats 1.. of
 // 'person' or a bot level.
-export async function createRoom(page, name, { preset = 'classic', others = ['person', 'medium'], timer = '0', listed = false, tableRules = false, chat = null } = {}) {
+export async function createRoom(page, name, { preset = 'classic', others = ['person', 'medium'], timer = '0', listed = false, tableRules = false, chat = null, pace = null } = {}) {
   await online(page);
   await waitScreen(page, 'home');
   await page.fill('#name', name);
@@ -93,6 +93,7 @@ export async function createRoom(page, name, { preset = 'classic', others = ['pe
   if (listed) await page.check('#listed');
   if (tableRules) await page.check('#table-rules');
   if (chat) await page.selectOption('#chat-mode', chat);
+  if (pace) await page.selectOption('#bot-pace', pace);
   await page.click('#create-button');
   await waitScreen(page, 'waiting');
   return (await page.textContent('#waiting-code')).trim();
