@@ -69,6 +69,10 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   add_value(app, "--storage", config.storage,
             "Where rooms are kept: sqlite (<data-dir>/gofish.sqlite, survives restarts) or none")
       ->check(CLI::IsMember({"sqlite", "none"}));
+  add_value(app, "--load-rooms", config.load_rooms,
+            "at-start (rebuild every stored room when the server starts) or on-demand (each room when first "
+            "asked for, by code or seat token)")
+      ->check(CLI::IsMember({"at-start", "on-demand"}));
   add_value(app, "--sqlite-synchronous", config.sqlite_synchronous,
             "normal (survives a process crash) or full (survives power loss too, slower)")
       ->check(CLI::IsMember({"normal", "full"}));

@@ -21,6 +21,7 @@ struct Config {
   // Where rooms are kept: "sqlite" (<data_dir>/gofish.sqlite) or "none"
   // (nothing survives a restart; the baseline for measuring durability).
   std::string storage = "sqlite";
+  std::string load_rooms = "at-start";  // or "on-demand"
   // PRAGMA synchronous in WAL mode: "normal" survives a crash of the process,
   // "full" survives power loss too, at an fsync per commit.
   std::string sqlite_synchronous = "normal";

@@ -167,7 +167,11 @@ int main(int argc, char** argv) {
         std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, std::string(gofish::kVersion),
                                        std::make_shared<const TokenHasher>(token_key), writer.get());
     try {
-      const auto restored = handler->restore(*store);
+      if (config.load_rooms == "on-demand" && config.storage != "none") {
+        handler->load_on_demand(*store);
+        spdlog::info("storage: rooms are rebuilt when first asked for (--load-rooms on-demand)");
+      }
+      const auto restored = config.load_rooms == "on-demand" ? RoomsHandler::Restored{} : handler->restore(*store);
       if (restored.rooms > 0) {
         spdlog::info("storage: {} rooms restored; their players can resume with their tokens", restored.rooms);
       }

@@ -1,7 +1,12 @@
-// Every open room, by code, and every live seat token, by its keyed hash.
-// Thread-safe: the handler looks rooms up from connection strands while rooms
-// register tokens and remove themselves from their own strands. The lock is
+// The in-process room directory: every open room of this process, by code,
+// and every live seat token, by its keyed hash. Thread-safe: the handler
+// looks rooms up from connection strands while rooms register tokens and
+// remove themselves from their own strands (as their RoomHost). The lock is
 // held only for map operations, never while a room runs.
+//
+// Rooms come back from the store in one of two ways: all at start
+// (restore_all), or one at a time when first asked for by code or by seat
+// token (load_on_demand), so a node holds only the rooms people use.
 //
 // Room codes are drawn uniformly from the OS random source over all
 // protocol::room_code_count() codes and drawn again on a collision (with an
@@ -21,18 +26,42 @@
 #include "engine/card.hpp"
 #include "protocol/messages.hpp"
 #include "server/room.hpp"
+#include "server/room_directory.hpp"
 #include "server/room_host.hpp"
+#include "server/store.hpp"
 #include "server/token.hpp"
 
 namespace gofish::server {
 
-class Registry : public RoomHost, public std::enable_shared_from_this<Registry> {
+class Registry : public RoomDirectory, public RoomHost, public std::enable_shared_from_this<Registry> {
  public:
   explicit Registry(RoomServices services);
 
-  // A new, empty room with a fresh code, or room/too_many_rooms.
-  std::variant<std::shared_ptr<Room>, protocol::ErrorCode> create_room(const protocol::RoomSettings& settings);
-  std::shared_ptr<Room> find(const std::string& code) const;
+  // RoomDirectory.
+  std::variant<std::shared_ptr<Room>, protocol::ErrorCode> create_room(const protocol::RoomSettings& settings) override;
+  std::shared_ptr<Room> find(const std::string& code) override;
+  std::optional<TokenSeat> find_token(const TokenHash& hash) override;
+  std::vector<protocol::LobbyRoom> lobby(std::size_t limit = kLobbyLimit) const override;
+  const TokenHasher& hasher() const override { return *services_.hasher; }
+  static constexpr std::size_t kLobbyLimit = 50;
+
+  // RoomHost: what the rooms tell it.
+  void token_issued(const TokenHash& hash, const std::shared_ptr<Room>& room, engine::Seat seat) override;
+  void token_revoked(const TokenHash& hash) override;
+  void room_closed(const std::string& code, const Room* room) override;
+
+  // Rebuilds every open room the store holds, each on its own: a room that
+  // cannot be rebuilt is set aside in the store (logged, counted) and the
+  // others start. Throws StoreError only when the store itself fails.
+  struct Restored {
+    std::size_t rooms = 0;
+    std::size_t set_aside = 0;
+  };
+  Restored restore_all(Store& store);
+  // From now on a room not held here is looked for in `store` when it is
+  // asked for, and rebuilt then. `store` outlives the registry.
+  void load_on_demand(Store& store);
+
   // A room rebuilt from the store, under its own code; false if the code is
   // taken already.
   bool adopt(const std::shared_ptr<Room>& room);
@@ -40,34 +69,27 @@ class Registry : public RoomHost, public std::enable_shared_from_this<Registry> 
   // to a new room, since the store still holds a room under it.
   void reserve_code(const std::string& code);
   std::size_t room_count() const;
-
-  const TokenHasher& hasher() const { return *services_.hasher; }
   const RoomServices& services() const { return services_; }
-  // RoomHost: what the rooms tell it.
-  void token_issued(const TokenHash& hash, const std::shared_ptr<Room>& room, engine::Seat seat) override;
-  void token_revoked(const TokenHash& hash) override;
-  void room_closed(const std::string& code, const Room* room) override;
-
-  struct TokenSeat {
-    std::shared_ptr<Room> room;
-    engine::Seat seat = 0;
-  };
-  std::optional<TokenSeat> find_token(const TokenHash& hash) const;
-
-  // Listed rooms still waiting for players, newest first, at most `limit`.
-  std::vector<protocol::LobbyRoom> lobby(std::size_t limit = kLobbyLimit) const;
-  static constexpr std::size_t kLobbyLimit = 50;
 
  private:
   struct TokenEntry {
     std::weak_ptr<Room> room;
     engine::Seat seat = 0;
   };
+  std::shared_ptr<Room> held(const std::string& code) const;
+  // Rebuilds one stored room and keeps it; null (the room set aside, or
+  // gone) when it cannot be.
+  std::shared_ptr<Room> rebuild(const StoredRoom& stored, Store& store, std::string* problem);
 
   const RoomServices services_;
+  Store* on_demand_ = nullptr;
+  std::mutex load_mutex_;  // one rebuild at a time
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<Room>> rooms_;
   std::unordered_set<std::string> reserved_;
+  // Closed by this process: with rooms loaded on demand, not brought back
+  // from a store that may not have committed the closing yet.
+  std::unordered_set<std::string> closed_;
   std::vector<std::string> order_;  // codes in creation order, for the lobby
   std::unordered_map<TokenHash, TokenEntry, TokenHashHash> tokens_;
 };

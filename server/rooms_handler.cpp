@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "protocol/text.hpp"
-#include "server/room_restore.hpp"
 #include "server/store.hpp"
 
 namespace gofish::server {
@@ -64,40 +63,9 @@ RoomsHandler::RoomsHandler(boost::asio::io_context& io, const Limits& limits, st
           RoomServices{io, limits, std::move(metrics),
                        hasher ? std::move(hasher) : std::make_shared<const TokenHasher>(), writer})) {}
 
-RoomsHandler::Restored RoomsHandler::restore(Store& store) {
-  Restored restored;
-  for (const StoredRoom& stored : store.load_open_rooms()) {
-    std::string problem;
-    try {
-      auto rebuilt = restore_room(stored, store);
-      if (auto* room = std::get_if<RestoredRoom>(&rebuilt)) {
-        auto adopted = Room::restore(registry_->services(), registry_, std::move(*room));
-        if (registry_->adopt(adopted)) {
-          adopted->begin_after_restore();
-          ++restored.rooms;
-          continue;
-        }
-        problem = "the code is taken twice";
-      } else {
-        problem = std::get<std::string>(std::move(rebuilt));
-      }
-    } catch (const StoreError&) {
-      throw;  // the store itself failed: no room can be trusted to it
-    } catch (const std::exception& error) {
-      problem = std::string("rebuilding it failed: ") + error.what();
-    } catch (...) {
-      problem = "rebuilding it failed with an unknown exception";
-    }
-    spdlog::error("room {} set aside: {}", stored.room, problem);
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    store.set_aside(stored.room, problem, std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
-  }
-  const auto aside = store.set_aside_rooms();
-  for (const SetAsideRoom& room : aside) registry_->reserve_code(room.room);
-  restored.set_aside = aside.size();
-  registry_->services().metrics->rooms_set_aside(aside.size());
-  return restored;
-}
+RoomsHandler::Restored RoomsHandler::restore(Store& store) { return registry_->restore_all(store); }
+
+void RoomsHandler::load_on_demand(Store& store) { registry_->load_on_demand(store); }
 
 void RoomsHandler::on_open(const std::shared_ptr<Connection>& connection) {
   auto client = std::make_shared<Client>(connection);
@@ -139,13 +107,13 @@ void RoomsHandler::dispatch(const std::shared_ptr<Client>& client, protocol::Cli
   }
   if (std::holds_alternative<protocol::Ping>(message.body)) return send(*client, protocol::Pong{std::move(id)});
   if (std::holds_alternative<protocol::Lobby>(message.body)) {
-    return send(*client, protocol::LobbyList{std::move(id), registry_->lobby()});
+    return send(*client, protocol::LobbyList{std::move(id), directory().lobby(Registry::kLobbyLimit)});
   }
 
   if (auto* create = std::get_if<protocol::CreateRoom>(&message.body)) {
     if (client->room()) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
     if (shutting_down_) return send_error(*client, ErrorCode::kServerShuttingDown, std::move(id));
-    auto created = registry_->create_room(create->settings);
+    auto created = directory().create_room(create->settings);
     if (const auto* code = std::get_if<ErrorCode>(&created)) return send_error(*client, *code, std::move(id));
     auto room = std::get<std::shared_ptr<Room>>(std::move(created));
     client->set_room(room);
@@ -153,14 +121,14 @@ void RoomsHandler::dispatch(const std::shared_ptr<Client>& client, protocol::Cli
   }
   if (auto* join = std::get_if<protocol::Join>(&message.body)) {
     if (client->room()) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
-    auto room = registry_->find(join->code);
+    auto room = directory().find(join->code);
     if (!room) return send_error(*client, ErrorCode::kRoomNotFound, std::move(id));
     client->set_room(room);
     return room->join(client, std::move(*join), std::move(id));
   }
   if (auto* resume = std::get_if<protocol::Resume>(&message.body)) {
-    const TokenHash hash = registry_->hasher().hash(resume->token);
-    auto found = registry_->find_token(hash);
+    const TokenHash hash = directory().hasher().hash(resume->token);
+    auto found = directory().find_token(hash);
     if (!found) return send_error(*client, ErrorCode::kRoomBadToken, std::move(id));
     // A resume from the seat's own connection is a resync: the events after
     // last_v, or a fresh snapshot.

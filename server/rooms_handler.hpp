@@ -54,19 +54,20 @@ class RoomsHandler : public ConnectionHandler {
   void on_shutdown(std::function<void()> done) override;
 
   Registry& registry() { return *registry_; }
+  // Every room the handler finds or makes goes through this seam.
+  RoomDirectory& directory() { return *registry_; }
 
-  struct Restored {
-    std::size_t rooms = 0;      // rebuilt and open
-    std::size_t set_aside = 0;  // kept in the store, not open (this start's and earlier ones')
-  };
-  // Rebuilds every open room the store holds (Room::restore), each on its
-  // own; call before the server starts accepting connections. A room that
-  // cannot be rebuilt (Room::restore's sentence, or any exception while
-  // rebuilding it) is set aside in the store with the reason, logged at
-  // error level ("room CODE set aside: REASON"), and its code is never given
-  // to a new room; every other room starts. gofish_rooms_set_aside counts
-  // the rooms set aside. Throws StoreError only when the store itself fails.
+  using Restored = Registry::Restored;
+  // Rebuilds every open room the store holds (Registry::restore_all); call
+  // before the server starts accepting connections. A room that cannot be
+  // rebuilt is set aside in the store with the reason, logged at error level
+  // ("room CODE set aside: REASON"), and its code is never given to a new
+  // room; every other room starts. gofish_rooms_set_aside counts the rooms
+  // set aside. Throws StoreError only when the store itself fails.
   Restored restore(Store& store);
+  // Or: rebuild each room only when someone asks for it, by code or by seat
+  // token (--load-rooms on-demand).
+  void load_on_demand(Store& store);
 
  private:
   std::shared_ptr<Client> find_client(std::uint64_t id) const;

@@ -337,18 +337,45 @@ void SqliteStore::truncate_decisions(const std::string& game_id, std::int64_t ke
 
 std::vector<StoredRoom> SqliteStore::load_open_rooms() {
   std::lock_guard lock(mutex_);
+  return load_rooms_locked(std::nullopt);
+}
+
+std::optional<StoredRoom> SqliteStore::load_room(const std::string& code) {
+  std::lock_guard lock(mutex_);
+  auto rooms = load_rooms_locked(code);
+  if (rooms.empty()) return std::nullopt;
+  return std::move(rooms.front());
+}
+
+std::optional<std::string> SqliteStore::room_of_token(const std::string& token_hash) {
+  std::lock_guard lock(mutex_);
+  std::optional<std::string> code;
+  Statement find(db_,
+                 "SELECT seats.room FROM seats JOIN rooms ON rooms.code = seats.room "
+                 "WHERE seats.token_hash = CAST(? AS BLOB) AND rooms.set_aside IS NULL LIMIT 1");
+  find.each([&](sqlite3_stmt* stmt) { code = column_text(stmt, 0); }, token_hash);
+  return code;
+}
+
+std::vector<StoredRoom> SqliteStore::load_rooms_locked(const std::optional<std::string>& code) {
   std::vector<StoredRoom> rooms;
-  Statement room_rows(db_,
-                      "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL "
-                      "ORDER BY created_ms, code");
-  room_rows.each([&](sqlite3_stmt* stmt) {
+  const auto take_room = [&](sqlite3_stmt* stmt) {
     StoredRoom room;
     room.room = column_text(stmt, 0);
     room.settings = column_text(stmt, 1);
     room.created_ms = sqlite3_column_int64(stmt, 2);
     room.v = sqlite3_column_int64(stmt, 3);
     rooms.push_back(std::move(room));
-  });
+  };
+  if (code) {
+    Statement room_row(db_, "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL AND code = ?");
+    room_row.each(take_room, *code);
+  } else {
+    Statement room_rows(db_,
+                        "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL "
+                        "ORDER BY created_ms, code");
+    room_rows.each(take_room);
+  }
   Statement seat_rows(db_, "SELECT seat, state, token_hash FROM seats WHERE room = ? ORDER BY seat");
   Statement game_rows(db_,
                       "SELECT game_id, game, setup, started_ms, transcript FROM games WHERE room = ? "

@@ -66,6 +66,8 @@ class SqliteStore final : public Store {
 
   void commit(const std::vector<Record>& records) override;
   std::vector<StoredRoom> load_open_rooms() override;
+  std::optional<StoredRoom> load_room(const std::string& code) override;
+  std::optional<std::string> room_of_token(const std::string& token_hash) override;
   void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
   std::vector<SetAsideRoom> set_aside_rooms() override;
   bool restore_set_aside(const std::string& room) override;
@@ -84,6 +86,7 @@ class SqliteStore final : public Store {
   void prepare_statements();
   void apply(const Record& record);
   void truncate_locked(const std::string& game_id, std::int64_t keep);
+  std::vector<StoredRoom> load_rooms_locked(const std::optional<std::string>& code);
   bool holds_rooms_or_games();
 
   std::mutex mutex_;

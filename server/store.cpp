@@ -10,6 +10,23 @@
 
 namespace gofish::server {
 
+// The plain way, for a store with no quicker one: read every open room.
+std::optional<StoredRoom> Store::load_room(const std::string& code) {
+  for (StoredRoom& room : load_open_rooms()) {
+    if (room.room == code) return std::move(room);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Store::room_of_token(const std::string& token_hash) {
+  for (const StoredRoom& room : load_open_rooms()) {
+    for (const StoredSeat& seat : room.seats) {
+      if (seat.token_hash == token_hash) return room.room;
+    }
+  }
+  return std::nullopt;
+}
+
 NullStore::NullStore() {
   std::array<std::uint8_t, sizeof(key_)> bytes{};
   os_random_bytes(bytes);

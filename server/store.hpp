@@ -153,6 +153,13 @@ class Store {
   // decision tail has been cut back (with a warning naming the room) before
   // this returns.
   virtual std::vector<StoredRoom> load_open_rooms() = 0;
+  // One open room (not closed, not set aside) by its code, as
+  // load_open_rooms gives it; a node that loads rooms when asked for them
+  // (the directory seam, registry.hpp) reads them one at a time.
+  virtual std::optional<StoredRoom> load_room(const std::string& code);
+  // The code of the open room one of whose seats `token_hash` (a seat
+  // token's keyed hash, 16 bytes) holds.
+  virtual std::optional<std::string> room_of_token(const std::string& token_hash);
   // Marks a room that cannot be rebuilt: it stays in the store, untouched
   // (its finished games are not pruned), and load_open_rooms skips it.
   virtual void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) = 0;

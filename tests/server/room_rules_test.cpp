@@ -4,6 +4,8 @@
 // told when it closes (protocol/README.md, "Server contract: rooms").
 #include <doctest/doctest.h>
 
+#include <signal.h>
+
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -409,6 +411,39 @@ TEST_CASE("timers: a chat line neither stops nor restarts a turn timer, and the 
     if (std::holds_alternative<protocol::TurnTimer>(event.event)) ++timers_until_takeover;
   }
   CHECK(timers_until_takeover == timers_before);
+}
+
+// ---------------------------------------------------------------- loading rooms
+
+TEST_CASE("directory: with --load-rooms on-demand a room comes back when first asked for, by token or by code") {
+  TempDir dir("gofish-rules");
+  std::string code, waiting_code, ann_token;
+  {
+    ServerProcess server(dir.path / "data", dir.path / "first.log");
+    Seated ann = create_room(server.port(), create_request("Ann", "classic", 2, {{1, protocol::BotLevel::kEasy}}));
+    code = ann.code;
+    ann_token = ann.token;
+    ann.peer->expect<protocol::Ok>(protocol::Start{});
+    REQUIRE(await_turn(*ann.peer));
+    Seated wes = create_room(server.port(), create_request("Wes", "pairs", 3));
+    waiting_code = wes.code;
+    REQUIRE(server.stop(SIGTERM) == 0);
+  }
+  ServerProcess server(dir.path / "data", dir.path / "second.log", {"--load-rooms=on-demand"});
+  CHECK(server.log_text().find("rooms restored") == std::string::npos);  // nothing rebuilt at start
+  // A resume finds its room through the seat token...
+  Peer ann(server.port());
+  const auto joined = ann.expect<protocol::Joined>(protocol::Resume{ann_token, std::nullopt});
+  CHECK(joined.code == code);
+  const auto turn = await_turn(ann);
+  REQUIRE(turn);
+  CHECK(turn->seat.has_value());  // the game in play came back with it
+  // ... and a join by code.
+  Seated val = join_room(server.port(), waiting_code, "Val");
+  CHECK(val.seat == 1);
+  // An unknown code is still unknown.
+  Peer stranger(server.port());
+  CHECK(stranger.error_of(protocol::Join{"ZZZZZ", "Zed", protocol::JoinAs::kPlayer}) == "room/not_found");
 }
 
 }  // namespace

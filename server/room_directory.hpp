@@ -1,0 +1,45 @@
+// Where rooms are found and made: by code, by a seat token, in the lobby.
+// The rooms layer's handler (rooms_handler.hpp) knows rooms only through
+// this seam. Today's implementation is the in-process Registry
+// (registry.hpp); rooms spread over several machines need another one
+// (a room found by code may live on, or be fetched from, another node), and
+// nothing above this interface has to change for it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/card.hpp"
+#include "protocol/messages.hpp"
+#include "server/room.hpp"
+#include "server/token.hpp"
+
+namespace gofish::server {
+
+class RoomDirectory {
+ public:
+  virtual ~RoomDirectory() = default;
+
+  // A new, empty room under a fresh code, or why not (room/too_many_rooms).
+  virtual std::variant<std::shared_ptr<Room>, protocol::ErrorCode> create_room(
+      const protocol::RoomSettings& settings) = 0;
+  // The open room with this code, or null.
+  virtual std::shared_ptr<Room> find(const std::string& code) = 0;
+  // The room and seat a seat token (by its keyed hash) belongs to; also a
+  // kicked player's token, so the room can answer room/kicked.
+  struct TokenSeat {
+    std::shared_ptr<Room> room;
+    engine::Seat seat = 0;
+  };
+  virtual std::optional<TokenSeat> find_token(const TokenHash& hash) = 0;
+  // Listed rooms still waiting for players, newest first, at most `limit`.
+  virtual std::vector<protocol::LobbyRoom> lobby(std::size_t limit) const = 0;
+  // The keyed hash of seat tokens.
+  virtual const TokenHasher& hasher() const = 0;
+};
+
+}  // namespace gofish::server
