@@ -8,6 +8,8 @@
 #include <chrono>
 #include <sstream>
 #include <thread>
+#include <type_traits>
+#include <vector>
 
 namespace gofish::server {
 
@@ -25,8 +27,17 @@ std::string env_name(std::string_view flag) {
 }
 
 template <class T>
+struct IsVector : std::false_type {};
+template <class T>
+struct IsVector<std::vector<T>> : std::true_type {};
+
+// A flag given twice takes the last, so a wrapper (a test, a service file)
+// can override a default set by appending; a list flag takes them all.
+template <class T>
 CLI::Option* add_value(CLI::App& app, const std::string& flag, T& value, const std::string& help) {
-  return app.add_option(flag, value, help)->envname(env_name(flag))->capture_default_str();
+  auto* option = app.add_option(flag, value, help)->envname(env_name(flag))->capture_default_str();
+  if constexpr (!IsVector<T>::value) option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  return option;
 }
 
 // Durations are whole milliseconds on the command line.
@@ -38,6 +49,7 @@ CLI::Option* add_millis(CLI::App& app, const std::string& flag, std::chrono::mil
       ->envname(env_name(flag))
       ->default_str(std::to_string(value.count()))
       ->type_name("MS")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)  // as add_value
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{24} * 3600 * 1000));
 }
 

@@ -24,10 +24,6 @@ protocol::ParseLimits parse_limits_of(const Limits& limits) {
   return parse;
 }
 
-std::int64_t whole_seconds(std::chrono::milliseconds duration) {
-  return std::chrono::duration_cast<std::chrono::seconds>(duration).count();
-}
-
 protocol::Welcome welcome_of(const Limits& limits, const protocol::ParseLimits& parse, std::string version) {
   protocol::Welcome welcome;
   welcome.version = std::move(version);
@@ -38,8 +34,8 @@ protocol::Welcome welcome_of(const Limits& limits, const protocol::ParseLimits& 
   w.chats_per_second = limits.chat_rate_per_second;
   w.chat_burst = static_cast<std::int64_t>(limits.chat_burst);
   w.max_spectators = static_cast<std::int64_t>(limits.max_spectators_per_room);
-  w.idle_timeout_seconds = whole_seconds(limits.idle_timeout);
-  w.seat_grace_seconds = whole_seconds(limits.seat_grace_period);
+  w.idle_timeout_ms = limits.idle_timeout.count();
+  w.seat_grace_ms = limits.seat_grace_period.count();
   return welcome;
 }
 

@@ -55,6 +55,10 @@ class BatchingStream {
 
   std::size_t gathered_bytes() const { return gathered_.size(); }
 
+  // The peer's close frame arrived with this code (0: none), before Beast
+  // answers it; see answer_close_frame.
+  void peer_closed(std::uint16_t code) { peer_close_code_ = code; }
+
   // Calls `handler(error_code)` once everything written so far has gone out.
   template <class Handler>
   void async_flush(Handler&& handler) {
@@ -105,6 +109,7 @@ class BatchingStream {
       return;
     }
     const std::size_t size = append(buffers);
+    answer_close_frame(size);
     add_waiter(std::forward<Handler>(handler), size);
   }
 
@@ -173,6 +178,30 @@ class BatchingStream {
     start_flush(std::move(sending));
   }
 
+  // Beast closes on its own in two cases, with a close frame holding a code
+  // and no reason: it answers the peer's close frame by echoing its code,
+  // and it fails a connection that broke the protocol (1002; 1007 for text
+  // that is not UTF-8). The last `size` bytes gathered are such a frame when
+  // they are exactly a close header and a code (the server's own closes carry
+  // a reason); they are replaced by reply_to_close's answer. So every close
+  // frame the server sends names its reason, and a peer's code that no peer
+  // may send (1012, 5000, ...) is answered with 1002 rather than echoed.
+  void answer_close_frame(std::size_t size) {
+    if (size != 4 || gathered_.size() < 4) return;
+    const std::size_t at = gathered_.size() - 4;
+    const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(gathered_[at + i]); };
+    if (byte(0) != 0x88 || byte(1) != 0x02) return;
+    const auto code = static_cast<std::uint16_t>((byte(2) << 8) | byte(3));
+    const CloseReason answer = reply_to_close(peer_close_code_, code);
+    if (answer.reason.empty() || answer.reason.size() > 123) return;
+    gathered_.resize(at);
+    gathered_.push_back(static_cast<char>(0x88));
+    gathered_.push_back(static_cast<char>(2 + answer.reason.size()));
+    gathered_.push_back(static_cast<char>(answer.code >> 8));
+    gathered_.push_back(static_cast<char>(answer.code & 0xff));
+    gathered_ += answer.reason;
+  }
+
   template <class ConstBuffers>
   std::size_t append(const ConstBuffers& buffers) {
     const std::size_t size = net::buffer_size(buffers);
@@ -232,6 +261,7 @@ class BatchingStream {
   std::string gathered_;  // frames written since the last socket write began
   std::string sending_;   // the socket write under way
   WaiterList* next_waiters_ = nullptr;  // the Batch::next of the write under way
+  std::optional<std::uint16_t> peer_close_code_;
 };
 
 std::string endpoint_text(const beast::tcp_stream& stream) {
@@ -275,6 +305,10 @@ class WebSocketSession : public WebSocketHandle,
     // reason; Beast's own limit would close with a bare 1009.
     ws_.read_message_max(0);
     ws_.text(true);
+    // Runs inside the read, before Beast answers a close frame.
+    ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
+      if (kind == websocket::frame_type::close) ws_.next_layer().peer_closed(ws_.reason().code);
+    });
     ws_.next_layer().set_owner(weak_from_this());
     ws_.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
       self->on_accept(ec);

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "protocol/errors.hpp"
 #include "server/config.hpp"
+#include "server/connection.hpp"
 #include "server/http_paths.hpp"
 #include "server/metrics.hpp"
 #include "server/token_bucket.hpp"
@@ -111,6 +113,49 @@ TEST_CASE("config: flags") {
   CHECK(limits.room_idle_expiry == 2000ms);
   CHECK(limits.bot_delay == 0ms);
   CHECK(limits.shutdown_grace == 250ms);
+}
+
+TEST_CASE("config: a duration given twice takes the last, like every other flag") {
+  // Tests append their own flags to a default set (server_process.hpp).
+  CHECK(parse_ok({"--seat-grace-ms", "100", "--seat-grace-ms", "500"}).limits.seat_grace_period == 500ms);
+  CHECK(parse_ok({"--max-rooms", "5", "--max-rooms", "7"}).limits.max_rooms == 7);
+}
+
+TEST_CASE("close reasons: the network layer's spellings are the protocol's") {
+  using protocol::CloseReason;
+  const std::vector<std::pair<server::CloseReason, CloseReason>> pairs = {
+      {close_normal(), CloseReason::kNormal},
+      {close_shutting_down(), CloseReason::kShuttingDown},
+      {close_protocol_error(), CloseReason::kProtocolError},
+      {close_unsupported_data(), CloseReason::kUnsupportedData},
+      {close_bad_utf8(), CloseReason::kBadUtf8},
+      {close_rate_limited(), CloseReason::kRateLimited},
+      {close_slow_reader(), CloseReason::kSlowReader},
+      {close_too_large(), CloseReason::kTooLarge},
+      {close_server_full(), CloseReason::kServerFull},
+      {close_internal(), CloseReason::kInternal},
+  };
+  for (const auto& [ours, theirs] : pairs) {
+    CAPTURE(ours.reason);
+    CHECK(ours.reason == protocol::close_reason_name(theirs));
+    CHECK(ours.code == protocol::close_code(theirs));
+  }
+}
+
+TEST_CASE("close handshake: a peer's close is answered with 1000, or 1002 for a code no peer may send") {
+  for (const std::uint16_t code : std::vector<std::uint16_t>{0, 1000, 1001, 1002, 1003, 1007, 1011, 3000, 4999}) {
+    CAPTURE(code);
+    CHECK(reply_to_close(code, code == 0 ? std::uint16_t{1000} : code).reason == "normal");
+  }
+  for (const std::uint16_t code : std::vector<std::uint16_t>{1012, 1013, 1014, 5000, 65535}) {
+    CAPTURE(code);
+    const auto answer = reply_to_close(code, code);
+    CHECK(answer.code == 1002);
+    CHECK(answer.reason == "protocol_error");
+  }
+  // A connection the library failed: the reason named for its code.
+  CHECK(reply_to_close(std::nullopt, 1007).reason == "bad_utf8");
+  CHECK(reply_to_close(std::nullopt, 1002).reason == "protocol_error");
 }
 
 TEST_CASE("config: environment variables, and flags win over them") {
