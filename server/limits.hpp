@@ -4,6 +4,10 @@
 //
 // On any overflow the server closes the connection with a reason rather than
 // grow memory or silently drop game events.
+//
+// The limits "per address" key on the peer's IP address as the socket sees it
+// (an IPv6 address by its /64 network, which one host usually holds whole);
+// behind a reverse proxy every client shares the proxy's address.
 #pragma once
 
 #include <chrono>
@@ -37,6 +41,23 @@ struct Limits {
   std::chrono::milliseconds idle_timeout{60'000};
   // Open WebSocket connections; the next one is closed with 1013.
   std::size_t max_connections = 1000;
+  // Open WebSocket connections from one address;
+  // the next one is closed with 1013. A classroom behind one NAT shares an
+  // address, hence generous.
+  std::size_t max_connections_per_address = 100;
+  // This share of max_connections, and of the socket cap, is kept for
+  // addresses that hold none yet, so that a few addresses filling the server
+  // still leave a way in for everyone else.
+  std::size_t newcomer_share_percent = 10;
+  // TCP sockets from one address, WebSockets included: page loads,
+  // keep-alive connections and sockets that never send a request besides
+  // its WebSockets. Beyond it a new socket is accepted and closed at once.
+  std::size_t max_sockets_per_address = 256;
+  // File descriptors kept out of the socket cap, which is RLIMIT_NOFILE
+  // (raised to its hard limit at start) minus this: the store's files, files
+  // being served, the listener and the spare descriptor used to accept and
+  // drop a connection when the process is out of them.
+  std::size_t descriptor_reserve = 64;
   // An HTTP request (line + headers + body): we only serve GETs.
   std::size_t max_request_bytes = 8 * 1024;
 
@@ -44,6 +65,19 @@ struct Limits {
 
   // Rooms in any state; a create beyond it is refused.
   std::size_t max_rooms = 200;
+  // Rooms created from one address: a burst, then a steady rate (enough for a
+  // classroom setting up its tables), and at most this many open at once (a
+  // room counts until it closes). Beyond either, room/too_many_rooms.
+  double room_create_rate_per_second = 0.5;
+  std::size_t room_create_burst = 20;
+  std::size_t max_rooms_per_address = 30;
+  // Joins by a room code that names no room (or is no room code) and resumes
+  // with an unknown seat token, per address: a burst of typing mistakes, then
+  // one every 10 s. Beyond it every join from the address is refused
+  // (room/too_many_attempts) until a token is back, so codes cannot be
+  // guessed at 480 a second.
+  double failed_join_rate_per_second = 0.1;
+  std::size_t failed_join_burst = 10;
   // Watchers per room beyond its seats.
   std::size_t max_spectators_per_room = 16;
   // Display names and chat lines, in Unicode code points after trimming

@@ -21,11 +21,7 @@ class TokenBucket {
 
   // Takes one token if there is one.
   bool try_take(Clock::time_point now) {
-    if (now > last_) {
-      const std::chrono::duration<double> elapsed = now - last_;
-      tokens_ = std::min(capacity_, tokens_ + elapsed.count() * rate_per_second_);
-      last_ = now;
-    }
+    refill(now);
     if (tokens_ < 1.0) {
       return false;
     }
@@ -33,7 +29,27 @@ class TokenBucket {
     return true;
   }
 
+  // Whether a token is there, without taking it.
+  bool available(Clock::time_point now) {
+    refill(now);
+    return tokens_ >= 1.0;
+  }
+
+  // Whether the bucket is back to its burst (as good as a new one).
+  bool full(Clock::time_point now) {
+    refill(now);
+    return tokens_ >= capacity_;
+  }
+
  private:
+  void refill(Clock::time_point now) {
+    if (now > last_) {
+      const std::chrono::duration<double> elapsed = now - last_;
+      tokens_ = std::min(capacity_, tokens_ + elapsed.count() * rate_per_second_);
+      last_ = now;
+    }
+  }
+
   double rate_per_second_;
   double capacity_;
   double tokens_;

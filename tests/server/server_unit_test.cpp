@@ -12,6 +12,7 @@
 #include "server/config.hpp"
 #include "server/connection.hpp"
 #include "server/http_paths.hpp"
+#include "server/log_limiter.hpp"
 #include "server/metrics.hpp"
 #include "server/token_bucket.hpp"
 
@@ -156,6 +157,29 @@ TEST_CASE("close handshake: a peer's close is answered with 1000, or 1002 for a 
   // A connection the library failed: the reason named for its code.
   CHECK(reply_to_close(std::nullopt, 1007).reason == "bad_utf8");
   CHECK(reply_to_close(std::nullopt, 1002).reason == "protocol_error");
+}
+
+TEST_CASE("log limiter: so many warnings a second of each kind, then a count of the rest") {
+  LogLimiter limiter(2);
+  const auto t0 = LogLimiter::Clock::now();
+  std::size_t suppressed = 99;
+  CHECK(limiter.allow("origin", t0, suppressed));
+  CHECK(suppressed == 0);
+  CHECK(limiter.allow("origin", t0, suppressed));
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(limiter.allow("origin", t0 + 500ms, suppressed));
+  CHECK(limiter.allow("full", t0 + 500ms, suppressed));  // another kind
+  CHECK(limiter.allow("origin", t0 + 1000ms, suppressed));
+  CHECK(suppressed == 5);
+  CHECK(limiter.allow("origin", t0 + 1100ms, suppressed));
+  CHECK(suppressed == 0);
+}
+
+TEST_CASE("loggable: client text cut and escaped") {
+  CHECK(loggable("https://fish.example.org", 100) == "https://fish.example.org");
+  CHECK(loggable("a\nb'\"\\\x01\xff", 100) == "a\\x0ab\\'\\\"\\\\\\x01\\xff");
+  const std::string long_text(8000, 'e');
+  const auto cut = loggable(long_text, 100);
+  CHECK(cut == std::string(100, 'e') + "...(8000 bytes)");
 }
 
 TEST_CASE("config: environment variables, and flags win over them") {
