@@ -46,6 +46,10 @@ CodeInfo info(ErrorCode code) {
     case ErrorCode::kRoomSpectator: return {"room/spectator", "Spectators watch; only seated players can do that."};
     case ErrorCode::kRoomTranscriptUnavailable:
       return {"room/transcript_unavailable", "The transcript is available once the game is over."};
+    case ErrorCode::kRoomTooManyAttempts:
+      return {"room/too_many_attempts",
+              "Too many joins with a wrong room code or seat token came from your address; wait a little and try "
+              "again."};
     case ErrorCode::kChatOff: return {"chat/off", "Chat is off in this room."};
     case ErrorCode::kChatTooLong: return {"chat/too_long", "That chat message is too long (200 characters at most)."};
     case ErrorCode::kChatRateLimited: return {"chat/rate_limited", "You are chatting too fast; wait a moment."};
@@ -104,6 +108,7 @@ constexpr std::array kAllCodes = {
     ErrorCode::kRoomAlreadyInRoom,
     ErrorCode::kRoomSpectator,
     ErrorCode::kRoomTranscriptUnavailable,
+    ErrorCode::kRoomTooManyAttempts,
     ErrorCode::kChatOff,
     ErrorCode::kChatTooLong,
     ErrorCode::kChatRateLimited,

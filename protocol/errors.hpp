@@ -52,6 +52,7 @@ enum class ErrorCode {
   kRoomAlreadyInRoom,
   kRoomSpectator,
   kRoomTranscriptUnavailable,
+  kRoomTooManyAttempts,
   // chat/
   kChatOff,
   kChatTooLong,

@@ -129,6 +129,20 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 20));
   add_value(app, "--max-rooms", limits.max_rooms, "Rooms open at once")
       ->check(CLI::PositiveNumber);
+  add_value(app, "--room-create-rate", limits.room_create_rate_per_second,
+            "Rooms one address may create per second (token bucket rate)")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--room-create-burst", limits.room_create_burst, "Rooms one address may create at once")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--max-rooms-per-address", limits.max_rooms_per_address,
+            "Rooms created by one address open at once")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--failed-join-rate", limits.failed_join_rate_per_second,
+            "Joins with an unknown room code or seat token per second per address")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--failed-join-burst", limits.failed_join_burst,
+            "Joins with an unknown room code or seat token allowed at once per address")
+      ->check(CLI::PositiveNumber);
   add_value(app, "--max-spectators", limits.max_spectators_per_room, "Spectators per room");
   add_value(app, "--max-name-chars", limits.max_name_chars, "Longest display name (code points)")
       ->check(CLI::PositiveNumber);
@@ -142,6 +156,8 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
              "How long a disconnected player's seat is held");
   add_millis(app, "--room-idle-expiry-ms", limits.room_idle_expiry,
              "A room with nobody connected is removed after this");
+  add_millis(app, "--unstarted-room-expiry-ms", limits.unstarted_room_expiry,
+             "... or after this if it never started a game");
   add_millis(app, "--bot-delay-ms", limits.bot_delay, "Pause before a bot acts (0 in tests)");
   add_value(app, "--room-history-events", limits.room_history_events,
             "Room events kept for resuming; an older gap gets a snapshot")

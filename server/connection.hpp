@@ -88,6 +88,8 @@ class Connection {
   virtual std::uint64_t id() const = 0;
   // "address:port" of the peer, for logs.
   virtual const std::string& remote_address() const = 0;
+  // The peer's address as per-address limits count it (AddressLimits::key_of).
+  virtual const std::string& address_key() const = 0;
 };
 
 // Implemented by the rooms layer. Calls for one connection come one at a time

@@ -91,6 +91,9 @@ struct Limits {
   std::chrono::milliseconds seat_grace_period{120'000};
   // A room with nobody connected is removed after this.
   std::chrono::milliseconds room_idle_expiry{30 * 60'000};
+  // ... and sooner if no game was ever started in it: a room created and
+  // abandoned holds a slot of max_rooms for a minute, not half an hour.
+  std::chrono::milliseconds unstarted_room_expiry{60'000};
   // Pause before a bot acts, so humans can follow; 0 in tests.
   std::chrono::milliseconds bot_delay{800};
   // Room events kept for resuming: a client whose last seen version is still

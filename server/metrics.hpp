@@ -27,6 +27,9 @@ class Metrics {
   void connection_closed();
   // gofish_connections_refused_total{reason}: origin, full, shutting_down.
   void connection_refused(std::string_view reason);
+  // gofish_room_requests_refused_total{reason}: creates and joins refused by
+  // a per-address limit: create_rate, address_rooms, failed_joins.
+  void room_request_refused(std::string_view reason);
 
   // gofish_rooms{state}: rooms by state. Move a room with -1 on the old state
   // and +1 on the new one.

@@ -1256,7 +1256,10 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     if (idle && !idle_armed_) {
       idle_armed_ = true;
       const std::uint64_t generation = ++idle_generation_;
-      idle_timer_.expires_after(limits_.room_idle_expiry);
+      // A room that never started a game goes sooner: it was most likely
+      // created and abandoned, and holds one of max_rooms.
+      idle_timer_.expires_after(game_number_ == 0 ? std::min(limits_.unstarted_room_expiry, limits_.room_idle_expiry)
+                                                  : limits_.room_idle_expiry);
       idle_timer_.async_wait([weak = weak_from_this(), generation](const boost::system::error_code&) {
         if (auto self = weak.lock()) self->on_idle(generation);
       });

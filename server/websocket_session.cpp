@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "server/address_limits.hpp"
 #include "server/net_detail.hpp"
 #include "server/token_bucket.hpp"
 
@@ -271,6 +272,12 @@ std::string endpoint_text(const beast::tcp_stream& stream) {
   return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
 }
 
+std::string address_key_of(const beast::tcp_stream& stream) {
+  beast::error_code ec;
+  const auto endpoint = stream.socket().remote_endpoint(ec);
+  return ec ? std::string("?") : AddressLimits::key_of(endpoint.address().to_string());
+}
+
 // A socket write takes the queued messages up to about this many bytes.
 constexpr std::size_t kMaxWriteBytes = 64 * 1024;
 
@@ -283,6 +290,7 @@ class WebSocketSession : public WebSocketHandle,
         limits_(state_->config.limits),
         executor_(stream.get_executor()),
         remote_(endpoint_text(stream)),
+        address_(address_key_of(stream)),
         ws_(std::move(stream)),
         id_(state_->next_id++),
         refusal_(std::move(refusal)),
@@ -329,6 +337,7 @@ class WebSocketSession : public WebSocketHandle,
 
   std::uint64_t id() const override { return id_; }
   const std::string& remote_address() const override { return remote_; }
+  const std::string& address_key() const override { return address_; }
 
   // ---- WebSocketHandle ----
 
@@ -584,6 +593,7 @@ class WebSocketSession : public WebSocketHandle,
   const Limits& limits_;
   const net::any_io_executor executor_;  // this connection's strand
   const std::string remote_;
+  const std::string address_;  // AddressLimits::key_of the peer
   websocket::stream<BatchingStream> ws_;
   const std::uint64_t id_;
   // Set when the upgrade is completed only to close (full, shutting down).
