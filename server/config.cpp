@@ -116,6 +116,9 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   add_value(app, "--send-queue-bytes", limits.send_queue_bytes,
             "Outgoing bytes queued per connection before it is closed")
       ->check(CLI::PositiveNumber);
+  add_value(app, "--socket-send-buffer-bytes", limits.socket_send_buffer_bytes,
+            "Kernel send buffer per socket (SO_SNDBUF; 0: the kernel's autotuning)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{64} << 20));
   add_millis(app, "--handshake-timeout-ms", limits.handshake_timeout,
              "Time to send HTTP request headers, finish the upgrade or the close handshake")
       ->check(CLI::PositiveNumber);  // 0 would time out every request at once
@@ -124,6 +127,18 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   add_value(app, "--max-connections", limits.max_connections,
             "Open WebSocket connections; more are closed with 1013")
       ->check(CLI::PositiveNumber);
+  add_value(app, "--max-connections-per-address", limits.max_connections_per_address,
+            "Open WebSocket connections from one address; more are closed with 1013")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--newcomer-share-percent", limits.newcomer_share_percent,
+            "Share of the connection and socket caps kept for addresses holding none")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{90}));
+  add_value(app, "--max-sockets-per-address", limits.max_sockets_per_address,
+            "TCP sockets from one address (WebSockets, page loads, idle); more are closed at once")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--descriptor-reserve", limits.descriptor_reserve,
+            "File descriptors kept out of the socket cap (the open-files limit minus this)")
+      ->check(CLI::Range(std::size_t{16}, std::size_t{1} << 20));
   add_value(app, "--max-request-bytes", limits.max_request_bytes,
             "Largest HTTP request (line, headers and body)")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 20));
@@ -168,6 +183,14 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
       ->check(CLI::Range(1, 3600));
   add_millis(app, "--shutdown-grace-ms", limits.shutdown_grace,
              "On SIGTERM, time for clients to be told and closed before sockets are cut");
+  add_value(app, "--client-warnings-per-second", limits.client_warnings_per_second,
+            "Warnings a client can cause, logged per second of each kind (the rest counted)")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--max-logged-chars", limits.max_logged_chars,
+            "Longest client-chosen text (an Origin, a path) written to the log")
+      ->check(CLI::Range(std::size_t{8}, std::size_t{4096}));
+  add_millis(app, "--memory-trim-interval-ms", limits.memory_trim_interval,
+             "After connections close, free memory is given back at most this often (0: never)");
 
   try {
     app.parse(argc, argv);

@@ -29,10 +29,21 @@ struct Limits {
   // Messages dropped in a row (each answered by at most one error) before a
   // flooding connection is closed with 1008.
   std::size_t rate_strikes_before_close = 20;
-  // Outgoing queue per connection. A room sends a few hundred bytes per event;
-  // a client this far behind is not reading and is closed (1008) instead.
+  // Outgoing queue per connection. An event is about 100 bytes, a snapshot
+  // 2-3 KiB, a transcript 3-5 KiB; a whole four-seat game as a spectator gets
+  // it, snapshot and transcript included, is 11-26 KiB (rooms_games_test
+  // prints it and checks it stays under half of this), which bounds what a
+  // resume may replay at once. A client further behind is not reading and is
+  // closed (1008) instead: the queue is what one connection can make the
+  // server hold, so 200 that never read cost about 13 MiB here, not 200 MiB.
   std::size_t send_queue_messages = 256;
-  std::size_t send_queue_bytes = 1024 * 1024;
+  std::size_t send_queue_bytes = 64 * 1024;
+  // The kernel's send buffer per socket (SO_SNDBUF; Linux doubles it for its
+  // bookkeeping). Left to itself the kernel grows it up to tcp_wmem's maximum
+  // (4 MiB by default) for a peer that does not read: 800 MiB of kernel
+  // memory for 200 such peers. 64 KiB holds several snapshots; 0 leaves the
+  // kernel's autotuning on.
+  std::size_t socket_send_buffer_bytes = 64 * 1024;
   // Reading an HTTP request's headers (also the keep-alive idle time), the
   // WebSocket upgrade, and the close handshake.
   std::chrono::milliseconds handshake_timeout{10'000};
@@ -106,6 +117,16 @@ struct Limits {
   int max_turn_timer_seconds = 300;
 
   // ---- Process ----
+
+  // Warnings a client can cause (a refused Origin, a flood, a full server)
+  // are logged at most this many times a second for each kind, with a count
+  // of those left out, and any text the client chose in them is cut to
+  // max_logged_chars (escaped): one client cannot fill the disk.
+  std::size_t client_warnings_per_second = 10;
+  std::size_t max_logged_chars = 100;
+  // After connections close, freed memory is handed back to the system
+  // (malloc_trim) at most once per this period; 0 never.
+  std::chrono::milliseconds memory_trim_interval{5'000};
 
   // On SIGTERM: time for queued messages and close handshakes to finish
   // before the remaining sockets are cut.

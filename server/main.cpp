@@ -1,6 +1,7 @@
 // gofish-server: parse the configuration, find the web client, serve until
 // SIGINT or SIGTERM, then shut down within the grace period (exit code 0).
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
 #include <exception>
 #include <filesystem>
@@ -27,6 +28,29 @@ std::filesystem::path executable_path(const char* argv0) {
   return path;
 }
 
+// Every socket is a descriptor, and the usual soft limit (1024) would stop
+// the server long before max_connections; the hard limit is the most an
+// unprivileged process may take. The server caps its sockets below whatever
+// it gets (Limits::descriptor_reserve).
+void raise_open_file_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    spdlog::warn("open files: cannot read the limit");
+    return;
+  }
+  const rlim_t before = limit.rlim_cur;
+  if (limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+      spdlog::warn("open files: cannot raise the limit from {} to {}", before, limit.rlim_max);
+      return;
+    }
+    spdlog::info("open files: limit raised from {} to {}", before, limit.rlim_cur);
+  } else {
+    spdlog::info("open files: limit {}", limit.rlim_cur);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -39,6 +63,7 @@ int main(int argc, char** argv) {
   }
   auto config = std::get<Config>(std::move(parsed));
   spdlog::set_level(spdlog::level::from_str(config.log_level));
+  raise_open_file_limit();
 
   if (config.web_root.empty()) {
     const auto executable = executable_path(argv[0]);

@@ -25,7 +25,7 @@ struct Metrics::Impl {
   prometheus::Family<prometheus::Counter>& connections_refused =
       prometheus::BuildCounter()
           .Name("gofish_connections_refused_total")
-          .Help("WebSocket upgrades refused, by reason")
+          .Help("Connections refused by a limit, by reason")
           .Register(registry);
   prometheus::Family<prometheus::Counter>& room_requests_refused =
       prometheus::BuildCounter()

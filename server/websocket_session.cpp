@@ -19,7 +19,6 @@
 #include <variant>
 #include <vector>
 
-#include "server/address_limits.hpp"
 #include "server/net_detail.hpp"
 #include "server/token_bucket.hpp"
 
@@ -272,12 +271,6 @@ std::string endpoint_text(const beast::tcp_stream& stream) {
   return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
 }
 
-std::string address_key_of(const beast::tcp_stream& stream) {
-  beast::error_code ec;
-  const auto endpoint = stream.socket().remote_endpoint(ec);
-  return ec ? std::string("?") : AddressLimits::key_of(endpoint.address().to_string());
-}
-
 // A socket write takes the queued messages up to about this many bytes.
 constexpr std::size_t kMaxWriteBytes = 64 * 1024;
 
@@ -285,16 +278,18 @@ class WebSocketSession : public WebSocketHandle,
                          public std::enable_shared_from_this<WebSocketSession> {
  public:
   WebSocketSession(std::shared_ptr<Server::State> state, beast::tcp_stream stream,
-                   std::optional<CloseReason> refusal)
+                   std::optional<CloseReason> refusal, AddressLimits::Slot socket_slot,
+                   AddressLimits::Slot connection_slot, std::string address)
       : state_(std::move(state)),
         limits_(state_->config.limits),
+        socket_slot_(std::move(socket_slot)),
         executor_(stream.get_executor()),
         remote_(endpoint_text(stream)),
-        address_(address_key_of(stream)),
+        address_(std::move(address)),
         ws_(std::move(stream)),
         id_(state_->next_id++),
         refusal_(std::move(refusal)),
-        holds_slot_(!refusal_),
+        connection_slot_(std::move(connection_slot)),
         bucket_(limits_.message_rate_per_second, limits_.message_burst,
                 TokenBucket::Clock::now()),
         close_deadline_(executor_) {}
@@ -421,7 +416,7 @@ class WebSocketSession : public WebSocketHandle,
       });
     }
     if (strikes_ >= limits_.rate_strikes_before_close) {
-      spdlog::warn("connection {} ({}): rate limit exceeded, closing", id_, remote_);
+      state_->client_warning("rate_limited", "connection {} ({}): rate limit exceeded, closing", id_, remote_);
       begin_close(close_rate_limited(), false);
     }
   }
@@ -483,8 +478,8 @@ class WebSocketSession : public WebSocketHandle,
     if (queue_.size() >= limits_.send_queue_messages ||
         queued_bytes_ + text->size() > limits_.send_queue_bytes) {
       state_->metrics->send_queue_closed();
-      spdlog::warn("connection {} ({}): send queue full ({} messages, {} bytes), closing", id_,
-                   remote_, queue_.size(), queued_bytes_);
+      state_->client_warning("slow_reader", "connection {} ({}): send queue full ({} messages, {} bytes), closing",
+                             id_, remote_, queue_.size(), queued_bytes_);
       return begin_close(close_slow_reader(), true);
     }
     queued_bytes_ += text->size();
@@ -568,9 +563,10 @@ class WebSocketSession : public WebSocketHandle,
   void finish(std::string_view how) {
     if (finished_.exchange(true)) return;
     close_deadline_.cancel();
-    queue_.clear();
+    std::deque<SharedText>().swap(queue_);
     queued_bytes_ = 0;
-    if (holds_slot_) state_->release_slot();
+    connection_slot_.release();
+    state_->schedule_memory_trim();
     if (!opened_) return;
     state_->metrics->connection_closed();
     state_->remove_session(id_);
@@ -591,6 +587,7 @@ class WebSocketSession : public WebSocketHandle,
 
   std::shared_ptr<Server::State> state_;
   const Limits& limits_;
+  AddressLimits::Slot socket_slot_;  // given back after the socket is closed (destroyed below it)
   const net::any_io_executor executor_;  // this connection's strand
   const std::string remote_;
   const std::string address_;  // AddressLimits::key_of the peer
@@ -598,7 +595,7 @@ class WebSocketSession : public WebSocketHandle,
   const std::uint64_t id_;
   // Set when the upgrade is completed only to close (full, shutting down).
   std::optional<CloseReason> refusal_;
-  const bool holds_slot_;  // net.cpp took a connection slot for it
+  AddressLimits::Slot connection_slot_;  // empty when refused; given back by finish()
 
   beast::flat_buffer buffer_;
   TokenBucket bucket_;
@@ -625,8 +622,10 @@ class WebSocketSession : public WebSocketHandle,
 
 void start_websocket_session(std::shared_ptr<Server::State> state, beast::tcp_stream stream,
                              http::request<http::string_body> request,
-                             std::optional<CloseReason> refusal) {
-  std::make_shared<WebSocketSession>(std::move(state), std::move(stream), std::move(refusal))
+                             std::optional<CloseReason> refusal, AddressLimits::Slot socket_slot,
+                             AddressLimits::Slot connection_slot, std::string address) {
+  std::make_shared<WebSocketSession>(std::move(state), std::move(stream), std::move(refusal),
+                                     std::move(socket_slot), std::move(connection_slot), std::move(address))
       ->run(std::move(request));
 }
 

@@ -1,16 +1,21 @@
 // What one client address may take of what every client shares, through the
-// real gofish-server binary: rooms and failed joins; and the WebSocket close
-// handshake with a client that breaks the protocol. Other client addresses are other loopback
+// real gofish-server binary: rooms, connections, sockets and descriptors,
+// memory, failed joins and the log; and the WebSocket close handshake with a
+// client that breaks the protocol. Other client addresses are other loopback
 // addresses (127.0.0.2, ...), which the raw client binds to.
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include "raw_client.hpp"
@@ -21,8 +26,11 @@
 namespace gofish::server::testing {
 namespace {
 
+namespace fs = std::filesystem;
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
+
+constexpr std::uint64_t kMiB = 1024;  // in KiB, as resident_kib counts
 
 // The message answering `body` (sent with a fresh id), skipping events.
 json request(RawWebSocket& ws, json body) {
@@ -211,6 +219,55 @@ TEST_CASE("rooms one address holds are capped, and a room that never started exp
   CHECK(metric(port, R"(gofish_room_requests_refused_total{reason="address_rooms"})") == 2);
 }
 
+TEST_CASE("one address holds at most 100 connections, and others still get in") {
+  Started started;
+  const auto port = started.port();
+  std::vector<std::unique_ptr<RawWebSocket>> held;
+  for (int i = 0; i < 100; ++i) held.push_back(greeted(port, "127.0.0.2"));
+
+  RawWebSocket over(port, from("127.0.0.2"));
+  REQUIRE(over.open());
+  const auto close = over.read_close();
+  REQUIRE(close.has_value());
+  CHECK(close->code == 1013);
+  CHECK(close->reason == "server_full");
+
+  auto other = greeted(port, "127.0.0.1");
+  CHECK(metric(port, R"(gofish_connections_refused_total{reason="address_full"})") == 1);
+
+  // A connection given back is a place for the same address again.
+  held.pop_back();
+  bool back_in = false;
+  for (int attempt = 0; attempt < 50 && !back_in; ++attempt) {
+    RawWebSocket again(port, from("127.0.0.2"));
+    REQUIRE(again.open());
+    again.send_text(R"({"type":"hello","protocol":1})");
+    const auto text = again.read_text(1000ms);
+    back_in = text && json::parse(*text)["type"] == "welcome";
+    if (!back_in) std::this_thread::sleep_for(20ms);
+  }
+  CHECK(back_in);
+}
+
+TEST_CASE("the last connection slots are kept for addresses that hold none") {
+  Started started({"--max-connections=20"});  // 10%: the last 2 slots
+  const auto port = started.port();
+  std::vector<std::unique_ptr<RawWebSocket>> held;
+  for (int i = 0; i < 18; ++i) held.push_back(greeted(port, "127.0.0.2"));
+  const auto refused_close = [&](const std::string& source) {
+    RawWebSocket ws(port, from(source));
+    REQUIRE(ws.open());
+    const auto close = ws.read_close();
+    REQUIRE(close.has_value());
+    return close->code;
+  };
+  CHECK(refused_close("127.0.0.2") == 1013);
+  held.push_back(greeted(port, "127.0.0.3"));
+  held.push_back(greeted(port, "127.0.0.4"));
+  CHECK(refused_close("127.0.0.5") == 1013);  // now the server is full for everyone
+  CHECK(metric(port, R"(gofish_connections_refused_total{reason="full"})") == 2);
+}
+
 TEST_CASE("failed joins from one address are rate-limited, and then every join from it is refused for a while") {
   Started started;
   const auto port = started.port();
@@ -245,6 +302,180 @@ TEST_CASE("failed joins from one address are rate-limited, and then every join f
   auto friendly = greeted(port, "127.0.0.4");
   CHECK(join(*friendly, code)["type"] == "joined");
   CHECK(metric(port, R"(gofish_room_requests_refused_total{reason="failed_joins"})") == limited + 2);
+}
+
+TEST_CASE("what a client puts in the log is truncated and rate-limited") {
+  Started started({"--allowed-origins=https://fish.example.org"});
+  const auto log = started.data.path / "server.log";
+  std::this_thread::sleep_for(200ms);
+  const auto before = fs::file_size(log);
+  const std::string origin = "https://" + std::string(7900, 'e') + ".example";
+  int forbidden = 0;
+  for (int i = 0; i < 1000; ++i) {
+    RawWebSocket ws(started.port(), RawWebSocket::Options{"127.0.0.1", origin, 0, 0, 5000ms});
+    if (ws.status() == 403) ++forbidden;
+  }
+  CHECK(forbidden == 1000);
+  std::this_thread::sleep_for(1200ms);
+  RawWebSocket last(started.port(), RawWebSocket::Options{"127.0.0.1", origin, 0, 0, 5000ms});  // logs the summary
+  CHECK(last.status() == 403);
+  std::this_thread::sleep_for(200ms);
+  const auto grown = fs::file_size(log) - before;
+  MESSAGE("the log grew by " << grown << " bytes for 1001 refused Origins of " << origin.size() << " bytes");
+  CHECK(grown < 32 * 1024);
+  const auto text = started.server.log_text();
+  CHECK(text.find("more 'origin' warnings in the last second were not logged") != std::string::npos);
+  CHECK(text.find(std::string(200, 'e')) == std::string::npos);
+  CHECK(metric(started.port(), R"(gofish_connections_refused_total{reason="origin"})") == 1001);
+}
+
+TEST_CASE("at a 1024 descriptor limit, 1,100 sockets that never send a request stop neither /healthz nor a game") {
+  raise_open_file_limit();
+  Started started({}, ProcessLimits{std::pair<std::uint64_t, std::uint64_t>{1024, 1024}});
+  const auto port = started.port();
+  CHECK(started.server.log_text().find("open files") != std::string::npos);
+
+  std::vector<int> idle;
+  for (int i = 0; i < 1100; ++i) {
+    const int fd = connect_tcp(port, "127.0.0.2");
+    if (fd >= 0) idle.push_back(fd);
+  }
+  CHECK(idle.size() == 1100);
+  std::this_thread::sleep_for(300ms);
+
+  CHECK(raw_http_get(port, "/healthz", "127.0.0.1").status == 200);
+  Seated host = create_room(port, create_request("Ann", "classic", 2, {protocol::BotSpec{1, engine::BotLevel::kEasy}}));
+  host.peer->expect<protocol::Ok>(protocol::Start{});
+  auto player = autoplay(std::move(host), 1);
+  CHECK(drive({player.get()}, [&] { return player->games_over() >= 1; }));
+  CHECK(player->problems.empty());
+  CHECK(metric(port, R"(gofish_connections_refused_total{reason="address_sockets"})") > 0);
+
+  // Many addresses at once meet the cap on all sockets, below the descriptor
+  // limit, and a newcomer still gets an answer.
+  for (int address = 3; address <= 7; ++address) {
+    for (int i = 0; i < 250; ++i) {
+      const int fd = connect_tcp(port, "127.0.0." + std::to_string(address));
+      if (fd >= 0) idle.push_back(fd);
+    }
+  }
+  std::this_thread::sleep_for(300ms);
+  // (127.0.0.1 still holds the game's connection, so it is no newcomer.)
+  CHECK(raw_http_get(port, "/healthz", "127.0.0.8").status == 200);
+  CHECK(metric(port, R"(gofish_connections_refused_total{reason="sockets_full"})", "127.0.0.9") > 0);
+  for (const int fd : idle) ::close(fd);
+}
+
+// The largest send queue the kernel holds for one of the server's sockets on
+// `port` (tx_queue in /proc/PID/net/tcp), in bytes.
+std::uint64_t largest_kernel_send_queue(pid_t pid, std::uint16_t port) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/net/tcp");
+  std::string line;
+  std::getline(in, line);  // the header
+  std::uint64_t largest = 0;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state, queues;
+    fields >> slot >> local >> remote >> state >> queues;
+    const auto colon = local.find(':');
+    if (colon == std::string::npos || std::stoul(local.substr(colon + 1), nullptr, 16) != port) continue;
+    largest = std::max<std::uint64_t>(largest, std::stoull(queues.substr(0, queues.find(':')), nullptr, 16));
+  }
+  return largest;
+}
+
+struct SlowReaders {
+  std::uint64_t base_kib = 0;   // resident before they connect
+  std::uint64_t peak_kib = 0;   // at the worst while they are connected
+  std::uint64_t after_kib = 0;  // once under 48 MiB after they closed, or 20 s after
+  std::uint64_t largest_kernel_queue = 0;
+  double closed = 0;  // closed by the server as slow readers
+};
+
+// 250 clients that say hello and then ask for lobby replies of about 8 KB
+// (50 listed rooms) without ever reading, while the server's resident set is
+// watched; then they all close. 200 of them use small segments and a small
+// receive buffer so that what the server sends piles up in the server rather
+// than in the kernel (see connect_tcp); 50 keep the kernel's defaults, so the
+// kernel's share shows too. Each asks for 150 replies, about 1.2 MB: more
+// than the old 1 MiB send queue.
+SlowReaders slow_readers(std::vector<std::string> flags) {
+  raise_open_file_limit();
+  Started started(std::move(flags));
+  const auto port = started.port();
+  const auto pid = started.server.pid();
+  std::vector<std::unique_ptr<RawWebSocket>> hosts;
+  for (int i = 0; i < 50; ++i) {
+    hosts.push_back(greeted(port, "127.0.0." + std::to_string(10 + i % 5)));
+    REQUIRE(create(*hosts.back(), true)["type"] == "created");
+  }
+  const std::string lobby = R"({"type":"lobby"})";
+  REQUIRE(request(*hosts.front(), json::parse(lobby)).dump().size() > 7000);
+  SlowReaders result;
+  result.base_kib = resident_kib(pid);
+
+  std::vector<std::unique_ptr<RawWebSocket>> sleepers;
+  for (int i = 0; i < 250; ++i) {
+    auto options = from("127.0.1." + std::to_string(1 + i % 5));
+    if (i < 200) {
+      options.receive_buffer = 4096;
+      options.max_segment = 536;
+    }
+    sleepers.push_back(greeted(port, options));
+  }
+  const auto watch = [&] {
+    result.peak_kib = std::max(result.peak_kib, resident_kib(pid));
+    result.largest_kernel_queue = std::max(result.largest_kernel_queue, largest_kernel_send_queue(pid, port));
+  };
+  for (int round = 0; round < 150; ++round) {
+    for (auto& sleeper : sleepers) sleeper->send_text(lobby);
+    watch();
+  }
+  // Until the server has read all it will read.
+  double received = -1;
+  for (int settled = 0; settled < 3;) {
+    for (int i = 0; i < 10; ++i) {
+      watch();
+      std::this_thread::sleep_for(50ms);
+    }
+    const double now = metric(port, "gofish_received_bytes_total");
+    settled = now == received ? settled + 1 : 0;
+    received = now;
+  }
+  result.closed = metric(port, "gofish_send_queue_closes_total");
+  MESSAGE("resident: " << result.base_kib / kMiB << " MiB before, " << result.peak_kib / kMiB
+                       << " MiB at the peak; largest kernel send queue " << result.largest_kernel_queue / 1024
+                       << " KiB; " << result.closed << " slow readers closed");
+
+  sleepers.clear();
+  hosts.clear();
+  const auto closed_at = Clock::now();
+  result.after_kib = resident_kib(pid);
+  while (result.after_kib >= 48 * kMiB && Clock::now() < closed_at + 20s) {
+    std::this_thread::sleep_for(250ms);
+    result.after_kib = resident_kib(pid);
+  }
+  MESSAGE("resident " << result.after_kib / kMiB << " MiB "
+                      << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - closed_at).count()
+                      << " ms after the clients closed");
+  return result;
+}
+
+TEST_CASE("clients that stop reading keep the server under 96 MiB and the kernel's buffers bounded") {
+  const auto run = slow_readers({});
+  CHECK(run.peak_kib < 96 * kMiB);
+  // SO_SNDBUF of 64 KiB, which the kernel doubles and may overshoot by a
+  // segment; left to itself it lets a peer that reads nothing have megabytes.
+  CHECK(run.largest_kernel_queue <= 256 * 1024);
+  CHECK(run.after_kib < 48 * kMiB);
+}
+
+TEST_CASE("memory that clients who stopped reading took is given back once they close") {
+  // The old sizes (a 1 MiB queue, the kernel's own buffers) make the server
+  // grow past 200 MiB; what they freed must go back to the system.
+  const auto run = slow_readers({"--send-queue-bytes=1048576", "--socket-send-buffer-bytes=0"});
+  CHECK(run.peak_kib > 96 * kMiB);  // or this test shows nothing
+  CHECK(run.after_kib < 48 * kMiB);
 }
 
 }  // namespace

@@ -116,6 +116,32 @@ TEST_CASE("config: flags") {
   CHECK(limits.shutdown_grace == 250ms);
 }
 
+TEST_CASE("config: the per-address, descriptor, memory and log limits") {
+  const auto config = parse_ok({"--max-connections-per-address", "5", "--newcomer-share-percent", "20",
+                                "--max-sockets-per-address", "9", "--descriptor-reserve", "32",
+                                "--socket-send-buffer-bytes", "0", "--room-create-rate", "0.25",
+                                "--room-create-burst", "4", "--max-rooms-per-address", "6",
+                                "--failed-join-rate", "0.5", "--failed-join-burst", "3",
+                                "--unstarted-room-expiry-ms", "700", "--client-warnings-per-second", "2",
+                                "--max-logged-chars", "40", "--memory-trim-interval-ms", "0"});
+  const auto& limits = config.limits;
+  CHECK(limits.max_connections_per_address == 5);
+  CHECK(limits.newcomer_share_percent == 20);
+  CHECK(limits.max_sockets_per_address == 9);
+  CHECK(limits.descriptor_reserve == 32);
+  CHECK(limits.socket_send_buffer_bytes == 0);
+  CHECK(limits.room_create_rate_per_second == 0.25);
+  CHECK(limits.room_create_burst == 4);
+  CHECK(limits.max_rooms_per_address == 6);
+  CHECK(limits.failed_join_rate_per_second == 0.5);
+  CHECK(limits.failed_join_burst == 3);
+  CHECK(limits.unstarted_room_expiry == 700ms);
+  CHECK(limits.client_warnings_per_second == 2);
+  CHECK(limits.max_logged_chars == 40);
+  CHECK(limits.memory_trim_interval == 0ms);
+  CHECK(parse_exit({"--newcomer-share-percent", "95"}).exit_code == 2);
+}
+
 TEST_CASE("config: a duration given twice takes the last, like every other flag") {
   // Tests append their own flags to a default set (server_process.hpp).
   CHECK(parse_ok({"--seat-grace-ms", "100", "--seat-grace-ms", "500"}).limits.seat_grace_period == 500ms);
