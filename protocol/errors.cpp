@@ -48,6 +48,10 @@ CodeInfo info(ErrorCode code) {
     case ErrorCode::kRoomSpectator: return {"room/spectator", "Spectators watch; only seated players can do that."};
     case ErrorCode::kRoomTranscriptUnavailable:
       return {"room/transcript_unavailable", "The transcript is available once the game is over."};
+    case ErrorCode::kRoomTooManyAttempts:
+      return {"room/too_many_attempts",
+              "Too many joins with a wrong room code or seat token came from your address; wait a little and try "
+              "again."};
     case ErrorCode::kChatOff: return {"chat/off", "Chat is off in this room."};
     case ErrorCode::kChatTooLong: return {"chat/too_long", "That chat message is too long (200 characters at most)."};
     case ErrorCode::kChatRateLimited: return {"chat/rate_limited", "You are chatting too fast; wait a moment."};
@@ -108,6 +112,7 @@ constexpr std::array kAllCodes = {
     ErrorCode::kRoomAlreadyInRoom,
     ErrorCode::kRoomSpectator,
     ErrorCode::kRoomTranscriptUnavailable,
+    ErrorCode::kRoomTooManyAttempts,
     ErrorCode::kChatOff,
     ErrorCode::kChatTooLong,
     ErrorCode::kChatRateLimited,
@@ -138,9 +143,9 @@ static_assert(kAllCodes.size() == static_cast<std::size_t>(ErrorCode::kActionTab
               "kAllCodes must list every ErrorCode");
 
 constexpr std::array kAllCloseReasons = {
-    CloseReason::kNormal,      CloseReason::kShuttingDown, CloseReason::kUnsupportedData, CloseReason::kProtocolViolation,
-    CloseReason::kRateLimited, CloseReason::kSlowReader,   CloseReason::kTooLarge,        CloseReason::kInternal,
-    CloseReason::kServerFull,  CloseReason::kReplaced,
+    CloseReason::kNormal,     CloseReason::kShuttingDown,      CloseReason::kProtocolError, CloseReason::kUnsupportedData,
+    CloseReason::kBadUtf8,    CloseReason::kProtocolViolation, CloseReason::kRateLimited,   CloseReason::kSlowReader,
+    CloseReason::kTooLarge,   CloseReason::kInternal,          CloseReason::kServerFull,    CloseReason::kReplaced,
 };
 static_assert(kAllCloseReasons.size() == static_cast<std::size_t>(CloseReason::kReplaced) + 1,
               "kAllCloseReasons must list every CloseReason");
@@ -156,8 +161,11 @@ CloseInfo info(CloseReason reason) {
     case CloseReason::kNormal: return {"normal", 1000, "Goodbye."};
     case CloseReason::kShuttingDown:
       return {"shutting_down", 1001, "The server is restarting. Reconnect in a moment and resume your seat."};
+    case CloseReason::kProtocolError:
+      return {"protocol_error", 1002, "The client broke the WebSocket protocol."};
     case CloseReason::kUnsupportedData:
       return {"unsupported_data", 1003, "The protocol uses text frames only."};
+    case CloseReason::kBadUtf8: return {"bad_utf8", 1007, "A text frame was not valid UTF-8."};
     case CloseReason::kProtocolViolation:
       return {"protocol_violation", 1008, "The client kept sending messages the server cannot use."};
     case CloseReason::kRateLimited: return {"rate_limited", 1008, "The client sent far too many messages."};

@@ -52,6 +52,7 @@ enum class ErrorCode {
   kRoomAlreadyInRoom,
   kRoomSpectator,
   kRoomTranscriptUnavailable,
+  kRoomTooManyAttempts,
   // chat/
   kChatOff,
   kChatTooLong,
@@ -117,7 +118,9 @@ Error rules_error(const engine::ConfigError& error, std::optional<RequestId> id 
 enum class CloseReason {
   kNormal,             // 1000: the client said goodbye, or the server has nothing more to say
   kShuttingDown,       // 1001: the server is stopping or restarting
+  kProtocolError,      // 1002: the client broke the WebSocket protocol (a bad frame or close code)
   kUnsupportedData,    // 1003: a binary frame (the protocol is text only)
+  kBadUtf8,            // 1007: a text frame that is not UTF-8
   kProtocolViolation,  // 1008: repeated bad messages
   kRateLimited,        // 1008: far over the message rate
   kSlowReader,         // 1008: the client did not read its messages fast enough

@@ -204,8 +204,8 @@ struct WelcomeLimits {
   std::int64_t min_turn_timer_seconds = 10;
   std::int64_t max_turn_timer_seconds = 300;
   std::int64_t max_spectators = 16;
-  std::int64_t idle_timeout_seconds = 60;
-  std::int64_t seat_grace_seconds = 120;
+  std::int64_t idle_timeout_ms = 60'000;
+  std::int64_t seat_grace_ms = 120'000;
   friend bool operator==(const WelcomeLimits&, const WelcomeLimits&) = default;
 };
 // The parse-related fields of WelcomeLimits from the parser's limits.

@@ -163,8 +163,8 @@ OrderedJson to_json(const Welcome& m) {
       {"min_turn_timer_seconds", l.min_turn_timer_seconds},
       {"max_turn_timer_seconds", l.max_turn_timer_seconds},
       {"max_spectators", l.max_spectators},
-      {"idle_timeout_seconds", l.idle_timeout_seconds},
-      {"seat_grace_seconds", l.seat_grace_seconds},
+      {"idle_timeout_ms", l.idle_timeout_ms},
+      {"seat_grace_ms", l.seat_grace_ms},
   };
   out["room_code"] = OrderedJson{{"length", kRoomCodeLength}, {"alphabet", kRoomCodeAlphabet}};
   OrderedJson presets = OrderedJson::array();
@@ -502,8 +502,8 @@ std::variant<ServerMessage, std::string> parse_welcome(Reader& r, std::optional<
   w.min_turn_timer_seconds = integer("min_turn_timer_seconds");
   w.max_turn_timer_seconds = integer("max_turn_timer_seconds");
   w.max_spectators = integer("max_spectators");
-  w.idle_timeout_seconds = integer("idle_timeout_seconds");
-  w.seat_grace_seconds = integer("seat_grace_seconds");
+  w.idle_timeout_ms = integer("idle_timeout_ms");
+  w.seat_grace_ms = integer("seat_grace_ms");
   if (l.failed()) return "limits: " + l.error().message;
   return m;
 }

@@ -36,6 +36,18 @@ class TokenBucket {
     return true;
   }
 
+  // Whether a token is there, without taking it.
+  bool available(Clock::time_point now) {
+    refill(now);
+    return tokens_ >= 1.0;
+  }
+
+  // Whether the bucket is back to its burst (as good as a new one).
+  bool full(Clock::time_point now) {
+    refill(now);
+    return tokens_ >= capacity_;
+  }
+
   // How long after `now` the next token is there: zero when one is already,
   // a day for a bucket with no rate (a server's welcome may say 0). Rounded
   // up by a tick, so that try_take(now + the wait) finds the token even where

@@ -28,9 +28,11 @@ class Room;
 class Client {
  public:
   explicit Client(const std::shared_ptr<Connection>& connection)
-      : connection_(connection), id_(connection->id()) {}
+      : connection_(connection), id_(connection->id()), address_(connection->address_key()) {}
 
   std::uint64_t id() const { return id_; }
+  // The peer's address for per-address limits (Connection::address_key).
+  const std::string& address() const { return address_; }
 
   void send(const SharedText& text) const {
     if (auto connection = connection_.lock()) connection->send(text);
@@ -61,6 +63,7 @@ class Client {
  private:
   std::weak_ptr<Connection> connection_;
   const std::uint64_t id_;
+  const std::string address_;
   mutable std::mutex mutex_;
   std::weak_ptr<Room> room_;
 };

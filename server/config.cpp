@@ -8,6 +8,8 @@
 #include <chrono>
 #include <sstream>
 #include <thread>
+#include <type_traits>
+#include <vector>
 
 #include "gofish/version.hpp"
 
@@ -27,8 +29,17 @@ std::string env_name(std::string_view flag) {
 }
 
 template <class T>
+struct IsVector : std::false_type {};
+template <class T>
+struct IsVector<std::vector<T>> : std::true_type {};
+
+// A flag given twice takes the last, so a wrapper (a test, a service file)
+// can override a default set by appending; a list flag takes them all.
+template <class T>
 CLI::Option* add_value(CLI::App& app, const std::string& flag, T& value, const std::string& help) {
-  return app.add_option(flag, value, help)->envname(env_name(flag))->capture_default_str();
+  auto* option = app.add_option(flag, value, help)->envname(env_name(flag))->capture_default_str();
+  if constexpr (!IsVector<T>::value) option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  return option;
 }
 
 // Durations are whole milliseconds on the command line.
@@ -40,6 +51,7 @@ CLI::Option* add_millis(CLI::App& app, const std::string& flag, std::chrono::mil
       ->envname(env_name(flag))
       ->default_str(std::to_string(value.count()))
       ->type_name("MS")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)  // as add_value
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{24} * 3600 * 1000));
 }
 
@@ -122,6 +134,9 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   add_value(app, "--send-queue-bytes", limits.send_queue_bytes,
             "Outgoing bytes queued per connection before it is closed")
       ->check(CLI::PositiveNumber);
+  add_value(app, "--socket-send-buffer-bytes", limits.socket_send_buffer_bytes,
+            "Kernel send buffer per socket (SO_SNDBUF; 0: the kernel's autotuning)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{64} << 20));
   add_millis(app, "--handshake-timeout-ms", limits.handshake_timeout,
              "Time to send HTTP request headers, finish the upgrade or the close handshake")
       ->check(CLI::PositiveNumber);  // 0 would time out every request at once
@@ -130,10 +145,36 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   add_value(app, "--max-connections", limits.max_connections,
             "Open WebSocket connections; more are closed with 1013")
       ->check(CLI::PositiveNumber);
+  add_value(app, "--max-connections-per-address", limits.max_connections_per_address,
+            "Open WebSocket connections from one address; more are closed with 1013")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--newcomer-share-percent", limits.newcomer_share_percent,
+            "Share of the connection and socket caps kept for addresses holding none")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{90}));
+  add_value(app, "--max-sockets-per-address", limits.max_sockets_per_address,
+            "TCP sockets from one address (WebSockets, page loads, idle); more are closed at once")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--descriptor-reserve", limits.descriptor_reserve,
+            "File descriptors kept out of the socket cap (the open-files limit minus this)")
+      ->check(CLI::Range(std::size_t{16}, std::size_t{1} << 20));
   add_value(app, "--max-request-bytes", limits.max_request_bytes,
             "Largest HTTP request (line, headers and body)")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 20));
   add_value(app, "--max-rooms", limits.max_rooms, "Rooms open at once")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--room-create-rate", limits.room_create_rate_per_second,
+            "Rooms one address may create per second (token bucket rate)")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--room-create-burst", limits.room_create_burst, "Rooms one address may create at once")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--max-rooms-per-address", limits.max_rooms_per_address,
+            "Rooms created by one address open at once")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--failed-join-rate", limits.failed_join_rate_per_second,
+            "Joins with an unknown room code or seat token per second per address")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--failed-join-burst", limits.failed_join_burst,
+            "Joins with an unknown room code or seat token allowed at once per address")
       ->check(CLI::PositiveNumber);
   add_value(app, "--max-spectators", limits.max_spectators_per_room, "Spectators per room");
   add_value(app, "--max-name-chars", limits.max_name_chars, "Longest display name (code points)")
@@ -148,6 +189,8 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
              "How long a disconnected player's seat is held");
   add_millis(app, "--room-idle-expiry-ms", limits.room_idle_expiry,
              "A room with nobody connected is removed after this");
+  add_millis(app, "--unstarted-room-expiry-ms", limits.unstarted_room_expiry,
+             "... or after this if it never started a game");
   add_millis(app, "--bot-delay-ms", limits.bot_delay, "Pause before a bot acts (0 in tests)");
   add_value(app, "--room-history-events", limits.room_history_events,
             "Room events kept for resuming; an older gap gets a snapshot")
@@ -158,6 +201,14 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
       ->check(CLI::Range(1, 3600));
   add_millis(app, "--shutdown-grace-ms", limits.shutdown_grace,
              "On SIGTERM, time for clients to be told and closed before sockets are cut");
+  add_value(app, "--client-warnings-per-second", limits.client_warnings_per_second,
+            "Warnings a client can cause, logged per second of each kind (the rest counted)")
+      ->check(CLI::PositiveNumber);
+  add_value(app, "--max-logged-chars", limits.max_logged_chars,
+            "Longest client-chosen text (an Origin, a path) written to the log")
+      ->check(CLI::Range(std::size_t{8}, std::size_t{4096}));
+  add_millis(app, "--memory-trim-interval-ms", limits.memory_trim_interval,
+             "After connections close, free memory is given back at most this often (0: never)");
 
   try {
     app.parse(argc, argv);

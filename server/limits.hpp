@@ -4,6 +4,10 @@
 //
 // On any overflow the server closes the connection with a reason rather than
 // grow memory or silently drop game events.
+//
+// The limits "per address" key on the peer's IP address as the socket sees it
+// (an IPv6 address by its /64 network, which one host usually holds whole);
+// behind a reverse proxy every client shares the proxy's address.
 #pragma once
 
 #include <chrono>
@@ -25,10 +29,21 @@ struct Limits {
   // Messages dropped in a row (each answered by at most one error) before a
   // flooding connection is closed with 1008.
   std::size_t rate_strikes_before_close = 20;
-  // Outgoing queue per connection. A room sends a few hundred bytes per event;
-  // a client this far behind is not reading and is closed (1008) instead.
+  // Outgoing queue per connection. An event is about 100 bytes, a snapshot
+  // 2-3 KiB, a transcript 3-5 KiB; a whole four-seat game as a spectator gets
+  // it, snapshot, turns and transcript included, is 20-40 KiB (rooms_games_test
+  // prints it and checks it stays under half of this), which bounds what a
+  // resume may replay at once. A client further behind is not reading and is
+  // closed (1008) instead: the queue is what one connection can make the
+  // server hold, so 200 that never read cost about 26 MiB here, not 200 MiB.
   std::size_t send_queue_messages = 256;
-  std::size_t send_queue_bytes = 1024 * 1024;
+  std::size_t send_queue_bytes = 128 * 1024;
+  // The kernel's send buffer per socket (SO_SNDBUF; Linux doubles it for its
+  // bookkeeping). Left to itself the kernel grows it up to tcp_wmem's maximum
+  // (4 MiB by default) for a peer that does not read: 800 MiB of kernel
+  // memory for 200 such peers. 64 KiB holds several snapshots; 0 leaves the
+  // kernel's autotuning on.
+  std::size_t socket_send_buffer_bytes = 64 * 1024;
   // Reading an HTTP request's headers (also the keep-alive idle time), the
   // WebSocket upgrade, and the close handshake.
   std::chrono::milliseconds handshake_timeout{10'000};
@@ -37,6 +52,23 @@ struct Limits {
   std::chrono::milliseconds idle_timeout{60'000};
   // Open WebSocket connections; the next one is closed with 1013.
   std::size_t max_connections = 1000;
+  // Open WebSocket connections from one address;
+  // the next one is closed with 1013. A classroom behind one NAT shares an
+  // address, hence generous.
+  std::size_t max_connections_per_address = 100;
+  // This share of max_connections, and of the socket cap, is kept for
+  // addresses that hold none yet, so that a few addresses filling the server
+  // still leave a way in for everyone else.
+  std::size_t newcomer_share_percent = 10;
+  // TCP sockets from one address, WebSockets included: page loads,
+  // keep-alive connections and sockets that never send a request besides
+  // its WebSockets. Beyond it a new socket is accepted and closed at once.
+  std::size_t max_sockets_per_address = 256;
+  // File descriptors kept out of the socket cap, which is RLIMIT_NOFILE
+  // (raised to its hard limit at start) minus this: the store's files, files
+  // being served, the listener and the spare descriptor used to accept and
+  // drop a connection when the process is out of them.
+  std::size_t descriptor_reserve = 64;
   // An HTTP request (line + headers + body): we only serve GETs.
   std::size_t max_request_bytes = 8 * 1024;
 
@@ -44,6 +76,19 @@ struct Limits {
 
   // Rooms in any state; a create beyond it is refused.
   std::size_t max_rooms = 200;
+  // Rooms created from one address: a burst, then a steady rate (enough for a
+  // classroom setting up its tables), and at most this many open at once (a
+  // room counts until it closes). Beyond either, room/too_many_rooms.
+  double room_create_rate_per_second = 0.5;
+  std::size_t room_create_burst = 20;
+  std::size_t max_rooms_per_address = 30;
+  // Joins by a room code that names no room (or is no room code) and resumes
+  // with an unknown seat token, per address: a burst of typing mistakes, then
+  // one every 10 s. Beyond it every join from the address is refused
+  // (room/too_many_attempts) until a token is back, so codes cannot be
+  // guessed at 480 a second.
+  double failed_join_rate_per_second = 0.1;
+  std::size_t failed_join_burst = 10;
   // Watchers per room beyond its seats.
   std::size_t max_spectators_per_room = 16;
   // Display names and chat lines, in Unicode code points after trimming
@@ -57,6 +102,9 @@ struct Limits {
   std::chrono::milliseconds seat_grace_period{120'000};
   // A room with nobody connected is removed after this.
   std::chrono::milliseconds room_idle_expiry{30 * 60'000};
+  // ... and sooner if no game was ever started in it: a room created and
+  // abandoned holds a slot of max_rooms for a minute, not half an hour.
+  std::chrono::milliseconds unstarted_room_expiry{60'000};
   // Pause before a bot acts, so humans can follow; 0 in tests.
   std::chrono::milliseconds bot_delay{800};
   // Room events kept for resuming: a client whose last seen version is still
@@ -69,6 +117,16 @@ struct Limits {
   int max_turn_timer_seconds = 300;
 
   // ---- Process ----
+
+  // Warnings a client can cause (a refused Origin, a flood, a full server)
+  // are logged at most this many times a second for each kind, with a count
+  // of those left out, and any text the client chose in them is cut to
+  // max_logged_chars (escaped): one client cannot fill the disk.
+  std::size_t client_warnings_per_second = 10;
+  std::size_t max_logged_chars = 100;
+  // After connections close, freed memory is handed back to the system
+  // (malloc_trim) at most once per this period; 0 never.
+  std::chrono::milliseconds memory_trim_interval{5'000};
 
   // On SIGTERM: time for queued messages and close handshakes to finish
   // before the remaining sockets are cut.

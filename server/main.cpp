@@ -8,6 +8,7 @@
 // A single room that cannot be rebuilt does not stop the start: it is set
 // aside (RoomsHandler::restore).
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
 #include <array>
 #include <cstdint>
@@ -92,6 +93,29 @@ int store_action(const gofish::server::Config& config) {
   return 0;
 }
 
+// Every socket is a descriptor, and the usual soft limit (1024) would stop
+// the server long before max_connections; the hard limit is the most an
+// unprivileged process may take. The server caps its sockets below whatever
+// it gets (Limits::descriptor_reserve).
+void raise_open_file_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    spdlog::warn("open files: cannot read the limit");
+    return;
+  }
+  const rlim_t before = limit.rlim_cur;
+  if (limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+      spdlog::warn("open files: cannot raise the limit from {} to {}", before, limit.rlim_max);
+      return;
+    }
+    spdlog::info("open files: limit raised from {} to {}", before, limit.rlim_cur);
+  } else {
+    spdlog::info("open files: limit {}", limit.rlim_cur);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,6 +129,7 @@ int main(int argc, char** argv) {
   auto config = std::get<Config>(std::move(parsed));
   spdlog::set_level(spdlog::level::from_str(config.log_level));
   if (config.list_set_aside || config.restore_set_aside) return store_action(config);
+  raise_open_file_limit();
 
   if (config.web_root.empty()) {
     const auto executable = executable_path(argv[0]);

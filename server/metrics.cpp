@@ -25,7 +25,12 @@ struct Metrics::Impl {
   prometheus::Family<prometheus::Counter>& connections_refused =
       prometheus::BuildCounter()
           .Name("gofish_connections_refused_total")
-          .Help("WebSocket upgrades refused, by reason")
+          .Help("Connections refused by a limit, by reason")
+          .Register(registry);
+  prometheus::Family<prometheus::Counter>& room_requests_refused =
+      prometheus::BuildCounter()
+          .Name("gofish_room_requests_refused_total")
+          .Help("Room creates and joins refused by a per-address limit, by reason")
           .Register(registry);
   prometheus::Family<prometheus::Gauge>& rooms = prometheus::BuildGauge()
                                                      .Name("gofish_rooms")
@@ -105,6 +110,10 @@ void Metrics::connection_opened() { impl_->connections.Increment(); }
 void Metrics::connection_closed() { impl_->connections.Decrement(); }
 void Metrics::connection_refused(std::string_view reason) {
   impl_->connections_refused.Add({{"reason", std::string(reason)}}).Increment();
+}
+
+void Metrics::room_request_refused(std::string_view reason) {
+  impl_->room_requests_refused.Add({{"reason", std::string(reason)}}).Increment();
 }
 
 void Metrics::rooms_changed(protocol::RoomState state, std::int64_t delta) {

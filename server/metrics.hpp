@@ -26,8 +26,17 @@ class Metrics {
   // gofish_connections: open WebSocket connections.
   void connection_opened();
   void connection_closed();
-  // gofish_connections_refused_total{reason}: origin, full, shutting_down.
+  // gofish_connections_refused_total{reason}: connections refused or cut
+  // short by a limit. A WebSocket upgrade: origin (not allowed),
+  // shutting_down, full (max_connections, or only the newcomers' share left),
+  // address_full (max_connections_per_address). A socket, closed as soon as
+  // accepted: sockets_full (the socket cap, or only the newcomers' share
+  // left), address_sockets (max_sockets_per_address), descriptors (the
+  // process had none left).
   void connection_refused(std::string_view reason);
+  // gofish_room_requests_refused_total{reason}: creates and joins refused by
+  // a per-address limit: create_rate, address_rooms, failed_joins.
+  void room_request_refused(std::string_view reason);
 
   // gofish_rooms{state}: rooms by state. Move a room with -1 on the old state
   // and +1 on the new one.

@@ -13,9 +13,19 @@
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <csignal>
+#include <limits>
 #include <stdexcept>
 
 #include "gofish/version.hpp"
@@ -47,10 +57,25 @@ std::string endpoint_text(const tcp::socket& socket) {
   return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
 }
 
+// RLIMIT_NOFILE's soft limit less the reserve: the cap on open sockets.
+std::size_t socket_cap_of(const Limits& limits) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) {
+    return std::numeric_limits<std::size_t>::max();
+  }
+  const auto descriptors = static_cast<std::size_t>(limit.rlim_cur);
+  return descriptors > limits.descriptor_reserve ? descriptors - limits.descriptor_reserve : 1;
+}
+
 class HttpSession : public Cuttable, public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(std::shared_ptr<Server::State> state, tcp::socket socket, std::uint64_t id)
-      : state_(std::move(state)), stream_(std::move(socket)), id_(id) {}
+  HttpSession(std::shared_ptr<Server::State> state, tcp::socket socket, AddressLimits::Slot socket_slot,
+              std::string address, std::uint64_t id)
+      : state_(std::move(state)),
+        socket_slot_(std::move(socket_slot)),
+        stream_(std::move(socket)),
+        address_(std::move(address)),
+        id_(id) {}
 
   ~HttpSession() override {
     std::lock_guard lock(state_->sessions_mutex);
@@ -95,8 +120,8 @@ class HttpSession : public Cuttable, public std::enable_shared_from_this<HttpSes
     if (ec) {
       if (ec == http::error::header_limit || ec == http::error::body_limit ||
           ec == http::error::buffer_overflow) {
-        spdlog::warn("http {}: request over {} bytes refused", id_,
-                     state_->config.limits.max_request_bytes);
+        state_->client_warning("too_large", "http {} from {}: request over {} bytes refused", id_, address_,
+                               state_->config.limits.max_request_bytes);
         return send(text_response(http::status::payload_too_large, "request too large\n", false));
       }
       return log_failure(ec, "http read", id_);
@@ -114,23 +139,35 @@ class HttpSession : public Cuttable, public std::enable_shared_from_this<HttpSes
     }
     const auto origin = request[http::field::origin];
     if (!state_->origin_allowed(origin)) {
-      spdlog::warn("ws from {}: origin '{}' refused", endpoint_text(stream_.socket()),
-                   std::string_view(origin));
+      state_->client_warning("origin", "ws from {}: origin '{}' refused", endpoint_text(stream_.socket()),
+                             state_->loggable(origin));
       state_->metrics->connection_refused("origin");
       return send(text_response(http::status::forbidden, "origin not allowed\n", false));
     }
     std::optional<CloseReason> refusal;
+    AddressLimits::Slot connection_slot;
     if (!state_->ready) {
       state_->metrics->connection_refused("shutting_down");
       refusal = close_shutting_down();
-    } else if (!state_->try_take_slot()) {
-      spdlog::warn("ws from {}: refused, {} connections open", endpoint_text(stream_.socket()),
-                   state_->config.limits.max_connections);
-      state_->metrics->connection_refused("full");
+    } else if (const auto admission =
+                   state_->addresses.take(AddressLimits::Pool::kConnections, address_, connection_slot);
+               admission != AddressLimits::Admission::kAdmitted) {
+      const auto& limits = state_->config.limits;
+      if (admission == AddressLimits::Admission::kAddressFull) {
+        state_->client_warning("address_full", "ws from {}: refused, {} connections open from its address",
+                               endpoint_text(stream_.socket()), limits.max_connections_per_address);
+        state_->metrics->connection_refused("address_full");
+      } else {
+        state_->client_warning("full", "ws from {}: refused, {} connections open (of {})",
+                               endpoint_text(stream_.socket()),
+                               state_->addresses.taken(AddressLimits::Pool::kConnections), limits.max_connections);
+        state_->metrics->connection_refused("full");
+      }
       refusal = close_server_full();
     }
     stream_.expires_never();  // the WebSocket has its own timeouts
-    start_websocket_session(state_, std::move(stream_), parser_->release(), std::move(refusal));
+    start_websocket_session(state_, std::move(stream_), parser_->release(), std::move(refusal),
+                            std::move(socket_slot_), std::move(connection_slot), address_);
   }
 
   void handle(const http::request<http::string_body>& request) {
@@ -197,7 +234,7 @@ class HttpSession : public Cuttable, public std::enable_shared_from_this<HttpSes
     }
     const auto answer = state_->static_files.answer(file.path, accept_encoding, if_none_match);
     if (!answer) {
-      spdlog::warn("http {}: cannot read {}", id_, file.path.string());
+      state_->client_warning("file", "http {}: cannot read {}", id_, state_->loggable(file.path.string()));
       return send(text_response(http::status::not_found, "not found\n", keep_alive));
     }
     http::response<http::string_body> response{static_cast<http::status>(answer->status), 11};
@@ -257,7 +294,9 @@ class HttpSession : public Cuttable, public std::enable_shared_from_this<HttpSes
   }
 
   std::shared_ptr<Server::State> state_;
+  AddressLimits::Slot socket_slot_;  // given back after the socket is closed (destroyed below it)
   beast::tcp_stream stream_;
+  const std::string address_;
   std::uint64_t id_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -284,21 +323,42 @@ Server::State::State(Config config_in, std::shared_ptr<Metrics> metrics_in)
     : config(std::move(config_in)),
       web_root(std::filesystem::canonical(config.web_root)),
       metrics(std::move(metrics_in)),
+      socket_cap(socket_cap_of(config.limits)),
+      addresses(config.limits, socket_cap),
+      client_warnings(config.limits.client_warnings_per_second),
       ioc(static_cast<int>(config.threads)),
       acceptor(ioc),
       control_strand(net::make_strand(ioc)),
       shutdown_timer(control_strand),
-      accept_retry_timer(control_strand) {}
+      accept_retry_timer(control_strand),
+      trim_timer(control_strand) {}
 
-bool Server::State::try_take_slot() {
-  auto taken = slots.load();
-  do {
-    if (taken >= config.limits.max_connections) return false;
-  } while (!slots.compare_exchange_weak(taken, taken + 1));
-  return true;
+void Server::State::schedule_memory_trim() {
+  const auto interval = config.limits.memory_trim_interval;
+  if (interval.count() <= 0 || trim_scheduled.exchange(true)) return;
+  net::post(control_strand, [this, interval] {
+    trim_timer.expires_after(interval);
+    trim_timer.async_wait([this](beast::error_code ec) {
+      trim_scheduled = false;
+      if (ec) return;
+#if defined(__GLIBC__)
+      // What closed connections freed sits in glibc's arenas, which give
+      // memory back to the system only from their tops; this returns every
+      // free page, wherever it is.
+      ::malloc_trim(0);
+#endif
+    });
+  });
 }
 
-void Server::State::release_slot() { slots.fetch_sub(1); }
+bool Server::State::drop_waiting_connection() {
+  if (spare_descriptor < 0) return false;
+  ::close(spare_descriptor);
+  const int waiting = ::accept4(acceptor.native_handle(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  if (waiting >= 0) ::close(waiting);
+  spare_descriptor = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  return waiting >= 0;
+}
 
 bool Server::State::add_session(const std::shared_ptr<WebSocketHandle>& session) {
   std::lock_guard lock(sessions_mutex);
@@ -344,16 +404,46 @@ void Server::State::do_accept() {
 void Server::State::on_accept(beast::error_code ec, tcp::socket socket) {
   if (!acceptor.is_open()) return;  // shutting down
   if (ec) {
-    // Out of descriptors and the like: wait a little rather than spin.
-    spdlog::warn("accept: {}", ec.message());
+    const bool out_of_descriptors = ec == net::error::no_descriptors || ec.value() == ENFILE;
+    if (out_of_descriptors && drop_waiting_connection()) {
+      metrics->connection_refused("descriptors");
+      client_warning("descriptors", "accept: out of file descriptors; a connection was accepted and closed");
+      return do_accept();
+    }
+    // Otherwise wait a little rather than spin.
+    client_warning("accept", "accept: {}", ec.message());
     accept_retry_timer.expires_after(kAcceptRetry);
     accept_retry_timer.async_wait([this](beast::error_code wait_ec) {
       if (!wait_ec && acceptor.is_open()) do_accept();
     });
     return;
   }
+  const auto endpoint = socket.remote_endpoint(ec);
+  if (ec) {  // the peer is gone already
+    socket.close(ec);
+    return do_accept();
+  }
+  std::string address = AddressLimits::key_of(endpoint.address().to_string());
+  AddressLimits::Slot slot;
+  if (const auto admission = addresses.take(AddressLimits::Pool::kSockets, address, slot);
+      admission != AddressLimits::Admission::kAdmitted) {
+    const bool per_address = admission == AddressLimits::Admission::kAddressFull;
+    const char* reason = per_address ? "address_sockets" : "sockets_full";
+    metrics->connection_refused(reason);
+    client_warning(reason, "socket from {} closed: {}", address,
+                   per_address ? "its address has as many sockets open as it may" : "as many sockets open as the server takes");
+    socket.close(ec);
+    return do_accept();
+  }
   socket.set_option(tcp::no_delay(true), ec);
-  std::make_shared<HttpSession>(shared_from_this(), std::move(socket), next_id++)->run();
+  if (const auto bytes = config.limits.socket_send_buffer_bytes; bytes > 0) {
+    socket.set_option(net::socket_base::send_buffer_size(static_cast<int>(std::min<std::size_t>(
+                          bytes, static_cast<std::size_t>(std::numeric_limits<int>::max())))),
+                      ec);
+  }
+  std::make_shared<HttpSession>(shared_from_this(), std::move(socket), std::move(slot), std::move(address),
+                                next_id++)
+      ->run();
   do_accept();
 }
 
@@ -428,7 +518,20 @@ std::uint16_t Server::start(std::shared_ptr<ConnectionHandler> handler) {
   s.acceptor.set_option(net::socket_base::reuse_address(true));
   s.acceptor.bind(endpoint);
   s.acceptor.listen(net::socket_base::max_listen_connections);
+  // drop_waiting_connection() accepts by hand and must not block.
+  s.acceptor.native_non_blocking(true);
   const auto port = s.acceptor.local_endpoint().port();
+  s.spare_descriptor = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (s.config.limits.max_sockets_per_address < s.config.limits.max_connections_per_address) {
+    spdlog::warn("--max-sockets-per-address {} is below --max-connections-per-address {}: every WebSocket is a "
+                 "socket, so an address can have only {} connections",
+                 s.config.limits.max_sockets_per_address, s.config.limits.max_connections_per_address,
+                 s.config.limits.max_sockets_per_address);
+  }
+  if (s.socket_cap != std::numeric_limits<std::size_t>::max()) {
+    spdlog::info("sockets: at most {} open ({} from one address), {} descriptors kept back", s.socket_cap,
+                 s.config.limits.max_sockets_per_address, s.config.limits.descriptor_reserve);
+  }
 
   s.started = true;
   s.ready = true;
@@ -494,6 +597,9 @@ void Server::wait() {
   if (s.signals) s.signals->cancel(ec);
   s.shutdown_timer.cancel();
   s.accept_retry_timer.cancel();
+  s.trim_timer.cancel();
+  if (s.spare_descriptor >= 0) ::close(s.spare_descriptor);
+  s.spare_descriptor = -1;
   s.work_guard.reset();
   s.ioc.restart();
   for (int round = 0; round < 100 && s.ioc.poll() > 0; ++round) {

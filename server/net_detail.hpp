@@ -11,6 +11,7 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <chrono>
@@ -25,6 +26,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/address_limits.hpp"
+#include "server/log_limiter.hpp"
 #include "server/server.hpp"
 #include "server/static_files.hpp"
 
@@ -63,6 +66,14 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   StaticFiles static_files;              // the web client's files, compressed and tagged
   const std::shared_ptr<Metrics> metrics;
   ApiRouter api;
+  // Open sockets (HTTP sessions and WebSockets) may use the descriptors the
+  // process has, less limits.descriptor_reserve.
+  const std::size_t socket_cap;
+  // Sockets and WebSocket connections by client address; every socket holds
+  // a kSockets slot while it is open, every WebSocket session that was not
+  // refused a kConnections slot until it finishes.
+  AddressLimits addresses;
+  LogLimiter client_warnings;
   // Set by start(), released at the end of wait() (it may hold connections).
   std::shared_ptr<ConnectionHandler> handler;
 
@@ -73,6 +84,12 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   net::strand<net::io_context::executor_type> control_strand;  // acceptor, signals, shutdown
   net::steady_timer shutdown_timer;
   net::steady_timer accept_retry_timer;
+  net::steady_timer trim_timer;
+  // Closed when accept fails for want of descriptors, to accept the waiting
+  // connection and drop it (rather than leave it, and every client behind
+  // it, hanging); reopened at once. Used on control_strand only.
+  int spare_descriptor = -1;
+  std::atomic<bool> trim_scheduled{false};
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work_guard;
   std::vector<std::thread> threads;
   std::mutex wait_mutex;
@@ -90,17 +107,29 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   std::unordered_map<std::uint64_t, std::shared_ptr<WebSocketHandle>> sessions;
   std::unordered_map<std::uint64_t, std::weak_ptr<Cuttable>> http_sessions;
   bool shutting_down = false;
-  // Connection slots taken (sessions plus upgrades in progress).
-  std::atomic<std::size_t> slots{0};
 
   // Shutdown progress (on control_strand).
   enum class Phase { notifying, draining, cutting };
   Phase phase = Phase::notifying;
   std::chrono::steady_clock::time_point deadline;
 
-  // Takes a connection slot if one is free.
-  bool try_take_slot();
-  void release_slot();
+  // Logs a warning a client can cause, within limits.client_warnings_per_second
+  // for its kind; text the client chose must go through loggable().
+  template <class... Args>
+  void client_warning(std::string_view kind, spdlog::format_string_t<Args...> format, Args&&... args) {
+    std::size_t suppressed = 0;
+    if (!client_warnings.allow(kind, LogLimiter::Clock::now(), suppressed)) return;
+    spdlog::warn(format, std::forward<Args>(args)...);
+    if (suppressed > 0) spdlog::warn("({} more '{}' warnings in the last second were not logged)", suppressed, kind);
+  }
+  std::string loggable(std::string_view text) const { return server::loggable(text, config.limits.max_logged_chars); }
+
+  // Called as a WebSocket session ends: gives freed memory back to the
+  // system a little later, at most once per limits.memory_trim_interval.
+  void schedule_memory_trim();
+  // Accepts the next waiting connection and closes it at once, using the
+  // spare descriptor; false if there was none to accept.
+  bool drop_waiting_connection();
 
   // Registers an accepted session; false if shutdown has begun.
   bool add_session(const std::shared_ptr<WebSocketHandle>& session);
@@ -119,9 +148,12 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
 // Hands an upgraded connection to a new WebSocket session (websocket_session.cpp).
 // With `refusal` set, the session completes the upgrade only to close at once
 // with that reason, which a browser can show (it cannot read an HTTP status).
+// `socket_slot` is the socket's place in state.addresses, `connection_slot`
+// the connection's (empty when refused); `address` the peer's address key.
 void start_websocket_session(std::shared_ptr<Server::State> state, beast::tcp_stream stream,
                              http::request<http::string_body> request,
-                             std::optional<CloseReason> refusal);
+                             std::optional<CloseReason> refusal, AddressLimits::Slot socket_slot,
+                             AddressLimits::Slot connection_slot, std::string address);
 
 // Logs an I/O error, skipping the ones every normal close produces.
 void log_failure(beast::error_code ec, std::string_view what, std::uint64_t id);

@@ -8,6 +8,10 @@
 // (restore_all), or one at a time when first asked for by code or by seat
 // token (load_on_demand), so a node holds only the rooms people use.
 //
+// It also keeps the per-address limits of the rooms layer (AddressLimits):
+// who created each room, which counts against its address until the room is
+// removed, how fast an address creates rooms, and its failed joins.
+//
 // Room codes are drawn uniformly from the OS random source over all
 // protocol::room_code_count() codes and drawn again on a collision (with an
 // open room, or with a room set aside in the store).
@@ -25,6 +29,7 @@
 
 #include "engine/card.hpp"
 #include "protocol/messages.hpp"
+#include "server/address_limits.hpp"
 #include "server/room.hpp"
 #include "server/room_directory.hpp"
 #include "server/room_host.hpp"
@@ -38,11 +43,14 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   explicit Registry(RoomServices services);
 
   // RoomDirectory.
-  std::variant<std::shared_ptr<Room>, protocol::ErrorCode> create_room(const protocol::RoomSettings& settings) override;
+  std::variant<std::shared_ptr<Room>, protocol::Error> create_room(const protocol::RoomSettings& settings,
+                                                                  const std::string& creator) override;
   std::shared_ptr<Room> find(const std::string& code) override;
   std::optional<TokenSeat> find_token(const TokenHash& hash) override;
   std::vector<protocol::LobbyRoom> lobby(std::size_t limit = kLobbyLimit) const override;
   const TokenHasher& hasher() const override { return *services_.hasher; }
+  bool joins_refused(const std::string& address) override;
+  void join_failed(const std::string& address) override;
   static constexpr std::size_t kLobbyLimit = 50;
 
   // RoomHost: what the rooms tell it.
@@ -76,6 +84,10 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
     std::weak_ptr<Room> room;
     engine::Seat seat = 0;
   };
+  struct Entry {
+    std::shared_ptr<Room> room;
+    std::string creator;  // an address key; empty for a room restored from the store
+  };
   std::shared_ptr<Room> held(const std::string& code) const;
   // Rebuilds one stored room and keeps it; null (the room set aside, or
   // gone) when it cannot be.
@@ -85,7 +97,8 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   Store* on_demand_ = nullptr;
   std::mutex load_mutex_;  // one rebuild at a time
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<Room>> rooms_;
+  std::unordered_map<std::string, Entry> rooms_;
+  AddressLimits addresses_;  // its own lock, taken under mutex_ (never the other way)
   std::unordered_set<std::string> reserved_;
   // Closed by this process: with rooms loaded on demand, not brought back
   // from a store that may not have committed the closing yet.

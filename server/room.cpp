@@ -780,7 +780,11 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     refresh_lobby();
     const bool idle = seats_.connected() == 0;
     if (idle && !idle_timer_.armed()) {
-      idle_timer_.arm(limits_.room_idle_expiry, [weak = weak_from_this()] {
+      // A room that never started a game goes sooner: it was most likely
+      // created and abandoned, and holds one of max_rooms.
+      const auto expiry = game_number_ == 0 ? std::min(limits_.unstarted_room_expiry, limits_.room_idle_expiry)
+                                            : limits_.room_idle_expiry;
+      idle_timer_.arm(expiry, [weak = weak_from_this()] {
         if (auto self = weak.lock()) self->on_idle();
       });
     } else if (!idle) {

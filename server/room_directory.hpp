@@ -24,9 +24,11 @@ class RoomDirectory {
  public:
   virtual ~RoomDirectory() = default;
 
-  // A new, empty room under a fresh code, or why not (room/too_many_rooms).
-  virtual std::variant<std::shared_ptr<Room>, protocol::ErrorCode> create_room(
-      const protocol::RoomSettings& settings) = 0;
+  // A new, empty room under a fresh code, made by a client at `creator` (an
+  // address key, AddressLimits::key_of), or why not (room/too_many_rooms:
+  // the server's or the address's limits).
+  virtual std::variant<std::shared_ptr<Room>, protocol::Error> create_room(const protocol::RoomSettings& settings,
+                                                                          const std::string& creator) = 0;
   // The open room with this code, or null.
   virtual std::shared_ptr<Room> find(const std::string& code) = 0;
   // The room and seat a seat token (by its keyed hash) belongs to; also a
@@ -40,6 +42,11 @@ class RoomDirectory {
   virtual std::vector<protocol::LobbyRoom> lobby(std::size_t limit) const = 0;
   // The keyed hash of seat tokens.
   virtual const TokenHasher& hasher() const = 0;
+  // Failed joins from an address: a join whose code names no room, or a
+  // resume whose token names no seat, is reported with join_failed; once
+  // they are over the rate, joins_refused holds for a while.
+  virtual bool joins_refused(const std::string& address) = 0;
+  virtual void join_failed(const std::string& address) = 0;
 };
 
 }  // namespace gofish::server

@@ -24,10 +24,6 @@ protocol::ParseLimits parse_limits_of(const Limits& limits) {
   return parse;
 }
 
-std::int64_t whole_seconds(std::chrono::milliseconds duration) {
-  return std::chrono::duration_cast<std::chrono::seconds>(duration).count();
-}
-
 protocol::Welcome welcome_of(const Limits& limits, const protocol::ParseLimits& parse, std::string version) {
   protocol::Welcome welcome;
   welcome.version = std::move(version);
@@ -38,8 +34,8 @@ protocol::Welcome welcome_of(const Limits& limits, const protocol::ParseLimits& 
   w.chats_per_second = limits.chat_rate_per_second;
   w.chat_burst = static_cast<std::int64_t>(limits.chat_burst);
   w.max_spectators = static_cast<std::int64_t>(limits.max_spectators_per_room);
-  w.idle_timeout_seconds = whole_seconds(limits.idle_timeout);
-  w.seat_grace_seconds = whole_seconds(limits.seat_grace_period);
+  w.idle_timeout_ms = limits.idle_timeout.count();
+  w.seat_grace_ms = limits.seat_grace_period.count();
   return welcome;
 }
 
@@ -85,6 +81,11 @@ void RoomsHandler::on_message(const std::shared_ptr<Connection>& connection, std
   if (!client) return;
   auto parsed = protocol::parse_client_message(text, parse_limits_);
   if (auto* error = std::get_if<protocol::Error>(&parsed)) {
+    // A join by something that cannot be a room code, or a resume with
+    // something that cannot be a token, is a failed join too.
+    if (error->code == ErrorCode::kRoomBadCode || error->code == ErrorCode::kRoomBadToken) {
+      directory().join_failed(client->address());
+    }
     spdlog::debug("connection {}: refused a frame: {} {}", client->id(), protocol::error_code_name(error->code),
                   error->message);
     return send(*client, *error);
@@ -113,23 +114,39 @@ void RoomsHandler::dispatch(const std::shared_ptr<Client>& client, protocol::Cli
   if (auto* create = std::get_if<protocol::CreateRoom>(&message.body)) {
     if (client->room()) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
     if (shutting_down_) return send_error(*client, ErrorCode::kServerShuttingDown, std::move(id));
-    auto created = directory().create_room(create->settings);
-    if (const auto* code = std::get_if<ErrorCode>(&created)) return send_error(*client, *code, std::move(id));
+    auto created = directory().create_room(create->settings, client->address());
+    if (auto* error = std::get_if<protocol::Error>(&created)) {
+      error->id = std::move(id);
+      return send(*client, *error);
+    }
     auto room = std::get<std::shared_ptr<Room>>(std::move(created));
     client->set_room(room);
     return room->create(client, std::move(*create), std::move(id));
   }
   if (auto* join = std::get_if<protocol::Join>(&message.body)) {
     if (client->room()) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
+    // Refused whether or not the code is right, so a guesser learns nothing.
+    if (directory().joins_refused(client->address())) {
+      return send_error(*client, ErrorCode::kRoomTooManyAttempts, std::move(id));
+    }
     auto room = directory().find(join->code);
-    if (!room) return send_error(*client, ErrorCode::kRoomNotFound, std::move(id));
+    if (!room) {
+      directory().join_failed(client->address());
+      return send_error(*client, ErrorCode::kRoomNotFound, std::move(id));
+    }
     client->set_room(room);
     return room->join(client, std::move(*join), std::move(id));
   }
   if (auto* resume = std::get_if<protocol::Resume>(&message.body)) {
     const TokenHash hash = directory().hasher().hash(resume->token);
     auto found = directory().find_token(hash);
-    if (!found) return send_error(*client, ErrorCode::kRoomBadToken, std::move(id));
+    // A resume is never refused for failed joins: a token cannot be guessed
+    // (192 random bits), and a player behind the same address as a guesser
+    // keeps their seat. An unknown token still counts against the address.
+    if (!found) {
+      directory().join_failed(client->address());
+      return send_error(*client, ErrorCode::kRoomBadToken, std::move(id));
+    }
     // A resume from the seat's own connection is a resync: the events after
     // last_v, or a fresh snapshot.
     const auto current = client->room();

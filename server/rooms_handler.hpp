@@ -15,6 +15,13 @@
 //   name another one. Tokens that do not exist get room/bad_token.
 // - On shutdown every connection is sent `closing` before the server closes
 //   it, and new rooms are refused (server/shutting_down).
+// - Per client address (Registry, AddressLimits): room creation is
+//   rate-limited and the rooms an address holds open are capped
+//   (room/too_many_rooms with a sentence saying which); a join whose code
+//   names no room (or is no code) and a resume whose token names no seat are
+//   failed joins, and once an address is over their rate its joins are
+//   refused, right code or not (room/too_many_attempts). Resumes are never
+//   refused for it: tokens cannot be guessed.
 #pragma once
 
 #include <atomic>

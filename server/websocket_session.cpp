@@ -56,6 +56,10 @@ class BatchingStream {
 
   std::size_t gathered_bytes() const { return gathered_.size(); }
 
+  // The peer's close frame arrived with this code (0: none), before Beast
+  // answers it; see answer_close_frame.
+  void peer_closed(std::uint16_t code) { peer_close_code_ = code; }
+
   // Calls `handler(error_code)` once everything written so far has gone out.
   template <class Handler>
   void async_flush(Handler&& handler) {
@@ -106,6 +110,7 @@ class BatchingStream {
       return;
     }
     const std::size_t size = append(buffers);
+    answer_close_frame(size);
     add_waiter(std::forward<Handler>(handler), size);
   }
 
@@ -174,6 +179,30 @@ class BatchingStream {
     start_flush(std::move(sending));
   }
 
+  // Beast closes on its own in two cases, with a close frame holding a code
+  // and no reason: it answers the peer's close frame by echoing its code,
+  // and it fails a connection that broke the protocol (1002; 1007 for text
+  // that is not UTF-8). The last `size` bytes gathered are such a frame when
+  // they are exactly a close header and a code (the server's own closes carry
+  // a reason); they are replaced by reply_to_close's answer. So every close
+  // frame the server sends names its reason, and a peer's code that no peer
+  // may send (1012, 5000, ...) is answered with 1002 rather than echoed.
+  void answer_close_frame(std::size_t size) {
+    if (size != 4 || gathered_.size() < 4) return;
+    const std::size_t at = gathered_.size() - 4;
+    const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(gathered_[at + i]); };
+    if (byte(0) != 0x88 || byte(1) != 0x02) return;
+    const auto code = static_cast<std::uint16_t>((byte(2) << 8) | byte(3));
+    const CloseReason answer = reply_to_close(peer_close_code_, code);
+    if (answer.reason.empty() || answer.reason.size() > 123) return;
+    gathered_.resize(at);
+    gathered_.push_back(static_cast<char>(0x88));
+    gathered_.push_back(static_cast<char>(2 + answer.reason.size()));
+    gathered_.push_back(static_cast<char>(answer.code >> 8));
+    gathered_.push_back(static_cast<char>(answer.code & 0xff));
+    gathered_ += answer.reason;
+  }
+
   template <class ConstBuffers>
   std::size_t append(const ConstBuffers& buffers) {
     const std::size_t size = net::buffer_size(buffers);
@@ -233,6 +262,7 @@ class BatchingStream {
   std::string gathered_;  // frames written since the last socket write began
   std::string sending_;   // the socket write under way
   WaiterList* next_waiters_ = nullptr;  // the Batch::next of the write under way
+  std::optional<std::uint16_t> peer_close_code_;
 };
 
 std::string endpoint_text(const beast::tcp_stream& stream) {
@@ -249,15 +279,18 @@ class WebSocketSession : public WebSocketHandle,
                          public std::enable_shared_from_this<WebSocketSession> {
  public:
   WebSocketSession(std::shared_ptr<Server::State> state, beast::tcp_stream stream,
-                   std::optional<CloseReason> refusal)
+                   std::optional<CloseReason> refusal, AddressLimits::Slot socket_slot,
+                   AddressLimits::Slot connection_slot, std::string address)
       : state_(std::move(state)),
         limits_(state_->config.limits),
+        socket_slot_(std::move(socket_slot)),
         executor_(stream.get_executor()),
         remote_(endpoint_text(stream)),
+        address_(std::move(address)),
         ws_(std::move(stream)),
         id_(state_->next_id++),
         refusal_(std::move(refusal)),
-        holds_slot_(!refusal_),
+        connection_slot_(std::move(connection_slot)),
         bucket_(limits_.message_rate_per_second, limits_.message_burst,
                 TokenBucket::Clock::now()),
         close_deadline_(executor_) {}
@@ -276,6 +309,10 @@ class WebSocketSession : public WebSocketHandle,
     // reason; Beast's own limit would close with a bare 1009.
     ws_.read_message_max(0);
     ws_.text(true);
+    // Runs inside the read, before Beast answers a close frame.
+    ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
+      if (kind == websocket::frame_type::close) ws_.next_layer().peer_closed(ws_.reason().code);
+    });
     ws_.next_layer().set_owner(weak_from_this());
     ws_.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
       self->on_accept(ec);
@@ -296,6 +333,7 @@ class WebSocketSession : public WebSocketHandle,
 
   std::uint64_t id() const override { return id_; }
   const std::string& remote_address() const override { return remote_; }
+  const std::string& address_key() const override { return address_; }
 
   // ---- WebSocketHandle ----
 
@@ -379,7 +417,7 @@ class WebSocketSession : public WebSocketHandle,
       });
     }
     if (strikes_ >= limits_.rate_strikes_before_close) {
-      spdlog::warn("connection {} ({}): rate limit exceeded, closing", id_, remote_);
+      state_->client_warning("rate_limited", "connection {} ({}): rate limit exceeded, closing", id_, remote_);
       begin_close(close_rate_limited(), false);
     }
   }
@@ -441,8 +479,8 @@ class WebSocketSession : public WebSocketHandle,
     if (queue_.size() >= limits_.send_queue_messages ||
         queued_bytes_ + text->size() > limits_.send_queue_bytes) {
       state_->metrics->send_queue_closed();
-      spdlog::warn("connection {} ({}): send queue full ({} messages, {} bytes), closing", id_,
-                   remote_, queue_.size(), queued_bytes_);
+      state_->client_warning("slow_reader", "connection {} ({}): send queue full ({} messages, {} bytes), closing",
+                             id_, remote_, queue_.size(), queued_bytes_);
       return begin_close(close_slow_reader(), true);
     }
     queued_bytes_ += text->size();
@@ -526,9 +564,10 @@ class WebSocketSession : public WebSocketHandle,
   void finish(std::string_view how) {
     if (finished_.exchange(true)) return;
     close_deadline_.cancel();
-    queue_.clear();
+    std::deque<SharedText>().swap(queue_);
     queued_bytes_ = 0;
-    if (holds_slot_) state_->release_slot();
+    connection_slot_.release();
+    state_->schedule_memory_trim();
     if (!opened_) return;
     state_->metrics->connection_closed();
     state_->remove_session(id_);
@@ -549,13 +588,15 @@ class WebSocketSession : public WebSocketHandle,
 
   std::shared_ptr<Server::State> state_;
   const Limits& limits_;
+  AddressLimits::Slot socket_slot_;  // given back after the socket is closed (destroyed below it)
   const net::any_io_executor executor_;  // this connection's strand
   const std::string remote_;
+  const std::string address_;  // AddressLimits::key_of the peer
   websocket::stream<BatchingStream> ws_;
   const std::uint64_t id_;
   // Set when the upgrade is completed only to close (full, shutting down).
   std::optional<CloseReason> refusal_;
-  const bool holds_slot_;  // net.cpp took a connection slot for it
+  AddressLimits::Slot connection_slot_;  // empty when refused; given back by finish()
 
   beast::flat_buffer buffer_;
   TokenBucket bucket_;
@@ -582,8 +623,10 @@ class WebSocketSession : public WebSocketHandle,
 
 void start_websocket_session(std::shared_ptr<Server::State> state, beast::tcp_stream stream,
                              http::request<http::string_body> request,
-                             std::optional<CloseReason> refusal) {
-  std::make_shared<WebSocketSession>(std::move(state), std::move(stream), std::move(refusal))
+                             std::optional<CloseReason> refusal, AddressLimits::Slot socket_slot,
+                             AddressLimits::Slot connection_slot, std::string address) {
+  std::make_shared<WebSocketSession>(std::move(state), std::move(stream), std::move(refusal),
+                                     std::move(socket_slot), std::move(connection_slot), std::move(address))
       ->run(std::move(request));
 }
 

@@ -55,7 +55,7 @@ class FakeServer:
                 "limits": {"max_frame_bytes": 4096, "messages_per_second": 10.0, "message_burst": 20,
                            "chats_per_second": 1.0, "chat_burst": 5, "max_name_chars": 24, "max_chat_chars": 200,
                            "max_id_bytes": 64, "min_turn_timer_seconds": 10, "max_turn_timer_seconds": 300,
-                           "max_spectators": 16, "idle_timeout_seconds": 60, "seat_grace_seconds": 120}}).encode()
+                           "max_spectators": 16, "idle_timeout_ms": 60000, "seat_grace_ms": 120000}}).encode()
             header = bytes([0x81, 126]) + struct.pack("!H", len(welcome)) if len(welcome) > 125 \
                 else bytes([0x81, len(welcome)])
             conn.sendall(header + welcome)

@@ -65,6 +65,7 @@ class FakeConnection final : public Connection {
   }
   std::uint64_t id() const override { return id_; }
   const std::string& remote_address() const override { return address_; }
+  const std::string& address_key() const override { return key_; }
 
   std::vector<std::string> sent;
   std::optional<CloseReason> close_reason;
@@ -72,6 +73,7 @@ class FakeConnection final : public Connection {
  private:
   std::uint64_t id_;
   std::string address_ = "127.0.0.1:1";
+  std::string key_ = "127.0.0.1";
   bool closed_ = false;
 };
 

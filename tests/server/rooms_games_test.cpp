@@ -33,9 +33,10 @@ void play_preset(const std::string& preset, std::uint64_t seed) {
   CHECK(guest.seat == 1);
   auto spectator = watch_room(server.port(), host.code, "Cy");
 
-  host.peer->expect<protocol::Ok>(protocol::Start{});
-  // Not before the game is over.
+  // Not before a game is over. (Asked before the start: once it starts, the
+  // bots may finish a short game before the spectator's request arrives.)
   CHECK(spectator->error_of(protocol::GetTranscript{}) == "room/transcript_unavailable");
+  host.peer->expect<protocol::Ok>(protocol::Start{});
 
   auto ann = autoplay(std::move(host), seed);
   auto bob = autoplay(std::move(guest), seed + 1);
@@ -77,6 +78,16 @@ void play_preset(const std::string& preset, std::uint64_t seed) {
   check_no_problems(find_leaks(ann->all_frames(), 0, spectator_frames, transcripts));
   check_no_problems(find_leaks(bob->all_frames(), 1, spectator_frames, transcripts));
   check_no_problems(find_leaks(spectator_frames, std::nullopt, spectator_frames, transcripts));
+
+  // A whole game as the spectator got it (its events, a share of the
+  // snapshot, the transcript) is what a resume may have to replay at once:
+  // it must fit the default send queue (server/limits.hpp) with room to spare.
+  std::size_t spectator_bytes = 0;
+  for (const auto& frame : spectator_frames) spectator_bytes += frame.size();
+  const std::size_t per_game = spectator_bytes / static_cast<std::size_t>(games);
+  MESSAGE(preset << ": " << spectator_bytes << " bytes to the spectator in " << games << " games, "
+                 << per_game << " a game");
+  CHECK(per_game < Limits{}.send_queue_bytes / 2);
 
   const std::string metrics = server.metrics().serialize();
   CHECK(metric_value(metrics, "gofish_games_started_total") == games);

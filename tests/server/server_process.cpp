@@ -69,6 +69,11 @@ std::vector<std::string> server_arguments(const fs::path& data_dir, const std::v
                                    "--seat-grace-ms=60000",
                                    "--message-rate=5000",
                                    "--message-burst=5000",
+                                   // Every test client comes from 127.0.0.1, so one
+                                   // address creates all of a test's rooms.
+                                   "--room-create-rate=10000",
+                                   "--room-create-burst=10000",
+                                   "--max-rooms-per-address=10000",
                                    "--threads=2",
                                    "--shutdown-grace-ms=2000"};
   // A flag given in `extra` replaces the default (the server takes each once).

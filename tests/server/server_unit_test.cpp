@@ -9,8 +9,11 @@
 #include <vector>
 
 #include "gofish/version.hpp"
+#include "protocol/errors.hpp"
 #include "server/config.hpp"
+#include "server/connection.hpp"
 #include "server/http_paths.hpp"
+#include "server/log_limiter.hpp"
 #include "server/metrics.hpp"
 
 namespace gofish::server {
@@ -111,6 +114,98 @@ TEST_CASE("config: flags") {
   CHECK(limits.room_idle_expiry == 2000ms);
   CHECK(limits.bot_delay == 0ms);
   CHECK(limits.shutdown_grace == 250ms);
+}
+
+TEST_CASE("config: the per-address, descriptor, memory and log limits") {
+  const auto config = parse_ok({"--max-connections-per-address", "5", "--newcomer-share-percent", "20",
+                                "--max-sockets-per-address", "9", "--descriptor-reserve", "32",
+                                "--socket-send-buffer-bytes", "0", "--room-create-rate", "0.25",
+                                "--room-create-burst", "4", "--max-rooms-per-address", "6",
+                                "--failed-join-rate", "0.5", "--failed-join-burst", "3",
+                                "--unstarted-room-expiry-ms", "700", "--client-warnings-per-second", "2",
+                                "--max-logged-chars", "40", "--memory-trim-interval-ms", "0"});
+  const auto& limits = config.limits;
+  CHECK(limits.max_connections_per_address == 5);
+  CHECK(limits.newcomer_share_percent == 20);
+  CHECK(limits.max_sockets_per_address == 9);
+  CHECK(limits.descriptor_reserve == 32);
+  CHECK(limits.socket_send_buffer_bytes == 0);
+  CHECK(limits.room_create_rate_per_second == 0.25);
+  CHECK(limits.room_create_burst == 4);
+  CHECK(limits.max_rooms_per_address == 6);
+  CHECK(limits.failed_join_rate_per_second == 0.5);
+  CHECK(limits.failed_join_burst == 3);
+  CHECK(limits.unstarted_room_expiry == 700ms);
+  CHECK(limits.client_warnings_per_second == 2);
+  CHECK(limits.max_logged_chars == 40);
+  CHECK(limits.memory_trim_interval == 0ms);
+  CHECK(parse_exit({"--newcomer-share-percent", "95"}).exit_code == 2);
+}
+
+TEST_CASE("config: a duration given twice takes the last, like every other flag") {
+  // Tests append their own flags to a default set (server_process.hpp).
+  CHECK(parse_ok({"--seat-grace-ms", "100", "--seat-grace-ms", "500"}).limits.seat_grace_period == 500ms);
+  CHECK(parse_ok({"--max-rooms", "5", "--max-rooms", "7"}).limits.max_rooms == 7);
+}
+
+TEST_CASE("close reasons: the network layer's spellings are the protocol's") {
+  using protocol::CloseReason;
+  const std::vector<std::pair<server::CloseReason, CloseReason>> pairs = {
+      {close_normal(), CloseReason::kNormal},
+      {close_shutting_down(), CloseReason::kShuttingDown},
+      {close_protocol_error(), CloseReason::kProtocolError},
+      {close_unsupported_data(), CloseReason::kUnsupportedData},
+      {close_bad_utf8(), CloseReason::kBadUtf8},
+      {close_rate_limited(), CloseReason::kRateLimited},
+      {close_slow_reader(), CloseReason::kSlowReader},
+      {close_too_large(), CloseReason::kTooLarge},
+      {close_server_full(), CloseReason::kServerFull},
+      {close_internal(), CloseReason::kInternal},
+  };
+  for (const auto& [ours, theirs] : pairs) {
+    CAPTURE(ours.reason);
+    CHECK(ours.reason == protocol::close_reason_name(theirs));
+    CHECK(ours.code == protocol::close_code(theirs));
+  }
+}
+
+TEST_CASE("close handshake: a peer's close is answered with 1000, or 1002 for a code no peer may send") {
+  for (const std::uint16_t code : std::vector<std::uint16_t>{0, 1000, 1001, 1002, 1003, 1007, 1011, 3000, 4999}) {
+    CAPTURE(code);
+    CHECK(reply_to_close(code, code == 0 ? std::uint16_t{1000} : code).reason == "normal");
+  }
+  for (const std::uint16_t code : std::vector<std::uint16_t>{1012, 1013, 1014, 5000, 65535}) {
+    CAPTURE(code);
+    const auto answer = reply_to_close(code, code);
+    CHECK(answer.code == 1002);
+    CHECK(answer.reason == "protocol_error");
+  }
+  // A connection the library failed: the reason named for its code.
+  CHECK(reply_to_close(std::nullopt, 1007).reason == "bad_utf8");
+  CHECK(reply_to_close(std::nullopt, 1002).reason == "protocol_error");
+}
+
+TEST_CASE("log limiter: so many warnings a second of each kind, then a count of the rest") {
+  LogLimiter limiter(2);
+  const auto t0 = LogLimiter::Clock::now();
+  std::size_t suppressed = 99;
+  CHECK(limiter.allow("origin", t0, suppressed));
+  CHECK(suppressed == 0);
+  CHECK(limiter.allow("origin", t0, suppressed));
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(limiter.allow("origin", t0 + 500ms, suppressed));
+  CHECK(limiter.allow("full", t0 + 500ms, suppressed));  // another kind
+  CHECK(limiter.allow("origin", t0 + 1000ms, suppressed));
+  CHECK(suppressed == 5);
+  CHECK(limiter.allow("origin", t0 + 1100ms, suppressed));
+  CHECK(suppressed == 0);
+}
+
+TEST_CASE("loggable: client text cut and escaped") {
+  CHECK(loggable("https://fish.example.org", 100) == "https://fish.example.org");
+  CHECK(loggable("a\nb'\"\\\x01\xff", 100) == "a\\x0ab\\'\\\"\\\\\\x01\\xff");
+  const std::string long_text(8000, 'e');
+  const auto cut = loggable(long_text, 100);
+  CHECK(cut == std::string(100, 'e') + "...(8000 bytes)");
 }
 
 TEST_CASE("config: environment variables, and flags win over them") {
