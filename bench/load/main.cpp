@@ -4,6 +4,11 @@
 //
 // One thread, one io_context: every connection, timer and counter lives on
 // it, so nothing is locked and the client stays cheap next to the server.
+//
+// A player acts on the protocol's `turn`: it closes every decision's events,
+// and the copy for the seat to act lists that seat's legal decisions. Each
+// seat also folds its own events into its view (seat_tracker.hpp) and checks
+// every turn against it; a disagreement is an error in the report.
 #include <sys/resource.h>
 
 #include <boost/asio/connect.hpp>
@@ -29,6 +34,7 @@
 #include "bench/load/proc_stats.hpp"
 #include "bench/load/seat_tracker.hpp"
 #include "engine/bot.hpp"
+#include "engine/overloaded.hpp"
 #include "engine/random.hpp"
 #include "engine/rules.hpp"
 #include "protocol/messages.hpp"
@@ -62,6 +68,33 @@ std::string sample_ask() {
       protocol::ClientMessage{protocol::RequestId(std::int64_t{100000}), protocol::Ask{1, engine::Rank{8}}});
 }
 
+// The request a decision is sent as: ask, answer or declare.
+protocol::ClientBody body_for(const engine::Decision& decision) {
+  return std::visit(Overloaded{
+                        [](const engine::AskRank& a) -> protocol::ClientBody {
+                          return protocol::Ask{a.target, a.rank};
+                        },
+                        [](const engine::AskCard& a) -> protocol::ClientBody {
+                          return protocol::Ask{a.target, a.card};
+                        },
+                        [](const engine::Answer& a) -> protocol::ClientBody { return protocol::Answer{a.give}; },
+                        [](const engine::Declare& d) -> protocol::ClientBody { return protocol::Declare{d.rank}; },
+                    },
+                    decision.move);
+}
+
+// Whether `event` is the first event of a decision by `seat`: its ask, its
+// answer, or (table rules) a set it declared.
+bool opens_decision_of(const engine::Event& event, engine::Seat seat, bool table_rules) {
+  if (const auto* asked = std::get_if<engine::AskedRank>(&event)) return asked->seat == seat;
+  if (const auto* asked = std::get_if<engine::AskedCard>(&event)) return asked->seat == seat;
+  if (const auto* answered = std::get_if<engine::Answered>(&event)) return answered->seat == seat;
+  if (const auto* laid = std::get_if<engine::SetLaid>(&event)) {
+    return table_rules && laid->seat == seat && !laid->from_deal;
+  }
+  return false;
+}
+
 class Room;
 
 // What every connection reports to.
@@ -92,6 +125,11 @@ class LoadRun {
   }
   void refused(std::string_view code, std::string_view message);
   void error(std::string_view what, std::string_view detail);
+  // The server said something a seat's own events contradict.
+  void disagreement(std::string_view detail) {
+    ++disagreements_;
+    error("disagreement", detail);
+  }
   std::size_t next_connection_index() { return connections_opened_++; }
 
  private:
@@ -131,6 +169,7 @@ class LoadRun {
   std::uint64_t games_ = 0;
   std::uint64_t refused_ = 0;
   std::uint64_t errors_ = 0;
+  std::uint64_t disagreements_ = 0;
 
   std::optional<ProcessSample> server_before_run_;
   std::optional<ProcessSample> server_at_start_;
@@ -165,13 +204,17 @@ class Player {
   void read();
   void on_read(beast::error_code ec);
   void handle(const protocol::ServerMessage& message);
-  void handle_event(const engine::Event& event);
+  void handle_event(const protocol::EventMessage& message);
+  void handle_turn(const protocol::Turn& turn);
   void handle_error(const protocol::Error& error);
+  void check(const std::optional<std::string>& disagreement) {
+    if (disagreement) run_.disagreement(*disagreement);
+  }
   void write_next();
   void fail(std::string_view what, beast::error_code ec);
   void think_then(void (Player::*act)());
-  void maybe_ask();
-  void ask();
+  void maybe_decide();
+  void decide();
   void send_echo();
   std::string encode(protocol::ClientBody body) {
     return protocol::encode_client_message(protocol::ClientMessage{protocol::RequestId(next_id_++), std::move(body)});
@@ -195,7 +238,7 @@ class Player {
   std::int64_t next_id_ = 1;
   std::optional<SeatTracker> tracker_;  // once seated
   std::unique_ptr<engine::Bot> bot_;    // for the game under way
-  bool asking_ = false;                 // an ask (or echo) is on its way
+  bool asking_ = false;                 // a decision (or echo) is on its way; its first event is due
   Clock::time_point sent_at_;
 };
 
@@ -356,13 +399,18 @@ void Player::handle(const protocol::ServerMessage& message) {
       join(room_.code());
     }
   } else if (const auto* created = std::get_if<protocol::Created>(&message)) {
-    tracker_.emplace(created->seat);
+    tracker_.emplace(created->seat, run_.rules(), run_.options().players);
     room_.created(created->code);
   } else if (const auto* joined = std::get_if<protocol::Joined>(&message)) {
-    tracker_.emplace(joined->seat.value_or(0));
+    tracker_.emplace(joined->seat.value_or(0), run_.rules(), run_.options().players);
     room_.joined();
+  } else if (const auto* snapshot = std::get_if<protocol::RoomSnapshot>(&message)) {
+    if (!tracker_) return run_.error("room", "a room snapshot before the seat was known");
+    check(tracker_->snapshot(snapshot->v));
   } else if (const auto* event = std::get_if<protocol::EventMessage>(&message)) {
-    if (const auto* game_event = std::get_if<engine::Event>(&event->event)) handle_event(*game_event);
+    handle_event(*event);
+  } else if (const auto* turn = std::get_if<protocol::Turn>(&message)) {
+    handle_turn(*turn);
   } else if (const auto* error = std::get_if<protocol::Error>(&message)) {
     handle_error(*error);
   } else if (const auto* closing = std::get_if<protocol::Closing>(&message)) {
@@ -377,24 +425,40 @@ void Player::join(const std::string& code) {
   send(encode(std::move(join)));
 }
 
-void Player::handle_event(const engine::Event& event) {
-  if (!tracker_) return run_.error("event", "a game event before the seat was known");
-  tracker_->observe(event);
-  if (const auto* started = std::get_if<engine::GameStarted>(&event)) {
+void Player::handle_event(const protocol::EventMessage& message) {
+  if (!tracker_) return run_.error("event", "an event before the seat was known");
+  check(tracker_->observe(message.v, message.event));
+  const auto* event = std::get_if<engine::Event>(&message.event);
+  if (!event) return;
+  if (const auto* started = std::get_if<engine::GameStarted>(event)) {
     bot_ = engine::make_bot(run_.options().bot, run_.rules(), started->players, tracker_->seat());
     if (host_) room_.first_game_started();
   }
-  if (bot_) bot_->observe(event);
-  if (const auto* asked = std::get_if<engine::AskedRank>(&event); asked && asked->seat == tracker_->seat()) {
-    if (!asking_) return run_.error("event", "an ask this player did not send");
+  if (bot_) bot_->observe(*event);
+  const bool mine = opens_decision_of(*event, tracker_->seat(), run_.rules().table_rules);
+  if (asking_) {
     asking_ = false;
+    if (!mine) return run_.error("event", "the first event after this player's decision is not that decision's");
     run_.action_done(sent_at_, Clock::now());
+  } else if (mine && !std::holds_alternative<engine::SetLaid>(*event)) {
+    run_.error("event", "a decision this player did not send");
   }
-  if (std::holds_alternative<engine::GameOver>(event) && host_) {
+}
+
+// The decision's events are complete: the host starts the next game after
+// one that is over, and the seat to act decides.
+void Player::handle_turn(const protocol::Turn& turn) {
+  if (!tracker_) return run_.error("turn", "a turn before the seat was known");
+  check(tracker_->turn(turn));
+  if (asking_) {
+    asking_ = false;
+    run_.error("turn", "a turn before any event of this player's decision");
+  }
+  if (tracker_->game_over() && host_) {
     run_.game_over();
     if (!run_.stopping()) send_start();
   }
-  maybe_ask();
+  maybe_decide();
 }
 
 void Player::handle_error(const protocol::Error& error) {
@@ -419,19 +483,23 @@ void Player::think_then(void (Player::*act)()) {
   });
 }
 
-void Player::maybe_ask() {
-  if (asking_ || thinking_ || run_.stopping() || !tracker_->ready_to_ask()) return;
-  think_then(&Player::ask);
+void Player::maybe_decide() {
+  if (asking_ || thinking_ || run_.stopping() || !tracker_->to_act()) return;
+  think_then(&Player::decide);
 }
 
-void Player::ask() {
-  if (!tracker_->ready_to_ask()) return;
-  const engine::Decision decision = bot_->decide(tracker_->view(), rng_);
-  const auto* move = std::get_if<engine::AskRank>(&decision.move);
-  if (!move) return run_.error("bot", "the bot chose something other than a rank ask");
+// From the seat's own view, with the legal decisions the server sent.
+void Player::decide() {
+  if (!tracker_->to_act()) return;
+  if (!bot_) return run_.error("bot", "a turn to act before the deal");
+  engine::View view = tracker_->view();
+  view.legal = tracker_->legal();
+  const engine::Decision decision = bot_->decide(view, rng_);
+  if (!view.legal.contains(decision)) return run_.error("bot", "the bot chose " + engine::to_string(decision));
+  tracker_->acted();
   asking_ = true;
   sent_at_ = Clock::now();
-  send(encode(protocol::Ask{move->target, move->rank}));
+  send(encode(body_for(decision)));
 }
 
 void Player::echo_turn() {
@@ -634,6 +702,7 @@ nlohmann::json LoadRun::report() const {
                        {"p99", latency_.percentile(99)},   {"p999", latency_.percentile(99.9)},
                        {"max", latency_.max()},            {"mean", latency_.mean()}};
   out["errors"] = errors_;
+  out["disagreements"] = disagreements_;
   out["refused"] = refused_;
 
   const auto cpu_figures = [&](const std::optional<ProcessSample>& from, const std::optional<ProcessSample>& to) {

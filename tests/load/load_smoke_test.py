@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """gofish-load end to end: a real gofish-server (port 0, no storage) played in
 closed loop, paced and idle, and the echo server, each for a moment. Checks
-the JSON last line: actions happened, no errors, no refused actions, ordered
-percentiles, server CPU read from /proc. No figure is checked against a target.
+the JSON last line: actions happened, no errors, no disagreement between a
+turn and a seat's own events, no refused actions, ordered percentiles, server
+CPU read from /proc. No figure is checked against a target.
 
 usage: load_smoke_test.py SERVER LOAD ECHO WEB_ROOT
 """
@@ -67,6 +68,7 @@ def expect(condition, what):
 def check_traffic(report, label, measurable_cpu=True):
     expect(report["actions"] > 0, f"{label}: no actions")
     expect(report["errors"] == 0, f"{label}: {report['errors']} errors")
+    expect(report.get("disagreements") == 0, f"{label}: {report.get('disagreements')} disagreements")
     expect(report["refused"] == 0, f"{label}: {report['refused']} refused actions")
     latency = report["latency_us"]
     order = [latency[k] for k in ("p50", "p90", "p99", "p999", "max")]
