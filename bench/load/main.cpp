@@ -105,7 +105,6 @@ class LoadRun {
 
   net::io_context& io() { return io_; }
   const LoadOptions& options() const { return options_; }
-  const engine::Rules& rules() const { return rules_; }
   const std::string& host_header() const { return host_header_; }
   const std::string& echo_message() const { return echo_message_; }
   std::uint64_t next_seed() { return seeds_.next(); }
@@ -119,9 +118,12 @@ class LoadRun {
   const tcp::endpoint& server() const { return server_; }
 
   void room_ready() { ++rooms_ready_; }
-  void action_done(Clock::time_point sent, Clock::time_point answered);
-  void game_over() {
-    if (measuring()) ++games_;
+  // `rules` indexes options().rules, the rules of the room.
+  void action_done(std::size_t rules, Clock::time_point sent, Clock::time_point answered);
+  void game_over(std::size_t rules) {
+    if (!measuring()) return;
+    ++games_;
+    ++by_rules_[rules].games;
   }
   void refused(std::string_view code, std::string_view message);
   void error(std::string_view what, std::string_view detail);
@@ -141,7 +143,6 @@ class LoadRun {
   nlohmann::json report() const;
 
   LoadOptions options_;
-  engine::Rules rules_;
   net::io_context io_{1};
   net::steady_timer ticker_{io_};
   tcp::endpoint server_;
@@ -170,6 +171,12 @@ class LoadRun {
   std::uint64_t refused_ = 0;
   std::uint64_t errors_ = 0;
   std::uint64_t disagreements_ = 0;
+  struct RulesFigures {
+    int rooms = 0;
+    std::uint64_t actions = 0;  // in the measuring window
+    std::uint64_t games = 0;
+  };
+  std::vector<RulesFigures> by_rules_;  // one per options().rules
 
   std::optional<ProcessSample> server_before_run_;
   std::optional<ProcessSample> server_at_start_;
@@ -244,7 +251,11 @@ class Player {
 
 class Room {
  public:
-  explicit Room(LoadRun& run) : run_(run) {}
+  // The room plays run.options().rules[rules].
+  Room(LoadRun& run, std::size_t rules) : run_(run), rules_index_(rules) {}
+
+  std::size_t rules_index() const { return rules_index_; }
+  const engine::Rules& rules() const { return run_.options().rules[rules_index_]; }
 
   // The server encodes a public event once and sends the same bytes to every
   // seat; the room's players parse such a frame once between them (the
@@ -300,6 +311,7 @@ class Room {
   static constexpr std::size_t kParsedFrames = 8;
 
   LoadRun& run_;
+  const std::size_t rules_index_;
   std::array<std::optional<ParsedFrame>, kParsedFrames> parsed_;
   std::size_t next_parsed_ = 0;
   std::vector<std::unique_ptr<Player>> players_;
@@ -375,7 +387,7 @@ void Player::on_read(beast::error_code ec) {
   if (run_.options().mode == Mode::kEcho) {
     if (asking_ && frame == run_.echo_message()) {
       asking_ = false;
-      run_.action_done(sent_at_, Clock::now());
+      run_.action_done(room_.rules_index(), sent_at_, Clock::now());
       room_.echo_answered();
     } else {
       run_.error("echo", "an unexpected message came back");
@@ -392,17 +404,17 @@ void Player::handle(const protocol::ServerMessage& message) {
     if (host_) {
       protocol::CreateRoom create;
       create.name = "Player 0";
-      create.settings.rules = run_.rules();
+      create.settings.rules = room_.rules();
       create.settings.seats = run_.options().players;
       send(encode(std::move(create)));
     } else {
       join(room_.code());
     }
   } else if (const auto* created = std::get_if<protocol::Created>(&message)) {
-    tracker_.emplace(created->seat, run_.rules(), run_.options().players);
+    tracker_.emplace(created->seat, room_.rules(), run_.options().players);
     room_.created(created->code);
   } else if (const auto* joined = std::get_if<protocol::Joined>(&message)) {
-    tracker_.emplace(joined->seat.value_or(0), run_.rules(), run_.options().players);
+    tracker_.emplace(joined->seat.value_or(0), room_.rules(), run_.options().players);
     room_.joined();
   } else if (const auto* snapshot = std::get_if<protocol::RoomSnapshot>(&message)) {
     if (!tracker_) return run_.error("room", "a room snapshot before the seat was known");
@@ -431,15 +443,15 @@ void Player::handle_event(const protocol::EventMessage& message) {
   const auto* event = std::get_if<engine::Event>(&message.event);
   if (!event) return;
   if (const auto* started = std::get_if<engine::GameStarted>(event)) {
-    bot_ = engine::make_bot(run_.options().bot, run_.rules(), started->players, tracker_->seat());
+    bot_ = engine::make_bot(run_.options().bot, room_.rules(), started->players, tracker_->seat());
     if (host_) room_.first_game_started();
   }
   if (bot_) bot_->observe(*event);
-  const bool mine = opens_decision_of(*event, tracker_->seat(), run_.rules().table_rules);
+  const bool mine = opens_decision_of(*event, tracker_->seat(), room_.rules().table_rules);
   if (asking_) {
     asking_ = false;
     if (!mine) return run_.error("event", "the first event after this player's decision is not that decision's");
-    run_.action_done(sent_at_, Clock::now());
+    run_.action_done(room_.rules_index(), sent_at_, Clock::now());
   } else if (mine && !std::holds_alternative<engine::SetLaid>(*event)) {
     run_.error("event", "a decision this player did not send");
   }
@@ -455,7 +467,7 @@ void Player::handle_turn(const protocol::Turn& turn) {
     run_.error("turn", "a turn before any event of this player's decision");
   }
   if (tracker_->game_over() && host_) {
-    run_.game_over();
+    run_.game_over(room_.rules_index());
     if (!run_.stopping()) send_start();
   }
   maybe_decide();
@@ -546,8 +558,8 @@ void Player::fail(std::string_view what, beast::error_code ec) {
 
 LoadRun::LoadRun(LoadOptions options)
     : options_(std::move(options)),
-      rules_(*engine::preset("classic")),
-      seeds_(options_.seed != 0 ? options_.seed : engine::os_seed()) {
+      seeds_(options_.seed != 0 ? options_.seed : engine::os_seed()),
+      by_rules_(options_.rules.size()) {
   tcp::resolver resolver(io_);
   const auto results = resolver.resolve(tcp::v4(), options_.target.host, std::to_string(options_.target.port));
   server_ = results.begin()->endpoint();
@@ -589,9 +601,10 @@ void LoadRun::connect_finished(bool ok) {
   }
 }
 
-void LoadRun::action_done(Clock::time_point sent, Clock::time_point answered) {
+void LoadRun::action_done(std::size_t rules, Clock::time_point sent, Clock::time_point answered) {
   if (!measuring()) return;
   ++actions_;
+  ++by_rules_[rules].actions;
   latency_.record(micros_between(sent, answered));
 }
 
@@ -627,7 +640,9 @@ void LoadRun::open_due_rooms() {
                                                                    static_cast<double>(options_.rooms)) +
                                                       1);
   while (static_cast<int>(rooms_.size()) < due) {
-    rooms_.push_back(std::make_unique<Room>(*this));
+    const std::size_t rules = rooms_.size() % options_.rules.size();
+    ++by_rules_[rules].rooms;
+    rooms_.push_back(std::make_unique<Room>(*this, rules));
     rooms_.back()->open();
   }
 }
@@ -666,6 +681,7 @@ void LoadRun::begin_window() {
   latency_.clear();
   actions_ = 0;
   games_ = 0;
+  for (auto& figures : by_rules_) figures.actions = figures.games = 0;
   if (options_.server_pid) server_at_start_ = sample_process(*options_.server_pid);
   self_at_start_ = sample_self();
 }
@@ -687,6 +703,8 @@ nlohmann::json LoadRun::report() const {
   out["url"] = options_.url;
   out["rooms"] = options_.rooms;
   out["players"] = options_.players;
+  out["preset"] = options_.preset;
+  out["table_rules"] = options_.table_rules;
   out["think_ms"] = options_.think_ms;
   out["bot"] = engine::to_string(options_.bot);
   out["seconds"] = window;
@@ -704,6 +722,14 @@ nlohmann::json LoadRun::report() const {
   out["errors"] = errors_;
   out["disagreements"] = disagreements_;
   out["refused"] = refused_;
+  // Per preset (a room's rules): rooms, and the actions and games of the window.
+  if (options_.mode != Mode::kEcho) {
+    out["presets"] = nlohmann::json::object();
+    for (std::size_t i = 0; i < by_rules_.size(); ++i) {
+      out["presets"][options_.rules[i].preset] = {
+          {"rooms", by_rules_[i].rooms}, {"actions", by_rules_[i].actions}, {"games", by_rules_[i].games}};
+    }
+  }
 
   const auto cpu_figures = [&](const std::optional<ProcessSample>& from, const std::optional<ProcessSample>& to) {
     nlohmann::json figures;

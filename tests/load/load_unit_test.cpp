@@ -357,4 +357,34 @@ TEST_CASE("seat tracker: same_decisions reads the wire's compact form") {
   CHECK(!same_decisions(asks, other_seat));
 }
 
+TEST_CASE("options: --preset and --table-rules") {
+  const auto classic = parse({});
+  REQUIRE(std::holds_alternative<LoadOptions>(classic));
+  REQUIRE(std::get<LoadOptions>(classic).rules.size() == 1);
+  CHECK(std::get<LoadOptions>(classic).rules[0] == *engine::preset("classic"));
+
+  const auto authors = parse({"--preset", "authors", "--table-rules", "--players", "3"});
+  REQUIRE(std::holds_alternative<LoadOptions>(authors));
+  REQUIRE(std::get<LoadOptions>(authors).rules.size() == 1);
+  CHECK(std::get<LoadOptions>(authors).rules[0].preset == "authors");
+  CHECK(std::get<LoadOptions>(authors).rules[0].table_rules);
+
+  const auto all = parse({"--preset", "all", "--rooms", "12"});
+  REQUIRE(std::holds_alternative<LoadOptions>(all));
+  const auto& rules = std::get<LoadOptions>(all).rules;
+  REQUIRE(rules.size() == engine::preset_names().size());
+  for (std::size_t i = 0; i < rules.size(); ++i) CHECK(rules[i].preset == engine::preset_names()[i]);
+
+  for (const auto& bad : std::vector<std::vector<const char*>>{{"--preset", "snap"},
+                                                               {"--preset", "authors", "--players", "2"},
+                                                               {"--preset", "bicycle", "--players", "6"},
+                                                               {"--preset", "all", "--rooms", "5"},
+                                                               {"--preset", "all", "--rooms", "6", "--players", "2"}}) {
+    const auto refused = parse(bad);
+    REQUIRE(std::holds_alternative<OptionsExit>(refused));
+    CHECK(std::get<OptionsExit>(refused).code != 0);
+    CHECK(std::get<OptionsExit>(refused).output.find("--preset") != std::string::npos);
+  }
+}
+
 }  // namespace gofish::load
