@@ -43,6 +43,39 @@ std::optional<Target> parse_ws_url(const std::string& url) {
   return target;
 }
 
+namespace {
+
+// Fills options.rules from --preset and --table-rules; a sentence when they
+// cannot make a room of options.players seats.
+std::optional<std::string> resolve_rules(LoadOptions& options) {
+  std::vector<std::string_view> names;
+  if (options.preset == "all") {
+    names.assign(engine::preset_names().begin(), engine::preset_names().end());
+    if (options.rooms < static_cast<int>(names.size())) {
+      return "--preset all spreads rooms over the " + std::to_string(names.size()) + " presets: give --rooms " +
+             std::to_string(names.size()) + " or more";
+    }
+  } else if (engine::preset(options.preset)) {
+    names.push_back(options.preset);
+  } else {
+    std::string known;
+    for (const auto name : engine::preset_names()) known += std::string(name) + ", ";
+    return "--preset: no preset is called " + options.preset + " (" + known + "or all)";
+  }
+  options.rules.clear();
+  for (const auto name : names) {
+    engine::Rules rules = *engine::preset(name);
+    rules.table_rules = options.table_rules;
+    if (auto error = engine::validate(rules, options.players)) {
+      return "--preset " + options.preset + ": " + error->message;
+    }
+    options.rules.push_back(std::move(rules));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::variant<LoadOptions, OptionsExit> parse_options(int argc, const char* const* argv) {
   LoadOptions options;
   CLI::App app{
@@ -54,13 +87,19 @@ std::variant<LoadOptions, OptionsExit> parse_options(int argc, const char* const
   const std::map<std::string, Mode> modes{{"game", Mode::kGame}, {"echo", Mode::kEcho}, {"idle", Mode::kIdle}};
   std::string mode = "game";
   app.add_option("--mode", mode,
-                 "game: players ask with bots; echo: same connections and message size against an echo "
+                 "game: players decide with bots; echo: same connections and message size against an echo "
                  "server; idle: seated players doing nothing (memory per connection)")
       ->check(CLI::IsMember(modes))
       ->capture_default_str();
   app.add_option("--rooms", options.rooms, "Rooms running at once")->check(CLI::Range(1, 100000))->capture_default_str();
   app.add_option("--players", options.players, "Players per room")->check(CLI::Range(2, 6))->capture_default_str();
-  app.add_option("--think-ms", options.think_ms, "Think time before each ask (0: closed loop)")
+  std::string presets_help = "The rules rooms are created with: a preset (";
+  for (const auto name : engine::preset_names()) presets_help += std::string(name) + ", ";
+  presets_help += "or all, which spreads rooms over every preset in turn)";
+  app.add_option("--preset", options.preset, presets_help)->capture_default_str();
+  app.add_flag("--table-rules", options.table_rules,
+               "Table rules on top of the preset: the asked player answers and players declare their sets");
+  app.add_option("--think-ms", options.think_ms, "Think time before each decision (0: closed loop)")
       ->check(CLI::Range(0, 600000))
       ->capture_default_str();
   app.add_option("--seconds", options.seconds, "Measuring time after the ramp-up (idle: holding time)")
@@ -92,6 +131,7 @@ std::variant<LoadOptions, OptionsExit> parse_options(int argc, const char* const
     const int code = app.exit(error, out, out);
     return OptionsExit{code, out.str()};
   }
+  if (auto error = resolve_rules(options)) return OptionsExit{2, *error + "\n"};
   options.mode = modes.at(mode);
   options.bot = bots.at(bot);
   const auto target = parse_ws_url(options.url);

@@ -5,13 +5,15 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "engine/bot.hpp"
+#include "engine/rules.hpp"
 
 namespace gofish::load {
 
 enum class Mode {
-  kGame,  // rooms of players asking with the engine's bots
+  kGame,  // rooms of players deciding with the engine's bots
   kEcho,  // the same connections and message size against an echo server
   kIdle,  // seated players doing nothing: memory per connection
 };
@@ -28,7 +30,12 @@ struct LoadOptions {
   Mode mode = Mode::kGame;
   int rooms = 10;
   int players = 4;
-  // Think time before each ask; 0 is closed loop (ask as soon as it is your turn).
+  // --preset: a preset's name, or "all" to spread rooms over every preset.
+  std::string preset = "classic";
+  bool table_rules = false;
+  // The rules rooms are created with: room i plays rules[i % rules.size()].
+  std::vector<engine::Rules> rules{*engine::preset("classic")};
+  // Think time before each decision; 0 is closed loop (decide as soon as the turn comes).
   int think_ms = 0;
   double seconds = 10;       // measuring time after the ramp-up (idle: holding time)
   double ramp_seconds = 1;   // rooms are opened evenly over this time

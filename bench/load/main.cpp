@@ -4,6 +4,11 @@
 //
 // One thread, one io_context: every connection, timer and counter lives on
 // it, so nothing is locked and the client stays cheap next to the server.
+//
+// A player acts on the protocol's `turn`: it closes every decision's events,
+// and the copy for the seat to act lists that seat's legal decisions. Each
+// seat also folds its own events into its view (seat_tracker.hpp) and checks
+// every turn against it; a disagreement is an error in the report.
 #include <sys/resource.h>
 
 #include <boost/asio/connect.hpp>
@@ -29,6 +34,7 @@
 #include "bench/load/proc_stats.hpp"
 #include "bench/load/seat_tracker.hpp"
 #include "engine/bot.hpp"
+#include "engine/overloaded.hpp"
 #include "engine/random.hpp"
 #include "engine/rules.hpp"
 #include "protocol/messages.hpp"
@@ -62,6 +68,33 @@ std::string sample_ask() {
       protocol::ClientMessage{protocol::RequestId(std::int64_t{100000}), protocol::Ask{1, engine::Rank{8}}});
 }
 
+// The request a decision is sent as: ask, answer or declare.
+protocol::ClientBody body_for(const engine::Decision& decision) {
+  return std::visit(Overloaded{
+                        [](const engine::AskRank& a) -> protocol::ClientBody {
+                          return protocol::Ask{a.target, a.rank};
+                        },
+                        [](const engine::AskCard& a) -> protocol::ClientBody {
+                          return protocol::Ask{a.target, a.card};
+                        },
+                        [](const engine::Answer& a) -> protocol::ClientBody { return protocol::Answer{a.give}; },
+                        [](const engine::Declare& d) -> protocol::ClientBody { return protocol::Declare{d.rank}; },
+                    },
+                    decision.move);
+}
+
+// Whether `event` is the first event of a decision by `seat`: its ask, its
+// answer, or (table rules) a set it declared.
+bool opens_decision_of(const engine::Event& event, engine::Seat seat, bool table_rules) {
+  if (const auto* asked = std::get_if<engine::AskedRank>(&event)) return asked->seat == seat;
+  if (const auto* asked = std::get_if<engine::AskedCard>(&event)) return asked->seat == seat;
+  if (const auto* answered = std::get_if<engine::Answered>(&event)) return answered->seat == seat;
+  if (const auto* laid = std::get_if<engine::SetLaid>(&event)) {
+    return table_rules && laid->seat == seat && !laid->from_deal;
+  }
+  return false;
+}
+
 class Room;
 
 // What every connection reports to.
@@ -72,7 +105,6 @@ class LoadRun {
 
   net::io_context& io() { return io_; }
   const LoadOptions& options() const { return options_; }
-  const engine::Rules& rules() const { return rules_; }
   const std::string& host_header() const { return host_header_; }
   const std::string& echo_message() const { return echo_message_; }
   std::uint64_t next_seed() { return seeds_.next(); }
@@ -86,12 +118,20 @@ class LoadRun {
   const tcp::endpoint& server() const { return server_; }
 
   void room_ready() { ++rooms_ready_; }
-  void action_done(Clock::time_point sent, Clock::time_point answered);
-  void game_over() {
-    if (measuring()) ++games_;
+  // `rules` indexes options().rules, the rules of the room.
+  void action_done(std::size_t rules, Clock::time_point sent, Clock::time_point answered);
+  void game_over(std::size_t rules) {
+    if (!measuring()) return;
+    ++games_;
+    ++by_rules_[rules].games;
   }
   void refused(std::string_view code, std::string_view message);
   void error(std::string_view what, std::string_view detail);
+  // The server said something a seat's own events contradict.
+  void disagreement(std::string_view detail) {
+    ++disagreements_;
+    error("disagreement", detail);
+  }
   std::size_t next_connection_index() { return connections_opened_++; }
 
  private:
@@ -103,7 +143,6 @@ class LoadRun {
   nlohmann::json report() const;
 
   LoadOptions options_;
-  engine::Rules rules_;
   net::io_context io_{1};
   net::steady_timer ticker_{io_};
   tcp::endpoint server_;
@@ -131,6 +170,13 @@ class LoadRun {
   std::uint64_t games_ = 0;
   std::uint64_t refused_ = 0;
   std::uint64_t errors_ = 0;
+  std::uint64_t disagreements_ = 0;
+  struct RulesFigures {
+    int rooms = 0;
+    std::uint64_t actions = 0;  // in the measuring window
+    std::uint64_t games = 0;
+  };
+  std::vector<RulesFigures> by_rules_;  // one per options().rules
 
   std::optional<ProcessSample> server_before_run_;
   std::optional<ProcessSample> server_at_start_;
@@ -165,13 +211,17 @@ class Player {
   void read();
   void on_read(beast::error_code ec);
   void handle(const protocol::ServerMessage& message);
-  void handle_event(const engine::Event& event);
+  void handle_event(const protocol::EventMessage& message);
+  void handle_turn(const protocol::Turn& turn);
   void handle_error(const protocol::Error& error);
+  void check(const std::optional<std::string>& disagreement) {
+    if (disagreement) run_.disagreement(*disagreement);
+  }
   void write_next();
   void fail(std::string_view what, beast::error_code ec);
   void think_then(void (Player::*act)());
-  void maybe_ask();
-  void ask();
+  void maybe_decide();
+  void decide();
   void send_echo();
   std::string encode(protocol::ClientBody body) {
     return protocol::encode_client_message(protocol::ClientMessage{protocol::RequestId(next_id_++), std::move(body)});
@@ -195,13 +245,17 @@ class Player {
   std::int64_t next_id_ = 1;
   std::optional<SeatTracker> tracker_;  // once seated
   std::unique_ptr<engine::Bot> bot_;    // for the game under way
-  bool asking_ = false;                 // an ask (or echo) is on its way
+  bool asking_ = false;                 // a decision (or echo) is on its way; its first event is due
   Clock::time_point sent_at_;
 };
 
 class Room {
  public:
-  explicit Room(LoadRun& run) : run_(run) {}
+  // The room plays run.options().rules[rules].
+  Room(LoadRun& run, std::size_t rules) : run_(run), rules_index_(rules) {}
+
+  std::size_t rules_index() const { return rules_index_; }
+  const engine::Rules& rules() const { return run_.options().rules[rules_index_]; }
 
   // The server encodes a public event once and sends the same bytes to every
   // seat; the room's players parse such a frame once between them (the
@@ -257,6 +311,7 @@ class Room {
   static constexpr std::size_t kParsedFrames = 8;
 
   LoadRun& run_;
+  const std::size_t rules_index_;
   std::array<std::optional<ParsedFrame>, kParsedFrames> parsed_;
   std::size_t next_parsed_ = 0;
   std::vector<std::unique_ptr<Player>> players_;
@@ -332,7 +387,7 @@ void Player::on_read(beast::error_code ec) {
   if (run_.options().mode == Mode::kEcho) {
     if (asking_ && frame == run_.echo_message()) {
       asking_ = false;
-      run_.action_done(sent_at_, Clock::now());
+      run_.action_done(room_.rules_index(), sent_at_, Clock::now());
       room_.echo_answered();
     } else {
       run_.error("echo", "an unexpected message came back");
@@ -349,20 +404,25 @@ void Player::handle(const protocol::ServerMessage& message) {
     if (host_) {
       protocol::CreateRoom create;
       create.name = "Player 0";
-      create.settings.rules = run_.rules();
+      create.settings.rules = room_.rules();
       create.settings.seats = run_.options().players;
       send(encode(std::move(create)));
     } else {
       join(room_.code());
     }
   } else if (const auto* created = std::get_if<protocol::Created>(&message)) {
-    tracker_.emplace(created->seat);
+    tracker_.emplace(created->seat, room_.rules(), run_.options().players);
     room_.created(created->code);
   } else if (const auto* joined = std::get_if<protocol::Joined>(&message)) {
-    tracker_.emplace(joined->seat.value_or(0));
+    tracker_.emplace(joined->seat.value_or(0), room_.rules(), run_.options().players);
     room_.joined();
+  } else if (const auto* snapshot = std::get_if<protocol::RoomSnapshot>(&message)) {
+    if (!tracker_) return run_.error("room", "a room snapshot before the seat was known");
+    check(tracker_->snapshot(snapshot->v));
   } else if (const auto* event = std::get_if<protocol::EventMessage>(&message)) {
-    if (const auto* game_event = std::get_if<engine::Event>(&event->event)) handle_event(*game_event);
+    handle_event(*event);
+  } else if (const auto* turn = std::get_if<protocol::Turn>(&message)) {
+    handle_turn(*turn);
   } else if (const auto* error = std::get_if<protocol::Error>(&message)) {
     handle_error(*error);
   } else if (const auto* closing = std::get_if<protocol::Closing>(&message)) {
@@ -377,24 +437,40 @@ void Player::join(const std::string& code) {
   send(encode(std::move(join)));
 }
 
-void Player::handle_event(const engine::Event& event) {
-  if (!tracker_) return run_.error("event", "a game event before the seat was known");
-  tracker_->observe(event);
-  if (const auto* started = std::get_if<engine::GameStarted>(&event)) {
-    bot_ = engine::make_bot(run_.options().bot, run_.rules(), started->players, tracker_->seat());
+void Player::handle_event(const protocol::EventMessage& message) {
+  if (!tracker_) return run_.error("event", "an event before the seat was known");
+  check(tracker_->observe(message.v, message.event));
+  const auto* event = std::get_if<engine::Event>(&message.event);
+  if (!event) return;
+  if (const auto* started = std::get_if<engine::GameStarted>(event)) {
+    bot_ = engine::make_bot(run_.options().bot, room_.rules(), started->players, tracker_->seat());
     if (host_) room_.first_game_started();
   }
-  if (bot_) bot_->observe(event);
-  if (const auto* asked = std::get_if<engine::AskedRank>(&event); asked && asked->seat == tracker_->seat()) {
-    if (!asking_) return run_.error("event", "an ask this player did not send");
+  if (bot_) bot_->observe(*event);
+  const bool mine = opens_decision_of(*event, tracker_->seat(), room_.rules().table_rules);
+  if (asking_) {
     asking_ = false;
-    run_.action_done(sent_at_, Clock::now());
+    if (!mine) return run_.error("event", "the first event after this player's decision is not that decision's");
+    run_.action_done(room_.rules_index(), sent_at_, Clock::now());
+  } else if (mine && !std::holds_alternative<engine::SetLaid>(*event)) {
+    run_.error("event", "a decision this player did not send");
   }
-  if (std::holds_alternative<engine::GameOver>(event) && host_) {
-    run_.game_over();
+}
+
+// The decision's events are complete: the host starts the next game after
+// one that is over, and the seat to act decides.
+void Player::handle_turn(const protocol::Turn& turn) {
+  if (!tracker_) return run_.error("turn", "a turn before the seat was known");
+  check(tracker_->turn(turn));
+  if (asking_) {
+    asking_ = false;
+    run_.error("turn", "a turn before any event of this player's decision");
+  }
+  if (tracker_->game_over() && host_) {
+    run_.game_over(room_.rules_index());
     if (!run_.stopping()) send_start();
   }
-  maybe_ask();
+  maybe_decide();
 }
 
 void Player::handle_error(const protocol::Error& error) {
@@ -419,19 +495,23 @@ void Player::think_then(void (Player::*act)()) {
   });
 }
 
-void Player::maybe_ask() {
-  if (asking_ || thinking_ || run_.stopping() || !tracker_->ready_to_ask()) return;
-  think_then(&Player::ask);
+void Player::maybe_decide() {
+  if (asking_ || thinking_ || run_.stopping() || !tracker_->to_act()) return;
+  think_then(&Player::decide);
 }
 
-void Player::ask() {
-  if (!tracker_->ready_to_ask()) return;
-  const engine::Decision decision = bot_->decide(tracker_->view(), rng_);
-  const auto* move = std::get_if<engine::AskRank>(&decision.move);
-  if (!move) return run_.error("bot", "the bot chose something other than a rank ask");
+// From the seat's own view, with the legal decisions the server sent.
+void Player::decide() {
+  if (!tracker_->to_act()) return;
+  if (!bot_) return run_.error("bot", "a turn to act before the deal");
+  engine::View view = tracker_->view();
+  view.legal = tracker_->legal();
+  const engine::Decision decision = bot_->decide(view, rng_);
+  if (!view.legal.contains(decision)) return run_.error("bot", "the bot chose " + engine::to_string(decision));
+  tracker_->acted();
   asking_ = true;
   sent_at_ = Clock::now();
-  send(encode(protocol::Ask{move->target, move->rank}));
+  send(encode(body_for(decision)));
 }
 
 void Player::echo_turn() {
@@ -478,8 +558,8 @@ void Player::fail(std::string_view what, beast::error_code ec) {
 
 LoadRun::LoadRun(LoadOptions options)
     : options_(std::move(options)),
-      rules_(*engine::preset("classic")),
-      seeds_(options_.seed != 0 ? options_.seed : engine::os_seed()) {
+      seeds_(options_.seed != 0 ? options_.seed : engine::os_seed()),
+      by_rules_(options_.rules.size()) {
   tcp::resolver resolver(io_);
   const auto results = resolver.resolve(tcp::v4(), options_.target.host, std::to_string(options_.target.port));
   server_ = results.begin()->endpoint();
@@ -521,9 +601,10 @@ void LoadRun::connect_finished(bool ok) {
   }
 }
 
-void LoadRun::action_done(Clock::time_point sent, Clock::time_point answered) {
+void LoadRun::action_done(std::size_t rules, Clock::time_point sent, Clock::time_point answered) {
   if (!measuring()) return;
   ++actions_;
+  ++by_rules_[rules].actions;
   latency_.record(micros_between(sent, answered));
 }
 
@@ -559,7 +640,9 @@ void LoadRun::open_due_rooms() {
                                                                    static_cast<double>(options_.rooms)) +
                                                       1);
   while (static_cast<int>(rooms_.size()) < due) {
-    rooms_.push_back(std::make_unique<Room>(*this));
+    const std::size_t rules = rooms_.size() % options_.rules.size();
+    ++by_rules_[rules].rooms;
+    rooms_.push_back(std::make_unique<Room>(*this, rules));
     rooms_.back()->open();
   }
 }
@@ -598,6 +681,7 @@ void LoadRun::begin_window() {
   latency_.clear();
   actions_ = 0;
   games_ = 0;
+  for (auto& figures : by_rules_) figures.actions = figures.games = 0;
   if (options_.server_pid) server_at_start_ = sample_process(*options_.server_pid);
   self_at_start_ = sample_self();
 }
@@ -619,6 +703,8 @@ nlohmann::json LoadRun::report() const {
   out["url"] = options_.url;
   out["rooms"] = options_.rooms;
   out["players"] = options_.players;
+  out["preset"] = options_.preset;
+  out["table_rules"] = options_.table_rules;
   out["think_ms"] = options_.think_ms;
   out["bot"] = engine::to_string(options_.bot);
   out["seconds"] = window;
@@ -634,7 +720,16 @@ nlohmann::json LoadRun::report() const {
                        {"p99", latency_.percentile(99)},   {"p999", latency_.percentile(99.9)},
                        {"max", latency_.max()},            {"mean", latency_.mean()}};
   out["errors"] = errors_;
+  out["disagreements"] = disagreements_;
   out["refused"] = refused_;
+  // Per preset (a room's rules): rooms, and the actions and games of the window.
+  if (options_.mode != Mode::kEcho) {
+    out["presets"] = nlohmann::json::object();
+    for (std::size_t i = 0; i < by_rules_.size(); ++i) {
+      out["presets"][options_.rules[i].preset] = {
+          {"rooms", by_rules_[i].rooms}, {"actions", by_rules_[i].actions}, {"games", by_rules_[i].games}};
+    }
+  }
 
   const auto cpu_figures = [&](const std::optional<ProcessSample>& from, const std::optional<ProcessSample>& to) {
     nlohmann::json figures;

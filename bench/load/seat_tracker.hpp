@@ -1,48 +1,71 @@
-// A seat's own view of a game, kept up to date from the events the server
-// sends that seat (no snapshot per turn) by engine::EventView, so a load-test
-// player decides with the engine's bots exactly as a client that only reads
-// its event stream.
+// One load-test seat's picture of its game, and a check of what the server
+// tells it.
 //
-// ready_to_ask() says when the events of the last decision are complete.
-// Events arrive one frame at a time and a kept turn has no closing event, so
-// the tracker asks only when nothing else can follow: its own ask has been
-// answered (a catch, a lucky draw or the turn passing), no rank in its hand
-// makes a set still to be laid, and nothing ends the game. Those are the
-// classic rules' endings: the load generator always creates classic rooms.
+// The server closes every decision's events (and a game's deal) with a `turn`
+// naming the seat to act, and the copy for that seat lists its legal
+// decisions. A player acts on that turn alone. Independently, the tracker
+// folds the seat's own events into engine::EventView, the view a client
+// rebuilds without snapshots, and checks each turn against it: the room
+// version the turn follows, the seat to act (none once a game is over), and,
+// for this seat, the same legal decisions; a turn that hands this seat
+// decisions when another is to act is a leak. Every disagreement is reported
+// as a sentence, so gofish-load doubles as a correctness probe of the server
+// under load, for every preset.
 #pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
 
 #include "engine/event.hpp"
 #include "engine/event_view.hpp"
+#include "engine/legality.hpp"
 #include "engine/rules.hpp"
 #include "engine/view.hpp"
+#include "protocol/messages.hpp"
 
 namespace gofish::load {
 
 class SeatTracker {
  public:
-  explicit SeatTracker(engine::Seat seat);
+  SeatTracker(engine::Seat seat, const engine::Rules& rules, int players);
 
   engine::Seat seat() const { return seat_; }
-  // Every engine event as this seat sees it, in order; a GameStarted begins
-  // a new game.
-  void observe(const engine::Event& event);
+  const engine::Rules& rules() const { return game_.rules(); }
 
-  bool in_game() const { return started_ && !over_; }
-  bool over() const { return over_; }
-  // True when the game waits for this seat to ask and no event of the last
-  // decision is still to come.
-  bool ready_to_ask() const;
-  // The seat's view, with its legal decisions.
+  // The room snapshot that follows `created` or `joined`: events continue
+  // from v + 1. A disagreement as a sentence, or nullopt.
+  std::optional<std::string> snapshot(std::int64_t v);
+  // A room event at version v (game events as this seat was sent them).
+  std::optional<std::string> observe(std::int64_t v, const protocol::RoomEvent& event);
+  // A turn: the end of a decision's (or a deal's) events.
+  std::optional<std::string> turn(const protocol::Turn& turn);
+
+  // The last turn gave this seat decisions, and none has been made since.
+  bool to_act() const { return to_act_; }
+  // The decision was sent: wait for the next turn.
+  void acted() { to_act_ = false; }
+  // The last turn closed a game that is over (the host starts the next one).
+  bool game_over() const { return game_over_; }
+  // The seat's view as folded from its events.
   const engine::View& view() const { return game_.view(); }
+  // The legal decisions the server sent with the last turn for this seat.
+  const engine::LegalDecisions& legal() const { return legal_; }
 
  private:
   engine::Seat seat_;
   engine::EventView game_;
-  bool started_ = false;
-  bool over_ = false;
-  int dealt_ = 0;  // hands dealt so far in this game
-  // This seat asked and the answer that settles its turn has not arrived.
-  bool awaiting_answer_ = false;
+  std::optional<std::int64_t> v_;  // the last room version seen
+  bool in_play_ = false;           // a game was dealt and is not over
+  bool ended_ = false;             // a game ended and its turn has not come yet
+  bool to_act_ = false;
+  bool game_over_ = false;
+  engine::LegalDecisions legal_;
 };
+
+// Whether two lists of legal decisions offer the same decisions (the wire's
+// compact form drops targets when no card can be asked for, and spells no
+// ask_for when there is no ask).
+bool same_decisions(const engine::LegalDecisions& a, const engine::LegalDecisions& b);
 
 }  // namespace gofish::load

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """gofish-load end to end: a real gofish-server (port 0, no storage) played in
-closed loop, paced and idle, and the echo server, each for a moment. Checks
-the JSON last line: actions happened, no errors, no refused actions, ordered
-percentiles, server CPU read from /proc. No figure is checked against a target.
+closed loop, paced and idle, and the echo server, each for a moment; then
+every preset at once (--preset all), strict and with table rules, and one
+preset alone at another table size. Checks the JSON last line: actions
+happened, no errors, no disagreement between a turn and a seat's own events,
+no refused actions, ordered percentiles, server CPU read from /proc; and that
+every preset played games to the end and into the next game. No figure is
+checked against a target.
 
 usage: load_smoke_test.py SERVER LOAD ECHO WEB_ROOT
 """
@@ -67,6 +71,7 @@ def expect(condition, what):
 def check_traffic(report, label, measurable_cpu=True):
     expect(report["actions"] > 0, f"{label}: no actions")
     expect(report["errors"] == 0, f"{label}: {report['errors']} errors")
+    expect(report.get("disagreements") == 0, f"{label}: {report.get('disagreements')} disagreements")
     expect(report["refused"] == 0, f"{label}: {report['refused']} refused actions")
     latency = report["latency_us"]
     order = [latency[k] for k in ("p50", "p90", "p99", "p999", "max")]
@@ -76,6 +81,22 @@ def check_traffic(report, label, measurable_cpu=True):
     cpu = report["server"].get("cpu_us_per_action")
     expect(cpu is not None and (cpu > 0 or not measurable_cpu), f"{label}: no server CPU figure")
     expect(report["client"].get("cpu_percent") is not None, f"{label}: no client CPU figure")
+
+
+def check_presets(report, label, presets):
+    """Every preset in `presets` had rooms, and played more games to the end
+    in the window than it has rooms: some room finished a game it started
+    after the one before it was over."""
+    check_traffic(report, label)
+    played = report["presets"]
+    expect(sorted(played) == sorted(presets), f"{label}: presets {sorted(played)}, expected {sorted(presets)}")
+    for name in presets:
+        figures = played.get(name, {"rooms": 0, "games": 0, "actions": 0})
+        expect(figures["rooms"] > 0 and figures["actions"] > 0, f"{label}: {name} was not played: {figures}")
+        expect(figures["games"] > figures["rooms"], f"{label}: {name} finished no game after a first: {figures}")
+
+
+PRESETS = ["classic", "specific-card", "keep-playing", "bicycle", "authors", "pairs"]
 
 
 def main():
@@ -90,6 +111,18 @@ def main():
             check_traffic(closed, "closed loop")
             expect(closed["connections"] == 16, "closed loop: not 16 connections")
             expect(closed["games"] > 0, "closed loop: no game finished (no rematch seen)")
+            expect(closed["preset"] == "classic" and list(closed["presets"]) == ["classic"],
+                   "closed loop: not classic by default")
+            every = run_load(load, port, process.pid, "--preset", "all", "--rooms", "6", "--players", "4",
+                             "--seconds", "3", "--ramp-seconds", "0")
+            check_presets(every, "every preset", PRESETS)
+            table = run_load(load, port, process.pid, "--preset", "all", "--table-rules", "--rooms", "6",
+                             "--players", "3", "--bot", "medium", "--seconds", "3", "--ramp-seconds", "0")
+            check_presets(table, "every preset, table rules", PRESETS)
+            expect(table["table_rules"] is True, "table rules: not reported")
+            alone = run_load(load, port, process.pid, "--preset", "specific-card", "--rooms", "2", "--players", "2",
+                             "--seconds", "2", "--ramp-seconds", "0")
+            check_presets(alone, "specific-card alone", ["specific-card"])
             paced = run_load(load, port, process.pid, "--rooms", "2", "--players", "3", "--think-ms", "20",
                              "--seconds", "1", "--ramp-seconds", "0")
             check_traffic(paced, "paced", measurable_cpu=False)

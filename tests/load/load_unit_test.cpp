@@ -1,19 +1,24 @@
 // gofish-load's parts that need no network: the latency histogram, the
-// command line, and the seat tracker a player decides from, checked against
-// the engine's own views over many games.
+// command line, and the seat tracker: whole games of every preset played on
+// turns alone through the wire's encoding, and every kind of disagreement
+// between a turn and a seat's events caught.
 #include <doctest/doctest.h>
 
 #include <array>
+#include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "bench/load/latency_histogram.hpp"
 #include "bench/load/load_options.hpp"
 #include "bench/load/seat_tracker.hpp"
+#include "engine/bot.hpp"
 #include "engine/game.hpp"
 #include "engine/random.hpp"
 #include "engine/setup.hpp"
 #include "engine/view.hpp"
+#include "protocol/messages.hpp"
 
 namespace gofish::load {
 
@@ -101,57 +106,285 @@ TEST_CASE("options: defaults, a full command line and refusals") {
   CHECK(!parse_ws_url("ws://host:80x/"));
 }
 
-// Every seat follows its own event stream through random classic games. Once
-// a decision's events are all in, the seat to act must be ready with exactly
-// the engine's view; a seat that says it is ready part-way through a batch
-// must end the batch still to act with the same legal decisions.
-TEST_CASE("seat tracker: the engine's own view for the seat to act, in classic games") {
-  const engine::Rules rules = *engine::preset("classic");
-  engine::Rng rng(20261125);
-  int decisions = 0;
-  for (int players = 2; players <= 6; ++players) {
-    for (int round = 0; round < 60; ++round) {
-      const engine::DealSetup setup = engine::prepare_deal(rules, players, rng);
-      auto started = engine::Game::start(rules, players, setup.deck, setup.dealer, setup.first);
-      REQUIRE(std::holds_alternative<engine::Game>(started));
-      engine::Game& game = std::get<engine::Game>(started);
-      std::vector<SeatTracker> trackers;
-      for (engine::Seat s = 0; s < players; ++s) trackers.emplace_back(s);
+namespace {
 
-      const auto feed = [&](const std::vector<engine::Event>& events) {
-        std::vector<std::optional<engine::LegalDecisions>> early(static_cast<std::size_t>(players));
-        for (const auto& event : events) {
-          for (auto& tracker : trackers) {
-            tracker.observe(engine::event_for(event, engine::Viewer::of(tracker.seat())));
-            if (tracker.ready_to_ask() && !early[static_cast<std::size_t>(tracker.seat())]) {
-              early[static_cast<std::size_t>(tracker.seat())] = tracker.view().legal;
-            }
-          }
-        }
-        for (auto& tracker : trackers) {
-          const engine::Seat s = tracker.seat();
-          const bool to_act = !game.over() && game.to_act() == s;
-          CHECK(tracker.ready_to_ask() == to_act);
-          CHECK(tracker.over() == game.over());
-          if (early[static_cast<std::size_t>(s)]) {
-            CHECK(to_act);
-            CHECK(*early[static_cast<std::size_t>(s)] == game.legal(s));
-          }
-          if (to_act) CHECK(tracker.view() == engine::view_of(game, engine::Viewer::of(s)));
-        }
-      };
+// The server's side of one room, played by the engine: every event goes to
+// every seat's tracker as that seat sees it, and every decision's (and
+// deal's) events end with each seat's turn, as the server builds it; both are
+// encoded and parsed again, as on the wire. The seat to act decides with an
+// engine bot from its tracker, as gofish-load does.
+class WireTable {
+ public:
+  WireTable(const engine::Rules& rules, int players, std::uint64_t seed)
+      : rules_(rules), players_(players), rng_(seed) {
+    for (engine::Seat s = 0; s < players; ++s) {
+      trackers_.emplace_back(s, rules, players);
+      note(trackers_.back().snapshot(v_));
+    }
+  }
 
-      feed(game.last_events());
-      while (!game.over()) {
-        const auto legal = game.legal(game.to_act()).list();
-        REQUIRE(!legal.empty());
-        REQUIRE(!game.apply(legal[rng.below(static_cast<std::uint32_t>(legal.size()))]));
-        ++decisions;
-        feed(game.last_events());
+  // A new game (a rematch after the first), up to the turn after the deal.
+  void deal() {
+    const engine::DealSetup setup = engine::prepare_deal(rules_, players_, rng_);
+    auto started = engine::Game::start(rules_, players_, setup.deck, setup.dealer, setup.first);
+    REQUIRE(std::holds_alternative<engine::Game>(started));
+    game_.emplace(std::move(std::get<engine::Game>(started)));
+    bots_.clear();
+    for (engine::Seat s = 0; s < players_; ++s) {
+      const auto level = s % 2 == 0 ? engine::BotLevel::kEasy : engine::BotLevel::kMedium;
+      bots_.push_back(engine::make_bot(level, rules_, players_, s));
+    }
+    send_room_event(protocol::NewGame{++games_, {}});
+    send_events();
+    send_turns();
+  }
+
+  // The seat to act decides from its tracker, and everyone gets the events
+  // and the turn. Returns false once the game is over.
+  bool play_one() {
+    if (game_->over()) return false;
+    const engine::Seat s = game_->to_act();
+    for (const SeatTracker& tracker : trackers_) CHECK(tracker.to_act() == (tracker.seat() == s));
+    SeatTracker& tracker = trackers_[static_cast<std::size_t>(s)];
+    engine::View view = tracker.view();
+    view.legal = tracker.legal();
+    const engine::Decision decision = bots_[static_cast<std::size_t>(s)]->decide(view, rng_);
+    tracker.acted();
+    const auto refused = game_->apply(decision);
+    REQUIRE_MESSAGE(!refused, engine::to_string(decision));
+    ++decisions_;
+    send_events();
+    send_turns();
+    return true;
+  }
+
+  // What the server sends `viewer` after a decision (server/room.cpp, turn_for).
+  protocol::Turn turn_for(engine::Seat viewer) const {
+    protocol::Turn turn{v_, std::nullopt, std::nullopt};
+    if (game_->over()) return turn;
+    turn.seat = game_->to_act();
+    if (viewer == turn.seat) {
+      const engine::LegalDecisions legal = game_->legal(viewer);
+      if (!legal.empty()) turn.legal = legal;
+    }
+    return turn;
+  }
+
+  template <typename Message>
+  static Message wire(const Message& message) {
+    auto parsed = protocol::parse_server_message(protocol::encode(message));
+    REQUIRE(std::holds_alternative<protocol::ServerMessage>(parsed));
+    auto& server_message = std::get<protocol::ServerMessage>(parsed);
+    REQUIRE(std::holds_alternative<Message>(server_message));
+    return std::get<Message>(server_message);
+  }
+
+  const engine::Game& game() const { return *game_; }
+  std::vector<SeatTracker>& trackers() { return trackers_; }
+  std::int64_t v() const { return v_; }
+  int decisions() const { return decisions_; }
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  void note(const std::optional<std::string>& problem) {
+    if (problem) problems_.push_back(*problem);
+  }
+
+  void send_room_event(const protocol::RoomEvent& event) {
+    ++v_;
+    const auto received = wire(protocol::EventMessage{v_, event});
+    for (SeatTracker& tracker : trackers_) note(tracker.observe(v_, received.event));
+  }
+
+  void send_events() {
+    for (const engine::Event& event : game_->last_events()) {
+      ++v_;
+      for (SeatTracker& tracker : trackers_) {
+        const engine::Event seen = engine::event_for(event, engine::Viewer::of(tracker.seat()));
+        const auto received = wire(protocol::EventMessage{v_, seen});
+        note(tracker.observe(v_, received.event));
+        bots_[static_cast<std::size_t>(tracker.seat())]->observe(std::get<engine::Event>(received.event));
       }
     }
   }
-  CHECK(decisions > 1000);
+
+  void send_turns() {
+    for (SeatTracker& tracker : trackers_) note(tracker.turn(wire(turn_for(tracker.seat()))));
+  }
+
+  engine::Rules rules_;
+  int players_;
+  engine::Rng rng_;
+  std::optional<engine::Game> game_;
+  std::int64_t v_ = 0;
+  int games_ = 0;
+  int decisions_ = 0;
+  std::vector<SeatTracker> trackers_;
+  std::vector<std::unique_ptr<engine::Bot>> bots_;
+  std::vector<std::string> problems_;
+};
+
+}  // namespace
+
+// Seats that act on turns alone, with bots deciding from the tracker's view
+// and the server's legal decisions, play every preset, strict and with table
+// rules, at every table size, to the end and into a rematch; and the tracker
+// never disagrees with a server that is right.
+TEST_CASE("seat tracker: every preset plays to the end and rematches on turns alone, with no disagreement") {
+  std::uint64_t seed = 20261125;
+  int decisions = 0;
+  for (const auto name : engine::preset_names()) {
+    for (const bool table_rules : {false, true}) {
+      engine::Rules rules = *engine::preset(name);
+      rules.table_rules = table_rules;
+      for (int players = rules.min_players; players <= rules.max_players; ++players) {
+        if (engine::validate(rules, players)) continue;
+        CAPTURE(name);
+        CAPTURE(table_rules);
+        CAPTURE(players);
+        WireTable table(rules, players, ++seed);
+        for (int game = 0; game < 2; ++game) {
+          table.deal();
+          while (table.play_one()) {
+            REQUIRE(table.decisions() < 100000);
+          }
+          for (const SeatTracker& tracker : table.trackers()) {
+            CHECK(tracker.game_over());
+            CHECK(!tracker.to_act());
+            CHECK(tracker.view() == engine::view_of(table.game(), engine::Viewer::of(tracker.seat())));
+          }
+        }
+        CHECK(table.problems().empty());
+        if (!table.problems().empty()) MESSAGE(table.problems().front());
+        decisions += table.decisions();
+      }
+    }
+  }
+  CHECK(decisions > 5000);
+}
+
+// A turn or an event the seat's own events contradict is reported, each kind
+// on its own; a faithful turn is not.
+TEST_CASE("seat tracker: a turn that disagrees with the seat's events is reported") {
+  for (const bool table_rules : {false, true}) {
+    CAPTURE(table_rules);
+    engine::Rules rules = *engine::preset("classic");
+    rules.table_rules = table_rules;
+    WireTable table(rules, 3, table_rules ? 7 : 8);
+    table.deal();
+    for (int i = 0; i < 3 && table.play_one(); ++i) {
+    }
+    REQUIRE(!table.game().over());
+    REQUIRE(table.problems().empty());
+    const engine::Seat actor = table.game().to_act();
+    const engine::Seat other = static_cast<engine::Seat>((actor + 1) % 3);
+    const SeatTracker& acting = table.trackers()[static_cast<std::size_t>(actor)];
+    const SeatTracker& waiting = table.trackers()[static_cast<std::size_t>(other)];
+
+    // The faithful turn, sent a second time, agrees.
+    SeatTracker again = acting;
+    CHECK(!again.turn(table.turn_for(actor)));
+    CHECK(again.to_act());
+
+    protocol::Turn stale = table.turn_for(actor);
+    stale.v -= 1;
+    again = acting;
+    CHECK(again.turn(stale));
+
+    protocol::Turn wrong_seat = table.turn_for(other);
+    wrong_seat.seat = other;
+    again = waiting;
+    CHECK(again.turn(wrong_seat));
+
+    protocol::Turn none = table.turn_for(other);
+    none.seat.reset();
+    again = waiting;
+    CHECK(again.turn(none));
+
+    protocol::Turn leaked = table.turn_for(other);
+    leaked.legal = table.game().legal(actor);
+    again = waiting;
+    CHECK(again.turn(leaked));
+
+    protocol::Turn withheld = table.turn_for(actor);
+    withheld.legal.reset();
+    again = acting;
+    CHECK(again.turn(withheld));
+    CHECK(!again.to_act());
+
+    protocol::Turn fewer = table.turn_for(actor);
+    REQUIRE(fewer.legal);
+    if (fewer.legal->ranks != 0) {
+      fewer.legal->ranks &= static_cast<std::uint16_t>(fewer.legal->ranks - 1);  // one rank fewer, or none
+    } else {
+      fewer.legal->give = !fewer.legal->give;
+      fewer.legal->go_fish = !fewer.legal->go_fish;
+    }
+    again = acting;
+    CHECK(again.turn(WireTable::wire(fewer)));
+
+    // A missing event: versions jump.
+    again = waiting;
+    CHECK(again.observe(table.v() + 2, protocol::ChatPosted{}));
+    again = waiting;
+    CHECK(!again.observe(table.v() + 1, protocol::ChatPosted{}));
+  }
+}
+
+TEST_CASE("seat tracker: same_decisions reads the wire's compact form") {
+  engine::LegalDecisions engine_side;
+  engine_side.seat = 2;
+  engine_side.ask_for = engine::AskFor::kCard;
+  engine_side.targets = 0b011;  // targets, but no card to ask for: the wire spells no ask
+  engine_side.declarable = 1U << 5;
+  engine::LegalDecisions wire_side = engine_side;
+  wire_side.targets = 0;
+  wire_side.ask_for = engine::AskFor::kRank;
+  CHECK(same_decisions(engine_side, wire_side));
+  wire_side.declarable = 1U << 6;
+  CHECK(!same_decisions(engine_side, wire_side));
+
+  engine::LegalDecisions asks;
+  asks.seat = 1;
+  asks.targets = 0b101;
+  asks.ranks = 0b1100;
+  engine::LegalDecisions other_target = asks;
+  other_target.targets = 0b001;
+  CHECK(same_decisions(asks, asks));
+  CHECK(!same_decisions(asks, other_target));
+  engine::LegalDecisions other_seat = asks;
+  other_seat.seat = 0;
+  CHECK(!same_decisions(asks, other_seat));
+}
+
+TEST_CASE("options: --preset and --table-rules") {
+  const auto classic = parse({});
+  REQUIRE(std::holds_alternative<LoadOptions>(classic));
+  REQUIRE(std::get<LoadOptions>(classic).rules.size() == 1);
+  CHECK(std::get<LoadOptions>(classic).rules[0] == *engine::preset("classic"));
+
+  const auto authors = parse({"--preset", "authors", "--table-rules", "--players", "3"});
+  REQUIRE(std::holds_alternative<LoadOptions>(authors));
+  REQUIRE(std::get<LoadOptions>(authors).rules.size() == 1);
+  CHECK(std::get<LoadOptions>(authors).rules[0].preset == "authors");
+  CHECK(std::get<LoadOptions>(authors).rules[0].table_rules);
+
+  const auto all = parse({"--preset", "all", "--rooms", "12"});
+  REQUIRE(std::holds_alternative<LoadOptions>(all));
+  const auto& rules = std::get<LoadOptions>(all).rules;
+  REQUIRE(rules.size() == engine::preset_names().size());
+  for (std::size_t i = 0; i < rules.size(); ++i) CHECK(rules[i].preset == engine::preset_names()[i]);
+
+  for (const auto& bad : std::vector<std::vector<const char*>>{{"--preset", "snap"},
+                                                               {"--preset", "authors", "--players", "2"},
+                                                               {"--preset", "bicycle", "--players", "6"},
+                                                               {"--preset", "all", "--rooms", "5"},
+                                                               {"--preset", "all", "--rooms", "6", "--players", "2"}}) {
+    const auto refused = parse(bad);
+    REQUIRE(std::holds_alternative<OptionsExit>(refused));
+    CHECK(std::get<OptionsExit>(refused).code != 0);
+    CHECK(std::get<OptionsExit>(refused).output.find("--preset") != std::string::npos);
+  }
 }
 
 }  // namespace gofish::load
