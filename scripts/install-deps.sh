@@ -14,6 +14,7 @@ build_packages=(
   libboost1.81-dev        # Asio and Beast (never libboost-dev: it conflicts)
   nlohmann-json3-dev libspdlog-dev libcli11-dev doctest-dev
   prometheus-cpp-dev libsqlite3-dev
+  libpq-dev               # --storage postgres: libpq, PostgreSQL's C client library
   libedit-dev             # gofish-cli: line editing and history
   libicu-dev              # display names: NFC, default-ignorables, confusable skeletons (protocol/text.cpp)
 )
