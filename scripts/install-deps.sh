@@ -21,6 +21,7 @@ build_packages=(
 native_test_packages=(
   python3 procps tmux     # tmux: the terminal client's interactive test
   sqlite3                 # the README's online backup command, run by tests/server/restart_restore_test.cpp
+  postgresql              # initdb and pg_ctl for the throwaway PostgreSQL of the cluster tests (scripts/pg-throwaway.sh)
 )
 # The browser client's end-to-end tests (tests/web) drive Debian's chromium
 # with npm's playwright-core. Node and npm come from Debian only when npm is
