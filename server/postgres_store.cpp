@@ -1,6 +1,7 @@
 #include "server/postgres_store.hpp"
 
 #include <libpq-fe.h>
+#include <poll.h>
 #include <spdlog/spdlog.h>
 
 #include <cstring>
@@ -315,6 +316,11 @@ void PostgresStore::connect() {
   conn_ = PQconnectdbParams(keys, values, 1);
   if (conn_ == nullptr) throw StoreError("cannot connect to PostgreSQL: out of memory");
   if (PQstatus(conn_) != CONNECTION_OK) throw StoreError(connect_failure(one_line(PQerrorMessage(conn_))));
+  // The server's notices and warnings (and the last words of a session it
+  // ends) go to the log rather than stderr.
+  PQsetNoticeProcessor(
+      conn_, [](void*, const char* message) { spdlog::warn("storage: PostgreSQL says: {}", one_line(message)); },
+      nullptr);
 }
 
 std::string PostgresStore::where() const {
@@ -348,6 +354,13 @@ void PostgresStore::rollback() {
 bool PostgresStore::connection_lost() const { return PQstatus(conn_) == CONNECTION_BAD; }
 
 void PostgresStore::reconnect_if_lost() {
+  // Takes in what the server sent while the connection was idle: a server
+  // shutting down, or ending this session, says so (a notice) and closes
+  // the socket, which marks the connection lost.
+  pollfd idle{PQsocket(conn_), POLLIN, 0};
+  while (!connection_lost() && idle.fd >= 0 && ::poll(&idle, 1, 0) > 0 && PQconsumeInput(conn_) == 1) {
+    PQisBusy(conn_);  // parses it
+  }
   if (!connection_lost()) return;
   PQreset(conn_);
   if (connection_lost()) {
@@ -443,20 +456,75 @@ void PostgresStore::commit(const std::vector<Record>& records) {
     std::move(more.begin(), more.end(), std::back_inserter(steps));
   }
   std::lock_guard lock(mutex_);
-  for (int attempt = 0;; ++attempt) {
+  reconnect_if_lost();
+  if (!pipeline(steps) && connection_lost()) {
+    // Lost before the Sync went out: the database rolled back what it had
+    // of the batch, so it is sent once more on a new connection.
     reconnect_if_lost();
-    try {
-      exec("BEGIN");
-      for (const auto& step : steps) run(step);
-    } catch (const StoreError&) {
-      // Lost before COMMIT: the database rolled it back; once more.
-      if (attempt == 0 && connection_lost()) continue;
-      rollback();
-      throw;
-    }
-    exec("COMMIT");
-    return;
+    pipeline(steps);
   }
+}
+
+bool PostgresStore::pipeline(const std::vector<Step>& steps) {
+  if (PQenterPipelineMode(conn_) != 1) throw StoreError("writing: " + one_line(PQerrorMessage(conn_)));
+  // Statements sent, each a result and then a null to read.
+  std::size_t sent = 0;
+  bool synced = true;
+  for (const auto& step : steps) {
+    std::vector<const char*> values;
+    std::vector<int> lengths;
+    for (const auto& value : step.values) {
+      values.push_back(value.c_str());
+      lengths.push_back(static_cast<int>(value.size()));
+    }
+    if (PQsendQueryPrepared(conn_, step.name, static_cast<int>(values.size()), values.data(), lengths.data(),
+                            step.formats.data(), 1) != 1) {
+      synced = false;
+      break;
+    }
+    ++sent;
+  }
+  if (synced && PQpipelineSync(conn_) != 1) synced = false;
+  if (!synced) {
+    const std::string error = one_line(PQerrorMessage(conn_));
+    if (connection_lost()) return false;
+    PQreset(conn_);  // a pipeline half sent on a live connection: start clean
+    if (!connection_lost()) prepare_statements();
+    throw StoreError("writing: " + error);
+  }
+  // The results: one per statement (each followed by a null), then the
+  // Sync's. After an error the statements behind it come back aborted.
+  std::string error;
+  std::size_t ends = 0;
+  for (bool done = false; !done;) {
+    PGresult* raw = PQgetResult(conn_);
+    if (raw == nullptr) {
+      if (connection_lost() || ++ends > sent) {
+        if (error.empty()) error = one_line(PQerrorMessage(conn_));
+        break;
+      }
+      continue;
+    }
+    const Result result(raw);
+    switch (PQresultStatus(raw)) {
+      case PGRES_PIPELINE_SYNC: done = true; break;
+      case PGRES_COMMAND_OK:
+      case PGRES_TUPLES_OK:
+      case PGRES_PIPELINE_ABORTED: break;
+      default:
+        if (error.empty()) {
+          const char* state = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
+          error = one_line(PQresultErrorMessage(raw)) + (state ? std::string(" (SQLSTATE ") + state + ")" : "");
+        }
+    }
+  }
+  if (PQexitPipelineMode(conn_) != 1 && !connection_lost()) {
+    PQreset(conn_);
+    if (!connection_lost()) prepare_statements();
+  }
+  // Lost after the Sync went out: committed or not, nobody can tell.
+  if (!error.empty()) throw StoreError("writing: " + error);
+  return true;
 }
 
 void PostgresStore::truncate_locked(const std::string& game_id, std::int64_t keep) {

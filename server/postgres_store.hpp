@@ -5,12 +5,14 @@
 // - One connection, owned by the store, behind one mutex: the writer thread
 //   commits, HTTP threads read transcripts, the start loads rooms. No pool,
 //   no threads of its own.
-// - commit() is one transaction per call. A connection the database dropped
-//   (a restart, an idle timeout) is made again before the next call; a
-//   commit that lost its connection before COMMIT was sent is run again on
-//   the new one (the database rolled the lost transaction back). One that
-//   lost it after COMMIT was sent is reported failed: PostgreSQL may or may
-//   not have committed it, and nothing can tell.
+// - commit() is one transaction per call, sent in pipeline mode: every
+//   statement, then a Sync that commits them all (or none, after an error),
+//   in one round trip whatever the batch's size. A connection the database
+//   dropped (a restart, a terminated session) is made again before the next
+//   call; a commit that lost its connection before the Sync was sent is run
+//   again on the new one (the database rolled it back). One that lost it
+//   afterwards is reported failed: PostgreSQL may or may not have committed
+//   it, and nothing can tell.
 // - Every statement is prepared once per connection from one table
 //   (postgres_store.cpp): each record's SQL sits in one place, steps_for(),
 //   so a later change of what rooms write, or a fencing condition, is one
@@ -87,6 +89,11 @@ class PostgresStore final : public Store {
   bool connection_lost() const;
   Result exec(const char* sql);
   Result run(const Step& step);
+  // Sends `steps` and a Sync in pipeline mode, which commits them as one
+  // implicit transaction, and reads every result: one round trip for the
+  // batch. Returns false if the connection was lost before the Sync was
+  // sent (nothing was committed); throws StoreError on anything else.
+  bool pipeline(const std::vector<Step>& steps);
   void rollback();
   template <class Work>
   auto with_retry(Work&& work);

@@ -626,8 +626,8 @@ TEST_CASE("postgres store: a connection the database dropped is made again, and 
   PostgresStore store(db.url(name));
   store.commit(a_room_with_a_game());
   const auto drop = [&] {
-    CHECK(db.sql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '" + name +
-                 "'") == "1");
+    CHECK(db.sql("SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE application_name = '" +
+                 name + "'") == "1");
   };
   drop();
   store.commit({record::DecisionAccepted{"g-1", 2, R"({"seat":0})"}});
