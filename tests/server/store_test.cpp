@@ -193,6 +193,27 @@ TEST_CASE_TEMPLATE("store: a failed batch writes nothing", Kind, GOFISH_STORES) 
   CHECK(store->load_open_rooms()[0].game->decisions.size() == 3);
 }
 
+// A busy writer's batch: thousands of statements in one transaction (for
+// PostgreSQL, one pipeline whose replies outgrow the socket buffers).
+TEST_CASE_TEMPLATE("store: a batch of thousands of records commits whole, or not at all", Kind, GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  store->commit(a_room_with_a_game());
+  std::vector<Record> batch;
+  for (int seq = 2; seq < 20'002; ++seq) {
+    batch.push_back(record::DecisionAccepted{"g-1", seq, R"({"seat":)" + std::to_string(seq % 2) + "}"});
+    if (seq % 1000 == 0) batch.push_back(record::RoomVersion{"ABCD", seq});
+  }
+  auto refused = batch;
+  refused.push_back(record::DecisionAccepted{"g-1", 5, "{}"});  // already in the batch
+  CHECK_THROWS_AS(store->commit(refused), StoreError);
+  CHECK(store->load_open_rooms()[0].game->decisions.size() == 2);
+  store->commit(batch);
+  const auto rooms = store->load_open_rooms();
+  CHECK(rooms[0].game->decisions.size() == 20'002);
+  CHECK(rooms[0].v == 20'000);
+}
+
 TEST_CASE_TEMPLATE("store: the token key is made once and survives reopening", Kind, GOFISH_STORES) {
   Kind kind;
   std::array<std::uint64_t, 4> key{};
