@@ -37,8 +37,9 @@ image_test_packages=(
   podman buildah runc debootstrap uidmap netavark aardvark-dns iptables curl ca-certificates
 )
 # bench/run pins processes with taskset (util-linux) and renders with python3;
-# perf and valgrind are for profiling the server under load.
-bench_packages=(python3 util-linux linux-perf valgrind)
+# perf and valgrind are for profiling the server under load; postgresql gives
+# its durability table a --storage postgres row (bench/run skips it without).
+bench_packages=(python3 util-linux linux-perf valgrind postgresql)
 
 wanted=("${build_packages[@]}")
 case ${1:-} in

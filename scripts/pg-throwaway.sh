@@ -4,8 +4,9 @@
 # unix socket in that directory, fsync off, with an empty database gofish;
 # gone once stopped.
 #
-#   scripts/pg-throwaway.sh start STATE   make and start a cluster, describe it in the file STATE
-#   scripts/pg-throwaway.sh stop STATE    stop the cluster STATE describes, remove its directory and STATE
+#   scripts/pg-throwaway.sh start STATE          make and start a cluster, describe it in the file STATE
+#   scripts/pg-throwaway.sh createdb STATE NAME  make an empty database NAME in it, print its URL
+#   scripts/pg-throwaway.sh stop STATE           stop the cluster STATE describes, remove its directory and STATE
 #
 # STATE holds key=value lines: dir, owner, port, user, password, and url, the
 # superuser's URL for database gofish (postgresql://gofish:...@127.0.0.1:PORT/gofish).
@@ -13,12 +14,14 @@
 # PostgreSQL refuses to run as root: run as root, this runs the server as the
 # postgres account (made by Debian's postgresql package), or else as nobody.
 # The binaries come from $PG_BINDIR, or the newest /usr/lib/postgresql/*/bin.
+# $PG_THROWAWAY_SETTINGS adds server settings after ours, e.g. "-c fsync=on"
+# for a benchmark that should pay for its flushes.
 # Starting over a STATE whose cluster still runs (a run that was cut short)
 # stops that one first.
 set -euo pipefail
 
-usage() { echo "usage: $0 start|stop STATE" >&2; exit 2; }
-[[ $# -eq 2 ]] || usage
+usage() { echo "usage: $0 start STATE | createdb STATE NAME | stop STATE" >&2; exit 2; }
+[[ $# -ge 2 ]] || usage
 action=$1
 state=$2
 
@@ -88,7 +91,8 @@ start() {
   for _ in $(seq 20); do
     local try=$((20000 + RANDOM % 40000))
     if as "$owner" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-        -o "-c listen_addresses=127.0.0.1 -p $try -k $dir -c fsync=off -c full_page_writes=off" start >/dev/null; then
+        -o "-c listen_addresses=127.0.0.1 -p $try -k $dir -c fsync=off -c full_page_writes=off ${PG_THROWAWAY_SETTINGS:-}" \
+        start >/dev/null; then
       port=$try
       break
     fi
@@ -111,8 +115,20 @@ start() {
   say "PostgreSQL on 127.0.0.1:$port (data in $dir, running as $owner)"
 }
 
+createdb() {
+  local name=$1
+  [[ -f $state ]] || { say "no cluster: $state does not exist"; exit 1; }
+  dir=$(value dir)
+  local port password
+  port=$(value port)
+  password=$(value password)
+  as "$(value owner)" "$bindir/createdb" -h "$dir" -p "$port" -U gofish "$name"
+  echo "postgresql://gofish:$password@127.0.0.1:$port/$name"
+}
+
 case $action in
-  start) start ;;
-  stop) stop ;;
+  start) [[ $# -eq 2 ]] || usage; start ;;
+  createdb) [[ $# -eq 3 ]] || usage; createdb "$3" ;;
+  stop) [[ $# -eq 2 ]] || usage; stop ;;
   *) usage ;;
 esac
