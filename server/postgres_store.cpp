@@ -461,7 +461,9 @@ void PostgresStore::commit(const std::vector<Record>& records) {
     // Lost before the Sync went out: the database rolled back what it had
     // of the batch, so it is sent once more on a new connection.
     reconnect_if_lost();
-    pipeline(steps);
+    if (!pipeline(steps)) {
+      throw StoreError("writing: the connection to PostgreSQL was lost twice: " + one_line(PQerrorMessage(conn_)));
+    }
   }
 }
 
