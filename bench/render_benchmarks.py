@@ -115,7 +115,7 @@ def render(results, command, server_core, load_core, build, load_at_start):
                     key=lambda name: results[name]["rooms"])
     paced = results.get("server-paced")
     idle = results.get("idle")
-    durable = {storage: results.get(f"durable-{storage}") for storage in ("none", "sqlite")}
+    durable = {storage: results.get(f"durable-{storage}") for storage in ("none", "sqlite", "postgres")}
     engine = results.get("engine")
 
     # ---- targets
@@ -226,25 +226,38 @@ def render(results, command, server_core, load_core, build, load_at_start):
                "action) compares the two as if each had its core to itself.\n")
 
     if durable["none"] and durable["sqlite"]:
+        stores = [storage for storage in ("none", "sqlite", "postgres") if durable[storage]]
         out.append("## Durability cost\n")
-        out.append("The same closed-loop load against `--storage none` and `--storage sqlite` (every room event "
-                   "committed before it is sent; `--sqlite-synchronous normal`).\n")
+        out.append("The same closed-loop load against `--storage none`, `--storage sqlite` (every room event "
+                   "committed before it is sent; `--sqlite-synchronous normal`)"
+                   + (" and `--storage postgres` (the same, on a throwaway PostgreSQL cluster on this machine, "
+                      "pinned to the server's core, with PostgreSQL's default durability: fsync and "
+                      "synchronous_commit on, so a flush per commit)" if durable["postgres"] else "")
+                   + ".\n")
         rows = []
-        for storage in ("none", "sqlite"):
+        for storage in stores:
             report = durable[storage]
             rows.append([f"`--storage {storage}`", load_label(report), f"**{number(report['actions_per_second'])}**",
                          *latency_cells(report), *server_cells(report)[:2],
                          f"{report['errors']} / {report['refused']}"])
         none_rate = durable["none"]["actions_per_second"]
-        share = durable["sqlite"]["actions_per_second"] / none_rate if none_rate > 0 else 0
-        cpu = [(durable[k].get("server") or {}).get("cpu_us_per_action", 0) for k in ("none", "sqlite")]
+        share = {k: durable[k]["actions_per_second"] / none_rate if none_rate > 0 else 0 for k in stores}
+        cpu = {k: (durable[k].get("server") or {}).get("cpu_us_per_action", 0) for k in stores}
+        p99 = {k: ms(durable[k]["latency_us"]["p99"]) for k in stores}
         out.append(table(["storage", "load", "actions/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms",
                           "server CPU", "server µs/action", "errors / refused"], rows) + "\n")
-        out.append(f"With SQLite the server made {share:.0%} of the actions/s it made without, at {cpu[1]:.0f} µs "
-                   f"of CPU per action instead of {cpu[0]:.0f} (the writer thread shares the server's core); p99 "
-                   f"went from {ms(durable['none']['latency_us']['p99'])} ms to "
-                   f"{ms(durable['sqlite']['latency_us']['p99'])} ms. CPU per action is the steadier figure on a "
-                   "shared machine.\n")
+        out.append(f"With SQLite the server made {share['sqlite']:.0%} of the actions/s it made without, at "
+                   f"{cpu['sqlite']:.0f} µs of CPU per action instead of {cpu['none']:.0f} (the writer thread shares "
+                   f"the server's core); p99 went from {p99['none']} ms to {p99['sqlite']} ms. CPU per action is the "
+                   "steadier figure on a shared machine.\n")
+        if durable["postgres"]:
+            out.append(f"With PostgreSQL it made {share['postgres']:.0%} of them, at {cpu['postgres']:.0f} µs of its "
+                       f"own CPU per action (PostgreSQL's processes, on the same core, are not counted in it); p99 "
+                       f"was {p99['postgres']} ms. Each batch is one transaction sent in one round trip (libpq's "
+                       "pipeline mode), so the flush per commit is shared by every action in the batch.\n")
+        else:
+            out.append("PostgreSQL was not measured: this machine has no PostgreSQL server binaries "
+                       "(Debian's `postgresql`, from `scripts/install-deps.sh --bench`).\n")
 
     if idle and "idle" in idle:
         out.append("## Idle memory per connection\n")

@@ -14,6 +14,7 @@ build_packages=(
   libboost1.81-dev        # Asio and Beast (never libboost-dev: it conflicts)
   nlohmann-json3-dev libspdlog-dev libcli11-dev doctest-dev
   prometheus-cpp-dev libsqlite3-dev
+  libpq-dev               # --storage postgres: libpq, PostgreSQL's C client library
   libedit-dev             # gofish-cli: line editing and history
   zlib1g-dev              # gzip for the web client's static files
   libicu-dev              # display names: NFC, default-ignorables, confusable skeletons (protocol/text.cpp)
@@ -21,6 +22,7 @@ build_packages=(
 native_test_packages=(
   python3 procps tmux     # tmux: the terminal client's interactive test
   sqlite3                 # the README's online backup command, run by tests/server/restart_restore_test.cpp
+  postgresql              # initdb and pg_ctl for the throwaway PostgreSQL of the cluster tests (scripts/pg-throwaway.sh)
 )
 # The browser client's end-to-end tests (tests/web) drive Debian's chromium
 # with npm's playwright-core. Node and npm come from Debian only when npm is
@@ -36,8 +38,9 @@ image_test_packages=(
   podman buildah runc debootstrap uidmap netavark aardvark-dns iptables curl ca-certificates
 )
 # bench/run pins processes with taskset (util-linux) and renders with python3;
-# perf and valgrind are for profiling the server under load.
-bench_packages=(python3 util-linux linux-perf valgrind)
+# perf and valgrind are for profiling the server under load; postgresql gives
+# its durability table a --storage postgres row (bench/run skips it without).
+bench_packages=(python3 util-linux linux-perf valgrind postgresql)
 
 wanted=("${build_packages[@]}")
 case ${1:-} in

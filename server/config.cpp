@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/ip/address.hpp>
+#include <libpq-fe.h>
 
 #include <algorithm>
 #include <cctype>
@@ -63,6 +64,26 @@ const CLI::Validator kIpAddress(
     },
     "ADDRESS");
 
+// libpq's own parser; its message may quote the string, so the string
+// (which may hold a password) is taken out of it.
+const CLI::Validator kPostgresUrl(
+    [](std::string& text) -> std::string {
+      char* error = nullptr;
+      PQconninfoOption* options = PQconninfoParse(text.c_str(), &error);
+      if (options != nullptr) {
+        PQconninfoFree(options);
+        return {};
+      }
+      std::string message = error != nullptr ? error : "out of memory";
+      PQfreemem(error);
+      for (auto at = message.find(text); !text.empty() && at != std::string::npos; at = message.find(text)) {
+        message.replace(at, text.size(), "<the URL>");
+      }
+      while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+      return "not a PostgreSQL connection URL: " + message;
+    },
+    "");
+
 }  // namespace
 
 std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv) {
@@ -79,8 +100,14 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   add_value(app, "--bind", config.bind, "Address to listen on")->check(kIpAddress);
   add_value(app, "--data-dir", config.data_dir, "Directory for saved games (created if missing)");
   add_value(app, "--storage", config.storage,
-            "Where rooms are kept: sqlite (<data-dir>/gofish.sqlite, survives restarts) or none")
-      ->check(CLI::IsMember({"sqlite", "none"}));
+            "Where rooms are kept: sqlite (<data-dir>/gofish.sqlite, survives restarts), postgres (the database "
+            "--postgres-url names, which several servers can share) or none")
+      ->check(CLI::IsMember({"sqlite", "postgres", "none"}));
+  add_value(app, "--postgres-url", config.postgres_url,
+            "For --storage postgres: libpq connection URI, postgresql://USER:PASSWORD@HOST:PORT/DATABASE (keep the "
+            "password in the environment variable or ~/.pgpass rather than on the command line)")
+      ->type_name("URL")
+      ->check(kPostgresUrl);
   add_value(app, "--load-rooms", config.load_rooms,
             "at-start (rebuild every stored room when the server starts) or on-demand (each room when first "
             "asked for, by code or seat token)")
@@ -222,8 +249,13 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
     return ConfigExit{kBadValueExitCode, err.str()};
   }
   if (restore->count() > 0) config.restore_set_aside = restore_code;
-  if ((config.list_set_aside || config.restore_set_aside) && config.storage != "sqlite") {
-    return ConfigExit{kBadValueExitCode, "--list-set-aside and --restore-set-aside need --storage sqlite\n"};
+  if ((config.list_set_aside || config.restore_set_aside) && config.storage == "none") {
+    return ConfigExit{kBadValueExitCode, "--list-set-aside and --restore-set-aside need --storage sqlite or postgres\n"};
+  }
+  if (config.storage == "postgres" && config.postgres_url.empty()) {
+    return ConfigExit{kBadValueExitCode,
+                      "--storage postgres needs --postgres-url (or GOFISH_POSTGRES_URL), e.g. "
+                      "postgresql://gofish@db.example.org/gofish\n"};
   }
   return config;
 }

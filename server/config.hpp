@@ -18,10 +18,15 @@ struct Config {
   std::string bind = "0.0.0.0";
   std::uint16_t port = 8080;  // 0 picks a free port (tests)
   std::filesystem::path data_dir = "data";
-  // Where rooms are kept: "sqlite" (<data_dir>/gofish.sqlite) or "none"
-  // (nothing survives a restart; the baseline for measuring durability).
+  // Where rooms are kept: "sqlite" (<data_dir>/gofish.sqlite), "postgres"
+  // (the database postgres_url names) or "none" (nothing survives a restart;
+  // the baseline for measuring durability).
   std::string storage = "sqlite";
   std::string load_rooms = "at-start";  // or "on-demand"
+  // libpq's connection URI (postgresql://user:password@host:port/database)
+  // or key=value string, for --storage postgres. libpq fills in what it
+  // leaves out from the PG* environment variables and ~/.pgpass.
+  std::string postgres_url;
   // PRAGMA synchronous in WAL mode: "normal" survives a crash of the process,
   // "full" survives power loss too, at an fsync per commit.
   std::string sqlite_synchronous = "normal";
@@ -38,7 +43,8 @@ struct Config {
   // Start even though a used database has lost its seat-token key: make a
   // new key, knowing every stored seat token stops working (sqlite_store.hpp).
   bool new_token_key = false;
-  // One-off actions on <data_dir>/gofish.sqlite instead of serving; the
+  // One-off actions on the store (<data_dir>/gofish.sqlite, or PostgreSQL)
+  // instead of serving; the
   // program exits once done. Rooms the server could not rebuild are set
   // aside in the store (store.hpp): list them, or put one back so the next
   // start tries it again (after a repair, or a fixed server).

@@ -4,7 +4,8 @@
 //
 // Exit codes: 0 done; 1 an unexpected failure; 2 a bad flag or value (or no
 // such set-aside room); 3 a database that cannot be used as a whole (not
-// SQLite, a newer schema, a failed integrity check, a lost seat-token key).
+// SQLite, a newer schema, a failed integrity check, a lost seat-token key;
+// a PostgreSQL server that cannot be reached or refuses the login).
 // A single room that cannot be rebuilt does not stop the start: it is set
 // aside (RoomsHandler::restore).
 #include <spdlog/spdlog.h>
@@ -25,6 +26,7 @@
 #include "server/config.hpp"
 #include "server/metrics.hpp"
 #include "server/rooms_handler.hpp"
+#include "server/postgres_store.hpp"
 #include "server/server.hpp"
 #include "server/sqlite_store.hpp"
 #include "server/store.hpp"
@@ -52,30 +54,38 @@ std::string utc_time(std::int64_t ms) {
 }
 
 // --list-set-aside and --restore-set-aside: the store only, no server. Safe
-// while a server runs on the same file (SQLite in WAL mode); a room put back
-// is rebuilt at the next start.
+// while a server runs on the same store (SQLite in WAL mode, or PostgreSQL);
+// a room put back is rebuilt at the next start.
 int store_action(const gofish::server::Config& config) {
   using namespace gofish::server;
-  const auto file = config.data_dir / "gofish.sqlite";
-  std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) {
-    if (config.list_set_aside) {
-      std::cout << "No room is set aside: " << file.string() << " does not exist.\n";
-      return 0;
-    }
-    std::cerr << file.string() << " does not exist, so no room is set aside in it.\n";
-    return kBadValueExitCode;
-  }
-  std::unique_ptr<SqliteStore> store;
+  std::unique_ptr<Store> store;
+  std::string where;
   try {
-    store = std::make_unique<SqliteStore>(file, SyncMode::kNormal);
+    if (config.storage == "postgres") {
+      auto postgres = std::make_unique<PostgresStore>(config.postgres_url);
+      where = "the PostgreSQL " + postgres->where();
+      store = std::move(postgres);
+    } else {
+      const auto file = config.data_dir / "gofish.sqlite";
+      where = file.string();
+      std::error_code ec;
+      if (!std::filesystem::exists(file, ec)) {
+        if (config.list_set_aside) {
+          std::cout << "No room is set aside: " << where << " does not exist.\n";
+          return 0;
+        }
+        std::cerr << where << " does not exist, so no room is set aside in it.\n";
+        return kBadValueExitCode;
+      }
+      store = std::make_unique<SqliteStore>(file, SyncMode::kNormal);
+    }
   } catch (const std::exception& error) {
     spdlog::critical("storage: {}", error.what());
     return kStoreRefusedExitCode;
   }
   if (config.list_set_aside) {
     const auto rooms = store->set_aside_rooms();
-    if (rooms.empty()) std::cout << "No room is set aside in " << file.string() << ".\n";
+    if (rooms.empty()) std::cout << "No room is set aside in " << where << ".\n";
     // One room a line: code, when (UTC), why; tab-separated.
     for (const SetAsideRoom& room : rooms) {
       std::cout << room.room << '\t' << utc_time(room.set_aside_ms) << '\t' << room.reason << '\n';
@@ -84,7 +94,7 @@ int store_action(const gofish::server::Config& config) {
   }
   const auto code = gofish::protocol::normalize_room_code(*config.restore_set_aside);
   if (!code || !store->restore_set_aside(*code)) {
-    std::cerr << "No room " << *config.restore_set_aside << " is set aside in " << file.string()
+    std::cerr << "No room " << *config.restore_set_aside << " is set aside in " << where
               << "; --list-set-aside lists those that are.\n";
     return kBadValueExitCode;
   }
@@ -146,12 +156,14 @@ int main(int argc, char** argv) {
     spdlog::info("web root found at {}", config.web_root.string());
   }
 
-  std::error_code ec;
-  std::filesystem::create_directories(config.data_dir, ec);
-  if (ec || !std::filesystem::is_directory(config.data_dir)) {
-    spdlog::error("data dir {}: {}", config.data_dir.string(),
-                  ec ? ec.message() : "not a directory");
-    return kBadValueExitCode;
+  // PostgreSQL keeps nothing in the data dir.
+  if (config.storage != "postgres") {
+    std::error_code ec;
+    std::filesystem::create_directories(config.data_dir, ec);
+    if (ec || !std::filesystem::is_directory(config.data_dir)) {
+      spdlog::error("data dir {}: {}", config.data_dir.string(), ec ? ec.message() : "not a directory");
+      return kBadValueExitCode;
+    }
   }
 
   // A store we cannot trust stops the start: serving without its rooms would
@@ -166,6 +178,11 @@ int main(int argc, char** argv) {
                                         config.new_token_key ? MissingTokenKey::kMakeNew : MissingTokenKey::kRefuse);
       spdlog::info("storage: sqlite at {} (synchronous={})", std::filesystem::absolute(file).string(),
                    config.sqlite_synchronous);
+    } else if (config.storage == "postgres") {
+      auto postgres = std::make_unique<PostgresStore>(
+          config.postgres_url, config.new_token_key ? MissingTokenKey::kMakeNew : MissingTokenKey::kRefuse);
+      spdlog::info("storage: postgres, {}", postgres->where());
+      store = std::move(postgres);
     } else {
       store = std::make_unique<NullStore>();
       spdlog::warn("storage: none; rooms will not survive a restart");
@@ -184,7 +201,7 @@ int main(int argc, char** argv) {
     // once the I/O threads are, so every write submitted is committed
     // before the process exits.
     std::unique_ptr<StoreWriter> writer;
-    if (config.storage == "sqlite") {
+    if (config.storage != "none") {
       writer = std::make_unique<StoreWriter>(*store, std::chrono::seconds(config.finished_game_retention_seconds));
     }
     add_transcript_api(server.api(), *store);

@@ -50,11 +50,6 @@ enum class SyncMode { kNormal, kFull };
 // The schema version this program writes (PRAGMA user_version).
 inline constexpr int kSchemaVersion = 3;
 
-// What token_key() does when a database that holds rooms or games has no
-// usable key: refuse (StoreError), or make a new one (gofish-server
-// --new-token-key), knowing that every stored seat token stops working.
-enum class MissingTokenKey { kRefuse, kMakeNew };
-
 class SqliteStore final : public Store {
  public:
   // Opens (creating if missing) `file`, checks and migrates it. Throws

@@ -18,7 +18,8 @@
 // Store is the interface rooms and the writer talk to: NullStore keeps
 // nothing (tests that need no durability, and `--storage none`, the baseline
 // for measuring what durability costs); SqliteStore (sqlite_store.hpp) is the
-// embedded default.
+// embedded default; PostgresStore (postgres_store.hpp) keeps the same tables
+// in a PostgreSQL database that several servers can share.
 #pragma once
 
 #include <array>
@@ -143,6 +144,11 @@ struct StoredRoom {
   std::optional<StoredGame> game;  // the latest game
 };
 
+// What token_key() does when a store that holds rooms or games has no
+// usable key: refuse (StoreError), or make a new one (gofish-server
+// --new-token-key), knowing that every stored seat token stops working.
+enum class MissingTokenKey { kRefuse, kMakeNew };
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -176,7 +182,7 @@ class Store {
   // The 256-bit key for seat-token hashes, made once and kept with the
   // rooms so stored hashes stay valid across restarts. Throws StoreError
   // when the key of a store that holds rooms or games is missing or unusable
-  // (SqliteStore, unless told to make a new one).
+  // (SqliteStore and PostgresStore, unless told to make a new one).
   virtual std::array<std::uint64_t, 4> token_key() = 0;
   // Cuts a game's decisions back to the first `keep` (the room layer calls
   // it when the engine refuses a stored decision on replay).

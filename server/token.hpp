@@ -11,10 +11,11 @@
 // from the OS at start-up, 128 bits in all. SipHash is a keyed PRF, so
 // without the key nobody can relate a hash to a token, and the timing of a
 // lookup in a map of hashes tells an attacker nothing about real tokens;
-// TokenHash comparison is constant-time anyway. With --storage sqlite the key
-// is made once and kept in the database's meta table (Store::token_key), so
-// stored hashes still name their seats after a restart; with --storage none
-// it is drawn from the OS at start-up and lives only in memory.
+// TokenHash comparison is constant-time anyway. With --storage sqlite or
+// postgres the key is made once and kept in the database's meta table
+// (Store::token_key), so stored hashes still name their seats after a
+// restart; with --storage none it is drawn from the OS at start-up and lives
+// only in memory.
 #pragma once
 
 #include <array>

@@ -16,9 +16,10 @@
 //   back, the damaged one is set aside (logged, counted in /metrics, listed by
 //   --list-set-aside, kept in the database) and, once repaired and put back
 //   with --restore-set-aside, comes back at the next start.
-// - A backup taken as the README says (the sqlite3 program's .backup) while
-//   the server runs is a whole database: a server started on it has every
-//   room, seat token and finished game.
+// - A backup taken as the README says (the sqlite3 program's .backup, or
+//   pg_dump and pg_restore with --storage postgres) while the server runs is
+//   a whole database: a server started on it has every room, seat token and
+//   finished game.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -27,10 +28,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "postgres_cluster.hpp"
 #include "protocol/rules_json.hpp"
 #include "rooms_support.hpp"
 #include "server_process.hpp"
@@ -482,13 +485,14 @@ TEST_CASE("restore: a room that cannot be rebuilt is set aside, kept and listed,
   CHECK(server.stop(SIGTERM) == 0);
 }
 
-TEST_CASE("restore: a backup taken with the sqlite3 command while the server runs starts a server with every room") {
-  TempDir dir("gofish-restore");
-  const auto data = dir.path / "data";
-  const auto copy = dir.path / "copy";
-  ServerProcess server(data, dir.path / "first.log");
+// A finished game, a game in play and a waiting room on a server started
+// with `flags`; `backup` copies the store while it runs; a server started
+// with `restored_flags` (on the copy) must have every room as of the copy.
+void backup_while_running(const TempDir& dir, const std::vector<std::string>& flags,
+                          const std::function<void()>& backup, const fs::path& restored_data,
+                          const std::vector<std::string>& restored_flags) {
+  ServerProcess server(dir.path / "data", dir.path / "first.log", flags);
   const auto port = server.port();
-  // A finished game, a game in play, and a room still waiting.
   Seated fay_seat = create_room(port, create_request("Fay", "classic", 2, {{1, BotLevel::kEasy}}));
   const std::string fay_code = fay_seat.code;
   fay_seat.peer->expect<protocol::Ok>(protocol::Start{});
@@ -501,14 +505,10 @@ TEST_CASE("restore: a backup taken with the sqlite3 command while the server run
   ann.peer->expect<protocol::Ok>(protocol::Start{});
   Seated wes = create_room(port, create_request("Wes", "bicycle", 3));
 
-  // The README's command, with the server running.
-  fs::create_directories(copy);
-  const std::string command =
-      "sqlite3 '" + (data / "gofish.sqlite").string() + "' \".backup '" + (copy / "gofish.sqlite").string() + "'\"";
-  REQUIRE(std::system(command.c_str()) == 0);
+  backup();
   CHECK(wes.peer->expect<protocol::Ok>(protocol::AddBot{std::nullopt, BotLevel::kEasy}).id.has_value());
 
-  ServerProcess restored(copy, dir.path / "copy.log");
+  ServerProcess restored(restored_data, dir.path / "copy.log", restored_flags);
   CHECK(restored.log_text().find("3 rooms restored") != std::string::npos);
   {
     Peer peer(restored.port());
@@ -535,6 +535,47 @@ TEST_CASE("restore: a backup taken with the sqlite3 command while the server run
   }
   CHECK(restored.stop(SIGTERM) == 0);
   CHECK(server.stop(SIGTERM) == 0);
+}
+
+TEST_CASE("restore: a backup taken with the sqlite3 command while the server runs starts a server with every room") {
+  TempDir dir("gofish-restore");
+  const auto data = dir.path / "data";
+  const auto copy = dir.path / "copy";
+  backup_while_running(
+      dir, {},
+      [&] {
+        // The README's command.
+        fs::create_directories(copy);
+        const std::string command = "sqlite3 '" + (data / "gofish.sqlite").string() + "' \".backup '" +
+                                    (copy / "gofish.sqlite").string() + "'\"";
+        REQUIRE(std::system(command.c_str()) == 0);
+      },
+      copy, {});
+}
+
+// The README's pg_dump and pg_restore, limited to the test's schema (the
+// cluster's database holds every test's).
+TEST_CASE("restore with PostgreSQL: a pg_dump taken while the server runs, restored into a new database, starts a server with every room") {
+  TempDir dir("gofish-restore");
+  PostgresDatabase db;
+  PostgresCluster& cluster = db.cluster();
+  const std::string restored_database = db.schema() + "_restored";
+  const auto dump = dir.path / "gofish.dump";
+  const std::string restored_url =
+      cluster.url(restored_database) + "?options=-csearch_path%3D" + db.schema();
+  backup_while_running(
+      dir, {"--storage=postgres", "--postgres-url=" + db.url()},
+      [&] {
+        const std::string command = "pg_dump --format=custom --schema=" + db.schema() + " --file='" +
+                                    dump.string() + "' '" + cluster.url(PostgresDatabase::kDatabase) + "'";
+        REQUIRE(std::system(command.c_str()) == 0);
+        cluster.sql("postgres", "CREATE DATABASE " + restored_database);
+        const std::string restore =
+            "pg_restore --no-owner --dbname='" + cluster.url(restored_database) + "' '" + dump.string() + "'";
+        REQUIRE(std::system(restore.c_str()) == 0);
+      },
+      dir.path / "data", {"--storage=postgres", "--postgres-url=" + restored_url});
+  cluster.sql("postgres", "DROP DATABASE " + restored_database + " WITH (FORCE)");
 }
 
 }  // namespace

@@ -34,6 +34,7 @@
 #include "engine/game.hpp"
 #include "engine/transcript.hpp"
 #include "engine/view.hpp"
+#include "postgres_cluster.hpp"
 #include "protocol/rules_json.hpp"
 #include "rooms_support.hpp"
 #include "server_process.hpp"
@@ -157,7 +158,8 @@ std::unique_ptr<Peer> resume(std::uint16_t port, const std::string& token, std::
   return peer;
 }
 
-void restart_with(int signal) {
+// `flags` choose the store (SQLite in the data dir when empty).
+void restart_with(int signal, const std::vector<std::string>& flags = {}) {
   const bool crash = signal == SIGKILL;
   TempDir dir("gofish-restart");
   const std::vector<std::string> presets = {"classic", "specific-card", "keep-playing", "bicycle", "authors", "pairs"};
@@ -172,7 +174,7 @@ void restart_with(int signal) {
   Seated waiting_host, waiting_guest;  // the room still waiting
 
   {
-    ServerProcess server(dir.path / "data", dir.path / "first.log");
+    ServerProcess server(dir.path / "data", dir.path / "first.log", flags);
     const auto port = server.port();
 
     // A game played to its end before the stop.
@@ -291,9 +293,10 @@ void restart_with(int signal) {
     }
   }
 
-  ServerProcess server(dir.path / "data", dir.path / "second.log");
+  ServerProcess server(dir.path / "data", dir.path / "second.log", flags);
   const auto port = server.port();
   const std::string log = server.log_text();
+  CHECK(log.find(flags.empty() ? "storage: sqlite at " : "storage: postgres, database ") != std::string::npos);
   CHECK(log.find("8 rooms restored") != std::string::npos);
 
   // The finished game: still served, and its room plays a rematch.
@@ -412,6 +415,13 @@ void restart_with(int signal) {
 TEST_CASE("restart: SIGKILL mid-game loses nothing, and every preset resumes and finishes") { restart_with(SIGKILL); }
 
 TEST_CASE("restart: SIGTERM mid-game loses nothing, and every preset resumes and finishes") { restart_with(SIGTERM); }
+
+// The same on PostgreSQL: each commit is a transaction on the database
+// server, which a SIGKILL of gofish-server cannot undo.
+TEST_CASE("restart with PostgreSQL: SIGKILL mid-game loses nothing, and every preset resumes and finishes") {
+  PostgresDatabase db;
+  restart_with(SIGKILL, {"--storage=postgres", "--postgres-url=" + db.url()});
+}
 
 // The last decision of a game, torn (cut short as a crash mid-write could
 // leave a file copied by hand or a damaged disk), is cut back on start with

@@ -242,7 +242,11 @@ TEST_CASE("config: bad values exit with code 2 and say why") {
       {"--bind", "1.2.3"},
       {"--threads", "0"},
       {"--log-level", "loud"},
-      {"--storage", "postgres"},
+      {"--storage", "mysql"},
+      {"--storage", "postgres"},  // without --postgres-url
+      {"--storage", "postgres", "--postgres-url", "postgresql://gofish@[::1/gofish"},
+      {"--storage", "postgres", "--postgres-url", "postgresql://gofish@db/gofish?no_such_option=1"},
+      {"--storage", "postgres", "--postgres-url", "host=db dbname"},
       {"--sqlite-synchronous", "off"},
       {"--finished-game-retention-seconds", "-1"},
       {"--web-root", "/no/such/dir"},
@@ -262,6 +266,33 @@ TEST_CASE("config: bad values exit with code 2 and say why") {
   CHECK(parse_exit({"--bind", "1.2.3"}).text.find("1.2.3") != std::string::npos);
 }
 
+TEST_CASE("config: --storage postgres takes its URL from --postgres-url or GOFISH_POSTGRES_URL") {
+  const auto flag =
+      parse_ok({"--storage", "postgres", "--postgres-url", "postgresql://gofish:pw@db.example:5433/fish"});
+  CHECK(flag.storage == "postgres");
+  CHECK(flag.postgres_url == "postgresql://gofish:pw@db.example:5433/fish");
+  CHECK(parse_ok({"--storage", "postgres", "--postgres-url", "host=db dbname=fish"}).postgres_url ==
+        "host=db dbname=fish");
+  {
+    ScopedEnv storage("GOFISH_STORAGE", "postgres");
+    ScopedEnv url("GOFISH_POSTGRES_URL", "postgresql:///fish");
+    CHECK(parse_ok({}).postgres_url == "postgresql:///fish");
+    CHECK(parse_ok({"--postgres-url", "postgresql://db/other"}).postgres_url == "postgresql://db/other");
+  }
+  const auto missing = parse_exit({"--storage", "postgres"});
+  CHECK(missing.text.find("--storage postgres needs --postgres-url (or GOFISH_POSTGRES_URL)") != std::string::npos);
+  // libpq's complaint, without the URL and its password.
+  const auto bad = parse_exit({"--storage", "postgres", "--postgres-url", "postgresql://gofish:hunter2@[::1/gofish"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.text.find("not a PostgreSQL connection URL") != std::string::npos);
+  CHECK(bad.text.find("hunter2") == std::string::npos);
+  // The set-aside actions work on either store, not on none.
+  CHECK(parse_ok({"--storage", "postgres", "--postgres-url", "postgresql:///fish", "--list-set-aside"})
+            .list_set_aside);
+  CHECK(parse_exit({"--storage", "none", "--list-set-aside"}).text.find("need --storage sqlite or postgres") !=
+        std::string::npos);
+}
+
 TEST_CASE("config: --help lists every flag with its default and environment variable") {
   const auto help = parse_exit({"--help"});
   CHECK(help.exit_code == 0);
@@ -270,6 +301,7 @@ TEST_CASE("config: --help lists every flag with its default and environment vari
       {"--bind", "GOFISH_BIND"},
       {"--data-dir", "GOFISH_DATA_DIR"},
       {"--storage", "GOFISH_STORAGE"},
+      {"--postgres-url", "GOFISH_POSTGRES_URL"},
       {"--sqlite-synchronous", "GOFISH_SQLITE_SYNCHRONOUS"},
       {"--finished-game-retention-seconds", "GOFISH_FINISHED_GAME_RETENTION_SECONDS"},
       {"--web-root", "GOFISH_WEB_ROOT"},

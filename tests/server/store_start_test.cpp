@@ -4,21 +4,27 @@
 // than the server's, a used database whose seat-token key is lost (unless
 // --new-token-key asks for a new one). A room that cannot be rebuilt does
 // not: it is set aside, the server starts, --list-set-aside names it and
-// --restore-set-aside puts it back.
+// --restore-set-aside puts it back. With --storage postgres the same, and a
+// PostgreSQL server that is not there or refuses the login is exit code 3 too.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 
 #include "engine/rules.hpp"
+#include "postgres_cluster.hpp"
 #include "protocol/rules_json.hpp"
+#include "server/postgres_store.hpp"
 #include "server/sqlite_store.hpp"
 #include "server_process.hpp"
 #include "temp_dir.hpp"
@@ -27,6 +33,7 @@ namespace gofish::server {
 namespace {
 
 using testing::Outcome;
+using testing::PostgresDatabase;
 using testing::run_server_to_exit;
 using testing::ServerProcess;
 using testing::TempDir;
@@ -113,21 +120,25 @@ TEST_CASE("start: a schema newer than the server's refuses to start") {
 
 // The reason may be a sentence from the room layer (unreadable settings) or
 // an exception (a seat whose "host" is not a boolean): either way the room is
-// set aside and the others start.
-TEST_CASE("start: rooms that cannot be rebuilt are set aside, listed and put back, and the server starts") {
-  TempDir dir("gofish-start");
+// set aside and the others start. `store` opens the server's store beside
+// it; `flags` point the server at that store; `dir` holds the data dir and
+// the logs.
+void set_aside_through_the_binary(const TempDir& dir, const std::function<std::unique_ptr<Store>()>& store,
+                                  const std::vector<std::string>& flags) {
   const auto data = dir.path / "data";
-  fs::create_directories(data);
-  const auto file = data / "gofish.sqlite";
+  const auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), flags.begin(), flags.end());
+    return extra;
+  };
   {
-    SqliteStore store(file, SyncMode::kNormal);
-    store.token_key();
-    store.commit({record::RoomCreated{"QWERT", "these are not settings", 1}});
-    store.commit(a_waiting_room("ZXCVB", R"({"occupant":"human","name":"Ann","host":"yes"})"));
-    store.commit(a_waiting_room("GKDRS", R"({"occupant":"human","name":"Ann","host":true})"));
+    const auto writer = store();
+    writer->token_key();
+    writer->commit({record::RoomCreated{"QWERT", "these are not settings", 1}});
+    writer->commit(a_waiting_room("ZXCVB", R"({"occupant":"human","name":"Ann","host":"yes"})"));
+    writer->commit(a_waiting_room("GKDRS", R"({"occupant":"human","name":"Ann","host":true})"));
   }
   {
-    ServerProcess server(data, dir.path / "first.log");
+    ServerProcess server(data, dir.path / "first.log", flags);
     const std::string log = server.log_text();
     CHECK(log.find("[error] room QWERT set aside: unreadable settings") != std::string::npos);
     CHECK(log.find("[error] room ZXCVB set aside: rebuilding it failed: ") != std::string::npos);
@@ -135,30 +146,44 @@ TEST_CASE("start: rooms that cannot be rebuilt are set aside, listed and put bac
     CHECK(log.find("2 rooms set aside") != std::string::npos);
     CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
   }
-  const auto listed = run_server(data, {"--list-set-aside"});
+  const auto listed = run_server(data, with({"--list-set-aside"}));
   CHECK(listed.exit_code == 0);
   CHECK(listed.output.find("QWERT\t") != std::string::npos);
   CHECK(listed.output.find("ZXCVB\t") != std::string::npos);
   CHECK(listed.output.find("unreadable settings") != std::string::npos);
   CHECK(listed.output.find("listening on") == std::string::npos);
 
-  const auto unknown = run_server(data, {"--restore-set-aside", "NMPQ2"});
+  const auto unknown = run_server(data, with({"--restore-set-aside", "NMPQ2"}));
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.output.find("No room NMPQ2 is set aside") != std::string::npos);
-  const auto put_back = run_server(data, {"--restore-set-aside", "qwert"});
+  const auto put_back = run_server(data, with({"--restore-set-aside", "qwert"}));
   CHECK(put_back.exit_code == 0);
   CHECK(put_back.output.find("QWERT is no longer set aside") != std::string::npos);
-  const auto after = run_server(data, {"--list-set-aside"});
+  const auto after = run_server(data, with({"--list-set-aside"}));
   CHECK(after.output.find("QWERT") == std::string::npos);
   CHECK(after.output.find("ZXCVB\t") != std::string::npos);
   // Still unreadable: the next start sets it aside again, saying why.
-  ServerProcess server(data, dir.path / "second.log");
+  ServerProcess server(data, dir.path / "second.log", flags);
   CHECK(server.log_text().find("room QWERT set aside: unreadable settings") != std::string::npos);
   CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
+}
+
+TEST_CASE("start: rooms that cannot be rebuilt are set aside, listed and put back, and the server starts") {
+  TempDir dir("gofish-start");
+  fs::create_directories(dir.path / "data");
+  const auto file = dir.path / "data" / "gofish.sqlite";
+  set_aside_through_the_binary(dir, [&] { return std::make_unique<SqliteStore>(file, SyncMode::kNormal); }, {});
 
   const auto none = run_server_to_exit({"--storage", "none", "--list-set-aside"});
   CHECK(none.exit_code == 2);
-  CHECK(none.output.find("need --storage sqlite") != std::string::npos);
+  CHECK(none.output.find("need --storage sqlite or postgres") != std::string::npos);
+}
+
+TEST_CASE("start with PostgreSQL: rooms that cannot be rebuilt are set aside, listed and put back") {
+  TempDir dir("gofish-start");
+  PostgresDatabase db;
+  set_aside_through_the_binary(dir, [&] { return std::make_unique<PostgresStore>(db.url()); },
+                               {"--storage=postgres", "--postgres-url=" + db.url()});
 }
 
 TEST_CASE("start: a used database whose seat-token key is lost refuses to start, and --new-token-key makes a new one") {
@@ -200,6 +225,78 @@ TEST_CASE("start: a used database whose seat-token key is lost refuses to start,
   }
   // The new key is kept: the next start needs no flag and says nothing of it.
   ServerProcess server(data, dir.path / "third.log");
+  CHECK(server.log_text().find("seat-token key") == std::string::npos);
+  CHECK(server.log_text().find("1 rooms restored") != std::string::npos);
+  CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
+}
+
+// A PostgreSQL database that cannot be used stops the start with exit code
+// 3 before the server listens, saying why, and no password is logged.
+TEST_CASE("start with PostgreSQL: no server there, a wrong password or a newer schema refuses to start") {
+  TempDir dir("gofish-start");
+  PostgresDatabase db;
+  const auto start_with = [&](const std::string& url) {
+    return run_server(dir.path / "data", {"--storage", "postgres", "--postgres-url", url});
+  };
+  const auto absent = start_with(testing::unreachable_postgres_url());
+  CHECK(absent.exit_code == 3);
+  CHECK(absent.output.find("cannot connect to PostgreSQL") != std::string::npos);
+  CHECK(absent.output.find("Connection refused") != std::string::npos);
+  CHECK(absent.output.find("listening on") == std::string::npos);
+  CHECK(absent.output.find("secret") == std::string::npos);
+
+  const std::string wrong = "not-" + db.cluster().password();
+  const auto refused = start_with("postgresql://" + db.cluster().user() + ":" + wrong + "@127.0.0.1:" +
+                                  std::to_string(db.cluster().port()) + "/" + PostgresDatabase::kDatabase);
+  CHECK(refused.exit_code == 3);
+  CHECK(refused.output.find("PostgreSQL refused the login") != std::string::npos);
+  CHECK(refused.output.find("password authentication failed") != std::string::npos);
+  CHECK(refused.output.find("listening on") == std::string::npos);
+  CHECK(refused.output.find(wrong) == std::string::npos);
+
+  { PostgresStore store(db.url()); }
+  db.sql("UPDATE meta SET value = convert_to('" + std::to_string(kPostgresSchemaVersion + 1) +
+         "', 'UTF8') WHERE key = 'schema_version'");
+  const auto newer = start_with(db.url());
+  CHECK(newer.exit_code == 3);
+  CHECK(newer.output.find("newer than this server's") != std::string::npos);
+  CHECK(newer.output.find("listening on") == std::string::npos);
+  // Refused, and left alone.
+  CHECK(db.sql("SELECT convert_from(value, 'UTF8') FROM meta WHERE key = 'schema_version'") ==
+        std::to_string(kPostgresSchemaVersion + 1));
+}
+
+// The URL from the environment, as a container would be given it.
+TEST_CASE(
+    "start with PostgreSQL from GOFISH_POSTGRES_URL: a lost seat-token key refuses to start, --new-token-key makes "
+    "one") {
+  TempDir dir("gofish-start");
+  PostgresDatabase db;
+  struct Environment {
+    explicit Environment(const std::string& url) { ::setenv("GOFISH_POSTGRES_URL", url.c_str(), 1); }
+    ~Environment() { ::unsetenv("GOFISH_POSTGRES_URL"); }
+  } environment(db.url());
+  const std::vector<std::string> flags = {"--storage=postgres"};
+  {
+    ServerProcess server(dir.path / "data", dir.path / "first.log", flags);
+    CHECK(server.log_text().find("storage: postgres, database " + std::string(PostgresDatabase::kDatabase)) !=
+          std::string::npos);
+    CHECK(server.log_text().find(db.cluster().password()) == std::string::npos);
+    CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
+  }
+  PostgresStore(db.url()).commit(a_waiting_room("GKDRS", R"({"occupant":"human","name":"Ann","host":true})"));
+  db.sql("DELETE FROM meta WHERE key = 'token_key'");
+  const auto missing = run_server(dir.path / "data", {"--storage", "postgres"});
+  CHECK(missing.exit_code == 3);
+  CHECK(missing.output.find("seat-token key (meta.token_key) is missing") != std::string::npos);
+  CHECK(missing.output.find("--new-token-key") != std::string::npos);
+  {
+    ServerProcess server(dir.path / "data", dir.path / "second.log", {"--storage=postgres", "--new-token-key"});
+    CHECK(server.log_text().find("a new one is made") != std::string::npos);
+    CHECK(server.log_text().find("1 rooms restored") != std::string::npos);
+    CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
+  }
+  ServerProcess server(dir.path / "data", dir.path / "third.log", flags);
   CHECK(server.log_text().find("seat-token key") == std::string::npos);
   CHECK(server.log_text().find("1 rooms restored") != std::string::npos);
   CHECK(exit_code_of(server.stop(SIGTERM)) == 0);

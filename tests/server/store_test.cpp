@@ -1,28 +1,38 @@
-// The durable store on its own: round trips, the grouped writer, retention,
-// the token key, and each damaged-database outcome.
+// The durable stores on their own: round trips, the grouped writer, retention,
+// the token key, and each damaged-database outcome. Every case about a store
+// runs against both: SqliteStore on a file, and PostgresStore on a database of
+// its own in the throwaway PostgreSQL cluster (postgres_cluster.hpp). The
+// PostgreSQL cases are named "<postgres>" or "postgres store: ..." and carry
+// the ctest label cluster.
 #include "server/store.hpp"
-#include "server/transcript_api.hpp"
 
 #include <doctest/doctest.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
 #include <variant>
 
 #include "protocol/messages.hpp"
+#include "postgres_cluster.hpp"
+#include "server/postgres_store.hpp"
 #include "server/sqlite_store.hpp"
+#include "server/transcript_api.hpp"
 #include "temp_dir.hpp"
 
 namespace gofish::server {
 namespace {
 
+using testing::PostgresDatabase;
 using testing::TempDir;
 
 namespace fs = std::filesystem;
@@ -38,158 +48,258 @@ std::vector<Record> a_room_with_a_game() {
   };
 }
 
-// Runs one statement straight on the file, as damage from outside would.
-void tamper(const fs::path& file, const char* sql) {
+// Runs one statement straight on a SQLite file, as damage from outside would.
+void tamper_file(const fs::path& file, const char* sql) {
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(file.string().c_str(), &db) == SQLITE_OK);
   REQUIRE(sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
   sqlite3_close(db);
 }
 
-TEST_CASE("store: rooms, seats, games and decisions come back after reopening") {
-  TempDir dir("gofish-store");
-  {
-    SqliteStore store(dir.db(), SyncMode::kNormal);
-    store.commit(a_room_with_a_game());
+// The stores under test, each on a fresh database. open() opens (or opens
+// again) the store on it; tamper() runs SQL straight on the database, as
+// damage from outside would; bytes() spells a literal of hex bytes.
+struct Sqlite {
+  TempDir dir{"gofish-store"};
+  std::unique_ptr<Store> open(MissingTokenKey missing_key = MissingTokenKey::kRefuse) const {
+    return std::make_unique<SqliteStore>(dir.db(), SyncMode::kNormal, missing_key);
   }
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  const auto rooms = store.load_open_rooms();
+  void tamper(const std::string& sql) const { tamper_file(dir.db(), sql.c_str()); }
+  static std::string bytes(const std::string& hex) { return "x'" + hex + "'"; }
+  void set_schema_version(int version) const { tamper("PRAGMA user_version=" + std::to_string(version)); }
+  static constexpr int kVersion = kSchemaVersion;
+};
+
+struct Postgres {
+  PostgresDatabase db;
+  std::unique_ptr<Store> open(MissingTokenKey missing_key = MissingTokenKey::kRefuse) const {
+    return std::make_unique<PostgresStore>(db.url(), missing_key);
+  }
+  void tamper(const std::string& sql) const { db.sql(sql); }
+  static std::string bytes(const std::string& hex) { return "'\\x" + hex + "'::bytea"; }
+  void set_schema_version(int version) const {
+    tamper("UPDATE meta SET value = convert_to('" + std::to_string(version) +
+           "', 'UTF8') WHERE key = 'schema_version'");
+  }
+  static constexpr int kVersion = kPostgresSchemaVersion;
+};
+
+}  // namespace
+}  // namespace gofish::server
+
+TYPE_TO_STRING_AS("sqlite", gofish::server::Sqlite);
+TYPE_TO_STRING_AS("postgres", gofish::server::Postgres);
+
+namespace gofish::server {
+namespace {
+
+#define GOFISH_STORES Sqlite, Postgres
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+TEST_CASE_TEMPLATE("store: rooms, seats, games and decisions come back after reopening", Kind, GOFISH_STORES) {
+  Kind kind;
+  kind.open()->commit(a_room_with_a_game());
+  const auto store = kind.open();
+  const auto rooms = store->load_open_rooms();
   REQUIRE(rooms.size() == 1);
   CHECK(rooms[0].room == "ABCD");
   CHECK(rooms[0].settings == R"({"preset":"authors"})");
   CHECK(rooms[0].created_ms == 1000);
   REQUIRE(rooms[0].seats.size() == 2);
+  CHECK(rooms[0].seats[0].seat == 0);
+  CHECK(rooms[0].seats[0].state == R"({"name":"Ann"})");
   CHECK(rooms[0].seats[0].token_hash == std::string(16, '\x01'));
+  CHECK(rooms[0].seats[1].seat == 1);
   CHECK(rooms[0].seats[1].token_hash.empty());
   REQUIRE(rooms[0].game);
+  CHECK(rooms[0].game->game == 1);
   CHECK(rooms[0].game->game_id == "g-1");
+  CHECK(rooms[0].game->setup == R"({"deck":[]})");
+  CHECK(rooms[0].game->started_ms == 2000);
   CHECK(rooms[0].game->decisions == std::vector<std::string>{R"({"seat":0})", R"({"seat":1})"});
   CHECK_FALSE(rooms[0].game->transcript);
-  CHECK_FALSE(store.finished_transcript("g-1"));
+  CHECK_FALSE(store->finished_transcript("g-1"));
 }
 
-TEST_CASE("store: a transcript is served only once its game is over, and kept until pruned") {
-  TempDir dir("gofish-store");
-  SqliteStore store(dir.db(), SyncMode::kFull);
-  store.commit(a_room_with_a_game());
-  CHECK_FALSE(store.finished_transcript("g-1"));
-  store.commit({record::GameFinished{"g-1", R"({"winners":[0]})", 5000}});
-  CHECK(store.finished_transcript("g-1") == R"({"winners":[0]})");
+// Token hashes are raw bytes: every byte value, NUL and invalid UTF-8
+// among them, comes back as it went in.
+TEST_CASE_TEMPLATE("store: a token hash of any bytes comes back unchanged", Kind, GOFISH_STORES) {
+  Kind kind;
+  std::string every_byte;
+  for (int b = 255; b >= 0; --b) every_byte.push_back(static_cast<char>(b));
+  const std::string nul_first = std::string("\0\xff\x80", 3) + std::string(13, '\0');
+  kind.open()->commit({record::RoomCreated{"ABCD", "{}", 1}, record::SeatTaken{"ABCD", 0, "{}", every_byte},
+                       record::SeatTaken{"ABCD", 1, "{}", nul_first}});
+  auto rooms = kind.open()->load_open_rooms();
+  REQUIRE(rooms.size() == 1);
+  REQUIRE(rooms[0].seats.size() == 2);
+  CHECK(rooms[0].seats[0].token_hash == every_byte);
+  CHECK(rooms[0].seats[1].token_hash == nul_first);
+  // A seat taken again replaces its holder and hash.
+  kind.open()->commit({record::SeatTaken{"ABCD", 0, R"({"name":"Bo"})", ""}, record::SeatFreed{"ABCD", 1}});
+  rooms = kind.open()->load_open_rooms();
+  REQUIRE(rooms[0].seats.size() == 1);
+  CHECK(rooms[0].seats[0].state == R"({"name":"Bo"})");
+  CHECK(rooms[0].seats[0].token_hash.empty());
+}
+
+TEST_CASE_TEMPLATE("store: a transcript is served only once its game is over, and kept until pruned", Kind,
+                   GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  store->commit(a_room_with_a_game());
+  CHECK_FALSE(store->finished_transcript("g-1"));
+  store->commit({record::GameFinished{"g-1", R"({"winners":[0]})", 5000}});
+  CHECK(store->finished_transcript("g-1") == R"({"winners":[0]})");
   // The room closes: its finished game stays, the code may be used again.
-  store.commit({record::RoomClosed{"ABCD"}, record::RoomCreated{"ABCD", "{}", 6000}});
-  CHECK(store.finished_transcript("g-1") == R"({"winners":[0]})");
-  CHECK(store.load_open_rooms().size() == 1);
-  CHECK_FALSE(store.load_open_rooms()[0].game);
-  CHECK(store.prune_finished(5000) == 0);
-  CHECK(store.prune_finished(5001) == 1);
-  CHECK_FALSE(store.finished_transcript("g-1"));
-  CHECK_FALSE(store.finished_transcript("no-such-game"));
+  store->commit({record::RoomClosed{"ABCD"}, record::RoomCreated{"ABCD", "{}", 6000}});
+  CHECK(store->finished_transcript("g-1") == R"({"winners":[0]})");
+  CHECK(store->load_open_rooms().size() == 1);
+  CHECK_FALSE(store->load_open_rooms()[0].game);
+  CHECK(store->prune_finished(5000) == 0);
+  CHECK(store->prune_finished(5001) == 1);
+  CHECK_FALSE(store->finished_transcript("g-1"));
+  CHECK_FALSE(store->finished_transcript("no-such-game"));
 }
 
-TEST_CASE("store: a failed batch writes nothing") {
-  TempDir dir("gofish-store");
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  store.commit(a_room_with_a_game());
+// A room closing takes its unfinished game and that game's decisions with it.
+TEST_CASE_TEMPLATE("store: a room closed mid-game leaves nothing behind", Kind, GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  store->commit(a_room_with_a_game());
+  store->commit({record::RoomClosed{"ABCD"}});
+  CHECK(store->load_open_rooms().empty());
+  CHECK(store->prune_finished(std::numeric_limits<std::int64_t>::max()) == 0);
+  // The same code and game id may come again, with no old decision in the way.
+  store->commit(a_room_with_a_game());
+  const auto rooms = store->load_open_rooms();
+  REQUIRE(rooms.size() == 1);
+  REQUIRE(rooms[0].game);
+  CHECK(rooms[0].game->decisions.size() == 2);
+}
+
+TEST_CASE_TEMPLATE("store: a failed batch writes nothing", Kind, GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  store->commit(a_room_with_a_game());
   // A duplicate decision number fails the whole batch.
-  CHECK_THROWS(store.commit(
+  CHECK_THROWS(store->commit(
       {record::DecisionAccepted{"g-1", 2, R"({"seat":0})"}, record::DecisionAccepted{"g-1", 1, R"({"seat":0})"}}));
-  CHECK(store.load_open_rooms()[0].game->decisions.size() == 2);
+  CHECK(store->load_open_rooms()[0].game->decisions.size() == 2);
+  // And the store carries on.
+  store->commit({record::DecisionAccepted{"g-1", 2, R"({"seat":0})"}});
+  CHECK(store->load_open_rooms()[0].game->decisions.size() == 3);
 }
 
-TEST_CASE("store: the token key is made once and survives reopening") {
-  TempDir dir("gofish-store");
+// A busy writer's batch: thousands of statements in one transaction (for
+// PostgreSQL, one pipeline whose replies outgrow the socket buffers).
+TEST_CASE_TEMPLATE("store: a batch of thousands of records commits whole, or not at all", Kind, GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  store->commit(a_room_with_a_game());
+  std::vector<Record> batch;
+  for (int seq = 2; seq < 20'002; ++seq) {
+    batch.push_back(record::DecisionAccepted{"g-1", seq, R"({"seat":)" + std::to_string(seq % 2) + "}"});
+    if (seq % 1000 == 0) batch.push_back(record::RoomVersion{"ABCD", seq});
+  }
+  auto refused = batch;
+  refused.push_back(record::DecisionAccepted{"g-1", 5, "{}"});  // already in the batch
+  CHECK_THROWS_AS(store->commit(refused), StoreError);
+  CHECK(store->load_open_rooms()[0].game->decisions.size() == 2);
+  store->commit(batch);
+  const auto rooms = store->load_open_rooms();
+  CHECK(rooms[0].game->decisions.size() == 20'002);
+  CHECK(rooms[0].v == 20'000);
+}
+
+TEST_CASE_TEMPLATE("store: the token key is made once and survives reopening", Kind, GOFISH_STORES) {
+  Kind kind;
   std::array<std::uint64_t, 4> key{};
   {
-    SqliteStore store(dir.db(), SyncMode::kNormal);
-    key = store.token_key();
-    CHECK(store.token_key() == key);
+    const auto store = kind.open();
+    key = store->token_key();
+    CHECK(store->token_key() == key);
   }
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  CHECK(store.token_key() == key);
+  CHECK(kind.open()->token_key() == key);
   CHECK(NullStore().token_key() != key);
 }
 
 // A used database (rooms or games) whose key is gone would otherwise get a
 // new key without a word, and no stored seat token would resume its seat.
-TEST_CASE("store: a used database whose token key is missing or the wrong size refuses to give a key") {
-  TempDir dir("gofish-store");
+TEST_CASE_TEMPLATE("store: a used database whose token key is missing or the wrong size refuses to give a key", Kind,
+                   GOFISH_STORES) {
+  Kind kind;
   std::array<std::uint64_t, 4> key{};
   {
-    SqliteStore store(dir.db(), SyncMode::kNormal);
-    key = store.token_key();
-    store.commit(a_room_with_a_game());
+    const auto store = kind.open();
+    key = store->token_key();
+    store->commit(a_room_with_a_game());
   }
-  tamper(dir.db(), "DELETE FROM meta WHERE key = 'token_key'");
-  {
-    SqliteStore store(dir.db(), SyncMode::kNormal);
-    try {
-      store.token_key();
-      FAIL("a missing key of a used database gave a key");
-    } catch (const StoreError& error) {
-      const std::string message = error.what();
-      CHECK(message.find("meta.token_key) is missing") != std::string::npos);
-      CHECK(message.find("refusing to start") != std::string::npos);
-      CHECK(message.find("backup") != std::string::npos);
-      CHECK(message.find("--new-token-key") != std::string::npos);
-    }
+  kind.tamper("DELETE FROM meta WHERE key = 'token_key'");
+  try {
+    kind.open()->token_key();
+    FAIL("a missing key of a used database gave a key");
+  } catch (const StoreError& error) {
+    const std::string message = error.what();
+    CHECK(message.find("meta.token_key) is missing") != std::string::npos);
+    CHECK(message.find("refusing to start") != std::string::npos);
+    CHECK(message.find("backup") != std::string::npos);
+    CHECK(message.find("--new-token-key") != std::string::npos);
   }
-  tamper(dir.db(), "INSERT INTO meta(key, value) VALUES('token_key', x'0102030405')");
-  {
-    SqliteStore store(dir.db(), SyncMode::kNormal);
-    try {
-      store.token_key();
-      FAIL("a 5-byte key of a used database gave a key");
-    } catch (const StoreError& error) {
-      CHECK(std::string(error.what()).find("has 5 bytes instead of 32") != std::string::npos);
-    }
+  kind.tamper("INSERT INTO meta(key, value) VALUES('token_key', " + Kind::bytes("0102030405") + ")");
+  try {
+    kind.open()->token_key();
+    FAIL("a 5-byte key of a used database gave a key");
+  } catch (const StoreError& error) {
+    CHECK(std::string(error.what()).find("has 5 bytes instead of 32") != std::string::npos);
   }
   // Asked for, a new key is made and kept; the old one is not coming back.
-  std::array<std::uint64_t, 4> made{};
-  {
-    SqliteStore store(dir.db(), SyncMode::kNormal, MissingTokenKey::kMakeNew);
-    made = store.token_key();
-    CHECK(made != key);
-  }
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  CHECK(store.token_key() == made);
+  const auto made = kind.open(MissingTokenKey::kMakeNew)->token_key();
+  CHECK(made != key);
+  CHECK(kind.open()->token_key() == made);
 }
 
 // Only finished games left, detached from their closed rooms, still make a
 // database used: it is not brand new.
-TEST_CASE("store: a database holding only finished games also needs its token key") {
-  TempDir dir("gofish-store");
+TEST_CASE_TEMPLATE("store: a database holding only finished games also needs its token key", Kind, GOFISH_STORES) {
+  Kind kind;
   {
-    SqliteStore store(dir.db(), SyncMode::kNormal);
-    store.token_key();
-    store.commit(a_room_with_a_game());
-    store.commit({record::GameFinished{"g-1", "{}", 5000}, record::RoomClosed{"ABCD"}});
+    const auto store = kind.open();
+    store->token_key();
+    store->commit(a_room_with_a_game());
+    store->commit({record::GameFinished{"g-1", "{}", 5000}, record::RoomClosed{"ABCD"}});
+    CHECK(store->load_open_rooms().empty());
   }
-  tamper(dir.db(), "DELETE FROM meta");
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  CHECK_THROWS_AS(store.token_key(), StoreError);
+  kind.tamper("DELETE FROM meta WHERE key = 'token_key'");
+  CHECK_THROWS_AS(kind.open()->token_key(), StoreError);
 }
 
-TEST_CASE("store: a room set aside is kept, skipped on load, listed, and can be put back") {
-  TempDir dir("gofish-store");
+TEST_CASE_TEMPLATE("store: a room set aside is kept, skipped on load, listed, and can be put back", Kind,
+                   GOFISH_STORES) {
+  Kind kind;
   {
-    SqliteStore store(dir.db(), SyncMode::kNormal);
-    store.commit(a_room_with_a_game());
-    store.commit({record::RoomCreated{"EFGH", "{}", 3000}});
-    CHECK(store.set_aside_rooms().empty());
-    store.set_aside("ABCD", "game g-1: the deck is torn", 7000);
+    const auto store = kind.open();
+    store->commit(a_room_with_a_game());
+    store->commit({record::RoomCreated{"EFGH", "{}", 3000}});
+    CHECK(store->set_aside_rooms().empty());
+    store->set_aside("ABCD", "game g-1: the deck is torn", 7000);
   }
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  auto rooms = store.load_open_rooms();
+  const auto store = kind.open();
+  auto rooms = store->load_open_rooms();
   REQUIRE(rooms.size() == 1);
   CHECK(rooms[0].room == "EFGH");
-  CHECK(store.set_aside_rooms() == std::vector<SetAsideRoom>{{"ABCD", 7000, "game g-1: the deck is torn"}});
+  CHECK(store->set_aside_rooms() == std::vector<SetAsideRoom>{{"ABCD", 7000, "game g-1: the deck is torn"}});
   // Kept whole: its seats, game and decisions come back when put back.
-  CHECK_FALSE(store.restore_set_aside("EFGH"));
-  CHECK_FALSE(store.restore_set_aside("NOPE"));
-  CHECK(store.restore_set_aside("ABCD"));
-  CHECK_FALSE(store.restore_set_aside("ABCD"));
-  CHECK(store.set_aside_rooms().empty());
-  rooms = store.load_open_rooms();
+  CHECK_FALSE(store->restore_set_aside("EFGH"));
+  CHECK_FALSE(store->restore_set_aside("NOPE"));
+  CHECK(store->restore_set_aside("ABCD"));
+  CHECK_FALSE(store->restore_set_aside("ABCD"));
+  CHECK(store->set_aside_rooms().empty());
+  rooms = store->load_open_rooms();
   REQUIRE(rooms.size() == 2);
   CHECK(rooms[0].room == "ABCD");
   CHECK(rooms[0].seats.size() == 2);
@@ -197,94 +307,100 @@ TEST_CASE("store: a room set aside is kept, skipped on load, listed, and can be 
   CHECK(rooms[0].game->decisions.size() == 2);
 }
 
-TEST_CASE("store: the finished games of a room set aside outlive their retention") {
-  TempDir dir("gofish-store");
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  store.commit(a_room_with_a_game());
-  store.commit({record::GameFinished{"g-1", R"({"winners":[0]})", 5000}});
-  store.commit({record::RoomCreated{"EFGH", "{}", 3000}, record::GameStarted{"EFGH", 1, "g-2", "{}", 3000},
-                record::GameFinished{"g-2", "{}", 5000}});
-  store.set_aside("ABCD", "why", 6000);
-  CHECK(store.prune_finished(10'000) == 1);
-  CHECK(store.finished_transcript("g-1") == R"({"winners":[0]})");
-  CHECK_FALSE(store.finished_transcript("g-2"));
+// Oldest first, then by code byte by byte (whatever PostgreSQL's collation).
+TEST_CASE_TEMPLATE("store: rooms load in the order they were made, set-aside rooms in the order they were set aside",
+                   Kind, GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  store->commit({record::RoomCreated{"b", "{}", 5}, record::RoomCreated{"B", "{}", 5},
+                 record::RoomCreated{"A", "{}", 9}, record::RoomCreated{"Z", "{}", 1}});
+  std::vector<std::string> codes;
+  for (const auto& room : store->load_open_rooms()) codes.push_back(room.room);
+  CHECK(codes == std::vector<std::string>{"Z", "B", "b", "A"});
+  store->set_aside("A", "one", 2);
+  store->set_aside("b", "two", 1);
+  store->set_aside("B", "three", 1);
+  CHECK(store->set_aside_rooms() == std::vector<SetAsideRoom>{{"B", 1, "three"}, {"b", 1, "two"}, {"A", 2, "one"}});
 }
 
-TEST_CASE("store: a torn decision tail is cut back to the last whole decision") {
-  TempDir dir("gofish-store");
+TEST_CASE_TEMPLATE("store: the finished games of a room set aside outlive their retention", Kind, GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  store->commit(a_room_with_a_game());
+  store->commit({record::GameFinished{"g-1", R"({"winners":[0]})", 5000}});
+  store->commit({record::RoomCreated{"EFGH", "{}", 3000}, record::GameStarted{"EFGH", 1, "g-2", "{}", 3000},
+                 record::GameFinished{"g-2", "{}", 5000}});
+  store->set_aside("ABCD", "why", 6000);
+  CHECK(store->prune_finished(10'000) == 1);
+  CHECK(store->finished_transcript("g-1") == R"({"winners":[0]})");
+  CHECK_FALSE(store->finished_transcript("g-2"));
+}
+
+TEST_CASE_TEMPLATE("store: a torn decision tail is cut back to the last whole decision", Kind, GOFISH_STORES) {
+  Kind kind;
   {
-    SqliteStore store(dir.db(), SyncMode::kNormal);
-    store.commit(a_room_with_a_game());
-    store.commit({record::DecisionAccepted{"g-1", 2, R"({"seat":0})"}});
+    const auto store = kind.open();
+    store->commit(a_room_with_a_game());
+    store->commit({record::DecisionAccepted{"g-1", 2, R"({"seat":0})"}});
   }
   SUBCASE("a payload that does not parse") {
-    tamper(dir.db(), "UPDATE decisions SET decision = '{\"seat\":' WHERE seq = 1");
+    kind.tamper("UPDATE decisions SET decision = '{\"seat\":' WHERE seq = 1");
   }
-  SUBCASE("a gap in the sequence") { tamper(dir.db(), "DELETE FROM decisions WHERE seq = 1"); }
+  SUBCASE("a gap in the sequence") { kind.tamper("DELETE FROM decisions WHERE seq = 1"); }
   {
-    SqliteStore store(dir.db(), SyncMode::kNormal);
-    const auto rooms = store.load_open_rooms();
+    const auto rooms = kind.open()->load_open_rooms();
     REQUIRE(rooms.size() == 1);
     CHECK(rooms[0].game->decisions == std::vector<std::string>{R"({"seat":0})"});
   }
   // The cut is written: the next decision follows the last whole one.
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  store.commit({record::DecisionAccepted{"g-1", 1, R"({"seat":1})"}});
-  CHECK(store.load_open_rooms()[0].game->decisions.size() == 2);
+  const auto store = kind.open();
+  store->commit({record::DecisionAccepted{"g-1", 1, R"({"seat":1})"}});
+  CHECK(store->load_open_rooms()[0].game->decisions.size() == 2);
 }
 
-TEST_CASE("store: truncate_decisions cuts a game back for the room layer") {
-  TempDir dir("gofish-store");
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  store.commit(a_room_with_a_game());
-  store.truncate_decisions("g-1", 1);
-  CHECK(store.load_open_rooms()[0].game->decisions.size() == 1);
+TEST_CASE_TEMPLATE("store: truncate_decisions cuts a game back for the room layer", Kind, GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  store->commit(a_room_with_a_game());
+  store->truncate_decisions("g-1", 1);
+  CHECK(store->load_open_rooms()[0].game->decisions.size() == 1);
 }
 
-TEST_CASE("store: a file that is not SQLite is refused with a clear message") {
-  TempDir dir("gofish-store");
-  {
-    std::ofstream garbage(dir.db(), std::ios::binary);
-    for (int i = 0; i < 4096; ++i) garbage << static_cast<char>('a' + i % 26);
-  }
+TEST_CASE_TEMPLATE("store: a schema newer than this program is refused", Kind, GOFISH_STORES) {
+  Kind kind;
+  kind.open();
+  kind.set_schema_version(Kind::kVersion + 1);
   try {
-    SqliteStore store(dir.db(), SyncMode::kNormal);
-    FAIL("opened a garbage file");
-  } catch (const StoreError& error) {
-    const std::string message = error.what();
-    CHECK(message.find("not a usable SQLite database") != std::string::npos);
-    CHECK(message.find("refusing to start") != std::string::npos);
-  }
-  // The file is left as it was for the operator to look at.
-  CHECK(fs::file_size(dir.db()) == 4096);
-}
-
-TEST_CASE("store: a schema newer than this program is refused") {
-  TempDir dir("gofish-store");
-  { SqliteStore store(dir.db(), SyncMode::kNormal); }
-  tamper(dir.db(), ("PRAGMA user_version=" + std::to_string(kSchemaVersion + 1)).c_str());
-  try {
-    SqliteStore store(dir.db(), SyncMode::kNormal);
+    kind.open();
     FAIL("opened a newer schema");
   } catch (const StoreError& error) {
-    CHECK(std::string(error.what()).find("newer than this server's") != std::string::npos);
+    const std::string message = error.what();
+    CHECK(message.find("schema version " + std::to_string(Kind::kVersion + 1) + ", newer than this server's " +
+                       std::to_string(Kind::kVersion)) != std::string::npos);
+    CHECK(message.find("refusing to start") != std::string::npos);
   }
 }
 
-TEST_CASE("store: an empty file is a new database and gets the current schema") {
-  TempDir dir("gofish-store");
-  { std::ofstream empty(dir.db()); }
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  CHECK(store.load_open_rooms().empty());
+TEST_CASE_TEMPLATE("store: a room's event version is kept and read back", Kind, GOFISH_STORES) {
+  Kind kind;
+  {
+    const auto store = kind.open();
+    store->commit(a_room_with_a_game());
+    store->commit({record::RoomVersion{"ABCD", 41}, record::RoomVersion{"ABCD", 42}});
+  }
+  const auto rooms = kind.open()->load_open_rooms();
+  REQUIRE(rooms.size() == 1);
+  CHECK(rooms[0].v == 42);
 }
 
-TEST_CASE("store writer: every submission is written before its callback runs, in batches") {
-  TempDir dir("gofish-store");
-  SqliteStore store(dir.db(), SyncMode::kNormal);
+TEST_CASE_TEMPLATE("store writer: every submission is written before its callback runs, in batches", Kind,
+                   GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
   std::atomic<int> done{0};
   std::atomic<bool> all_written{true};
   {
-    StoreWriter writer(store);
+    StoreWriter writer(*store);
     writer.submit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "g", "{}", 1}},
                   [&](bool written) {
                     all_written = all_written && written;
@@ -306,54 +422,106 @@ TEST_CASE("store writer: every submission is written before its callback runs, i
     CHECK(late);
   }
   CHECK(all_written);
-  CHECK(store.load_open_rooms()[0].game->decisions.size() == 201);
+  CHECK(store->load_open_rooms()[0].game->decisions.size() == 201);
 }
 
-TEST_CASE("store writer: finished games past their retention are deleted after a batch") {
-  TempDir dir("gofish-store");
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  store.commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "old", "{}", 1},
-                record::GameFinished{"old", "{}", now_ms - 120'000}, record::GameStarted{"ROOM", 2, "new", "{}", 1},
-                record::GameFinished{"new", "{}", now_ms}});
-  StoreWriter writer(store, std::chrono::seconds(60), std::chrono::milliseconds(0));
+TEST_CASE_TEMPLATE("store writer: finished games past their retention are deleted after a batch", Kind, GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  const auto now = now_ms();
+  store->commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "old", "{}", 1},
+                 record::GameFinished{"old", "{}", now - 120'000}, record::GameStarted{"ROOM", 2, "new", "{}", 1},
+                 record::GameFinished{"new", "{}", now}});
+  StoreWriter writer(*store, std::chrono::seconds(60), std::chrono::milliseconds(0));
   writer.submit({record::RoomSettingsChanged{"ROOM", "{}"}}, nullptr);
   writer.stop();
-  CHECK_FALSE(store.finished_transcript("old"));
-  CHECK(store.finished_transcript("new"));
+  CHECK_FALSE(store->finished_transcript("old"));
+  CHECK(store->finished_transcript("new"));
 }
 
-TEST_CASE("store writer: an idle writer still deletes old finished games, once per period") {
-  TempDir dir("gofish-store");
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  store.commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "old", "{}", 1},
-                record::GameFinished{"old", "{}", now_ms - 120'000}});
-  StoreWriter writer(store, std::chrono::seconds(60), std::chrono::milliseconds(20));
+TEST_CASE_TEMPLATE("store writer: an idle writer still deletes old finished games, once per period", Kind,
+                   GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  store->commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "old", "{}", 1},
+                 record::GameFinished{"old", "{}", now_ms() - 120'000}});
+  StoreWriter writer(*store, std::chrono::seconds(60), std::chrono::milliseconds(20));
   // Nothing is submitted: the writer wakes by itself.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (store.finished_transcript("old") && std::chrono::steady_clock::now() < deadline) {
+  while (store->finished_transcript("old") && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  CHECK_FALSE(store.finished_transcript("old"));
+  CHECK_FALSE(store->finished_transcript("old"));
   CHECK(writer.batches() == 0);
 }
 
-TEST_CASE("store: a room's event version is kept and read back") {
+TEST_CASE_TEMPLATE("store writer: a failed write is reported to its callback", Kind, GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  StoreWriter writer(*store);
+  std::atomic<int> written_count{0};
+  std::atomic<int> failed{0};
+  auto count = [&](bool written) { (written ? written_count : failed) += 1; };
+  writer.submit({record::RoomCreated{"ROOM", "{}", 1}}, count);
+  writer.submit({record::RoomCreated{"ROOM", "{}", 1}}, count);  // the same code twice
+  writer.submit({record::RoomCreated{"MOOR", "{}", 1}}, count);
+  writer.stop();
+  // Whether or not they shared a batch, only the bad submission is refused.
+  CHECK(written_count == 2);
+  CHECK(failed == 1);
+  CHECK(store->load_open_rooms().size() == 2);
+}
+
+TEST_CASE_TEMPLATE("transcript api: only a finished game's transcript, by its id, the same 404 otherwise", Kind,
+                   GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  const std::string id = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";  // token-shaped: 32 base64url characters
+  store->commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, id, "{}", 1}});
+  const auto before = transcript_reply(*store, "/api/games/" + id + "/transcript");
+  CHECK(before.status == 404);
+  CHECK(before.content_type == "application/json");
+  // The body is the protocol's error message, spelt by protocol/.
+  CHECK(before.body == protocol::encode(protocol::default_error(protocol::ErrorCode::kApiGameNotFound)));
+  CHECK(before.body ==
+        R"({"type":"error","code":"api/game_not_found","message":"No finished game with this id is kept here."})");
+  const auto unknown = transcript_reply(*store, "/api/games/BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB/transcript");
+  CHECK(unknown.status == 404);
+  CHECK(unknown.body == before.body);
+  CHECK(transcript_reply(*store, "/api/games/../transcript").status == 404);
+  CHECK(transcript_reply(*store, "/api/games/" + id).status == 404);
+  store->commit({record::GameFinished{id, R"({"format":"gofish-transcript/1"})", 2}});
+  const auto after = transcript_reply(*store, "/api/games/" + id + "/transcript");
+  CHECK(after.status == 200);
+  CHECK(after.content_type == "application/json");
+  CHECK(after.body == R"({"format":"gofish-transcript/1"})");
+}
+
+// SQLite only: what a file can be that a database server cannot.
+
+TEST_CASE("store: a file that is not SQLite is refused with a clear message") {
   TempDir dir("gofish-store");
   {
-    SqliteStore store(dir.db(), SyncMode::kNormal);
-    store.commit(a_room_with_a_game());
-    store.commit({record::RoomVersion{"ABCD", 41}, record::RoomVersion{"ABCD", 42}});
+    std::ofstream garbage(dir.db(), std::ios::binary);
+    for (int i = 0; i < 4096; ++i) garbage << static_cast<char>('a' + i % 26);
   }
+  try {
+    SqliteStore store(dir.db(), SyncMode::kNormal);
+    FAIL("opened a garbage file");
+  } catch (const StoreError& error) {
+    const std::string message = error.what();
+    CHECK(message.find("not a usable SQLite database") != std::string::npos);
+    CHECK(message.find("refusing to start") != std::string::npos);
+  }
+  // The file is left as it was for the operator to look at.
+  CHECK(fs::file_size(dir.db()) == 4096);
+}
+
+TEST_CASE("store: an empty file is a new database and gets the current schema") {
+  TempDir dir("gofish-store");
+  { std::ofstream empty(dir.db()); }
   SqliteStore store(dir.db(), SyncMode::kNormal);
-  const auto rooms = store.load_open_rooms();
-  REQUIRE(rooms.size() == 1);
-  CHECK(rooms[0].v == 42);
+  CHECK(store.load_open_rooms().empty());
 }
 
 // A database written by the first schema (as the previous release left it)
@@ -396,45 +564,157 @@ PRAGMA user_version=1;
   CHECK(store.load_open_rooms().empty());
 }
 
-TEST_CASE("store writer: a failed write is reported to its callback") {
-  TempDir dir("gofish-store");
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  StoreWriter writer(store);
-  std::atomic<int> written_count{0};
-  std::atomic<int> failed{0};
-  auto count = [&](bool written) { (written ? written_count : failed) += 1; };
-  writer.submit({record::RoomCreated{"ROOM", "{}", 1}}, count);
-  writer.submit({record::RoomCreated{"ROOM", "{}", 1}}, count);  // the same code twice
-  writer.submit({record::RoomCreated{"MOOR", "{}", 1}}, count);
-  writer.stop();
-  // Whether or not they shared a batch, only the bad submission is refused.
-  CHECK(written_count == 2);
-  CHECK(failed == 1);
-  CHECK(store.load_open_rooms().size() == 2);
+// PostgreSQL only: what a database server can do that a file cannot.
+
+TEST_CASE("postgres store: a server that is not there is refused with a clear message") {
+  try {
+    PostgresStore store(testing::unreachable_postgres_url());
+    FAIL("connected to nothing");
+  } catch (const StoreError& error) {
+    const std::string message = error.what();
+    INFO(message);
+    CHECK(message.find("cannot connect to PostgreSQL") != std::string::npos);
+    CHECK(message.find("Connection refused") != std::string::npos);
+    CHECK(message.find("refusing to start") != std::string::npos);
+    CHECK(message.find("--postgres-url") != std::string::npos);
+    CHECK(message.find("secret") == std::string::npos);  // the URL's password
+  }
 }
 
-TEST_CASE("transcript api: only a finished game's transcript, by its id, the same 404 otherwise") {
-  TempDir dir("gofish-store");
-  SqliteStore store(dir.db(), SyncMode::kNormal);
-  const std::string id = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";  // token-shaped: 32 base64url characters
-  store.commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, id, "{}", 1}});
-  const auto before = transcript_reply(store, "/api/games/" + id + "/transcript");
-  CHECK(before.status == 404);
-  CHECK(before.content_type == "application/json");
-  // The body is the protocol's error message, spelt by protocol/.
-  CHECK(before.body == protocol::encode(protocol::default_error(protocol::ErrorCode::kApiGameNotFound)));
-  CHECK(before.body ==
-        R"({"type":"error","code":"api/game_not_found","message":"No finished game with this id is kept here."})");
-  const auto unknown = transcript_reply(store, "/api/games/BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB/transcript");
-  CHECK(unknown.status == 404);
-  CHECK(unknown.body == before.body);
-  CHECK(transcript_reply(store, "/api/games/../transcript").status == 404);
-  CHECK(transcript_reply(store, "/api/games/" + id).status == 404);
-  store.commit({record::GameFinished{id, R"({"format":"gofish-transcript/1"})", 2}});
-  const auto after = transcript_reply(store, "/api/games/" + id + "/transcript");
-  CHECK(after.status == 200);
-  CHECK(after.content_type == "application/json");
-  CHECK(after.body == R"({"format":"gofish-transcript/1"})");
+TEST_CASE("postgres store: a wrong password is refused as a login, and the password is never told") {
+  PostgresDatabase db;
+  const std::string wrong = "not-" + db.cluster().password();
+  const std::string url = "postgresql://" + db.cluster().user() + ":" + wrong +
+                          "@127.0.0.1:" + std::to_string(db.cluster().port()) + "/" + PostgresDatabase::kDatabase;
+  try {
+    PostgresStore store(url);
+    FAIL("logged in with a wrong password");
+  } catch (const StoreError& error) {
+    const std::string message = error.what();
+    INFO(message);
+    CHECK(message.find("PostgreSQL refused the login") != std::string::npos);
+    CHECK(message.find("password authentication failed") != std::string::npos);
+    CHECK(message.find("refusing to start") != std::string::npos);
+    CHECK(message.find(wrong) == std::string::npos);
+  }
+}
+
+TEST_CASE("postgres store: a database that does not exist is refused, saying so") {
+  PostgresDatabase db;
+  try {
+    PostgresStore store(db.cluster().url(db.schema() + "_missing"));
+    FAIL("opened a database that does not exist");
+  } catch (const StoreError& error) {
+    const std::string message = error.what();
+    INFO(message);
+    CHECK(message.find("does not exist") != std::string::npos);
+    CHECK(message.find("Create it first") != std::string::npos);
+  }
+}
+
+TEST_CASE("postgres store: a database whose encoding is not UTF8 is refused") {
+  PostgresDatabase db;
+  const std::string latin1 = db.schema() + "_latin1";
+  db.cluster().sql("postgres", "CREATE DATABASE " + latin1 + " ENCODING 'LATIN1' TEMPLATE template0 LOCALE 'C'");
+  try {
+    PostgresStore store(db.cluster().url(latin1));
+    FAIL("opened a LATIN1 database");
+  } catch (const StoreError& error) {
+    const std::string message = error.what();
+    INFO(message);
+    CHECK(message.find("has encoding LATIN1") != std::string::npos);
+    CHECK(message.find("ENCODING 'UTF8'") != std::string::npos);
+  }
+  db.cluster().sql("postgres", "DROP DATABASE " + latin1);
+}
+
+// Tables of the same names made by something else are not taken over.
+TEST_CASE("postgres store: a database holding another program's tables is refused and left alone") {
+  PostgresDatabase db;
+  db.sql("CREATE TABLE rooms(id INTEGER PRIMARY KEY); INSERT INTO rooms VALUES (7)");
+  try {
+    PostgresStore store(db.url());
+    FAIL("took over another program's tables");
+  } catch (const StoreError& error) {
+    const std::string message = error.what();
+    INFO(message);
+    CHECK(message.find("relation \"rooms\" already exists") != std::string::npos);
+    CHECK(message.find("a database of its own") != std::string::npos);
+  }
+  CHECK(db.sql("SELECT to_regclass('meta') IS NULL") == "t");
+  CHECK(db.sql("SELECT id FROM rooms") == "7");
+}
+
+// A database restarted, or a connection cut by an idle timeout or an
+// operator: the store connects again and the next call goes through.
+TEST_CASE("postgres store: a connection the database dropped is made again, and the next commit goes through") {
+  PostgresDatabase db;
+  const std::string name = "dropped_" + db.schema();
+  PostgresStore store(db.url(name));
+  store.commit(a_room_with_a_game());
+  const auto drop = [&] {
+    CHECK(db.sql("SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE application_name = '" +
+                 name + "'") == "1");
+  };
+  drop();
+  store.commit({record::DecisionAccepted{"g-1", 2, R"({"seat":0})"}});
+  drop();
+  CHECK(store.load_open_rooms()[0].game->decisions.size() == 3);
+  drop();
+  CHECK_FALSE(store.finished_transcript("g-1"));
+  drop();
+  // Several records in one batch, after the drop: all or nothing, once.
+  store.commit({record::DecisionAccepted{"g-1", 3, "{}"}, record::GameFinished{"g-1", "{}", 9}});
+  CHECK(store.finished_transcript("g-1") == "{}");
+  CHECK(db.sql("SELECT count(*) FROM decisions") == "4");
+}
+
+// Servers of a cluster start together on one database: the schema is made
+// once, and they agree on one seat-token key.
+TEST_CASE("postgres store: stores opened at once on a new database share one schema and one token key") {
+  PostgresDatabase db;
+  constexpr int kStores = 4;
+  std::vector<std::array<std::uint64_t, 4>> keys(kStores);
+  std::vector<std::string> errors(kStores);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kStores; ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        PostgresStore store(db.url());
+        keys[i] = store.token_key();
+      } catch (const std::exception& error) {
+        errors[i] = error.what();
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int i = 0; i < kStores; ++i) {
+    INFO("store " << i << ": " << errors[i]);
+    CHECK(errors[i].empty());
+    CHECK(keys[i] == keys[0]);
+  }
+  CHECK(db.sql("SELECT convert_from(value, 'UTF8') FROM meta WHERE key = 'schema_version'") ==
+        std::to_string(kPostgresSchemaVersion));
+}
+
+// Text goes in as its bytes: a NUL byte, which PostgreSQL text cannot hold,
+// fails the write instead of cutting the text short.
+TEST_CASE("postgres store: text with a NUL byte is refused, not cut short") {
+  PostgresDatabase db;
+  PostgresStore store(db.url());
+  CHECK_THROWS_AS(store.commit({record::RoomCreated{"ABCD", std::string("{\"a\":1}\0tail", 12), 1}}), StoreError);
+  CHECK(store.load_open_rooms().empty());
+  store.commit({record::RoomCreated{"ABCD", "{\"name\":\"J\u00f6rg \U0001f41f\"}", 1}});
+  CHECK(store.load_open_rooms()[0].settings == "{\"name\":\"J\u00f6rg \U0001f41f\"}");
+}
+
+TEST_CASE("postgres store: where() names the database, host, port and user, never the password") {
+  PostgresDatabase db;
+  PostgresStore store(db.url());
+  const auto where = store.where();
+  CHECK(where == std::string("database ") + PostgresDatabase::kDatabase +
+                     " on 127.0.0.1:" + std::to_string(db.cluster().port()) + " as " + db.cluster().user());
+  CHECK(where.find(db.cluster().password()) == std::string::npos);
 }
 
 TEST_CASE("transcript api: a store that cannot be read answers 503 with the protocol's error message") {

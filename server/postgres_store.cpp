@@ -1,0 +1,679 @@
+#include "server/postgres_store.hpp"
+
+#include <libpq-fe.h>
+#include <poll.h>
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include "server/token.hpp"
+
+namespace gofish::server {
+
+namespace {
+
+// Each step takes the schema from version i to i + 1; a step is never edited
+// once released, only new ones appended.
+constexpr const char* kMigrations[] = {
+    // 0 -> 1: SqliteStore's tables (its schema version 3), column for column.
+    R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value BYTEA NOT NULL);
+CREATE TABLE rooms(
+  code TEXT PRIMARY KEY,
+  settings TEXT NOT NULL,
+  created_ms BIGINT NOT NULL,
+  v BIGINT NOT NULL DEFAULT 0,
+  set_aside TEXT,
+  set_aside_ms BIGINT);
+CREATE TABLE seats(
+  room TEXT NOT NULL,
+  seat INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  token_hash BYTEA,
+  PRIMARY KEY(room, seat));
+CREATE TABLE games(
+  game_id TEXT PRIMARY KEY,
+  room TEXT,
+  game BIGINT NOT NULL,
+  setup TEXT NOT NULL,
+  started_ms BIGINT NOT NULL,
+  transcript TEXT,
+  finished_ms BIGINT);
+CREATE INDEX games_by_room ON games(room, game);
+CREATE INDEX games_by_finish ON games(finished_ms) WHERE finished_ms IS NOT NULL;
+CREATE TABLE decisions(
+  game_id TEXT NOT NULL,
+  seq BIGINT NOT NULL,
+  decision TEXT NOT NULL,
+  PRIMARY KEY(game_id, seq));
+)sql",
+};
+static_assert(std::size(kMigrations) == kPostgresSchemaVersion);
+
+// The advisory lock servers take while they check and migrate the schema.
+constexpr std::int64_t kSchemaLock = 0x676f66697368;  // "gofish"
+
+// A statement prepared by name on every connection. Where a statement is
+// keyed by a room or a game, that key is $1.
+struct Sql {
+  const char* name;
+  const char* text;
+};
+
+// What records write (steps_for).
+constexpr Sql kInsertRoom{"insert_room", "INSERT INTO rooms(code, settings, created_ms) VALUES($1, $2, $3)"};
+constexpr Sql kUpdateSettings{"update_settings", "UPDATE rooms SET settings = $2 WHERE code = $1"};
+constexpr Sql kUpsertSeat{
+    "upsert_seat",
+    "INSERT INTO seats(room, seat, state, token_hash) "
+    "VALUES($1, $2, $3, NULLIF($4::bytea, ''::bytea)) "
+    "ON CONFLICT (room, seat) DO UPDATE SET state = EXCLUDED.state, token_hash = EXCLUDED.token_hash"};
+constexpr Sql kDeleteSeat{"delete_seat", "DELETE FROM seats WHERE room = $1 AND seat = $2"};
+constexpr Sql kInsertGame{"insert_game",
+                          "INSERT INTO games(game_id, room, game, setup, started_ms) VALUES($1, $2, $3, $4, $5)"};
+constexpr Sql kInsertDecision{"insert_decision", "INSERT INTO decisions(game_id, seq, decision) VALUES($1, $2, $3)"};
+constexpr Sql kFinishGame{"finish_game", "UPDATE games SET transcript = $2, finished_ms = $3 WHERE game_id = $1"};
+constexpr Sql kUpdateVersion{"update_version", "UPDATE rooms SET v = $2 WHERE code = $1"};
+// A room closing: its unfinished games go with it; finished ones stay, detached.
+constexpr Sql kCloseDecisions{"close_decisions",
+                              "DELETE FROM decisions WHERE game_id IN "
+                              "(SELECT game_id FROM games WHERE room = $1 AND finished_ms IS NULL)"};
+constexpr Sql kCloseGames{"close_games", "DELETE FROM games WHERE room = $1 AND finished_ms IS NULL"};
+constexpr Sql kDetachGames{"detach_games", "UPDATE games SET room = NULL WHERE room = $1"};
+constexpr Sql kCloseSeats{"close_seats", "DELETE FROM seats WHERE room = $1"};
+constexpr Sql kCloseRoom{"close_room", "DELETE FROM rooms WHERE code = $1"};
+
+// Reads and upkeep. Codes sort byte by byte, as in SQLite, whatever the
+// database's collation.
+constexpr Sql kOpenRooms{"open_rooms",
+                         "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL "
+                         "ORDER BY created_ms, code COLLATE \"C\""};
+constexpr Sql kRoomSeats{"room_seats", "SELECT seat, state, token_hash FROM seats WHERE room = $1 ORDER BY seat"};
+constexpr Sql kLatestGame{"latest_game",
+                          "SELECT game_id, game, setup, started_ms, transcript FROM games WHERE room = $1 "
+                          "ORDER BY game DESC LIMIT 1"};
+constexpr Sql kGameDecisions{"game_decisions", "SELECT seq, decision FROM decisions WHERE game_id = $1 ORDER BY seq"};
+constexpr Sql kTruncateDecisions{"truncate_decisions", "DELETE FROM decisions WHERE game_id = $1 AND seq >= $2"};
+constexpr Sql kSetAside{"set_aside", "UPDATE rooms SET set_aside = $2, set_aside_ms = $3 WHERE code = $1"};
+constexpr Sql kSetAsideRooms{"set_aside_rooms",
+                             "SELECT code, set_aside_ms, set_aside FROM rooms WHERE set_aside IS NOT NULL "
+                             "ORDER BY set_aside_ms, code COLLATE \"C\""};
+constexpr Sql kRestoreSetAside{"restore_set_aside",
+                               "UPDATE rooms SET set_aside = NULL, set_aside_ms = NULL "
+                               "WHERE code = $1 AND set_aside IS NOT NULL"};
+constexpr Sql kFindTranscript{"find_transcript",
+                              "SELECT transcript FROM games WHERE game_id = $1 AND transcript IS NOT NULL"};
+// Finished before $1, except in a room set aside: that keeps everything.
+constexpr Sql kPruneDecisions{"prune_decisions",
+                              "DELETE FROM decisions WHERE game_id IN (SELECT game_id FROM games WHERE "
+                              "finished_ms IS NOT NULL AND finished_ms < $1 AND "
+                              "(room IS NULL OR room NOT IN (SELECT code FROM rooms WHERE set_aside IS NOT NULL)))"};
+constexpr Sql kPruneGames{"prune_games",
+                          "DELETE FROM games WHERE finished_ms IS NOT NULL AND finished_ms < $1 AND "
+                          "(room IS NULL OR room NOT IN (SELECT code FROM rooms WHERE set_aside IS NOT NULL))"};
+constexpr Sql kTokenKey{"token_key", "SELECT value FROM meta WHERE key = 'token_key'"};
+constexpr Sql kAddTokenKey{"add_token_key",
+                           "INSERT INTO meta(key, value) VALUES('token_key', $1::bytea) ON CONFLICT (key) DO NOTHING"};
+constexpr Sql kReplaceTokenKey{"replace_token_key",
+                               "INSERT INTO meta(key, value) VALUES('token_key', $1::bytea) "
+                               "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"};
+constexpr Sql kHoldsRoomsOrGames{"holds_rooms_or_games",
+                                 "SELECT EXISTS(SELECT 1 FROM rooms) OR EXISTS(SELECT 1 FROM games)"};
+
+constexpr const Sql* kStatements[] = {
+    &kInsertRoom, &kUpdateSettings, &kUpsertSeat,      &kDeleteSeat,        &kInsertGame,     &kInsertDecision,
+    &kFinishGame, &kUpdateVersion,  &kCloseDecisions,  &kCloseGames,        &kDetachGames,    &kCloseSeats,
+    &kCloseRoom,  &kOpenRooms,      &kRoomSeats,       &kLatestGame,        &kGameDecisions,  &kTruncateDecisions,
+    &kSetAside,   &kSetAsideRooms,  &kRestoreSetAside, &kFindTranscript,    &kPruneDecisions, &kPruneGames,
+    &kTokenKey,   &kAddTokenKey,    &kReplaceTokenKey, &kHoldsRoomsOrGames,
+};
+
+// libpq's messages end in a newline and may span lines; a log line is one.
+std::string one_line(const char* message) {
+  std::string out;
+  bool space = false;
+  for (const char* c = message ? message : ""; *c != '\0'; ++c) {
+    if (*c == '\n' || *c == '\r' || *c == '\t' || *c == ' ') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(*c);
+  }
+  return out;
+}
+
+bool contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+
+// The sentence for a connection that failed: libpq's own words (they name
+// the host and port, never the password) and what to check.
+std::string connect_failure(const std::string& message) {
+  if (contains(message, "authentication") || contains(message, "password") || contains(message, "pg_hba.conf") ||
+      contains(message, "role \"")) {
+    return "PostgreSQL refused the login (" + message +
+           "); refusing to start. Check the user and password in --postgres-url (GOFISH_POSTGRES_URL) or the "
+           "password file (~/.pgpass, PGPASSFILE).";
+  }
+  if (contains(message, "database \"") && contains(message, "does not exist")) {
+    return "the PostgreSQL database does not exist (" + message +
+           "); refusing to start. Create it first (createdb, or CREATE DATABASE), owned by the user "
+           "gofish-server connects as.";
+  }
+  return "cannot connect to PostgreSQL (" + message +
+         "); refusing to start rather than run without its rooms. Check --postgres-url (GOFISH_POSTGRES_URL) and "
+         "that the database server is running and reachable.";
+}
+
+// A decision we can use: a JSON object.
+bool whole_decision(const std::string& text) {
+  if (text.empty() || text.front() != '{') return false;
+  return nlohmann::json::accept(text);
+}
+
+template <class>
+inline constexpr bool kAlwaysFalse = false;
+
+}  // namespace
+
+struct PostgresStore::Step {
+  const char* name = nullptr;       // the prepared statement
+  std::vector<std::string> values;  // each parameter's bytes
+  std::vector<int> formats;         // 1: binary (text and bytea as bytes), 0: text (integers in decimal)
+};
+
+namespace {
+
+void add(PostgresStore::Step& step, const std::string& bytes) {
+  step.values.push_back(bytes);
+  step.formats.push_back(1);
+}
+void add(PostgresStore::Step& step, std::int64_t value) {
+  step.values.push_back(std::to_string(value));
+  step.formats.push_back(0);
+}
+void add(PostgresStore::Step& step, int value) { add(step, static_cast<std::int64_t>(value)); }
+
+template <class... Args>
+PostgresStore::Step step(const Sql& sql, const Args&... args) {
+  PostgresStore::Step out;
+  out.name = sql.name;
+  (add(out, args), ...);
+  return out;
+}
+
+// The statements one record runs, in order: the one place a record meets SQL.
+std::vector<PostgresStore::Step> steps_for(const Record& record) {
+  return std::visit(
+      [](const auto& r) -> std::vector<PostgresStore::Step> {
+        using R = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<R, record::RoomCreated>) {
+          return {step(kInsertRoom, r.room, r.settings, r.created_ms)};
+        } else if constexpr (std::is_same_v<R, record::RoomSettingsChanged>) {
+          return {step(kUpdateSettings, r.room, r.settings)};
+        } else if constexpr (std::is_same_v<R, record::SeatTaken>) {
+          return {step(kUpsertSeat, r.room, r.seat, r.state, r.token_hash)};
+        } else if constexpr (std::is_same_v<R, record::SeatFreed>) {
+          return {step(kDeleteSeat, r.room, r.seat)};
+        } else if constexpr (std::is_same_v<R, record::GameStarted>) {
+          return {step(kInsertGame, r.game_id, r.room, r.game, r.setup, r.started_ms)};
+        } else if constexpr (std::is_same_v<R, record::DecisionAccepted>) {
+          return {step(kInsertDecision, r.game_id, r.seq, r.decision)};
+        } else if constexpr (std::is_same_v<R, record::GameFinished>) {
+          return {step(kFinishGame, r.game_id, r.transcript, r.finished_ms)};
+        } else if constexpr (std::is_same_v<R, record::RoomVersion>) {
+          return {step(kUpdateVersion, r.room, r.v)};
+        } else if constexpr (std::is_same_v<R, record::RoomClosed>) {
+          return {step(kCloseDecisions, r.room), step(kCloseGames, r.room), step(kDetachGames, r.room),
+                  step(kCloseSeats, r.room), step(kCloseRoom, r.room)};
+        } else {
+          static_assert(kAlwaysFalse<R>, "a record with no SQL");
+        }
+      },
+      record);
+}
+
+}  // namespace
+
+// Owns a PGresult. Values of results asked for in binary are raw bytes
+// (text, bytea) or big-endian integers.
+class PostgresStore::Result {
+ public:
+  explicit Result(PGresult* result) : result_(result) {}
+  ~Result() { PQclear(result_); }
+  Result(Result&& other) noexcept : result_(std::exchange(other.result_, nullptr)) {}
+  Result(const Result&) = delete;
+  Result& operator=(const Result&) = delete;
+  Result& operator=(Result&&) = delete;
+
+  int rows() const { return PQntuples(result_); }
+  bool null(int row, int column) const { return PQgetisnull(result_, row, column) != 0; }
+  std::string bytes(int row, int column) const {
+    return {PQgetvalue(result_, row, column), static_cast<std::size_t>(PQgetlength(result_, row, column))};
+  }
+  // A binary boolean, smallint, integer or bigint.
+  std::int64_t integer(int row, int column) const {
+    const auto* data = reinterpret_cast<const unsigned char*>(PQgetvalue(result_, row, column));
+    const int length = PQgetlength(result_, row, column);
+    std::uint64_t value = 0;
+    for (int i = 0; i < length; ++i) value = (value << 8) | data[i];
+    switch (length) {
+      case 2: return static_cast<std::int16_t>(value);
+      case 4: return static_cast<std::int32_t>(value);
+      default: return static_cast<std::int64_t>(value);
+    }
+  }
+  // Rows an INSERT, UPDATE or DELETE touched.
+  std::size_t changed() const {
+    const char* text = PQcmdTuples(result_);
+    return text && *text ? static_cast<std::size_t>(std::stoull(text)) : 0;
+  }
+
+ private:
+  PGresult* result_;
+};
+
+namespace {
+
+// Throws unless `result` says the statement ran.
+PostgresStore::Result checked(PGconn* conn, PGresult* raw, const std::string& what) {
+  PostgresStore::Result result(raw);
+  const auto status = raw ? PQresultStatus(raw) : PGRES_FATAL_ERROR;
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+    const char* state = raw ? PQresultErrorField(raw, PG_DIAG_SQLSTATE) : nullptr;
+    throw StoreError(what + ": " + one_line(raw ? PQresultErrorMessage(raw) : PQerrorMessage(conn)) +
+                     (state ? std::string(" (SQLSTATE ") + state + ")" : std::string()));
+  }
+  return result;
+}
+
+}  // namespace
+
+PostgresStore::PostgresStore(const std::string& url, MissingTokenKey missing_key)
+    : url_(url), missing_key_(missing_key) {
+  try {
+    connect();
+    check_and_migrate();
+    prepare_statements();
+  } catch (...) {
+    PQfinish(conn_);
+    conn_ = nullptr;
+    throw;
+  }
+}
+
+PostgresStore::~PostgresStore() { PQfinish(conn_); }
+
+void PostgresStore::connect() {
+  // Earlier entries are defaults the URL may override; later ones are not.
+  const char* const keys[] = {"fallback_application_name", "connect_timeout", "dbname", "client_encoding", nullptr};
+  const char* const values[] = {"gofish-server", "10", url_.c_str(), "UTF8", nullptr};
+  conn_ = PQconnectdbParams(keys, values, 1);
+  if (conn_ == nullptr) throw StoreError("cannot connect to PostgreSQL: out of memory");
+  if (PQstatus(conn_) != CONNECTION_OK) throw StoreError(connect_failure(one_line(PQerrorMessage(conn_))));
+  // The server's notices and warnings (and the last words of a session it
+  // ends) go to the log rather than stderr.
+  PQsetNoticeProcessor(
+      conn_, [](void*, const char* message) { spdlog::warn("storage: PostgreSQL says: {}", one_line(message)); },
+      nullptr);
+}
+
+std::string PostgresStore::where() const {
+  std::lock_guard lock(mutex_);
+  return describe();
+}
+
+std::string PostgresStore::describe() const {
+  return std::string("database ") + PQdb(conn_) + " on " + PQhost(conn_) + ":" + PQport(conn_) + " as " + PQuser(conn_);
+}
+
+PostgresStore::Result PostgresStore::exec(const char* sql) { return checked(conn_, PQexec(conn_, sql), sql); }
+
+PostgresStore::Result PostgresStore::run(const Step& step) {
+  std::vector<const char*> values;
+  std::vector<int> lengths;
+  for (const auto& value : step.values) {
+    values.push_back(value.c_str());
+    lengths.push_back(static_cast<int>(value.size()));
+  }
+  return checked(conn_,
+                 PQexecPrepared(conn_, step.name, static_cast<int>(values.size()), values.data(), lengths.data(),
+                                step.formats.data(), 1),
+                 step.name);
+}
+
+void PostgresStore::rollback() {
+  if (!connection_lost()) PQclear(PQexec(conn_, "ROLLBACK"));
+}
+
+bool PostgresStore::connection_lost() const { return PQstatus(conn_) == CONNECTION_BAD; }
+
+void PostgresStore::reconnect_if_lost() {
+  // Takes in what the server sent while the connection was idle: a server
+  // shutting down, or ending this session, says so (a notice) and closes
+  // the socket, which marks the connection lost.
+  pollfd idle{PQsocket(conn_), POLLIN, 0};
+  while (!connection_lost() && idle.fd >= 0 && ::poll(&idle, 1, 0) > 0 && PQconsumeInput(conn_) == 1) {
+    PQisBusy(conn_);  // parses it
+  }
+  if (!connection_lost()) return;
+  PQreset(conn_);
+  if (connection_lost()) {
+    throw StoreError("the connection to PostgreSQL was lost and cannot be made again: " +
+                     one_line(PQerrorMessage(conn_)));
+  }
+  prepare_statements();
+  spdlog::warn("storage: the connection to PostgreSQL was lost; connected again");
+}
+
+// Runs `work` once more on a new connection if the database dropped the
+// connection under it: PostgreSQL rolls back what a lost connection had
+// begun, so `work` must not have sent a COMMIT (commit() handles that case).
+template <class Work>
+auto PostgresStore::with_retry(Work&& work) {
+  reconnect_if_lost();
+  try {
+    return work();
+  } catch (const StoreError&) {
+    if (!connection_lost()) throw;
+  }
+  reconnect_if_lost();
+  return work();
+}
+
+void PostgresStore::check_and_migrate() {
+  const auto one_value = [this](const char* sql) {
+    Result result = checked(conn_, PQexecParams(conn_, sql, 0, nullptr, nullptr, nullptr, nullptr, 1), sql);
+    return result.rows() > 0 && !result.null(0, 0) ? result.bytes(0, 0) : std::string();
+  };
+  const std::string encoding = one_value("SELECT current_setting('server_encoding')");
+  if (encoding != "UTF8") {
+    throw StoreError("the PostgreSQL " + describe() + " has encoding " + encoding +
+                     ", but gofish-server stores UTF-8 text; refusing to start. Create the database with "
+                     "ENCODING 'UTF8' (CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0).");
+  }
+  exec("BEGIN");
+  try {
+    exec(("SELECT pg_advisory_xact_lock(" + std::to_string(kSchemaLock) + ")").c_str());
+    int version = 0;
+    if (one_value("SELECT to_regclass('meta') IS NOT NULL") == std::string(1, '\1')) {
+      const std::string stored = one_value("SELECT value FROM meta WHERE key = 'schema_version'");
+      if (!stored.empty()) {
+        try {
+          version = std::stoi(stored);
+        } catch (const std::exception&) {
+          throw StoreError("the PostgreSQL " + describe() + " has a schema version that is not a number (meta." +
+                           "schema_version); refusing to start.");
+        }
+      }
+    }
+    if (version > kPostgresSchemaVersion) {
+      throw StoreError("the PostgreSQL " + describe() + " has schema version " + std::to_string(version) +
+                       ", newer than this server's " + std::to_string(kPostgresSchemaVersion) +
+                       "; refusing to start. Run a newer gofish-server.");
+    }
+    for (int step = version; step < kPostgresSchemaVersion; ++step) {
+      try {
+        exec(kMigrations[step]);
+      } catch (const StoreError& error) {
+        throw StoreError("making gofish-server's tables (schema version " + std::to_string(step + 1) + ") in the " +
+                         describe() + " failed: " + error.what() +
+                         "; refusing to start. Give gofish-server a database of its own.");
+      }
+    }
+    if (version < kPostgresSchemaVersion) {
+      exec(("INSERT INTO meta(key, value) VALUES('schema_version', convert_to('" +
+            std::to_string(kPostgresSchemaVersion) +
+            "', 'UTF8')) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
+               .c_str());
+    }
+    exec("COMMIT");
+    if (version < kPostgresSchemaVersion) {
+      spdlog::info("storage: PostgreSQL {} migrated to schema version {}", describe(), kPostgresSchemaVersion);
+    }
+  } catch (...) {
+    rollback();
+    throw;
+  }
+}
+
+void PostgresStore::prepare_statements() {
+  for (const Sql* sql : kStatements) {
+    checked(conn_, PQprepare(conn_, sql->name, sql->text, 0, nullptr), std::string("preparing ") + sql->name);
+  }
+}
+
+void PostgresStore::commit(const std::vector<Record>& records) {
+  if (records.empty()) return;
+  std::vector<Step> steps;
+  for (const auto& record : records) {
+    auto more = steps_for(record);
+    std::move(more.begin(), more.end(), std::back_inserter(steps));
+  }
+  std::lock_guard lock(mutex_);
+  reconnect_if_lost();
+  if (!pipeline(steps) && connection_lost()) {
+    // Lost before the Sync went out: the database rolled back what it had
+    // of the batch, so it is sent once more on a new connection.
+    reconnect_if_lost();
+    if (!pipeline(steps)) {
+      throw StoreError("writing: the connection to PostgreSQL was lost twice: " + one_line(PQerrorMessage(conn_)));
+    }
+  }
+}
+
+bool PostgresStore::pipeline(const std::vector<Step>& steps) {
+  if (PQenterPipelineMode(conn_) != 1) throw StoreError("writing: " + one_line(PQerrorMessage(conn_)));
+  // Statements sent, each a result and then a null to read.
+  std::size_t sent = 0;
+  bool synced = true;
+  for (const auto& step : steps) {
+    std::vector<const char*> values;
+    std::vector<int> lengths;
+    for (const auto& value : step.values) {
+      values.push_back(value.c_str());
+      lengths.push_back(static_cast<int>(value.size()));
+    }
+    if (PQsendQueryPrepared(conn_, step.name, static_cast<int>(values.size()), values.data(), lengths.data(),
+                            step.formats.data(), 1) != 1) {
+      synced = false;
+      break;
+    }
+    ++sent;
+  }
+  if (synced && PQpipelineSync(conn_) != 1) synced = false;
+  if (!synced) {
+    const std::string error = one_line(PQerrorMessage(conn_));
+    if (connection_lost()) return false;
+    PQreset(conn_);  // a pipeline half sent on a live connection: start clean
+    if (!connection_lost()) prepare_statements();
+    throw StoreError("writing: " + error);
+  }
+  // The results: one per statement (each followed by a null), then the
+  // Sync's. After an error the statements behind it come back aborted.
+  std::string error;
+  std::size_t ends = 0;
+  for (bool done = false; !done;) {
+    PGresult* raw = PQgetResult(conn_);
+    if (raw == nullptr) {
+      if (connection_lost() || ++ends > sent) {
+        if (error.empty()) error = one_line(PQerrorMessage(conn_));
+        break;
+      }
+      continue;
+    }
+    const Result result(raw);
+    switch (PQresultStatus(raw)) {
+      case PGRES_PIPELINE_SYNC: done = true; break;
+      case PGRES_COMMAND_OK:
+      case PGRES_TUPLES_OK:
+      case PGRES_PIPELINE_ABORTED: break;
+      default:
+        if (error.empty()) {
+          const char* state = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
+          error = one_line(PQresultErrorMessage(raw)) + (state ? std::string(" (SQLSTATE ") + state + ")" : "");
+        }
+    }
+  }
+  if (PQexitPipelineMode(conn_) != 1 && !connection_lost()) {
+    PQreset(conn_);
+    if (!connection_lost()) prepare_statements();
+  }
+  // Lost after the Sync went out: committed or not, nobody can tell.
+  if (!error.empty()) throw StoreError("writing: " + error);
+  return true;
+}
+
+void PostgresStore::truncate_locked(const std::string& game_id, std::int64_t keep) {
+  run(step(kTruncateDecisions, game_id, keep));
+}
+
+void PostgresStore::truncate_decisions(const std::string& game_id, std::int64_t keep) {
+  std::lock_guard lock(mutex_);
+  with_retry([&] { truncate_locked(game_id, keep); });
+}
+
+std::vector<StoredRoom> PostgresStore::load_open_rooms() {
+  std::lock_guard lock(mutex_);
+  return with_retry([&] {
+    std::vector<StoredRoom> rooms;
+    const Result room_rows = run(step(kOpenRooms));
+    for (int i = 0; i < room_rows.rows(); ++i) {
+      StoredRoom room;
+      room.room = room_rows.bytes(i, 0);
+      room.settings = room_rows.bytes(i, 1);
+      room.created_ms = room_rows.integer(i, 2);
+      room.v = room_rows.integer(i, 3);
+      rooms.push_back(std::move(room));
+    }
+    for (auto& room : rooms) {
+      const Result seats = run(step(kRoomSeats, room.room));
+      for (int i = 0; i < seats.rows(); ++i) {
+        room.seats.push_back(StoredSeat{static_cast<int>(seats.integer(i, 0)), seats.bytes(i, 1),
+                                        seats.null(i, 2) ? std::string() : seats.bytes(i, 2)});
+      }
+      const Result games = run(step(kLatestGame, room.room));
+      if (games.rows() == 0) continue;
+      StoredGame game;
+      game.game_id = games.bytes(0, 0);
+      game.game = games.integer(0, 1);
+      game.setup = games.bytes(0, 2);
+      game.started_ms = games.integer(0, 3);
+      if (!games.null(0, 4)) game.transcript = games.bytes(0, 4);
+      const Result decisions = run(step(kGameDecisions, game.game_id));
+      for (int i = 0; i < decisions.rows(); ++i) {
+        auto text = decisions.bytes(i, 1);
+        if (decisions.integer(i, 0) != static_cast<std::int64_t>(game.decisions.size()) || !whole_decision(text)) {
+          spdlog::warn("storage: room {} game {}: the decision log is torn; cut back to its {} whole decisions",
+                       room.room, game.game_id, game.decisions.size());
+          truncate_locked(game.game_id, static_cast<std::int64_t>(game.decisions.size()));
+          break;
+        }
+        game.decisions.push_back(std::move(text));
+      }
+      room.game = std::move(game);
+    }
+    return rooms;
+  });
+}
+
+void PostgresStore::set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) {
+  std::lock_guard lock(mutex_);
+  with_retry([&] { run(step(kSetAside, room, reason, now_ms)); });
+}
+
+std::vector<SetAsideRoom> PostgresStore::set_aside_rooms() {
+  std::lock_guard lock(mutex_);
+  return with_retry([&] {
+    std::vector<SetAsideRoom> rooms;
+    const Result rows = run(step(kSetAsideRooms));
+    for (int i = 0; i < rows.rows(); ++i) {
+      rooms.push_back(SetAsideRoom{rows.bytes(i, 0), rows.integer(i, 1), rows.bytes(i, 2)});
+    }
+    return rooms;
+  });
+}
+
+bool PostgresStore::restore_set_aside(const std::string& room) {
+  std::lock_guard lock(mutex_);
+  return with_retry([&] { return run(step(kRestoreSetAside, room)).changed() > 0; });
+}
+
+std::optional<std::string> PostgresStore::finished_transcript(const std::string& game_id) {
+  std::lock_guard lock(mutex_);
+  return with_retry([&]() -> std::optional<std::string> {
+    const Result rows = run(step(kFindTranscript, game_id));
+    if (rows.rows() == 0) return std::nullopt;
+    return rows.bytes(0, 0);
+  });
+}
+
+std::size_t PostgresStore::prune_finished(std::int64_t before_ms) {
+  std::lock_guard lock(mutex_);
+  // Deleting what is past its time again is harmless, so a retry may
+  // follow even a lost COMMIT.
+  return with_retry([&] {
+    exec("BEGIN");
+    try {
+      run(step(kPruneDecisions, before_ms));
+      const auto removed = run(step(kPruneGames, before_ms)).changed();
+      exec("COMMIT");
+      return removed;
+    } catch (...) {
+      rollback();
+      throw;
+    }
+  });
+}
+
+std::array<std::uint64_t, 4> PostgresStore::token_key() {
+  std::lock_guard lock(mutex_);
+  return with_retry([&] {
+    std::array<std::uint64_t, 4> key{};
+    const auto read = [&] {
+      const Result rows = run(step(kTokenKey));
+      return rows.rows() > 0 ? rows.bytes(0, 0) : std::string();
+    };
+    std::string stored = read();
+    if (stored.size() == sizeof(key)) {
+      std::memcpy(key.data(), stored.data(), sizeof(key));
+      return key;
+    }
+    if (holds_rooms_or_games()) {
+      // Stored seat tokens are hashed with the lost key: a new key would stop
+      // every one of them without a word.
+      const std::string what =
+          stored.empty() ? "is missing"
+                         : "has " + std::to_string(stored.size()) + " bytes instead of " + std::to_string(sizeof(key));
+      if (missing_key_ == MissingTokenKey::kRefuse) {
+        throw StoreError("the PostgreSQL " + describe() +
+                         " holds rooms or games, but its seat-token key (meta.token_key) " + what +
+                         ", so no stored seat token could resume its seat; refusing to start. Restore the database "
+                         "from a backup, or start once with --new-token-key to make a new key (every seat token "
+                         "stored before then stops working).");
+      }
+      spdlog::warn(
+          "storage: PostgreSQL {}: the seat-token key {}; a new one is made (--new-token-key), so no seat token "
+          "stored before resumes its seat",
+          describe(), what);
+    }
+    std::array<std::uint8_t, sizeof(key)> bytes{};
+    os_random_bytes(bytes);
+    const std::string made(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    // A key another server has just made wins over ours: read back what is kept.
+    run(step(stored.empty() ? kAddTokenKey : kReplaceTokenKey, made));
+    stored = read();
+    if (stored.size() != sizeof(key)) throw StoreError("the seat-token key just written did not read back");
+    std::memcpy(key.data(), stored.data(), sizeof(key));
+    return key;
+  });
+}
+
+bool PostgresStore::holds_rooms_or_games() { return run(step(kHoldsRoomsOrGames)).integer(0, 0) != 0; }
+
+}  // namespace gofish::server

@@ -1,0 +1,109 @@
+// The shared store: the same tables and records as SqliteStore, in a
+// PostgreSQL database reached with libpq's C API (`--storage postgres`).
+//
+// Readings chosen:
+// - One connection, owned by the store, behind one mutex: the writer thread
+//   commits, HTTP threads read transcripts, the start loads rooms. No pool,
+//   no threads of its own.
+// - commit() is one transaction per call, sent in pipeline mode: every
+//   statement, then a Sync that commits them all (or none, after an error),
+//   in one round trip whatever the batch's size. A connection the database
+//   dropped (a restart, a terminated session) is made again before the next
+//   call; a commit that lost its connection before the Sync was sent is run
+//   again on the new one (the database rolled it back). One that lost it
+//   afterwards is reported failed: PostgreSQL may or may not have committed
+//   it, and nothing can tell.
+// - Every statement is prepared once per connection from one table
+//   (postgres_store.cpp): each record's SQL sits in one place, steps_for(),
+//   so a later change of what rooms write, or a fencing condition, is one
+//   edit. Parameters go in binary (text and bytea as their bytes, so the
+//   token hash needs no escaping and a NUL byte is refused rather than cut
+//   off), integers as decimal text; results come back in binary.
+// - The schema is versioned: meta('schema_version') holds the version, and
+//   a list of steps migrates it forward in one transaction, under an
+//   advisory lock so servers starting together migrate once. A version
+//   newer than this program's is refused with a StoreError, as are an
+//   unreachable database, a refused login and a database whose encoding is
+//   not UTF8 (the records are UTF-8 text).
+// - Durability of a commit is PostgreSQL's: with synchronous_commit on (its
+//   default) COMMIT returns once the WAL is flushed, so a commit survives a
+//   crash of the database machine, and always a crash of this process. The
+//   setting is the database's (ALTER DATABASE / ROLE, or `options` in the
+//   URL), not a flag of ours.
+// - A torn decision tail and the seat-token key are handled as in
+//   SqliteStore (sqlite_store.hpp); the key is written with ON CONFLICT DO
+//   NOTHING and read back, so servers starting together on a new database
+//   agree on one key.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "server/store.hpp"
+
+struct pg_conn;
+
+namespace gofish::server {
+
+// The schema version this program writes (meta.schema_version).
+inline constexpr int kPostgresSchemaVersion = 1;
+
+class PostgresStore final : public Store {
+ public:
+  // Connects with `url` (a libpq connection URI, postgresql://user@host/db,
+  // or key=value string; the PG* environment variables and ~/.pgpass fill in
+  // what it leaves out), checks and migrates the schema. Throws StoreError
+  // with a sentence for the operator; the sentence never holds a password.
+  explicit PostgresStore(const std::string& url, MissingTokenKey missing_key = MissingTokenKey::kRefuse);
+  ~PostgresStore() override;
+  PostgresStore(const PostgresStore&) = delete;
+  PostgresStore& operator=(const PostgresStore&) = delete;
+
+  // "database gofish on 127.0.0.1:5432 as gofish", for the log.
+  std::string where() const;
+
+  void commit(const std::vector<Record>& records) override;
+  std::vector<StoredRoom> load_open_rooms() override;
+  void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
+  std::vector<SetAsideRoom> set_aside_rooms() override;
+  bool restore_set_aside(const std::string& room) override;
+  std::optional<std::string> finished_transcript(const std::string& game_id) override;
+  std::size_t prune_finished(std::int64_t before_ms) override;
+  std::array<std::uint64_t, 4> token_key() override;
+  void truncate_decisions(const std::string& game_id, std::int64_t keep) override;
+
+  // A statement's result (postgres_store.cpp).
+  class Result;
+  // One prepared statement with its parameters.
+  struct Step;
+
+ private:
+  void connect();
+  std::string describe() const;  // where(), with the mutex held
+  void check_and_migrate();
+  void prepare_statements();
+  // Makes the connection again if the database dropped it.
+  void reconnect_if_lost();
+  bool connection_lost() const;
+  Result exec(const char* sql);
+  Result run(const Step& step);
+  // Sends `steps` and a Sync in pipeline mode, which commits them as one
+  // implicit transaction, and reads every result: one round trip for the
+  // batch. Returns false if the connection was lost before the Sync was
+  // sent (nothing was committed); throws StoreError on anything else.
+  bool pipeline(const std::vector<Step>& steps);
+  void rollback();
+  template <class Work>
+  auto with_retry(Work&& work);
+  void truncate_locked(const std::string& game_id, std::int64_t keep);
+  bool holds_rooms_or_games();
+
+  mutable std::mutex mutex_;
+  pg_conn* conn_ = nullptr;
+  const std::string url_;
+  const MissingTokenKey missing_key_;
+};
+
+}  // namespace gofish::server

@@ -1,0 +1,172 @@
+#include "postgres_cluster.hpp"
+
+#include <arpa/inet.h>
+#include <libpq-fe.h>
+#include <netinet/in.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+extern char** environ;
+
+namespace gofish::server::testing {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs scripts/pg-throwaway.sh ACTION STATE to its end; its messages go to
+// this process's stderr.
+void throwaway(const std::string& action, const fs::path& state) {
+  std::string script = GOFISH_SOURCE_DIR "/scripts/pg-throwaway.sh";
+  std::string state_arg = state.string();
+  std::string action_arg = action;
+  std::vector<char*> argv = {script.data(), action_arg.data(), state_arg.data(), nullptr};
+  pid_t pid = 0;
+  if (posix_spawn(&pid, script.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
+    throw std::runtime_error("cannot run " + script);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw std::runtime_error(script + " " + action + " failed (see its messages above)");
+  }
+}
+
+std::string random_suffix() {
+  std::random_device random;
+  return std::to_string(::getpid()) + "_" + std::to_string(random());
+}
+
+}  // namespace
+
+PostgresCluster& PostgresCluster::shared() {
+  static const std::unique_ptr<PostgresCluster> cluster = [] {
+    const char* state = std::getenv("GOFISH_TEST_POSTGRES_STATE");
+    return state != nullptr && *state != '\0' ? attach(state) : start();
+  }();
+  return *cluster;
+}
+
+std::unique_ptr<PostgresCluster> PostgresCluster::start() {
+  std::unique_ptr<PostgresCluster> cluster(new PostgresCluster());
+  cluster->state_ = fs::temp_directory_path() / ("gofish-pg-state-" + random_suffix());
+  cluster->owned_ = true;
+  try {
+    throwaway("start", cluster->state_);
+    cluster->read_state();
+  } catch (...) {
+    std::error_code ec;
+    if (fs::exists(cluster->state_, ec)) throwaway("stop", cluster->state_);
+    cluster->owned_ = false;
+    throw;
+  }
+  return cluster;
+}
+
+std::unique_ptr<PostgresCluster> PostgresCluster::attach(const fs::path& state) {
+  std::unique_ptr<PostgresCluster> cluster(new PostgresCluster());
+  cluster->state_ = state;
+  cluster->read_state();
+  return cluster;
+}
+
+PostgresCluster::~PostgresCluster() {
+  if (!owned_) return;
+  try {
+    throwaway("stop", state_);
+  } catch (const std::exception&) {
+    // The script has said what went wrong; a destructor cannot do more.
+  }
+}
+
+void PostgresCluster::read_state() {
+  std::ifstream in(state_);
+  if (!in) throw std::runtime_error("no PostgreSQL cluster state in " + state_.string());
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto equals = line.find('=');
+    if (equals == std::string::npos) continue;
+    const auto key = line.substr(0, equals);
+    const auto value = line.substr(equals + 1);
+    if (key == "port") port_ = static_cast<std::uint16_t>(std::stoi(value));
+    if (key == "user") user_ = value;
+    if (key == "password") password_ = value;
+  }
+  if (port_ == 0 || user_.empty() || password_.empty()) {
+    throw std::runtime_error(state_.string() + " does not describe a running PostgreSQL cluster");
+  }
+}
+
+std::string PostgresCluster::url(const std::string& database) const {
+  return "postgresql://" + user_ + ":" + password_ + "@127.0.0.1:" + std::to_string(port_) + "/" + database;
+}
+
+std::string PostgresCluster::sql_at(const std::string& url, const std::string& statements) {
+  PGconn* conn = PQconnectdb(url.c_str());
+  if (PQstatus(conn) != CONNECTION_OK) {
+    std::string message = PQerrorMessage(conn);
+    PQfinish(conn);
+    throw std::runtime_error("connecting to the test cluster: " + message);
+  }
+  PGresult* result = PQexec(conn, statements.c_str());
+  const auto status = PQresultStatus(result);
+  std::string value;
+  if (status == PGRES_TUPLES_OK && PQntuples(result) > 0) value = PQgetvalue(result, 0, 0);
+  const std::string message = PQresultErrorMessage(result);
+  PQclear(result);
+  PQfinish(conn);
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+    throw std::runtime_error("running \"" + statements + "\": " + message);
+  }
+  return value;
+}
+
+PostgresDatabase::PostgresDatabase(PostgresCluster& cluster)
+    : cluster_(cluster), schema_("gofish_test_" + random_suffix()) {
+  cluster_.sql(kDatabase, "CREATE SCHEMA " + schema_);
+}
+
+PostgresDatabase::~PostgresDatabase() {
+  try {
+    cluster_.sql(kDatabase, "DROP SCHEMA " + schema_ + " CASCADE");
+  } catch (const std::exception&) {
+    // Left behind in a throwaway cluster: harmless.
+  }
+}
+
+std::string PostgresDatabase::url(const std::string& application_name) const {
+  // The URL's options set search_path ("=" spelt %3D in a URI).
+  std::string url = cluster_.url(kDatabase) + "?options=-csearch_path%3D" + schema_;
+  if (!application_name.empty()) url += "&application_name=" + application_name;
+  return url;
+}
+
+std::string PostgresDatabase::sql(const std::string& statements) const {
+  return PostgresCluster::sql_at(url(), statements);
+}
+
+std::string unreachable_postgres_url() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("cannot find a free port on 127.0.0.1");
+  }
+  ::close(fd);
+  return "postgresql://gofish:secret@127.0.0.1:" + std::to_string(ntohs(address.sin_port)) + "/gofish";
+}
+
+}  // namespace gofish::server::testing
