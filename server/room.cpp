@@ -31,6 +31,7 @@
 #include "server/room_restore.hpp"
 #include "server/seat_table.hpp"
 #include "server/store.hpp"
+#include "server/turn_clock.hpp"
 
 namespace gofish::server {
 
@@ -61,8 +62,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
         log_(limits_.room_history_events, v),
         outbox_(services.writer, code_),
         fanout_(seats_, log_, outbox_, limits_),
-        bot_timer_(*services.timers, strand_),
-        turn_timer_(*services.timers, strand_),
+        clock_(*services.timers, strand_, limits_.bot_delay, settings_.bot_pace, settings_.turn_timer_seconds),
         idle_timer_(*services.timers, strand_),
         rng_(engine::os_seed()) {
     for (int i = 0; i < settings_.seats; ++i) grace_timers_.push_back(std::make_unique<GuardedTimer>(*services.timers, strand_));
@@ -188,7 +188,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
       m.game = engine::view_of(game_->game(), you ? engine::Viewer::of(*you) : engine::Viewer::spectator());
       if (state_ == State::kOver) m.result = game_->result();
     }
-    m.timer = turn_info_;
+    m.timer = clock_.timer();
     return m;
   }
 
@@ -589,8 +589,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   }
 
   void finish_game() {
-    bot_timer_.cancel();
-    stop_turn_timer();
+    clock_.stop();
     set_state(State::kOver);
     services_.metrics->game_finished();
     game_->drop_bots();
@@ -621,13 +620,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   }
 
   // Arms what the next decision waits for: a bot's move, or the turn timer
-  // of a human seat. Keyed by the decision count, so an unrelated event (a
-  // chat line, a reconnect) neither delays a bot nor restarts a timer.
+  // of a human seat.
   void schedule() {
-    if (state_ != State::kPlaying || !game_) {
-      bot_timer_.cancel();
-      return stop_turn_timer();
-    }
+    if (state_ != State::kPlaying || !game_) return clock_.stop();
     const std::size_t key = game_->game().decisions().size();
     const engine::Seat seat = game_->game().to_act();
     SeatSlot& slot = seats_[seat];
@@ -638,27 +633,14 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
       record(protocol::BotTakeover{seat, protocol::TakeoverReason::kDisconnected, slot.level});
     }
     if (bot_controls(seat)) {
-      stop_turn_timer();
-      if (bot_key_ == key && bot_timer_.armed()) return;
-      bot_key_ = key;
-      return bot_timer_.arm(bot_delay(), [weak = weak_from_this()] {
+      return clock_.wait_for_bot(key, [weak = weak_from_this()] {
         if (auto self = weak.lock()) self->on_bot_timer();
       });
     }
-    bot_timer_.cancel();
-    if (settings_.turn_timer_seconds > 0 && (turn_key_ != key || !turn_info_ || turn_info_->seat != seat)) {
-      arm_turn_timer(seat, key);
-    }
-  }
-
-  // The server's bot delay at the room's pace.
-  std::chrono::milliseconds bot_delay() const {
-    switch (settings_.bot_pace) {
-      case protocol::BotPace::kRelaxed: return limits_.bot_delay * 2;
-      case protocol::BotPace::kQuick: return limits_.bot_delay * 2 / 5;
-      case protocol::BotPace::kNormal: break;
-    }
-    return limits_.bot_delay;
+    const auto timer = clock_.wait_for_human(seat, key, [weak = weak_from_this()] {
+      if (auto self = weak.lock()) self->on_turn_timeout();
+    });
+    if (timer) record(*timer);
   }
 
   void on_bot_timer() {
@@ -667,33 +649,13 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     if (bot_controls(seat)) bot_move(seat);
   }
 
-  void arm_turn_timer(engine::Seat seat, std::size_t key) {
-    turn_key_ = key;
-    const std::chrono::seconds length(settings_.turn_timer_seconds);
-    const auto deadline = std::chrono::duration_cast<std::chrono::milliseconds>(
-        (std::chrono::system_clock::now() + length).time_since_epoch());
-    turn_info_ = protocol::TurnTimer{seat, settings_.turn_timer_seconds, deadline.count()};
-    record(*turn_info_);
-    turn_timer_.arm(length, [weak = weak_from_this()] {
-      if (auto self = weak.lock()) self->on_turn_timeout();
-    });
-  }
-
-  void stop_turn_timer() {
-    turn_info_.reset();
-    turn_key_.reset();
-    turn_timer_.cancel();
-  }
-
   // The seat let its timer run out: one bot move for it, announced, then play
   // goes on (a new timer if the same seat must decide again).
   void on_turn_timeout() {
     if (closed_ || state_ != State::kPlaying || !game_) return;
-    const auto info = turn_info_;
-    turn_info_.reset();
-    turn_key_.reset();
+    const auto expired = clock_.take_expired();
     const engine::Seat seat = game_->game().to_act();
-    if (info && info->seat == seat && !bot_controls(seat)) {
+    if (expired && expired->seat == seat && !bot_controls(seat)) {
       record(protocol::BotTakeover{seat, protocol::TakeoverReason::kTimeout, kStandInLevel});
       bot_move(seat);
     } else {
@@ -803,8 +765,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     spdlog::info("room {} closed: {}", code_, why);
     write(record::RoomClosed{code_});
     closed_ = true;
-    bot_timer_.cancel();
-    stop_turn_timer();
+    clock_.stop();
     idle_timer_.cancel();
     fanout_.to_everyone(protocol::RoomClosed{code_, reason, why});
     for (const Spectator& spectator : seats_.spectators()) spectator.client->clear_room(this);
@@ -855,11 +816,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   int game_number_ = 0;
   std::optional<RoomGame> game_;  // the game in play, or the last one finished
 
-  GuardedTimer bot_timer_;
-  std::optional<std::size_t> bot_key_;  // the decision count the bot's move is armed for
-  GuardedTimer turn_timer_;
-  std::optional<std::size_t> turn_key_;
-  std::optional<protocol::TurnTimer> turn_info_;
+  TurnClock clock_;  // a bot's move or a human's turn timer
   std::vector<std::unique_ptr<GuardedTimer>> grace_timers_;  // one per seat
   GuardedTimer idle_timer_;
   engine::Rng rng_;

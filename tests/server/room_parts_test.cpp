@@ -10,6 +10,7 @@
 #include "server/guarded_timer.hpp"
 #include "server/room_log.hpp"
 #include "server/seat_table.hpp"
+#include "server/turn_clock.hpp"
 
 namespace gofish::server::testing {
 namespace {
@@ -191,6 +192,66 @@ TEST_CASE("guarded timer: only the latest arming fires, and a cancelled one neve
   CHECK(timers.pending() == 0);  // destroying the timer cancels it
   run();
   CHECK(fired.size() == 2);
+}
+
+// ---------------------------------------------------------------- TurnClock
+
+TEST_CASE("turn clock: one bot move per decision, a turn timer per human turn, and the room's pace") {
+  using std::chrono::milliseconds;
+  boost::asio::io_context io;
+  auto strand = boost::asio::make_strand(io);
+  ManualTimers timers;
+  const auto run = [&] {
+    io.restart();
+    io.poll();
+  };
+  CHECK(TurnClock::paced(milliseconds(500), protocol::BotPace::kNormal) == milliseconds(500));
+  CHECK(TurnClock::paced(milliseconds(500), protocol::BotPace::kRelaxed) == milliseconds(1000));
+  CHECK(TurnClock::paced(milliseconds(500), protocol::BotPace::kQuick) == milliseconds(200));
+
+  TurnClock clock(timers, strand, milliseconds(500), protocol::BotPace::kRelaxed, 30);
+  int moves = 0;
+  int timeouts = 0;
+  // Asked again for the same decision (a chat line, a reconnect): the bot's
+  // move is not put off.
+  clock.wait_for_bot(3, [&] { ++moves; });
+  timers.advance(milliseconds(600));
+  clock.wait_for_bot(3, [&] { ++moves; });
+  CHECK_FALSE(timers.fire_next(milliseconds(999)));
+  CHECK(timers.fire_next(milliseconds(1000)));  // relaxed: twice --bot-delay-ms
+  run();
+  CHECK(moves == 1);
+
+  // A human's turn: a timer is started once per decision, announced once.
+  const auto started = clock.wait_for_human(1, 4, [&] { ++timeouts; });
+  REQUIRE(started.has_value());
+  CHECK(started->seat == 1);
+  CHECK(started->seconds == 30);
+  CHECK(clock.timer() == started);
+  CHECK_FALSE(clock.wait_for_human(1, 4, [&] { ++timeouts; }).has_value());
+  // The same seat deciding again (a lucky fish) gets a fresh timer.
+  CHECK(clock.wait_for_human(1, 5, [&] { ++timeouts; }).has_value());
+  CHECK(timers.fire_next(milliseconds(1000 + 30'000)));
+  run();
+  CHECK(timeouts == 1);
+  CHECK(clock.take_expired()->seat == 1);
+  CHECK_FALSE(clock.timer().has_value());
+
+  // A bot's turn stops the human's timer; stop() stops everything.
+  CHECK(clock.wait_for_human(2, 6, [&] { ++timeouts; }).has_value());
+  clock.wait_for_bot(7, [&] { ++moves; });
+  CHECK_FALSE(clock.timer().has_value());
+  clock.stop();
+  CHECK(timers.pending() == 0);
+  CHECK_FALSE(timers.fire_next(milliseconds(1'000'000)));
+  run();
+  CHECK(moves == 1);
+  CHECK(timeouts == 1);
+
+  // Without a turn timer a human's turn has no deadline.
+  TurnClock untimed(timers, strand, milliseconds(500), protocol::BotPace::kNormal, 0);
+  CHECK_FALSE(untimed.wait_for_human(0, 1, [&] { ++timeouts; }).has_value());
+  CHECK(timers.pending() == 0);
 }
 
 }  // namespace
