@@ -258,7 +258,7 @@ TEST_CASE("turn clock: one bot move per decision, a turn timer per human turn, a
 
 // ---------------------------------------------------------------- RoomView
 
-TEST_CASE("room view: a turn carries legal decisions for the seat to act alone; a snapshot shows only your hand") {
+TEST_CASE("room view: a turn carries legal decisions for the seat to act alone, and a snapshot shows only your hand") {
   const auto rules = engine::preset("classic");
   REQUIRE(rules.has_value());
   engine::Rng rng(7);
