@@ -62,9 +62,18 @@ nlohmann::json limits_json(const protocol::WelcomeLimits& limits) {
 
 TEST_CASE("welcome: every limit a client is told is the configured one, set through the flags") {
   const Config flagged = parse_flags({
-      "--max-message-bytes=3001", "--message-rate=37.5", "--message-burst=41", "--chat-rate=0.25",
-      "--chat-burst=3", "--max-name-chars=11", "--max-chat-chars=23", "--min-turn-timer-seconds=7",
-      "--max-turn-timer-seconds=77", "--max-spectators=5", "--idle-timeout-ms=45000", "--seat-grace-ms=9000",
+      "--max-message-bytes=3001",
+      "--message-rate=37.5",
+      "--message-burst=41",
+      "--chat-rate=0.25",
+      "--chat-burst=3",
+      "--max-name-chars=11",
+      "--max-chat-chars=23",
+      "--min-turn-timer-seconds=7",
+      "--max-turn-timer-seconds=77",
+      "--max-spectators=5",
+      "--idle-timeout-ms=45000",
+      "--seat-grace-ms=9000",
   });
   Config config = rooms_config();
   config.limits = flagged.limits;
