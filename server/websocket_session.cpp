@@ -122,7 +122,7 @@ void WebSocketSession::on_accept(beast::error_code ec) {
 
 void WebSocketSession::do_read() {
   // At most one byte past the limit, so a huge frame is never buffered.
-  const auto room = limits_.max_message_bytes + 1 - buffer_.size();
+  const auto room = limits_.parse.max_frame_bytes + 1 - buffer_.size();
   ws_.async_read_some(buffer_, room,
                       [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
                         self->on_read(ec, bytes);
@@ -135,9 +135,9 @@ void WebSocketSession::on_read(beast::error_code ec, std::size_t bytes) {
     return finish(ec == beast::error::timeout ? "idle timeout" : "read ended");
   }
   state_->metrics->bytes_received(bytes);
-  if (buffer_.size() > limits_.max_message_bytes) {
+  if (buffer_.size() > limits_.parse.max_frame_bytes) {
     // No read is left pending: the close operation drains the rest itself.
-    spdlog::debug("connection {}: message over {} bytes", id_, limits_.max_message_bytes);
+    spdlog::debug("connection {}: message over {} bytes", id_, limits_.parse.max_frame_bytes);
     return begin_close(close_too_large(), true);
   }
   if (!ws_.is_message_done()) return do_read();
