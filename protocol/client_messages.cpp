@@ -475,4 +475,14 @@ std::optional<engine::Decision> decision_of(const ClientBody& body, engine::Seat
   return std::nullopt;
 }
 
+ClientBody request_for(const engine::Decision& decision) {
+  return std::visit(Overloaded{
+                        [](const engine::AskRank& a) -> ClientBody { return Ask{a.target, a.rank}; },
+                        [](const engine::AskCard& a) -> ClientBody { return Ask{a.target, a.card}; },
+                        [](const engine::Answer& a) -> ClientBody { return Answer{a.give}; },
+                        [](const engine::Declare& d) -> ClientBody { return Declare{d.rank}; },
+                    },
+                    decision.move);
+}
+
 }  // namespace gofish::protocol

@@ -188,6 +188,9 @@ std::string encode_client_message(const ClientMessage& message);
 // The engine decision an ask, answer or declare stands for, made by `seat`;
 // nullopt for every other message.
 std::optional<engine::Decision> decision_of(const ClientBody& body, engine::Seat seat);
+// The other way: the message a client sends a decision as (ask, answer or
+// declare), for clients that decide with the engine's bots.
+ClientBody request_for(const engine::Decision& decision);
 
 // ------------------------------------------------------------ server messages
 

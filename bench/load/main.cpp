@@ -68,21 +68,6 @@ std::string sample_ask() {
       protocol::ClientMessage{protocol::RequestId(std::int64_t{100000}), protocol::Ask{1, engine::Rank{8}}});
 }
 
-// The request a decision is sent as: ask, answer or declare.
-protocol::ClientBody body_for(const engine::Decision& decision) {
-  return std::visit(Overloaded{
-                        [](const engine::AskRank& a) -> protocol::ClientBody {
-                          return protocol::Ask{a.target, a.rank};
-                        },
-                        [](const engine::AskCard& a) -> protocol::ClientBody {
-                          return protocol::Ask{a.target, a.card};
-                        },
-                        [](const engine::Answer& a) -> protocol::ClientBody { return protocol::Answer{a.give}; },
-                        [](const engine::Declare& d) -> protocol::ClientBody { return protocol::Declare{d.rank}; },
-                    },
-                    decision.move);
-}
-
 // Whether `event` is the first event of a decision by `seat`: its ask, its
 // answer, or (table rules) a set it declared.
 bool opens_decision_of(const engine::Event& event, engine::Seat seat, bool table_rules) {
@@ -511,7 +496,7 @@ void Player::decide() {
   tracker_->acted();
   asking_ = true;
   sent_at_ = Clock::now();
-  send(encode(body_for(decision)));
+  send(encode(protocol::request_for(decision)));
 }
 
 void Player::echo_turn() {

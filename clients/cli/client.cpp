@@ -553,7 +553,7 @@ class Session : public ConnectionHandler {
       if (generation != settle_generation_ || !table_.your_move() || table_.v() <= decided_at_v_) return;
       if (const auto decision = bot_->decide(table_)) {
         decided_at_v_ = table_.v();
-        send(message_for(*decision), Request::kDecision);
+        send(protocol::request_for(*decision), Request::kDecision);
       }
     });
   }

@@ -31,18 +31,4 @@ std::optional<engine::Decision> RemoteBot::decide(const Table& table) {
   return bot_->decide(view, rng_);
 }
 
-protocol::ClientBody message_for(const engine::Decision& decision) {
-  return std::visit(Overloaded{
-                        [](const engine::AskRank& a) -> protocol::ClientBody {
-                          return protocol::Ask{a.target, a.rank};
-                        },
-                        [](const engine::AskCard& a) -> protocol::ClientBody {
-                          return protocol::Ask{a.target, a.card};
-                        },
-                        [](const engine::Answer& a) -> protocol::ClientBody { return protocol::Answer{a.give}; },
-                        [](const engine::Declare& d) -> protocol::ClientBody { return protocol::Declare{d.rank}; },
-                    },
-                    decision.move);
-}
-
 }  // namespace gofish::cli

@@ -38,7 +38,4 @@ class RemoteBot {
   std::unique_ptr<engine::Bot> bot_;
 };
 
-// The client message body a decision is sent as (ask, answer or declare).
-protocol::ClientBody message_for(const engine::Decision& decision);
-
 }  // namespace gofish::cli

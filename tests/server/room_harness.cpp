@@ -221,7 +221,7 @@ void RoomBench::play_until(const std::function<bool()>& done, int max_steps) {
           std::count_if(all.begin(), all.end(), [](const auto& m) { return std::holds_alternative<protocol::Turn>(m); }));
       if (turns <= client->turns_acted_on_) continue;
       client->turns_acted_on_ = turns;
-      client->send(body_of(turn->legal->nth(0)));
+      client->send(protocol::request_for(turn->legal->nth(0)));
       acted = true;
       break;
     }

@@ -188,7 +188,7 @@ std::optional<protocol::Turn> play_until(std::vector<Peer*> seats, const std::fu
     }
     if (stop(*latest) || !latest->seat || !actor) return latest;
     const auto decision = latest->legal->nth(0);
-    actor->expect<protocol::Ok>(body_of(decision));
+    actor->expect<protocol::Ok>(protocol::request_for(decision));
   }
   return std::nullopt;
 }
@@ -215,7 +215,7 @@ TEST_CASE("away: a bot takes an away seat over when it is to act, not when its g
     // Ann plays on; once the turn passes to Bob, his bot takes over.
     std::optional<protocol::Turn> turn = anns;
     while (turn && turn->seat == 0 && turn->legal) {
-      ann.peer->expect<protocol::Ok>(body_of(turn->legal->nth(0)));
+      ann.peer->expect<protocol::Ok>(protocol::request_for(turn->legal->nth(0)));
       turn = await_turn(*ann.peer);
     }
     REQUIRE(turn);
@@ -371,7 +371,7 @@ TEST_CASE("input: ranks and cards may be sent in lower case") {
     REQUIRE(turn->legal);
     const auto decision = turn->legal->nth(0);
     auto body = nlohmann::json::parse(protocol::encode_client_message({protocol::RequestId{std::int64_t{77}},
-                                                                        body_of(decision)}));
+                                                                        protocol::request_for(decision)}));
     for (const char* key : {"rank", "card"}) {
       if (!body.contains(key)) continue;
       std::string text = body[key].get<std::string>();

@@ -275,7 +275,7 @@ TEST_CASE("room: nothing goes out before what caused it is committed") {
   }
   REQUIRE(ann.last_turn()->legal);
   const auto before = ann.received().size();
-  ann.send(body_of(ann.last_turn()->legal->nth(0)));
+  ann.send(protocol::request_for(ann.last_turn()->legal->nth(0)));
   CHECK(ann.received().size() == before);
   CHECK(ann.reply() == "(no reply)");
   bench.sink().commit_all();

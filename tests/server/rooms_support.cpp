@@ -65,22 +65,6 @@ std::optional<std::int64_t> version_of(const protocol::ServerMessage& message) {
   return std::nullopt;
 }
 
-protocol::ClientBody body_of(const engine::Decision& decision) {
-  return std::visit(
-      [](const auto& move) -> protocol::ClientBody {
-        using T = std::decay_t<decltype(move)>;
-        if constexpr (std::is_same_v<T, engine::AskRank>) {
-          return protocol::Ask{move.target, move.rank};
-        } else if constexpr (std::is_same_v<T, engine::AskCard>) {
-          return protocol::Ask{move.target, move.card};
-        } else if constexpr (std::is_same_v<T, engine::Answer>) {
-          return protocol::Answer{move.give};
-        } else {
-          return protocol::Declare{move.rank};
-        }
-      },
-      decision.move);
-}
 
 protocol::CreateRoom create_request(std::string name, const std::string& preset, int seats,
                                     std::vector<protocol::BotSpec> bots) {
@@ -271,7 +255,7 @@ void AutoPlayer::step() {
   if (legal.empty()) return;
   const auto& choice = legal[std::uniform_int_distribution<std::size_t>(0, legal.size() - 1)(rng_)];
   if (choice.seat != seat_) problems.push_back("a turn offered a decision for another seat");
-  decision_id_ = peer_->send(body_of(choice));
+  decision_id_ = peer_->send(protocol::request_for(choice));
   request_sent_ = now;
   acted_ = true;
   ++decisions_;

@@ -57,7 +57,6 @@ class RoomsServer {
 std::optional<protocol::RequestId> id_of(const protocol::ServerMessage& message);
 // The room version of an event or snapshot.
 std::optional<std::int64_t> version_of(const protocol::ServerMessage& message);
-protocol::ClientBody body_of(const engine::Decision& decision);
 // {"preset":...} rules with `seats` seats and the given bots.
 protocol::CreateRoom create_request(std::string name, const std::string& preset, int seats,
                                     std::vector<protocol::BotSpec> bots = {});
