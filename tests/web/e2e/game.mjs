@@ -30,6 +30,9 @@ export default async function ({ baseUrl, browser, log }) {
     assert(rows === 3, `score table has three rows (${rows})`);
     const winners = await p.textContent('#over-winners');
     assert(/wins|win!|tie/i.test(winners), `winners are named: "${winners}"`);
+    // Every end is explained: why this game ended, in words.
+    const reason = await p.textContent('#over-reason');
+    assert(/, so the game is over\.$/.test(reason), `the end is explained: "${reason}"`);
     // The full game, step by step, every hand revealed.
     await p.waitForFunction(() => /Step 1 of \d+/.test(document.getElementById('replay-pos').textContent));
     const first = await p.textContent('#replay-text');
