@@ -54,6 +54,13 @@ void DurableOutbox::submit_final(std::int64_t v) {
   });
 }
 
+void DurableOutbox::abandon() {
+  final_ = true;
+  queued_.clear();
+  version_moved_ = false;
+  held_.clear();
+}
+
 void DurableOutbox::committed(std::uint64_t number, bool /*written*/) {
   durable_ = std::max(durable_, number);
   while (!held_.empty() && held_.front().needs <= durable_) {

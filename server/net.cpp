@@ -186,10 +186,13 @@ class HttpSession : public Cuttable, public std::enable_shared_from_this<HttpSes
       return send(text_response(http::status::ok, "ok\n", keep_alive));
     }
     if (*path == "/readyz") {
-      return state_->ready
-                 ? send(text_response(http::status::ok, "ready\n", keep_alive))
-                 : send(text_response(http::status::service_unavailable, "shutting down\n",
-                                      keep_alive));
+      if (!state_->ready) {
+        return send(text_response(http::status::service_unavailable, "shutting down\n", keep_alive));
+      }
+      if (const auto problem = state_->readiness ? state_->readiness() : std::nullopt) {
+        return send(text_response(http::status::service_unavailable, *problem + "\n", keep_alive));
+      }
+      return send(text_response(http::status::ok, "ready\n", keep_alive));
     }
     if (*path == "/metrics") {
       auto response = text_response(http::status::ok, state_->metrics->serialize(), keep_alive);
@@ -623,6 +626,7 @@ ApiRouter& Server::api() { return state_->api; }
 Metrics& Server::metrics() { return *state_->metrics; }
 const Config& Server::config() const { return state_->config; }
 bool Server::ready() const { return state_->ready; }
+void Server::set_readiness(std::function<std::optional<std::string>()> check) { state_->readiness = std::move(check); }
 std::size_t Server::connection_count() const { return state_->session_count(); }
 
 }  // namespace gofish::server

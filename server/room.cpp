@@ -116,6 +116,11 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void disconnect(std::shared_ptr<Client> client) override {
     on_strand([client](RoomImpl& room) { room.do_disconnect(client); });
   }
+  void move_away(bool commit_first, std::function<void()> after) override {
+    on_strand([commit_first, after = std::move(after)](RoomImpl& room) mutable {
+      room.do_move_away(commit_first, std::move(after));
+    });
+  }
   std::optional<protocol::LobbyRoom> lobby_entry() const override {
     std::lock_guard lock(lobby_mutex_);
     return lobby_;
@@ -784,6 +789,51 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
     }
     services_.metrics->rooms_changed(state_, -1);
     if (auto host = host_.lock()) host->room_closed(code_, this);
+  }
+
+  // ------------------------------------------------------------ moving to another server
+
+  // Like closing, but the room lives on elsewhere: no record, no
+  // `room_closed`, tokens untouched in the store; each connection is told
+  // `moved` and closed, to resume on the room's new owner.
+  void do_move_away(bool commit_first, std::function<void()> after) {
+    const auto finished = [&after] {
+      if (after) after();
+    };
+    if (closed_) return finished();
+    spdlog::info("room {} moved to another server{}", code_, commit_first ? " (handed over)" : " (lease lost)");
+    closed_ = true;
+    clock_.stop();
+    idle_timer_.cancel();
+    const auto reason = protocol::CloseReason::kMoved;
+    const SharedText closing =
+        make_shared_text(protocol::encode(protocol::Closing{reason, std::string(protocol::close_message(reason))}));
+    const auto let_go = [&](const std::shared_ptr<Client>& client) {
+      client->clear_room(this);
+      client->send(closing);
+      client->close(CloseReason{protocol::close_code(reason), std::string(protocol::close_reason_name(reason))});
+    };
+    for (const Spectator& spectator : seats_.spectators()) let_go(spectator.client);
+    seats_.spectators().clear();
+    for (int i = 0; i < seats_.size(); ++i) {
+      grace_timers_[static_cast<std::size_t>(i)]->cancel();
+      if (seats_[i].client) let_go(seats_[i].client);
+      seats_[i].client.reset();
+    }
+    {
+      std::lock_guard lock(lobby_mutex_);
+      lobby_.reset();
+    }
+    services_.metrics->rooms_changed(state_, -1);
+    if (!commit_first || !services_.writer) {
+      outbox_.abandon();
+      return finished();
+    }
+    outbox_.submit_final(log_.v());
+    // Submissions commit in order: once this empty one is, so is the rest.
+    services_.writer->submit(code_, {}, [after = std::move(after)](bool) {
+      if (after) after();
+    });
   }
 
   void set_state(State state) {
