@@ -94,6 +94,7 @@ void LeaseKeeper::hand_over_requested() {
     registry_->hand_over(code, [this, code] {
       try {
         store_.release_leases(node_, {code});
+        spdlog::info("room {}: handed over, its lease released", code);
       } catch (const std::exception& error) {
         spdlog::error("room {}: releasing its lease failed ({}); it expires by itself", code, error.what());
       }

@@ -127,11 +127,12 @@ constexpr Sql kTakeLease{
     "THEN room_lease.epoch ELSE room_lease.epoch + 1 END "
     "WHERE room_lease.node = EXCLUDED.node OR room_lease.expires_at <= clock_timestamp() "
     "RETURNING epoch"};
-// Every lease the node still holds, expired or not: one nobody has taken
-// over is still safe to keep (the epoch fences anyone who took it since).
+// Every lease the node still holds, expired or not (one nobody has taken
+// over is still safe to keep: the epoch fences anyone who took it since),
+// except those it released ('-infinity'), which are another node's to take.
 constexpr Sql kRenewLeases{"renew_leases",
                            "UPDATE room_lease SET expires_at = clock_timestamp() + $2::bigint * interval "
-                           "'1 millisecond' WHERE node = $1 RETURNING code"};
+                           "'1 millisecond' WHERE node = $1 AND expires_at > '-infinity' RETURNING code"};
 constexpr Sql kReleaseLeases{"release_leases",
                              "UPDATE room_lease SET expires_at = '-infinity' WHERE node = $1 AND code = ANY($2::text[])"};
 constexpr Sql kReleaseAllLeases{"release_all_leases", "UPDATE room_lease SET expires_at = '-infinity' WHERE node = $1"};

@@ -110,7 +110,10 @@ bool Registry::lease(const std::string& code) {
   while (std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(100));
-    if (on_demand_->take_lease(code, node_, lease_ttl_)) return true;
+    if (on_demand_->take_lease(code, node_, lease_ttl_)) {
+      spdlog::info("room {}: its lease is this server's now", code);
+      return true;
+    }
   }
   spdlog::warn("room {}: its lease could not be had within {} ms", code, lease_ttl_.count());
   return false;

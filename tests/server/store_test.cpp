@@ -794,6 +794,8 @@ TEST_CASE("postgres store: renewing lists the leases still held, and released le
         "2");
   // Released: b takes them without waiting, one epoch up; a's writes to them are fenced.
   a.release_leases("node-a", {"AAAAA"});
+  // A renewal after the release does not take it back.
+  CHECK(a.renew_leases("node-a", 60'000ms) == std::vector<std::string>{"BBBBB"});
   CHECK(b.take_lease("AAAAA", "node-b", 60'000ms) == 2);
   CHECK_FALSE(b.take_lease("BBBBB", "node-b", 60'000ms));
   a.release_leases("node-a", {});
