@@ -297,7 +297,7 @@ TEST_CASE(
     CHECK(server.log_text().find("1 rooms restored") != std::string::npos);
     CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
   }
-  ServerProcess server(dir.path / "data", dir.path / "third.log", flags);
+  ServerProcess server(dir.path / "data", dir.path / "third.log", {"--storage=postgres", "--load-rooms=at-start"});
   CHECK(server.log_text().find("seat-token key") == std::string::npos);
   CHECK(server.log_text().find("1 rooms restored") != std::string::npos);
   CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
