@@ -191,25 +191,27 @@ std::optional<engine::Decision> decision_of(const ClientBody& body, engine::Seat
 
 // ------------------------------------------------------------ server messages
 
-// What the client should respect; the server fills it from its configuration.
+// What the client should respect: a view of the server's configured limits,
+// filled field by field by server::welcome_limits (server/limits.hpp), or read
+// from a welcome. It holds no defaults of its own (the zeros only keep a
+// default-constructed message determinate): the defaults are typed once, in
+// protocol::ParseLimits and server::Limits.
 struct WelcomeLimits {
-  std::int64_t max_frame_bytes = 4096;
-  double messages_per_second = 10.0;
-  std::int64_t message_burst = 20;
-  double chats_per_second = 1.0;
-  std::int64_t chat_burst = 5;
-  std::int64_t max_name_chars = 24;
-  std::int64_t max_chat_chars = 200;
-  std::int64_t max_id_bytes = 64;
-  std::int64_t min_turn_timer_seconds = 10;
-  std::int64_t max_turn_timer_seconds = 300;
-  std::int64_t max_spectators = 16;
-  std::int64_t idle_timeout_ms = 60'000;
-  std::int64_t seat_grace_ms = 120'000;
+  std::int64_t max_frame_bytes = 0;
+  double messages_per_second = 0;
+  std::int64_t message_burst = 0;
+  double chats_per_second = 0;
+  std::int64_t chat_burst = 0;
+  std::int64_t max_name_chars = 0;
+  std::int64_t max_chat_chars = 0;
+  std::int64_t max_id_bytes = 0;
+  std::int64_t min_turn_timer_seconds = 0;
+  std::int64_t max_turn_timer_seconds = 0;
+  std::int64_t max_spectators = 0;
+  std::int64_t idle_timeout_ms = 0;
+  std::int64_t seat_grace_ms = 0;
   friend bool operator==(const WelcomeLimits&, const WelcomeLimits&) = default;
 };
-// The parse-related fields of WelcomeLimits from the parser's limits.
-WelcomeLimits welcome_limits(const ParseLimits& limits);
 
 // Also lists the presets, the chat phrases and the room code format (static
 // tables, encoded every time, not held here).

@@ -645,17 +645,6 @@ std::variant<RoomSettings, std::string> settings_from_json(const Json& settings)
   return out;
 }
 
-WelcomeLimits welcome_limits(const ParseLimits& limits) {
-  WelcomeLimits out;
-  out.max_frame_bytes = static_cast<std::int64_t>(limits.max_frame_bytes);
-  out.max_name_chars = limits.max_name_chars;
-  out.max_chat_chars = limits.max_chat_chars;
-  out.max_id_bytes = static_cast<std::int64_t>(limits.max_id_bytes);
-  out.min_turn_timer_seconds = limits.min_turn_timer_seconds;
-  out.max_turn_timer_seconds = limits.max_turn_timer_seconds;
-  return out;
-}
-
 std::string_view event_type(const RoomEvent& event) {
   if (const auto* game_event = std::get_if<engine::Event>(&event)) return event_type(*game_event);
   return kRoomEventTypes[event.index()];

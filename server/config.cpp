@@ -159,7 +159,7 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
       ->delimiter(',')
       ->default_str("");
 
-  add_value(app, "--max-message-bytes", limits.max_message_bytes,
+  add_value(app, "--max-message-bytes", limits.parse.max_frame_bytes,
             "Largest client message; larger closes with 1009")
       ->check(CLI::Range(std::size_t{64}, std::size_t{1} << 20));
   add_value(app, "--message-rate", limits.message_rate_per_second,
@@ -219,9 +219,9 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
             "Joins with an unknown room code or seat token allowed at once per address")
       ->check(CLI::PositiveNumber);
   add_value(app, "--max-spectators", limits.max_spectators_per_room, "Spectators per room");
-  add_value(app, "--max-name-chars", limits.max_name_chars, "Longest display name (code points)")
+  add_value(app, "--max-name-chars", limits.parse.max_name_chars, "Longest display name (code points)")
       ->check(CLI::PositiveNumber);
-  add_value(app, "--max-chat-chars", limits.max_chat_chars, "Longest chat line (code points)")
+  add_value(app, "--max-chat-chars", limits.parse.max_chat_chars, "Longest chat line (code points)")
       ->check(CLI::PositiveNumber);
   add_value(app, "--chat-rate", limits.chat_rate_per_second, "Chat lines per second per connection")
       ->check(CLI::PositiveNumber);
@@ -237,9 +237,9 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   add_value(app, "--room-history-events", limits.room_history_events,
             "Room events kept for resuming; an older gap gets a snapshot")
       ->check(CLI::Range(std::size_t{256}, std::size_t{1} << 20));
-  add_value(app, "--min-turn-timer-seconds", limits.min_turn_timer_seconds, "Shortest turn timer a room may set")
+  add_value(app, "--min-turn-timer-seconds", limits.parse.min_turn_timer_seconds, "Shortest turn timer a room may set")
       ->check(CLI::Range(1, 3600));
-  add_value(app, "--max-turn-timer-seconds", limits.max_turn_timer_seconds, "Longest turn timer a room may set")
+  add_value(app, "--max-turn-timer-seconds", limits.parse.max_turn_timer_seconds, "Longest turn timer a room may set")
       ->check(CLI::Range(1, 3600));
   add_millis(app, "--shutdown-grace-ms", limits.shutdown_grace,
              "On SIGTERM, time for clients to be told and closed before sockets are cut");

@@ -2,6 +2,11 @@
 // the reason for it. config.cpp turns each field into a command-line flag (and
 // an environment variable); tests shrink them to make limits cheap to reach.
 //
+// The bounds the message parser enforces are the member `parse`, a
+// protocol::ParseLimits with its defaults in protocol/limits.hpp (protocol/
+// cannot see this header); the limits a client is told in `welcome` are
+// welcome_limits(*this). Each default is typed once: here or there.
+//
 // On any overflow the server closes the connection with a reason rather than
 // grow memory or silently drop game events.
 //
@@ -13,15 +18,25 @@
 #include <chrono>
 #include <cstddef>
 
+#include "protocol/limits.hpp"
+
+namespace gofish::protocol {
+struct WelcomeLimits;  // protocol/messages.hpp
+}
+
 namespace gofish::server {
 
 struct Limits {
+  // ---- What the message parser enforces (protocol::parse_client_message) ----
+
+  // Largest client message (parse.max_frame_bytes, --max-message-bytes: the
+  // WebSocket layer closes a larger one with 1009 before it is parsed),
+  // display names and chat lines (--max-name-chars, --max-chat-chars) and the
+  // turn timer's bounds (--min/max-turn-timer-seconds).
+  protocol::ParseLimits parse;
+
   // ---- WebSocket transport (enforced in websocket_session.cpp) ----
 
-  // Largest client message. The biggest legitimate frame (create_room with
-  // every rules field and six bots) is about 1 KiB; a larger one is closed
-  // with 1009 before it is parsed. Matches protocol::ParseLimits.
-  std::size_t max_message_bytes = 4 * 1024;
   // Per-connection token bucket: a human clicks a few times a second, the CLI
   // and bots a little faster; a burst covers hello + join + reconnect resync.
   double message_rate_per_second = 10.0;
@@ -91,10 +106,6 @@ struct Limits {
   std::size_t failed_join_burst = 10;
   // Watchers per room beyond its seats.
   std::size_t max_spectators_per_room = 16;
-  // Display names and chat lines, in Unicode code points after trimming
-  // (the same defaults as protocol::ParseLimits).
-  std::size_t max_name_chars = 24;
-  std::size_t max_chat_chars = 200;
   // Chat lines per connection: a burst of a few, then one a second.
   double chat_rate_per_second = 1.0;
   std::size_t chat_burst = 5;
@@ -111,10 +122,6 @@ struct Limits {
   // in this window gets the missed events replayed, an older one a fresh
   // snapshot. A whole game is one to a few hundred events.
   std::size_t room_history_events = 256;
-  // A room's turn timer is 0 (none) or within these bounds, in seconds
-  // (the same defaults as protocol::ParseLimits; tests go down to 1).
-  int min_turn_timer_seconds = 10;
-  int max_turn_timer_seconds = 300;
 
   // ---- Several servers on one PostgreSQL database (--storage postgres) ----
 
@@ -142,5 +149,9 @@ struct Limits {
   // before the remaining sockets are cut.
   std::chrono::milliseconds shutdown_grace{5'000};
 };
+
+// What `welcome` tells a client of `limits`: the only place WelcomeLimits is
+// filled on the server, field by field from the configured values.
+protocol::WelcomeLimits welcome_limits(const Limits& limits);
 
 }  // namespace gofish::server

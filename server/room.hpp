@@ -12,12 +12,15 @@
 // every seat and spectator; an event with a private twin (a hand dealt, a
 // card drawn) is encoded once for its owner and once for everyone else.
 //
-// The interface is abstract so that Asio stays in room.cpp: this header (and
-// the registry and handler that include it) compile without it. The room is
-// built of collaborators, each in its own file and tested on its own:
-// seat_table (who sits where), room_log (versions and history),
-// durable_outbox (the durability hold), guarded_timer (its four timers),
-// room_game (the game and its bots) and room_restore (reading it back).
+// The interface is abstract so that Asio stays in the room's own files
+// (room_impl.hpp: room.cpp, room_output.cpp, room_presence.cpp): this header
+// (and the registry and handler that include it) compile without it. The
+// room is built of collaborators, each in its own file and tested on its
+// own: seat_table (who sits where), room_log (versions and history),
+// durable_outbox (the durability hold), room_fanout (who gets which bytes),
+// guarded_timer (its timers), turn_clock (a bot's move or a turn timer),
+// room_game (the game and its bots), room_view (snapshots and turns) and
+// room_restore (reading it back).
 //
 // protocol/README.md ("Server contract") is this class's specification. The
 // choices it leaves open, and how they are made here:

@@ -14,28 +14,10 @@ namespace {
 
 using protocol::ErrorCode;
 
-protocol::ParseLimits parse_limits_of(const Limits& limits) {
-  protocol::ParseLimits parse;
-  parse.max_frame_bytes = limits.max_message_bytes;
-  parse.max_name_chars = static_cast<int>(limits.max_name_chars);
-  parse.max_chat_chars = static_cast<int>(limits.max_chat_chars);
-  parse.min_turn_timer_seconds = limits.min_turn_timer_seconds;
-  parse.max_turn_timer_seconds = limits.max_turn_timer_seconds;
-  return parse;
-}
-
-protocol::Welcome welcome_of(const Limits& limits, const protocol::ParseLimits& parse, std::string version) {
+protocol::Welcome welcome_of(const Limits& limits, std::string version) {
   protocol::Welcome welcome;
   welcome.version = std::move(version);
-  protocol::WelcomeLimits& w = welcome.limits;
-  w = protocol::welcome_limits(parse);
-  w.messages_per_second = limits.message_rate_per_second;
-  w.message_burst = static_cast<std::int64_t>(limits.message_burst);
-  w.chats_per_second = limits.chat_rate_per_second;
-  w.chat_burst = static_cast<std::int64_t>(limits.chat_burst);
-  w.max_spectators = static_cast<std::int64_t>(limits.max_spectators_per_room);
-  w.idle_timeout_ms = limits.idle_timeout.count();
-  w.seat_grace_ms = limits.seat_grace_period.count();
+  welcome.limits = welcome_limits(limits);
   return welcome;
 }
 
@@ -53,8 +35,7 @@ RoomsHandler::RoomsHandler(boost::asio::io_context& io, const Limits& limits, st
                            std::string server_version, std::shared_ptr<const TokenHasher> hasher,
                            RecordSink* writer)
     : limits_(limits),
-      parse_limits_(parse_limits_of(limits)),
-      welcome_(welcome_of(limits, parse_limits_, std::move(server_version))),
+      welcome_(welcome_of(limits, std::move(server_version))),
       registry_(std::make_shared<Registry>(
           RoomServices{io, limits, std::move(metrics),
                        hasher ? std::move(hasher) : std::make_shared<const TokenHasher>(), writer})) {}
@@ -79,7 +60,7 @@ void RoomsHandler::on_message(const std::shared_ptr<Connection>& connection, std
   const auto arrived = Room::Clock::now();
   const auto client = find_client(connection->id());
   if (!client) return;
-  auto parsed = protocol::parse_client_message(text, parse_limits_);
+  auto parsed = protocol::parse_client_message(text, limits_.parse);
   if (auto* error = std::get_if<protocol::Error>(&parsed)) {
     // A join by something that cannot be a room code, or a resume with
     // something that cannot be a token, is a failed join too.

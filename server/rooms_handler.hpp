@@ -81,7 +81,6 @@ class RoomsHandler : public ConnectionHandler {
   void dispatch(const std::shared_ptr<Client>& client, protocol::ClientMessage message, Room::Clock::time_point arrived);
 
   const Limits limits_;
-  const protocol::ParseLimits parse_limits_;
   const protocol::Welcome welcome_;
   std::shared_ptr<Registry> registry_;
 

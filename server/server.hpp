@@ -1,7 +1,8 @@
 // The network server: one port for the static web client, /healthz, /readyz,
 // /metrics, /api/... and the WebSocket at /ws. Runs an io_context on
 // config.threads threads; each connection has its own strand. The Beast code
-// behind it lives in net.cpp and websocket_session.cpp only.
+// behind it lives in the edge only: server.cpp (this class and its State),
+// listener, http_session, websocket_session and batching_stream.
 //
 //   Server server(config);
 //   auto port = server.start(handler);   // bound and serving
@@ -69,7 +70,7 @@ class Server {
   // Open WebSocket connections.
   std::size_t connection_count() const;
 
-  struct State;  // shared with the sessions (net.cpp)
+  struct State;  // shared with the listener and the sessions (server_state.hpp)
 
  private:
   std::shared_ptr<State> state_;

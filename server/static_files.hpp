@@ -2,7 +2,7 @@
 // file is read once (and again when it changes on disk), gzip-compressed once
 // with zlib when that makes it smaller, and given a strong ETag. A request
 // with a matching If-None-Match gets 304 and no body, so a repeat visit costs
-// a few hundred bytes per file. No Beast here: net.cpp turns the answer into
+// a few hundred bytes per file. No Beast here: http_session.cpp turns the answer into
 // a response, and the decisions are unit-tested directly.
 #pragma once
 

@@ -28,8 +28,7 @@ class TurnClock {
   // A human in `seat` is to act after `key` decisions. Returns the turn timer
   // when one was started (the room announces it); `timeout` runs when it
   // runs out.
-  std::optional<protocol::TurnTimer> wait_for_human(engine::Seat seat, std::size_t key,
-                                                    std::function<void()> timeout);
+  std::optional<protocol::TurnTimer> wait_for_human(engine::Seat seat, std::size_t key, std::function<void()> timeout);
   // Nothing to wait for: between games, or the room closed.
   void stop();
   // In `timeout`: the turn timer that ran out, now forgotten.

@@ -122,7 +122,7 @@ class Session : public ConnectionHandler {
       }
       outgoing_.clear();
       flush_scheduled_ = false;
-      bucket_ = message_bucket(protocol::WelcomeLimits{});  // the server's defaults until its welcome
+      bucket_ = hello_only_bucket();
       send(protocol::Hello{o_.protocol_version, std::string(kCliName)}, Request::kHello);
       const std::optional<std::string> ended = connection.run(*this);
       {
@@ -330,6 +330,10 @@ class Session : public ConnectionHandler {
     flush();
   }
 
+  // Until the server's welcome says its rate, the hello alone: a server may be
+  // configured below any rate this client could assume.
+  static TokenBucket hello_only_bucket() { return TokenBucket(0.0, 1, TokenBucket::Clock::now()); }
+
   // The server's message bucket as we keep it: a margin under its rate.
   static TokenBucket message_bucket(const protocol::WelcomeLimits& limits) {
     return TokenBucket(limits.messages_per_second * kRateMargin, static_cast<std::size_t>(limits.message_burst),
@@ -385,6 +389,9 @@ class Session : public ConnectionHandler {
     // The server's bucket for this connection, less the hello it has counted.
     bucket_ = message_bucket(welcome.limits);
     bucket_.try_take(TokenBucket::Clock::now());
+    // A flush timer armed under the hello-only bucket waits a day; whatever
+    // was typed before the welcome goes with the next flush instead.
+    flush_scheduled_ = false;
     if (welcome.protocol != o_.protocol_version) {
       fail(kExitVersion, "The server speaks protocol version " + std::to_string(welcome.protocol) +
                              " and this gofish-cli speaks version " + std::to_string(o_.protocol_version) +
@@ -695,7 +702,7 @@ class Session : public ConnectionHandler {
   std::vector<std::string> game_log_;
   std::string typed_;
   std::deque<std::string> outgoing_;
-  TokenBucket bucket_ = message_bucket(protocol::WelcomeLimits{});
+  TokenBucket bucket_ = hello_only_bucket();
   bool flush_scheduled_ = false;
   std::int64_t decided_at_v_ = -1;
   std::uint64_t settle_generation_ = 0;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "clients/cli/client.hpp"
+#include "protocol/limits.hpp"
 #include "protocol/text.hpp"
 
 namespace {
@@ -63,8 +64,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   add_bounded(app, "--seats", options.seats, 2, 6, "Seats at a new room's table, 2 to 6");
   app.add_option("--bots", bots_text, "Server bots for a new room, in seats 2, 3, ...: e.g. medium,easy");
-  add_bounded(app, "--timer", options.turn_timer_seconds, 0, 300,
-              "Turn timer in seconds for a new room (0: none, else 10-300)");
+  // The protocol's default bounds; a server configured otherwise says so when
+  // it refuses the room.
+  const gofish::protocol::ParseLimits wire;
+  const std::string timer_range =
+      std::to_string(wire.min_turn_timer_seconds) + " to " + std::to_string(wire.max_turn_timer_seconds);
+  add_bounded(app, "--timer", options.turn_timer_seconds, 0, wire.max_turn_timer_seconds,
+              "Turn timer in seconds for a new room (0: none, else " + timer_range + ")");
   app.add_flag("--table-rules", options.table_rules,
                "New room: players answer asks and declare their sets themselves, with penalties");
   app.add_flag("--no-spectators", no_spectators, "New room: nobody may watch");
@@ -124,8 +130,8 @@ int main(int argc, char** argv) {
   if (static_cast<int>(options.bots.size()) > options.seats - 1) {
     return usage_error("--bots names more bots than the " + std::to_string(options.seats - 1) + " free seats.");
   }
-  if (options.turn_timer_seconds != 0 && options.turn_timer_seconds < 10) {
-    return usage_error("--timer is 0 (no timer) or 10 to 300 seconds.");
+  if (options.turn_timer_seconds != 0 && options.turn_timer_seconds < wire.min_turn_timer_seconds) {
+    return usage_error("--timer is 0 (no timer) or " + timer_range + " seconds.");
   }
   options.spectators = !no_spectators;
   options.style.color = !no_color && !options.json && terminal_has_color();

@@ -322,8 +322,8 @@ TEST_CASE("every other server message round-trips") {
   Welcome welcome;
   welcome.version = "0.1.0";
   welcome.id = RequestId{std::int64_t{0}};
-  welcome.limits = welcome_limits(ParseLimits{});
-  welcome.limits.messages_per_second = 2.5;
+  // every field different, so a field read into another's place shows
+  welcome.limits = WelcomeLimits{4001, 2.5, 21, 0.75, 6, 25, 201, 65, 11, 301, 17, 60'001, 120'001};
   RoomSnapshot waiting;
   waiting.code = "ABCDE";
   waiting.settings.rules = *engine::preset("authors");

@@ -122,7 +122,7 @@ Limits RoomBench::bench_limits() {
   Limits limits;
   limits.bot_delay = std::chrono::milliseconds(800);
   limits.seat_grace_period = std::chrono::milliseconds(120'000);
-  limits.min_turn_timer_seconds = 1;
+  limits.parse.min_turn_timer_seconds = 1;
   return limits;
 }
 

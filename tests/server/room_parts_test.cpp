@@ -11,6 +11,8 @@
 #include "server/room_log.hpp"
 #include "server/seat_table.hpp"
 #include "server/turn_clock.hpp"
+#include "server/room_view.hpp"
+#include "engine/setup.hpp"
 
 namespace gofish::server::testing {
 namespace {
@@ -252,6 +254,51 @@ TEST_CASE("turn clock: one bot move per decision, a turn timer per human turn, a
   TurnClock untimed(timers, strand, milliseconds(500), protocol::BotPace::kNormal, 0);
   CHECK_FALSE(untimed.wait_for_human(0, 1, [&] { ++timeouts; }).has_value());
   CHECK(timers.pending() == 0);
+}
+
+// ---------------------------------------------------------------- RoomView
+
+TEST_CASE("room view: a turn carries legal decisions for the seat to act alone, and a snapshot shows only your hand") {
+  const auto rules = engine::preset("classic");
+  REQUIRE(rules.has_value());
+  engine::Rng rng(7);
+  const engine::DealSetup deal = engine::prepare_deal(*rules, 3, rng);
+  std::vector<protocol::Player> players = {{"Ann", std::nullopt}, {"Bob", std::nullopt}, {"Cy", std::nullopt}};
+  auto started = RoomGame::start(*rules, deal.deck, deal.dealer, deal.first, 1, "", players, {{}, {}, {}});
+  REQUIRE(std::holds_alternative<RoomGame>(started));
+  const std::optional<RoomGame> game(std::get<RoomGame>(std::move(started)));
+  SeatTable seats(3);
+  protocol::RoomSettings settings;
+  settings.seats = 3;
+  const std::string code = "ABCDE";
+  const std::optional<protocol::TurnTimer> timer = protocol::TurnTimer{deal.first, 30, 1234};
+
+  const RoomView playing(code, settings, seats, protocol::RoomState::kPlaying, 1, game, 42, timer);
+  const engine::Seat to_act = game->game().to_act();
+  for (int seat = 0; seat < 3; ++seat) {
+    const protocol::Turn turn = playing.turn(seat);
+    CHECK(turn.v == 42);
+    CHECK(turn.seat == to_act);
+    CHECK(turn.legal.has_value() == (seat == to_act));
+    const auto snapshot = playing.snapshot(seat);
+    REQUIRE(snapshot.game.has_value());
+    CHECK(snapshot.game->hand.size() == game->game().hand_size(seat));
+    CHECK_FALSE(snapshot.game->hand.empty());
+    CHECK(snapshot.timer == timer);
+  }
+  const protocol::Turn public_turn = playing.turn(std::nullopt);
+  CHECK(public_turn.seat == to_act);
+  CHECK_FALSE(public_turn.legal.has_value());
+  const auto watching = playing.snapshot(std::nullopt);
+  REQUIRE(watching.game.has_value());
+  CHECK(watching.game->hand.empty());
+  CHECK_FALSE(watching.you.has_value());
+
+  // Before a game nobody is to act.
+  const std::optional<RoomGame> none;
+  const RoomView waiting(code, settings, seats, protocol::RoomState::kWaiting, 0, none, 3, std::nullopt);
+  CHECK_FALSE(waiting.turn(0).seat.has_value());
+  CHECK_FALSE(waiting.snapshot(0).game.has_value());
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ Config rooms_config() {
   limits.bot_delay = 0ms;
   limits.seat_grace_period = 2000ms;
   limits.room_idle_expiry = 60'000ms;
-  limits.min_turn_timer_seconds = 1;
+  limits.parse.min_turn_timer_seconds = 1;
   limits.send_queue_messages = 4096;
   limits.send_queue_bytes = 16 * 1024 * 1024;
   // Every test client here is 127.0.0.1, and some tests open fifty rooms at

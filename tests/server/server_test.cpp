@@ -296,7 +296,7 @@ TEST_CASE("/ws is the only WebSocket path") {
 
 TEST_CASE("an oversized message closes with 1009 and the server keeps serving") {
   Running running;
-  const auto limit = running.server.config().limits.max_message_bytes;
+  const auto limit = running.server.config().limits.parse.max_frame_bytes;
 
   WsClient exact;
   REQUIRE(exact.connect(running.port) == 101);

@@ -65,7 +65,7 @@ TEST_CASE("config: defaults") {
   CHECK(config.log_level == "info");
   CHECK(config.allowed_origins.empty());
   const Limits defaults;
-  CHECK(config.limits.max_message_bytes == defaults.max_message_bytes);
+  CHECK(config.limits.parse.max_frame_bytes == defaults.parse.max_frame_bytes);
   CHECK(config.limits.idle_timeout == defaults.idle_timeout);
   CHECK(config.limits.shutdown_grace == defaults.shutdown_grace);
 }
@@ -94,7 +94,7 @@ TEST_CASE("config: flags") {
   CHECK(config.allowed_origins ==
         std::vector<std::string>{"https://a.example", "https://b.example"});
   const auto& limits = config.limits;
-  CHECK(limits.max_message_bytes == 2048);
+  CHECK(limits.parse.max_frame_bytes == 2048);
   CHECK(limits.message_rate_per_second == 2.5);
   CHECK(limits.message_burst == 7);
   CHECK(limits.rate_strikes_before_close == 3);
@@ -106,8 +106,8 @@ TEST_CASE("config: flags") {
   CHECK(limits.max_request_bytes == 2048);
   CHECK(limits.max_rooms == 12);
   CHECK(limits.max_spectators_per_room == 0);
-  CHECK(limits.max_name_chars == 10);
-  CHECK(limits.max_chat_chars == 50);
+  CHECK(limits.parse.max_name_chars == 10);
+  CHECK(limits.parse.max_chat_chars == 50);
   CHECK(limits.chat_rate_per_second == 0.5);
   CHECK(limits.chat_burst == 2);
   CHECK(limits.seat_grace_period == 1000ms);

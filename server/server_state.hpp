@@ -1,5 +1,8 @@
-// Internals shared by the two Beast translation units (net.cpp: listener, HTTP
-// sessions, shutdown; websocket_session.cpp). Nothing else includes this.
+// Server::State: what the Server, its Listener and every session share (the
+// configuration, the io_context and control strand, the address limits, the
+// tables of open sessions and the shutdown's progress), with the two
+// interfaces those tables keep sessions by. Only the edge includes this:
+// server.cpp, listener, http_session, websocket_session.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -8,9 +11,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/strand.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/message.hpp>
-#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/core/error.hpp>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "server/address_limits.hpp"
+#include "server/listener.hpp"
 #include "server/log_limiter.hpp"
 #include "server/server.hpp"
 #include "server/static_files.hpp"
@@ -36,7 +38,6 @@ namespace gofish::server {
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
-namespace http = beast::http;
 using tcp = net::ip::tcp;
 
 // What the server needs of a live WebSocket session beyond Connection.
@@ -68,7 +69,7 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   const std::shared_ptr<Metrics> metrics;
   ApiRouter api;
   // Open sockets (HTTP sessions and WebSockets) may use the descriptors the
-  // process has, less limits.descriptor_reserve.
+  // process has, less limits.descriptor_reserve (Listener::socket_cap).
   const std::size_t socket_cap;
   // Sockets and WebSocket connections by client address; every socket holds
   // a kSockets slot while it is open, every WebSocket session that was not
@@ -80,16 +81,11 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
 
   // Declared before the I/O objects below, which must be destroyed first.
   net::io_context ioc;
-  tcp::acceptor acceptor;
   std::optional<net::signal_set> signals;
-  net::strand<net::io_context::executor_type> control_strand;  // acceptor, signals, shutdown
+  net::strand<net::io_context::executor_type> control_strand;  // listener, signals, shutdown
   net::steady_timer shutdown_timer;
-  net::steady_timer accept_retry_timer;
   net::steady_timer trim_timer;
-  // Closed when accept fails for want of descriptors, to accept the waiting
-  // connection and drop it (rather than leave it, and every client behind
-  // it, hanging); reopened at once. Used on control_strand only.
-  int spare_descriptor = -1;
+  Listener listener;  // after ioc and control_strand, which it uses
   std::atomic<bool> trim_scheduled{false};
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work_guard;
   std::vector<std::thread> threads;
@@ -130,9 +126,6 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   // Called as a WebSocket session ends: gives freed memory back to the
   // system a little later, at most once per limits.memory_trim_interval.
   void schedule_memory_trim();
-  // Accepts the next waiting connection and closes it at once, using the
-  // spare descriptor; false if there was none to accept.
-  bool drop_waiting_connection();
 
   // Registers an accepted session; false if shutdown has begun.
   bool add_session(const std::shared_ptr<WebSocketHandle>& session);
@@ -142,23 +135,11 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
 
   bool origin_allowed(std::string_view origin) const;
   void begin_shutdown();
-  void do_accept();
-  void on_accept(beast::error_code ec, tcp::socket socket);
   void shutdown_first_step();
   void shutdown_tick();
 };
 
-// Hands an upgraded connection to a new WebSocket session (websocket_session.cpp).
-// With `refusal` set, the session completes the upgrade only to close at once
-// with that reason, which a browser can show (it cannot read an HTTP status).
-// `socket_slot` is the socket's place in state.addresses, `connection_slot`
-// the connection's (empty when refused); `address` the peer's address key.
-void start_websocket_session(std::shared_ptr<Server::State> state, beast::tcp_stream stream,
-                             http::request<http::string_body> request,
-                             std::optional<CloseReason> refusal, AddressLimits::Slot socket_slot,
-                             AddressLimits::Slot connection_slot, std::string address);
-
-// Logs an I/O error, skipping the ones every normal close produces.
+// Logs a session's I/O error, skipping the ones every normal close produces.
 void log_failure(beast::error_code ec, std::string_view what, std::uint64_t id);
 
 }  // namespace gofish::server

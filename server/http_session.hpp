@@ -1,0 +1,67 @@
+// One HTTP connection: answers /healthz, /readyz, /metrics, /api/... and the
+// web client's files, keeping the connection alive between requests, and on
+// an upgrade to /ws hands its socket to a new WebSocketSession (admitted, or
+// refused with a close reason the browser can show). Runs on the
+// connection's strand; the Server keeps it as a Cuttable.
+#pragma once
+
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/status.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "server/server_state.hpp"
+
+namespace gofish::server {
+
+class HttpSession : public Cuttable, public std::enable_shared_from_this<HttpSession> {
+ public:
+  // `socket_slot` is the socket's place in state.addresses, `address` the
+  // peer's address key.
+  HttpSession(std::shared_ptr<Server::State> state, tcp::socket socket, AddressLimits::Slot socket_slot,
+              std::string address, std::uint64_t id);
+  ~HttpSession() override;
+
+  // Registers with the state and starts reading, on the socket's strand.
+  void run();
+
+  // Only from Server::wait(), when no I/O thread runs.
+  void cut() override;
+
+ private:
+  using Request = boost::beast::http::request<boost::beast::http::string_body>;
+  using TextResponse = boost::beast::http::response<boost::beast::http::string_body>;
+
+  void do_read();
+  void on_read(beast::error_code ec);
+  void upgrade();
+  void handle(const Request& request);
+  void serve_file(std::string_view target, std::string_view accept_encoding, std::string_view if_none_match,
+                  bool keep_alive);
+  template <class Body>
+  static void decorate(boost::beast::http::response<Body>& response, bool keep_alive);
+  static TextResponse text_response(boost::beast::http::status status, std::string body, bool keep_alive);
+  void send(TextResponse&& response);
+  template <class Body>
+  void write(boost::beast::http::response<Body>&& response);
+  void on_write(beast::error_code ec, bool keep_alive);
+
+  std::shared_ptr<Server::State> state_;
+  AddressLimits::Slot socket_slot_;  // given back after the socket is closed (destroyed below it)
+  beast::tcp_stream stream_;
+  const std::string address_;
+  std::uint64_t id_;
+  beast::flat_buffer buffer_;
+  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  bool head_ = false;  // the request being answered is a HEAD
+};
+
+}  // namespace gofish::server

@@ -1,0 +1,64 @@
+// What a room sends and writes (room_impl.hpp): replies and events through
+// the fan-out, records through the durability hold, one submission to the
+// store per strand turn.
+#include <spdlog/spdlog.h>
+
+#include "server/room_impl.hpp"
+
+namespace gofish::server {
+
+void RoomImpl::send(const std::shared_ptr<Client>& client, const protocol::ServerMessage& message) {
+  fanout_.send(client, message);
+}
+
+void RoomImpl::reply_error(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message) {
+  send(client, message.empty() ? protocol::default_error(code, std::move(id))
+                               : protocol::make_error(code, std::move(message), std::move(id)));
+}
+
+// A refused create, join or resume: unless it is a member already, the
+// client is in no room.
+void RoomImpl::refuse(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message) {
+  reply_error(client, code, std::move(id), std::move(message));
+  if (!seats_.member_of(*client)) client->clear_room(this);
+}
+
+// Logs an event and sends it to everyone; the store learns the new version
+// in the same submission.
+void RoomImpl::record(protocol::RoomEvent event) {
+  if (outbox_.version_moved()) post_submit();
+  fanout_.record(std::move(event));
+}
+
+void RoomImpl::write(Record record) {
+  if (outbox_.write(std::move(record))) post_submit();
+}
+
+// Everything this room writes until the strand gets back here goes in one
+// submission; the writer groups submissions of all rooms further.
+void RoomImpl::post_submit() {
+  on_strand([](RoomImpl& room) { room.submit(); });
+}
+
+void RoomImpl::submit() {
+  if (closed_) return outbox_.submit_final(log_.v());
+  // Weak: neither the writer nor the io_context's queue may keep a room
+  // alive. A room already released has nobody left to send to.
+  outbox_.submit(log_.v(), [weak = weak_from_this()](std::uint64_t number, bool written) {
+    if (auto self = weak.lock()) {
+      boost::asio::post(self->strand_, [weak, number, written] {
+        auto room = weak.lock();
+        if (!room) return;
+        if (!written) spdlog::error("room {}: a write failed; what it recorded may not survive a restart", room->code_);
+        room->outbox_.committed(number, written);
+      });
+    }
+  });
+}
+
+void RoomImpl::write_seats() {
+  if (!outbox_.enabled() || closed_) return;
+  for (Record& record : seats_.records(code_)) write(std::move(record));
+}
+
+}  // namespace gofish::server
