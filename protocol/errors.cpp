@@ -146,8 +146,9 @@ constexpr std::array kAllCloseReasons = {
     CloseReason::kNormal,     CloseReason::kShuttingDown,      CloseReason::kProtocolError, CloseReason::kUnsupportedData,
     CloseReason::kBadUtf8,    CloseReason::kProtocolViolation, CloseReason::kRateLimited,   CloseReason::kSlowReader,
     CloseReason::kTooLarge,   CloseReason::kInternal,          CloseReason::kServerFull,    CloseReason::kReplaced,
+    CloseReason::kMoved,
 };
-static_assert(kAllCloseReasons.size() == static_cast<std::size_t>(CloseReason::kReplaced) + 1,
+static_assert(kAllCloseReasons.size() == static_cast<std::size_t>(CloseReason::kMoved) + 1,
               "kAllCloseReasons must list every CloseReason");
 
 struct CloseInfo {
@@ -175,6 +176,8 @@ CloseInfo info(CloseReason reason) {
     case CloseReason::kInternal: return {"internal_error", 1011, "Something went wrong on the server."};
     case CloseReason::kServerFull: return {"server_full", 1013, "The server is full. Try again later."};
     case CloseReason::kReplaced: return {"replaced", 4000, "Your seat was resumed on another connection."};
+    case CloseReason::kMoved:
+      return {"moved", 4001, "Your room has moved to another server. Reconnect and resume your seat."};
   }
   return {"internal_error", 1011, "Something went wrong on the server."};
 }

@@ -128,6 +128,11 @@ enum class CloseReason {
   kInternal,           // 1011: a server fault
   kServerFull,         // 1013: no room for another connection, try again later
   kReplaced,           // 4000: the same seat resumed on another connection
+  // 4001: the room is now served by another server of the same cluster;
+  // reconnect and resume. An application reason (RFC 6455 leaves 4000-4999
+  // to applications): 1001 and 1012 say the whole server is going, but this
+  // server stays and only one room left it, and a client branches on it.
+  kMoved,
 };
 std::span<const CloseReason> all_close_reasons();
 // "shutting_down": the reason's stable spelling, also the WebSocket close reason text.

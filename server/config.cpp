@@ -108,10 +108,25 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
             "password in the environment variable or ~/.pgpass rather than on the command line)")
       ->type_name("URL")
       ->check(kPostgresUrl);
-  add_value(app, "--load-rooms", config.load_rooms,
-            "at-start (rebuild every stored room when the server starts) or on-demand (each room when first "
-            "asked for, by code or seat token)")
-      ->check(CLI::IsMember({"at-start", "on-demand"}));
+  auto* load_rooms = add_value(app, "--load-rooms", config.load_rooms,
+                               "at-start (rebuild every stored room when the server starts) or on-demand (each room "
+                               "when first asked for, by code or seat token; the default with --storage postgres)")
+                         ->check(CLI::IsMember({"at-start", "on-demand"}));
+  add_value(app, "--node-id", config.node_id,
+            "With --storage postgres: this server's name among those sharing the database, under which it holds "
+            "its rooms' leases (default: host name and process id); letters, digits, '.', '_' and '-', at most 40")
+      ->check(CLI::Validator(
+          [](const std::string& value) -> std::string {
+            const bool good = !value.empty() && value.size() <= 40 &&
+                              std::all_of(value.begin(), value.end(), [](char c) {
+                                return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+                              });
+            return good ? std::string() : "a node id is 1 to 40 letters, digits, '.', '_' or '-'";
+          },
+          "NODE"));
+  add_millis(app, "--lease-ttl-ms", limits.lease_ttl,
+             "With --storage postgres: how long a room's lease lasts unless renewed (renewed about every second)")
+      ->check(CLI::Range(std::int64_t{300}, std::int64_t{600'000}));
   add_value(app, "--sqlite-synchronous", config.sqlite_synchronous,
             "normal (survives a process crash) or full (survives power loss too, slower)")
       ->check(CLI::IsMember({"normal", "full"}));
@@ -249,6 +264,7 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
     return ConfigExit{kBadValueExitCode, err.str()};
   }
   if (restore->count() > 0) config.restore_set_aside = restore_code;
+  if (config.storage == "postgres" && load_rooms->count() == 0) config.load_rooms = "on-demand";
   if ((config.list_set_aside || config.restore_set_aside) && config.storage == "none") {
     return ConfigExit{kBadValueExitCode, "--list-set-aside and --restore-set-aside need --storage sqlite or postgres\n"};
   }

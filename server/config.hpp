@@ -22,7 +22,13 @@ struct Config {
   // (the database postgres_url names) or "none" (nothing survives a restart;
   // the baseline for measuring durability).
   std::string storage = "sqlite";
-  std::string load_rooms = "at-start";  // or "on-demand"
+  // "at-start" or "on-demand"; with --storage postgres the default is
+  // on-demand, and at-start loads only the rooms whose lease this node can
+  // take (several servers share the database).
+  std::string load_rooms = "at-start";
+  // This server's name among the servers sharing a PostgreSQL database (its
+  // leases are held under it); empty: the host name and process id.
+  std::string node_id;
   // libpq's connection URI (postgresql://user:password@host:port/database)
   // or key=value string, for --storage postgres. libpq fills in what it
   // leaves out from the PG* environment variables and ~/.pgpass.

@@ -38,7 +38,7 @@ std::vector<Record> DurableOutbox::take(std::int64_t v) {
 void DurableOutbox::submit(std::int64_t v, std::function<void(std::uint64_t, bool)> on_commit) {
   if (!sink_ || !pending()) return;
   const std::uint64_t number = ++submitted_;
-  sink_->submit(take(v), [number, on_commit = std::move(on_commit)](bool written) { on_commit(number, written); });
+  sink_->submit(room_, take(v), [number, on_commit = std::move(on_commit)](bool written) { on_commit(number, written); });
 }
 
 void DurableOutbox::submit_final(std::int64_t v) {
@@ -49,9 +49,16 @@ void DurableOutbox::submit_final(std::int64_t v) {
   // everything sent before.
   auto orphans = std::make_shared<std::deque<Held>>(std::move(held_));
   held_.clear();
-  sink_->submit(take(v), [orphans](bool) {
+  sink_->submit(room_, take(v), [orphans](bool) {
     for (Held& held : *orphans) held.client->send(held.text);
   });
+}
+
+void DurableOutbox::abandon() {
+  final_ = true;
+  queued_.clear();
+  version_moved_ = false;
+  held_.clear();
 }
 
 void DurableOutbox::committed(std::uint64_t number, bool /*written*/) {

@@ -53,6 +53,10 @@ class DurableOutbox {
   // earlier. `written` false: the write failed; they go out all the same
   // (holding them forever would freeze the table), and the caller logs it.
   void committed(std::uint64_t number, bool written);
+  // The room has moved to another server and lost its lease: nothing more
+  // is written, and what is held is never sent (its records will not be
+  // committed here).
+  void abandon();
 
  private:
   struct Held {

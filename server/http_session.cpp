@@ -150,10 +150,13 @@ void HttpSession::handle(const Request& request) {
     return send(text_response(http::status::ok, "ok\n", keep_alive));
   }
   if (*path == "/readyz") {
-    return state_->ready
-               ? send(text_response(http::status::ok, "ready\n", keep_alive))
-               : send(text_response(http::status::service_unavailable, "shutting down\n",
-                                    keep_alive));
+    if (!state_->ready) {
+      return send(text_response(http::status::service_unavailable, "shutting down\n", keep_alive));
+    }
+    if (const auto problem = state_->readiness ? state_->readiness() : std::nullopt) {
+      return send(text_response(http::status::service_unavailable, *problem + "\n", keep_alive));
+    }
+    return send(text_response(http::status::ok, "ready\n", keep_alive));
   }
   if (*path == "/metrics") {
     auto response = text_response(http::status::ok, state_->metrics->serialize(), keep_alive);

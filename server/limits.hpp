@@ -123,6 +123,16 @@ struct Limits {
   // snapshot. A whole game is one to a few hundred events.
   std::size_t room_history_events = 256;
 
+  // ---- Several servers on one PostgreSQL database (--storage postgres) ----
+
+  // A node's lease on each of its rooms lasts this long unless renewed; it
+  // renews them all about once a second (a third of this, at most a
+  // second). A node that stops renewing (crashed, paused, cut off) loses
+  // its rooms to the next node asked for them after this long: short
+  // enough that players wait a few seconds, long enough that a busy
+  // database or a garbage-collecting VM does not make rooms flap.
+  std::chrono::milliseconds lease_ttl{5'000};
+
   // ---- Process ----
 
   // Warnings a client can cause (a refused Origin, a flood, a full server)

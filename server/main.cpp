@@ -10,8 +10,11 @@
 // aside (RoomsHandler::restore).
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdint>
 #include <ctime>
 #include <exception>
@@ -24,6 +27,7 @@
 #include "gofish/version.hpp"
 #include "protocol/text.hpp"
 #include "server/config.hpp"
+#include "server/lease_keeper.hpp"
 #include "server/metrics.hpp"
 #include "server/rooms_handler.hpp"
 #include "server/postgres_store.hpp"
@@ -126,6 +130,20 @@ void raise_open_file_limit() {
   }
 }
 
+// --node-id's default: the host name (as a node id may spell it) and the
+// process id, so two servers on one machine differ too.
+std::string default_node_id() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  std::string id;
+  for (const char* c = host; *c != '\0' && id.size() < 24; ++c) {
+    const unsigned char ch = static_cast<unsigned char>(*c);
+    if (std::isalnum(ch) || ch == '.' || ch == '_' || ch == '-') id.push_back(*c);
+  }
+  if (id.empty()) id = "node";
+  return id + "-" + std::to_string(::getpid());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -166,6 +184,11 @@ int main(int argc, char** argv) {
     }
   }
 
+  // With PostgreSQL several servers may share the database: each room is
+  // owned by one of them at a time, by lease (postgres_store.hpp).
+  const bool leases = config.storage == "postgres";
+  const std::string node_id = config.node_id.empty() ? default_node_id() : config.node_id;
+
   // A store we cannot trust stops the start: serving without its rooms would
   // lose them for good once new rooms were written over them.
   std::unique_ptr<Store> store;
@@ -182,6 +205,9 @@ int main(int argc, char** argv) {
       auto postgres = std::make_unique<PostgresStore>(
           config.postgres_url, config.new_token_key ? MissingTokenKey::kMakeNew : MissingTokenKey::kRefuse);
       spdlog::info("storage: postgres, {}", postgres->where());
+      postgres->fence_as(node_id);
+      spdlog::info("storage: this server is node {}; it holds its rooms by leases of {} ms", node_id,
+                   config.limits.lease_ttl.count());
       store = std::move(postgres);
     } else {
       store = std::make_unique<NullStore>();
@@ -197,6 +223,9 @@ int main(int argc, char** argv) {
     auto metrics = std::make_shared<Metrics>();
     Server server(config, metrics);
     server.handle_signals();
+    // Renews this node's leases and hands rooms over (--storage postgres);
+    // outlives the writer, whose callbacks may release a lease through it.
+    std::unique_ptr<LeaseKeeper> keeper;
     // Declared after the server, so it is gone first; stopped explicitly
     // once the I/O threads are, so every write submitted is committed
     // before the process exits.
@@ -209,9 +238,19 @@ int main(int argc, char** argv) {
         std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, std::string(gofish::kVersion),
                                        std::make_shared<const TokenHasher>(token_key), writer.get());
     try {
-      if (config.load_rooms == "on-demand" && config.storage != "none") {
+      if ((config.load_rooms == "on-demand" && config.storage != "none") || leases) {
         handler->load_on_demand(*store);
-        spdlog::info("storage: rooms are rebuilt when first asked for (--load-rooms on-demand)");
+        if (config.load_rooms == "on-demand") {
+          spdlog::info("storage: rooms are rebuilt when first asked for (--load-rooms on-demand)");
+        }
+      }
+      if (leases) {
+        auto& registry = handler->registry();
+        registry.use_leases(node_id, config.limits.lease_ttl);
+        // A commit fenced out: the room is another node's now.
+        writer->on_fenced([weak = registry.weak_from_this()](const std::string& code) {
+          if (auto held = weak.lock()) held->lost(code);
+        });
       }
       const auto restored = config.load_rooms == "on-demand" ? RoomsHandler::Restored{} : handler->restore(*store);
       if (restored.rooms > 0) {
@@ -227,14 +266,31 @@ int main(int argc, char** argv) {
       spdlog::critical("storage: {}", error.what());
       return kStoreRefusedExitCode;
     }
+    if (leases) {
+      const auto renew = std::min(std::chrono::milliseconds(1000), config.limits.lease_ttl / 3);
+      keeper = std::make_unique<LeaseKeeper>(*store, handler->registry().shared_from_this(), node_id,
+                                             config.limits.lease_ttl, renew);
+      server.set_readiness([&keeper] { return keeper->problem(); });
+    }
     const auto port = server.start(handler);
     spdlog::info("gofish-server listening on {}:{} (web root {}, data dir {}, {} threads)",
                  config.bind, port, std::filesystem::canonical(config.web_root).string(),
                  std::filesystem::absolute(config.data_dir).string(), config.threads);
     server.wait();
+    if (keeper) keeper->stop();
     if (writer) {
       writer->stop();
       spdlog::info("storage: every write committed ({} batches)", writer->batches());
+    }
+    if (leases) {
+      // Drained: other nodes may take every room at once, without waiting
+      // for the leases to run out.
+      try {
+        store->release_leases(node_id, {});
+        spdlog::info("leases: every lease of node {} released", node_id);
+      } catch (const std::exception& error) {
+        spdlog::error("leases: releasing them failed ({}); they expire by themselves", error.what());
+      }
     }
   } catch (const std::exception& error) {
     spdlog::critical("{}", error.what());

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -52,7 +53,30 @@ CREATE TABLE decisions(
   decision TEXT NOT NULL,
   PRIMARY KEY(game_id, seq));
 )sql",
+    // 1 -> 2: room leases (one owner per room when several servers share
+    // the database) and the guard that fences a room's writes by its lease.
+    // The guard locks the lease row (FOR SHARE), so a node taking the room
+    // over waits for a commit in flight, then fences out the ones after it.
+    R"sql(
+CREATE TABLE room_lease(
+  code TEXT PRIMARY KEY,
+  node TEXT NOT NULL,
+  epoch BIGINT NOT NULL,
+  expires_at TIMESTAMPTZ NOT NULL);
+CREATE INDEX room_lease_by_node ON room_lease(node);
+CREATE FUNCTION gofish_fence(room TEXT, holder TEXT, held_epoch BIGINT) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM 1 FROM room_lease WHERE code = room AND node = holder AND epoch = held_epoch FOR SHARE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'room % is no longer leased to node % at epoch %', room, holder, held_epoch
+      USING ERRCODE = 'GF001';
+  END IF;
+END $$;
+)sql",
 };
+
+// The SQLSTATE gofish_fence raises.
+constexpr const char* kFencedOut = "GF001";
 static_assert(std::size(kMigrations) == kPostgresSchemaVersion);
 
 // The advisory lock servers take while they check and migrate the schema.
@@ -87,6 +111,34 @@ constexpr Sql kCloseGames{"close_games", "DELETE FROM games WHERE room = $1 AND 
 constexpr Sql kDetachGames{"detach_games", "UPDATE games SET room = NULL WHERE room = $1"};
 constexpr Sql kCloseSeats{"close_seats", "DELETE FROM seats WHERE room = $1"};
 constexpr Sql kCloseRoom{"close_room", "DELETE FROM rooms WHERE code = $1"};
+// A closed room's lease goes with it (in the same transaction, fenced): its
+// code may be drawn again.
+constexpr Sql kCloseLease{"close_lease", "DELETE FROM room_lease WHERE code = $1"};
+
+// Leases. A take succeeds where no live lease of another node holds the
+// code; taking over an expired lease (even one's own) raises the epoch.
+constexpr Sql kFence{"fence", "SELECT gofish_fence($1, $2, $3::bigint)"};
+constexpr Sql kTakeLease{
+    "take_lease",
+    "INSERT INTO room_lease(code, node, epoch, expires_at) "
+    "VALUES($1, $2, 1, clock_timestamp() + $3::bigint * interval '1 millisecond') "
+    "ON CONFLICT (code) DO UPDATE SET node = EXCLUDED.node, expires_at = EXCLUDED.expires_at, "
+    "epoch = CASE WHEN room_lease.node = EXCLUDED.node AND room_lease.expires_at > clock_timestamp() "
+    "THEN room_lease.epoch ELSE room_lease.epoch + 1 END "
+    "WHERE room_lease.node = EXCLUDED.node OR room_lease.expires_at <= clock_timestamp() "
+    "RETURNING epoch"};
+// Every lease the node still holds, expired or not (one nobody has taken
+// over is still safe to keep: the epoch fences anyone who took it since),
+// except those it released ('-infinity'), which are another node's to take.
+constexpr Sql kRenewLeases{"renew_leases",
+                           "UPDATE room_lease SET expires_at = clock_timestamp() + $2::bigint * interval "
+                           "'1 millisecond' WHERE node = $1 AND expires_at > '-infinity' RETURNING code"};
+constexpr Sql kReleaseLeases{"release_leases",
+                             "UPDATE room_lease SET expires_at = '-infinity' WHERE node = $1 AND code = ANY($2::text[])"};
+constexpr Sql kReleaseAllLeases{"release_all_leases", "UPDATE room_lease SET expires_at = '-infinity' WHERE node = $1"};
+constexpr Sql kAskHandover{"ask_handover",
+                           "SELECT pg_notify($2 || node, code) FROM room_lease "
+                           "WHERE code = $1 AND expires_at > clock_timestamp()"};
 
 // Reads and upkeep. Codes sort byte by byte, as in SQLite, whatever the
 // database's collation.
@@ -131,7 +183,13 @@ constexpr const Sql* kStatements[] = {
     &kCloseRoom,  &kOpenRooms,      &kRoomSeats,       &kLatestGame,        &kGameDecisions,  &kTruncateDecisions,
     &kSetAside,   &kSetAsideRooms,  &kRestoreSetAside, &kFindTranscript,    &kPruneDecisions, &kPruneGames,
     &kTokenKey,   &kAddTokenKey,    &kReplaceTokenKey, &kHoldsRoomsOrGames,
+    &kCloseLease, &kFence,          &kTakeLease,       &kRenewLeases,       &kReleaseLeases,  &kReleaseAllLeases,
+    &kAskHandover,
 };
+
+// The channel a node listens on for handover requests: one per node, in the
+// whole database (channels are not per schema).
+constexpr const char* kHandoverChannel = "gofish_handover_";
 
 // libpq's messages end in a newline and may span lines; a log line is one.
 std::string one_line(const char* message) {
@@ -230,7 +288,7 @@ std::vector<PostgresStore::Step> steps_for(const Record& record) {
           return {step(kUpdateVersion, r.room, r.v)};
         } else if constexpr (std::is_same_v<R, record::RoomClosed>) {
           return {step(kCloseDecisions, r.room), step(kCloseGames, r.room), step(kDetachGames, r.room),
-                  step(kCloseSeats, r.room), step(kCloseRoom, r.room)};
+                  step(kCloseSeats, r.room), step(kCloseRoom, r.room), step(kCloseLease, r.room)};
         } else {
           static_assert(kAlwaysFalse<R>, "a record with no SQL");
         }
@@ -368,6 +426,7 @@ void PostgresStore::reconnect_if_lost() {
                      one_line(PQerrorMessage(conn_)));
   }
   prepare_statements();
+  listen();
   spdlog::warn("storage: the connection to PostgreSQL was lost; connected again");
 }
 
@@ -456,6 +515,10 @@ void PostgresStore::commit(const std::vector<Record>& records) {
     std::move(more.begin(), more.end(), std::back_inserter(steps));
   }
   std::lock_guard lock(mutex_);
+  commit_steps(steps);
+}
+
+void PostgresStore::commit_steps(const std::vector<Step>& steps) {
   reconnect_if_lost();
   if (!pipeline(steps) && connection_lost()) {
     // Lost before the Sync went out: the database rolled back what it had
@@ -465,6 +528,134 @@ void PostgresStore::commit(const std::vector<Record>& records) {
       throw StoreError("writing: the connection to PostgreSQL was lost twice: " + one_line(PQerrorMessage(conn_)));
     }
   }
+}
+
+std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecords>& batch) {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> fenced;
+  const auto is_fenced = [&](const std::string& room) {
+    return std::find(fenced.begin(), fenced.end(), room) != fenced.end();
+  };
+  // A fenced room makes the whole transaction fail at its guard; it is sent
+  // again without that room, so one room's lost lease costs the others a
+  // round trip, never their records.
+  for (;;) {
+    std::vector<Step> steps;
+    std::vector<const std::string*> room_of_step;
+    for (const RoomRecords& room : batch) {
+      if (room.records.empty() || is_fenced(room.room)) continue;
+      if (!node_.empty()) {
+        const auto held = epochs_.find(room.room);
+        if (held == epochs_.end()) {
+          fenced.push_back(room.room);
+          continue;
+        }
+        steps.push_back(step(kFence, room.room, node_, held->second));
+        room_of_step.push_back(&room.room);
+      }
+      for (const Record& record : room.records) {
+        for (auto& one : steps_for(record)) {
+          steps.push_back(std::move(one));
+          room_of_step.push_back(&room.room);
+        }
+      }
+    }
+    if (steps.empty()) return fenced;
+    try {
+      commit_steps(steps);
+      return fenced;
+    } catch (const StoreError&) {
+      if (failed_state_ != kFencedOut || !failed_step_ || *failed_step_ >= room_of_step.size()) throw;
+      const std::string& room = *room_of_step[*failed_step_];
+      fenced.push_back(room);
+      epochs_.erase(room);
+    }
+  }
+}
+
+void PostgresStore::fence_as(const std::string& node) {
+  std::lock_guard lock(mutex_);
+  node_ = node;
+  listen();
+}
+
+void PostgresStore::listen() {
+  if (node_.empty()) return;
+  const std::string channel = kHandoverChannel + node_;
+  char* quoted = PQescapeIdentifier(conn_, channel.c_str(), channel.size());
+  if (quoted == nullptr) throw StoreError("listening for handovers: " + one_line(PQerrorMessage(conn_)));
+  const std::string sql = std::string("LISTEN ") + quoted;
+  PQfreemem(quoted);
+  exec(sql.c_str());
+}
+
+std::optional<std::int64_t> PostgresStore::take_lease(const std::string& code, const std::string& node,
+                                                      std::chrono::milliseconds ttl) {
+  std::lock_guard lock(mutex_);
+  return with_retry([&]() -> std::optional<std::int64_t> {
+    const Result rows = run(step(kTakeLease, code, node, static_cast<std::int64_t>(ttl.count())));
+    if (rows.rows() == 0) return std::nullopt;
+    const std::int64_t epoch = rows.integer(0, 0);
+    if (node == node_) epochs_[code] = epoch;
+    return epoch;
+  });
+}
+
+std::vector<std::string> PostgresStore::renew_leases(const std::string& node, std::chrono::milliseconds ttl) {
+  std::lock_guard lock(mutex_);
+  return with_retry([&] {
+    std::vector<std::string> held;
+    const Result rows = run(step(kRenewLeases, node, static_cast<std::int64_t>(ttl.count())));
+    for (int i = 0; i < rows.rows(); ++i) held.push_back(rows.bytes(i, 0));
+    if (node == node_) {
+      std::erase_if(epochs_, [&](const auto& entry) {
+        return std::find(held.begin(), held.end(), entry.first) == held.end();
+      });
+    }
+    return held;
+  });
+}
+
+void PostgresStore::release_leases(const std::string& node, const std::vector<std::string>& codes) {
+  std::lock_guard lock(mutex_);
+  with_retry([&] {
+    if (codes.empty()) {
+      run(step(kReleaseAllLeases, node));
+    } else {
+      // A text[] literal: room codes are letters and digits only.
+      std::string array = "{";
+      for (const auto& code : codes) array += (array.size() > 1 ? "," : "") + code;
+      array += "}";
+      Step release = step(kReleaseLeases, node);
+      release.values.push_back(array);
+      release.formats.push_back(0);
+      run(release);
+    }
+  });
+  if (node == node_) {
+    if (codes.empty()) {
+      epochs_.clear();
+    } else {
+      for (const auto& code : codes) epochs_.erase(code);
+    }
+  }
+}
+
+bool PostgresStore::ask_handover(const std::string& code) {
+  std::lock_guard lock(mutex_);
+  return with_retry([&] { return run(step(kAskHandover, code, std::string(kHandoverChannel))).rows() > 0; });
+}
+
+std::vector<std::string> PostgresStore::handover_requests() {
+  std::lock_guard lock(mutex_);
+  reconnect_if_lost();  // also reads what arrived while idle
+  std::vector<std::string> codes;
+  if (PQconsumeInput(conn_) != 1) return codes;
+  while (PGnotify* notify = PQnotifies(conn_)) {
+    codes.emplace_back(notify->extra ? notify->extra : "");
+    PQfreemem(notify);
+  }
+  return codes;
 }
 
 bool PostgresStore::pipeline(const std::vector<Step>& steps) {
@@ -498,6 +689,8 @@ bool PostgresStore::pipeline(const std::vector<Step>& steps) {
   // Sync's. After an error the statements behind it come back aborted.
   std::string error;
   std::size_t ends = 0;
+  failed_step_.reset();
+  failed_state_.clear();
   for (bool done = false; !done;) {
     PGresult* raw = PQgetResult(conn_);
     if (raw == nullptr) {
@@ -517,6 +710,8 @@ bool PostgresStore::pipeline(const std::vector<Step>& steps) {
         if (error.empty()) {
           const char* state = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
           error = one_line(PQresultErrorMessage(raw)) + (state ? std::string(" (SQLSTATE ") + state + ")" : "");
+          failed_step_ = ends;  // the statement whose results are being read
+          if (state) failed_state_ = state;
         }
     }
   }

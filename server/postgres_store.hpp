@@ -25,6 +25,14 @@
 //   newer than this program's is refused with a StoreError, as are an
 //   unreachable database, a refused login and a database whose encoding is
 //   not UTF8 (the records are UTF-8 text).
+// - Leases (schema version 2): room_lease(code, node, epoch, expires_at)
+//   says which node owns a room. A node takes a room with one upsert (the
+//   epoch goes up when it takes over an expired lease), renews all of its
+//   leases with one statement, and every room's records in a commit are
+//   guarded by gofish_fence(code, node, epoch), which raises (SQLSTATE
+//   GF001) unless the node still holds that epoch; the batch is then sent
+//   again without the fenced room. A node asks another to hand a room over
+//   with NOTIFY on the owner's channel (gofish_handover_<node>).
 // - Durability of a commit is PostgreSQL's: with synchronous_commit on (its
 //   default) COMMIT returns once the WAL is flushed, so a commit survives a
 //   crash of the database machine, and always a crash of this process. The
@@ -38,6 +46,8 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -48,7 +58,7 @@ struct pg_conn;
 namespace gofish::server {
 
 // The schema version this program writes (meta.schema_version).
-inline constexpr int kPostgresSchemaVersion = 1;
+inline constexpr int kPostgresSchemaVersion = 2;
 
 class PostgresStore final : public Store {
  public:
@@ -65,7 +75,24 @@ class PostgresStore final : public Store {
   std::string where() const;
 
   void commit(const std::vector<Record>& records) override;
+  std::vector<std::string> commit_rooms(const std::vector<RoomRecords>& batch) override;
   std::vector<StoredRoom> load_open_rooms() override;
+
+  // Leases (store.hpp). From fence_as(node) on, commit_rooms writes a
+  // room's records only under the lease `node` took through this store
+  // (take_lease), at that epoch: a room whose lease this store never took,
+  // or lost (renew_leases no longer lists it, release_leases let it go), is
+  // fenced out. It also listens for other nodes' handover requests (NOTIFY
+  // on the node's channel), which handover_requests() collects. commit()
+  // itself stays unfenced (tools, tests).
+  void fence_as(const std::string& node);
+  bool has_leases() const override { return true; }
+  std::optional<std::int64_t> take_lease(const std::string& code, const std::string& node,
+                                         std::chrono::milliseconds ttl) override;
+  std::vector<std::string> renew_leases(const std::string& node, std::chrono::milliseconds ttl) override;
+  void release_leases(const std::string& node, const std::vector<std::string>& codes) override;
+  bool ask_handover(const std::string& code) override;
+  std::vector<std::string> handover_requests() override;
   void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
   std::vector<SetAsideRoom> set_aside_rooms() override;
   bool restore_set_aside(const std::string& room) override;
@@ -94,6 +121,9 @@ class PostgresStore final : public Store {
   // batch. Returns false if the connection was lost before the Sync was
   // sent (nothing was committed); throws StoreError on anything else.
   bool pipeline(const std::vector<Step>& steps);
+  // pipeline(), sent once more if the connection was lost before the Sync.
+  void commit_steps(const std::vector<Step>& steps);
+  void listen();
   void rollback();
   template <class Work>
   auto with_retry(Work&& work);
@@ -104,6 +134,12 @@ class PostgresStore final : public Store {
   pg_conn* conn_ = nullptr;
   const std::string url_;
   const MissingTokenKey missing_key_;
+  // The statement the last failed pipeline failed at, and its SQLSTATE.
+  std::optional<std::size_t> failed_step_;
+  std::string failed_state_;
+  // fence_as: this node, and the epoch of each lease it took.
+  std::string node_;
+  std::unordered_map<std::string, std::int64_t> epochs_;
 };
 
 }  // namespace gofish::server

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "protocol/text.hpp"
 #include "server/room_restore.hpp"
@@ -34,9 +35,12 @@ std::variant<std::shared_ptr<Room>, protocol::Error> Registry::create_room(const
   // rarely; the loop is bounded by the cap all the same.
   std::string code;
   // With rooms loaded on demand the store may hold a room not held here.
+  // With leases the code must also be free across the cluster: a live
+  // lease of another node (a room being made there) keeps it.
   const auto taken = [&](const std::string& candidate) {
     return rooms_.contains(candidate) || reserved_.contains(candidate) ||
-           (on_demand_ && on_demand_->load_room(candidate).has_value());
+           (on_demand_ && on_demand_->load_room(candidate).has_value()) ||
+           (!node_.empty() && !on_demand_->take_lease(candidate, node_, lease_ttl_));
   };
   do {
     code = protocol::room_code_from_index(os_random_below(protocol::room_code_count()));
@@ -68,16 +72,91 @@ std::shared_ptr<Room> Registry::held(const std::string& code) const {
 
 std::shared_ptr<Room> Registry::find(const std::string& code) {
   if (auto room = held(code); room || !on_demand_) return room;
+  const auto refused = [&] {
+    std::lock_guard lock(mutex_);
+    return closed_.contains(code) || reserved_.contains(code);
+  };
+  if (refused()) return nullptr;
+  // With leases, the room is this node's before it is read for good; the
+  // wait for another node's lease happens outside load_mutex_, so other
+  // rooms load meanwhile.
+  if (!node_.empty() && (!on_demand_->load_room(code) || !lease(code))) return nullptr;
   std::lock_guard load(load_mutex_);
   if (auto room = held(code)) return room;  // rebuilt meanwhile
-  {
-    std::lock_guard lock(mutex_);
-    if (closed_.contains(code) || reserved_.contains(code)) return nullptr;
-  }
+  if (refused()) return nullptr;
   const auto stored = on_demand_->load_room(code);
-  if (!stored) return nullptr;
+  if (!stored) {
+    if (!node_.empty()) on_demand_->release_leases(node_, {code});
+    return nullptr;
+  }
   std::string problem;
   return rebuild(*stored, *on_demand_, &problem);
+}
+
+void Registry::use_leases(std::string node, std::chrono::milliseconds ttl) {
+  node_ = std::move(node);
+  lease_ttl_ = ttl;
+}
+
+bool Registry::lease(const std::string& code) {
+  if (on_demand_->take_lease(code, node_, lease_ttl_)) return true;
+  // Another node holds it: ask it to hand the room over, and wait for that
+  // or for the lease to run out.
+  const bool asked = on_demand_->ask_handover(code);
+  spdlog::info("room {}: another server holds it; {}", code,
+               asked ? "asked it to hand the room over" : "waiting for its lease to run out");
+  const auto deadline = std::chrono::steady_clock::now() + lease_ttl_ + std::chrono::seconds(1);
+  auto pause = std::chrono::milliseconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(100));
+    if (on_demand_->take_lease(code, node_, lease_ttl_)) {
+      spdlog::info("room {}: its lease is this server's now", code);
+      return true;
+    }
+  }
+  spdlog::warn("room {}: its lease could not be had within {} ms", code, lease_ttl_.count());
+  return false;
+}
+
+std::vector<std::string> Registry::held_codes() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> codes;
+  codes.reserve(rooms_.size());
+  for (const auto& [code, entry] : rooms_) codes.push_back(code);
+  return codes;
+}
+
+std::shared_ptr<Room> Registry::let_go(const std::string& code) {
+  std::lock_guard lock(mutex_);
+  const auto it = rooms_.find(code);
+  if (it == rooms_.end()) return nullptr;
+  auto room = std::move(it->second.room);
+  if (!it->second.creator.empty()) addresses_.room_closed(it->second.creator);
+  rooms_.erase(it);
+  std::erase(order_, code);
+  // Its tokens now lead to the store, and from there to the new owner.
+  std::erase_if(tokens_, [&](const auto& entry) {
+    const auto holder = entry.second.room.lock();
+    return !holder || holder == room;
+  });
+  return room;
+}
+
+void Registry::lost(const std::string& code) {
+  if (auto room = let_go(code)) {
+    spdlog::warn("room {}: this server no longer holds its lease; its players are sent to its new owner", code);
+    room->move_away(false, {});
+  }
+}
+
+void Registry::hand_over(const std::string& code, std::function<void()> released) {
+  auto room = let_go(code);
+  if (!room) {
+    if (released) released();
+    return;
+  }
+  room->move_away(true, std::move(released));
 }
 
 std::shared_ptr<Room> Registry::rebuild(const StoredRoom& stored, Store& store, std::string* problem) {
@@ -110,6 +189,9 @@ std::shared_ptr<Room> Registry::rebuild(const StoredRoom& stored, Store& store, 
 Registry::Restored Registry::restore_all(Store& store) {
   Restored restored;
   for (const StoredRoom& stored : store.load_open_rooms()) {
+    // With leases, only the rooms no other node holds (their lease expired
+    // or released, or this node's own from before a restart).
+    if (!node_.empty() && !store.take_lease(stored.room, node_, lease_ttl_)) continue;
     std::string problem;
     if (rebuild(stored, store, &problem)) ++restored.rooms;
   }

@@ -17,7 +17,9 @@
 // open room, or with a room set aside in the store).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -70,6 +72,24 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // asked for, and rebuilt then. `store` outlives the registry.
   void load_on_demand(Store& store);
 
+  // Several servers on one store (PostgreSQL): with rooms loaded on demand,
+  // this node (`node`) holds each of its rooms by a lease of `ttl`
+  // (Store::take_lease), taken when it creates or loads the room. A room
+  // whose live lease another node holds is asked for (Store::ask_handover)
+  // and waited for, at most the TTL and a little more: the owner hands it
+  // over, or its lease runs out. Call after load_on_demand, before serving.
+  void use_leases(std::string node, std::chrono::milliseconds ttl);
+  // The codes of the rooms held here (LeaseKeeper compares them with the
+  // leases still held).
+  std::vector<std::string> held_codes() const;
+  // The room's lease is lost (a renewal left it out, or a commit was fenced):
+  // it is let go here without a record, its connections are told `moved`.
+  void lost(const std::string& code);
+  // Another node asks for the room: it is let go as by lost(), after what it
+  // wrote is committed; `released` runs then (or at once if the room is not
+  // held here), to release the lease.
+  void hand_over(const std::string& code, std::function<void()> released);
+
   // A room rebuilt from the store, under its own code; false if the code is
   // taken already.
   bool adopt(const std::shared_ptr<Room>& room);
@@ -92,9 +112,16 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // Rebuilds one stored room and keeps it; null (the room set aside, or
   // gone) when it cannot be.
   std::shared_ptr<Room> rebuild(const StoredRoom& stored, Store& store, std::string* problem);
+  // Takes the room's lease, asking its owner to hand it over and waiting
+  // for that; false if it could not be had in time.
+  bool lease(const std::string& code);
+  // Removes the room from the maps without marking it closed; null if not held.
+  std::shared_ptr<Room> let_go(const std::string& code);
 
   const RoomServices services_;
   Store* on_demand_ = nullptr;
+  std::string node_;                 // use_leases: empty without leases
+  std::chrono::milliseconds lease_ttl_{0};
   std::mutex load_mutex_;  // one rebuild at a time
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> rooms_;

@@ -45,6 +45,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -119,6 +120,16 @@ class Room {
   virtual void handle(std::shared_ptr<Client> client, protocol::ClientMessage message, Clock::time_point arrived) = 0;
   // The client's connection closed.
   virtual void disconnect(std::shared_ptr<Client> client) = 0;
+
+  // Another server owns the room now (several servers on one database,
+  // their leases: postgres_store.hpp); its host has already let it go.
+  // Everyone in it is sent `closing` (moved) and closed, to resume on the
+  // new owner; its timers stop and it writes nothing more. With
+  // `commit_first` (a handover) what it has written is committed, and then
+  // `after` runs; without (its lease is lost, so the store would refuse the
+  // rest) what is not committed yet is dropped, unseen, and `after` runs at
+  // once. `after` may run on any thread; it may be empty.
+  virtual void move_away(bool commit_first, std::function<void()> after) = 0;
 
   // The room's lobby entry while it is listed, waiting and has a free seat;
   // thread-safe (a copy refreshed on the strand after every change).

@@ -57,6 +57,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void disconnect(std::shared_ptr<Client> client) override;
   std::optional<protocol::LobbyRoom> lobby_entry() const override;
   void begin_after_restore() override;
+  void move_away(bool commit_first, std::function<void()> after) override;
 
  private:
   using ErrorCode = protocol::ErrorCode;
@@ -134,6 +135,8 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void after_membership_change();
   void on_idle();
   void close_room(protocol::RoomClosedReason reason, const std::string& why);
+  // ---- room_move.cpp: the room now served by another server
+  void do_move_away(bool commit_first, std::function<void()> after);
   void set_state(State state);
   void refresh_lobby();
 

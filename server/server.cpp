@@ -270,6 +270,7 @@ ApiRouter& Server::api() { return state_->api; }
 Metrics& Server::metrics() { return *state_->metrics; }
 const Config& Server::config() const { return state_->config; }
 bool Server::ready() const { return state_->ready; }
+void Server::set_readiness(std::function<std::optional<std::string>()> check) { state_->readiness = std::move(check); }
 std::size_t Server::connection_count() const { return state_->session_count(); }
 
 }  // namespace gofish::server

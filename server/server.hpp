@@ -14,7 +14,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "server/api_router.hpp"
 #include "server/config.hpp"
@@ -60,6 +63,10 @@ class Server {
   const Config& config() const;
   // False once shutdown has begun.
   bool ready() const;
+  // Before start(): /readyz also answers 503, with the sentence `check`
+  // returns, whenever it returns one (the database or lease renewal fails).
+  // Called on I/O threads: it must be quick.
+  void set_readiness(std::function<std::optional<std::string>()> check);
   // Open WebSocket connections.
   std::size_t connection_count() const;
 

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -93,6 +94,8 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
 
   std::atomic<bool> started{false};
   std::atomic<bool> ready{false};
+  // Server::set_readiness: why /readyz answers 503 while serving, if it does.
+  std::function<std::optional<std::string>()> readiness;
   std::atomic<bool> shutdown_begun{false};
   std::atomic<bool> hook_done{false};
   std::atomic<std::uint64_t> next_id{1};

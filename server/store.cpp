@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <span>
@@ -27,6 +28,22 @@ std::optional<std::string> Store::room_of_token(const std::string& token_hash) {
   return std::nullopt;
 }
 
+std::vector<std::string> Store::commit_rooms(const std::vector<RoomRecords>& batch) {
+  std::vector<Record> records;
+  for (const RoomRecords& room : batch) records.insert(records.end(), room.records.begin(), room.records.end());
+  commit(records);
+  return {};
+}
+
+// One node: every room is its own, always at the first epoch.
+std::optional<std::int64_t> Store::take_lease(const std::string&, const std::string&, std::chrono::milliseconds) {
+  return 1;
+}
+std::vector<std::string> Store::renew_leases(const std::string&, std::chrono::milliseconds) { return {}; }
+void Store::release_leases(const std::string&, const std::vector<std::string>&) {}
+bool Store::ask_handover(const std::string&) { return false; }
+std::vector<std::string> Store::handover_requests() { return {}; }
+
 NullStore::NullStore() {
   std::array<std::uint8_t, sizeof(key_)> bytes{};
   os_random_bytes(bytes);
@@ -39,18 +56,18 @@ StoreWriter::StoreWriter(Store& store, std::optional<std::chrono::seconds> reten
 
 StoreWriter::~StoreWriter() { stop(); }
 
-void StoreWriter::submit(std::vector<Record> records, Done done) {
+void StoreWriter::submit(std::string room, std::vector<Record> records, Done done) {
   {
     std::lock_guard lock(mutex_);
     if (!stopped_) {
-      queue_.push_back(Pending{std::move(records), std::move(done)});
+      queue_.push_back(Pending{std::move(room), std::move(records), std::move(done)});
       wake_.notify_one();
       return;
     }
   }
   // After stop(): nobody else writes, so write here.
   std::vector<Pending> batch;
-  batch.push_back(Pending{std::move(records), std::move(done)});
+  batch.push_back(Pending{std::move(room), std::move(records), std::move(done)});
   write(batch);
 }
 
@@ -109,32 +126,44 @@ void StoreWriter::maybe_prune() {
 }
 
 void StoreWriter::write(std::vector<Pending>& batch) {
-  std::vector<Record> records;
-  for (const auto& pending : batch) {
-    records.insert(records.end(), pending.records.begin(), pending.records.end());
-  }
-  if (commit(records)) {
-    for (auto& pending : batch) {
-      if (pending.done) pending.done(true);
+  std::vector<RoomRecords> rooms;
+  rooms.reserve(batch.size());
+  for (const auto& pending : batch) rooms.push_back(RoomRecords{pending.room, pending.records});
+  const auto finish = [this](std::vector<Pending>& done, const std::vector<std::string>& fenced) {
+    for (const std::string& room : fenced) {
+      spdlog::warn("storage: room {} was fenced out: another node holds its lease; its last records are not written",
+                   room);
+      if (on_fenced_) on_fenced_(room);
     }
-    return;
-  }
+    for (auto& pending : done) {
+      if (pending.done) pending.done(std::find(fenced.begin(), fenced.end(), pending.room) == fenced.end());
+    }
+  };
+  if (const auto fenced = commit(rooms)) return finish(batch, *fenced);
   // One bad submission must not refuse the others': write each on its own.
-  for (auto& pending : batch) {
-    const bool written = batch.size() > 1 && commit(pending.records);
-    if (pending.done) pending.done(written);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    std::vector<Pending> one;
+    one.push_back(std::move(batch[i]));
+    const auto fenced = batch.size() > 1 ? commit({rooms[i]}) : std::nullopt;
+    if (fenced) {
+      finish(one, *fenced);
+    } else if (one.front().done) {
+      one.front().done(false);
+    }
   }
 }
 
-bool StoreWriter::commit(const std::vector<Record>& records) {
+std::optional<std::vector<std::string>> StoreWriter::commit(const std::vector<RoomRecords>& batch) {
   try {
-    store_.commit(records);
+    auto fenced = store_.commit_rooms(batch);
     std::lock_guard lock(mutex_);
     ++batches_;
-    return true;
+    return fenced;
   } catch (const std::exception& error) {
-    spdlog::error("storage: a write of {} records failed: {}", records.size(), error.what());
-    return false;
+    std::size_t records = 0;
+    for (const auto& room : batch) records += room.records.size();
+    spdlog::error("storage: a write of {} records failed: {}", records, error.what());
+    return std::nullopt;
   }
 }
 

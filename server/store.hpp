@@ -134,6 +134,12 @@ struct SetAsideRoom {
   friend bool operator==(const SetAsideRoom&, const SetAsideRoom&) = default;
 };
 
+// The records one room submitted, for Store::commit_rooms.
+struct RoomRecords {
+  std::string room;
+  std::vector<Record> records;
+};
+
 // An open room as read back on start: its latest game (if any) and seats.
 struct StoredRoom {
   std::string room;
@@ -155,6 +161,40 @@ class Store {
   // Commits every record in one transaction, or throws (StoreError or
   // std::runtime_error): a write that fails is not acknowledged.
   virtual void commit(const std::vector<Record>& records) = 0;
+  // The records of several rooms, in one transaction. Where the store
+  // fences writes by room leases (PostgresStore::fence_as), a room's records
+  // are written only while this node still holds the room's lease at the
+  // epoch it took it with; the rooms whose lease is gone come back, their
+  // records not written, and every other room's records are written. Throws
+  // as commit() does. The default commits them all with commit().
+  virtual std::vector<std::string> commit_rooms(const std::vector<RoomRecords>& batch);
+
+  // Room leases: which node owns a room when several servers share one
+  // store (PostgresStore). The defaults are a single node's, which owns
+  // every room it has (SqliteStore, NullStore): no lease is ever refused.
+  //
+  // Whether leases are kept at all.
+  virtual bool has_leases() const { return false; }
+  // Takes `code` for `node` for `ttl`: when nobody holds it, when its lease
+  // has expired (the epoch goes up: earlier holders are fenced out), or when
+  // `node` holds it already (renewed, same epoch). The epoch, or nothing
+  // when another node holds a live lease.
+  virtual std::optional<std::int64_t> take_lease(const std::string& code, const std::string& node,
+                                                 std::chrono::milliseconds ttl);
+  // Extends every lease `node` holds to `ttl` from now, in one statement;
+  // the codes it still holds.
+  virtual std::vector<std::string> renew_leases(const std::string& node, std::chrono::milliseconds ttl);
+  // Lets `codes` go (every lease of `node` when empty) at once, without
+  // waiting for them to expire; their epochs stay, so the next holder's is
+  // higher.
+  virtual void release_leases(const std::string& node, const std::vector<std::string>& codes);
+  // Asks the node holding a live lease on `code` to hand the room over;
+  // false when no live lease holds it.
+  virtual bool ask_handover(const std::string& code);
+  // The codes other nodes have asked this store's node (fence_as) to hand
+  // over since the last call.
+  virtual std::vector<std::string> handover_requests();
+
   // Every room not closed and not set aside, with its latest game; a torn
   // decision tail has been cut back (with a warning naming the room) before
   // this returns.
@@ -214,7 +254,9 @@ class RecordSink {
  public:
   using Done = std::function<void(bool written)>;
   virtual ~RecordSink() = default;
-  virtual void submit(std::vector<Record> records, Done done) = 0;
+  // `room` is the code of the room whose records these are: with leases, a
+  // room's records are written only while this node owns the room.
+  virtual void submit(std::string room, std::vector<Record> records, Done done) = 0;
 };
 
 // The one writer: collects the records of every room, commits them in one
@@ -233,7 +275,11 @@ class StoreWriter final : public RecordSink {
   StoreWriter(const StoreWriter&) = delete;
   StoreWriter& operator=(const StoreWriter&) = delete;
 
-  void submit(std::vector<Record> records, Done done) override;
+  void submit(std::string room, std::vector<Record> records, Done done) override;
+  // Called on the writer thread, before the callbacks of its batch, with a
+  // room whose records were fenced out (another node owns it now; their
+  // callbacks say not written). Set before the first submission.
+  void on_fenced(std::function<void(const std::string& room)> fenced) { on_fenced_ = std::move(fenced); }
   // Finishes every submitted write, runs its callback, and stops the thread.
   // Later submissions are written at once on the caller's thread.
   void stop();
@@ -243,6 +289,7 @@ class StoreWriter final : public RecordSink {
 
  private:
   struct Pending {
+    std::string room;
     std::vector<Record> records;
     Done done;
   };
@@ -251,11 +298,13 @@ class StoreWriter final : public RecordSink {
   // fails, commits each submission on its own, so one bad record refuses
   // only its own submission.
   void write(std::vector<Pending>& batch);
-  bool commit(const std::vector<Record>& records);
+  // The rooms fenced out, or nothing when the commit failed.
+  std::optional<std::vector<std::string>> commit(const std::vector<RoomRecords>& batch);
 
   void maybe_prune();
 
   Store& store_;
+  std::function<void(const std::string&)> on_fenced_;
   const std::optional<std::chrono::seconds> retention_;
   const std::chrono::milliseconds prune_period_;
   std::chrono::steady_clock::time_point last_prune_{};

@@ -80,7 +80,7 @@ class FakeConnection final : public Connection {
 // A store writer that commits only when the test says so.
 class ManualSink final : public RecordSink {
  public:
-  void submit(std::vector<Record> records, Done done) override {
+  void submit(std::string, std::vector<Record> records, Done done) override {
     waiting.push_back({std::move(records), std::move(done)});
   }
   // Commits every submission so far, in order.

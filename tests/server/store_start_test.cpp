@@ -183,7 +183,7 @@ TEST_CASE("start with PostgreSQL: rooms that cannot be rebuilt are set aside, li
   TempDir dir("gofish-start");
   PostgresDatabase db;
   set_aside_through_the_binary(dir, [&] { return std::make_unique<PostgresStore>(db.url()); },
-                               {"--storage=postgres", "--postgres-url=" + db.url()});
+                               {"--storage=postgres", "--postgres-url=" + db.url(), "--load-rooms=at-start"});
 }
 
 TEST_CASE("start: a used database whose seat-token key is lost refuses to start, and --new-token-key makes a new one") {
@@ -291,12 +291,13 @@ TEST_CASE(
   CHECK(missing.output.find("seat-token key (meta.token_key) is missing") != std::string::npos);
   CHECK(missing.output.find("--new-token-key") != std::string::npos);
   {
-    ServerProcess server(dir.path / "data", dir.path / "second.log", {"--storage=postgres", "--new-token-key"});
+    ServerProcess server(dir.path / "data", dir.path / "second.log",
+                         {"--storage=postgres", "--new-token-key", "--load-rooms=at-start"});
     CHECK(server.log_text().find("a new one is made") != std::string::npos);
     CHECK(server.log_text().find("1 rooms restored") != std::string::npos);
     CHECK(exit_code_of(server.stop(SIGTERM)) == 0);
   }
-  ServerProcess server(dir.path / "data", dir.path / "third.log", flags);
+  ServerProcess server(dir.path / "data", dir.path / "third.log", {"--storage=postgres", "--load-rooms=at-start"});
   CHECK(server.log_text().find("seat-token key") == std::string::npos);
   CHECK(server.log_text().find("1 rooms restored") != std::string::npos);
   CHECK(exit_code_of(server.stop(SIGTERM)) == 0);

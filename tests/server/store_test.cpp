@@ -16,6 +16,9 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
@@ -401,13 +404,13 @@ TEST_CASE_TEMPLATE("store writer: every submission is written before its callbac
   std::atomic<bool> all_written{true};
   {
     StoreWriter writer(*store);
-    writer.submit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "g", "{}", 1}},
+    writer.submit("ROOM", {record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "g", "{}", 1}},
                   [&](bool written) {
                     all_written = all_written && written;
                     ++done;
                   });
     for (int seq = 0; seq < 200; ++seq) {
-      writer.submit({record::DecisionAccepted{"g", seq, R"({"n":)" + std::to_string(seq) + "}"}}, [&](bool written) {
+      writer.submit("ROOM", {record::DecisionAccepted{"g", seq, R"({"n":)" + std::to_string(seq) + "}"}}, [&](bool written) {
         all_written = all_written && written;
         ++done;
       });
@@ -418,7 +421,7 @@ TEST_CASE_TEMPLATE("store writer: every submission is written before its callbac
     CHECK(writer.batches() <= 201);
     // After stop, a submission is written at once on this thread.
     bool late = false;
-    writer.submit({record::DecisionAccepted{"g", 200, "{}"}}, [&](bool written) { late = written; });
+    writer.submit("ROOM", {record::DecisionAccepted{"g", 200, "{}"}}, [&](bool written) { late = written; });
     CHECK(late);
   }
   CHECK(all_written);
@@ -433,7 +436,7 @@ TEST_CASE_TEMPLATE("store writer: finished games past their retention are delete
                  record::GameFinished{"old", "{}", now - 120'000}, record::GameStarted{"ROOM", 2, "new", "{}", 1},
                  record::GameFinished{"new", "{}", now}});
   StoreWriter writer(*store, std::chrono::seconds(60), std::chrono::milliseconds(0));
-  writer.submit({record::RoomSettingsChanged{"ROOM", "{}"}}, nullptr);
+  writer.submit("ROOM", {record::RoomSettingsChanged{"ROOM", "{}"}}, nullptr);
   writer.stop();
   CHECK_FALSE(store->finished_transcript("old"));
   CHECK(store->finished_transcript("new"));
@@ -462,9 +465,9 @@ TEST_CASE_TEMPLATE("store writer: a failed write is reported to its callback", K
   std::atomic<int> written_count{0};
   std::atomic<int> failed{0};
   auto count = [&](bool written) { (written ? written_count : failed) += 1; };
-  writer.submit({record::RoomCreated{"ROOM", "{}", 1}}, count);
-  writer.submit({record::RoomCreated{"ROOM", "{}", 1}}, count);  // the same code twice
-  writer.submit({record::RoomCreated{"MOOR", "{}", 1}}, count);
+  writer.submit("ROOM", {record::RoomCreated{"ROOM", "{}", 1}}, count);
+  writer.submit("ROOM", {record::RoomCreated{"ROOM", "{}", 1}}, count);  // the same code twice
+  writer.submit("MOOR", {record::RoomCreated{"MOOR", "{}", 1}}, count);
   writer.stop();
   // Whether or not they shared a batch, only the bad submission is refused.
   CHECK(written_count == 2);
@@ -715,6 +718,151 @@ TEST_CASE("postgres store: where() names the database, host, port and user, neve
   CHECK(where == std::string("database ") + PostgresDatabase::kDatabase +
                      " on 127.0.0.1:" + std::to_string(db.cluster().port()) + " as " + db.cluster().user());
   CHECK(where.find(db.cluster().password()) == std::string::npos);
+}
+
+// ---- Room leases: one owner per room when several servers share a database.
+
+using namespace std::chrono_literals;
+
+TEST_CASE("postgres store: a lease is held by one node at a time and taken over, with a higher epoch, once expired") {
+  PostgresDatabase db;
+  PostgresStore a(db.url()), b(db.url());
+  a.fence_as("node-a");
+  b.fence_as("node-b");
+  CHECK(a.take_lease("ROOM1", "node-a", 60'000ms) == 1);
+  CHECK(a.take_lease("ROOM1", "node-a", 60'000ms) == 1);  // its own, live: renewed, same epoch
+  CHECK_FALSE(b.take_lease("ROOM1", "node-b", 60'000ms));  // live and not b's
+  // Expired: b takes it over, one epoch up.
+  db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second'");
+  CHECK(b.take_lease("ROOM1", "node-b", 60'000ms) == 2);
+  CHECK_FALSE(a.take_lease("ROOM1", "node-a", 60'000ms));
+  CHECK(db.sql("SELECT node || ' ' || epoch FROM room_lease WHERE code = 'ROOM1'") == "node-b 2");
+}
+
+TEST_CASE("postgres store: a fenced room's records are not written, and another room's in the same batch are") {
+  PostgresDatabase db;
+  PostgresStore a(db.url()), b(db.url());
+  a.fence_as("node-a");
+  b.fence_as("node-b");
+  REQUIRE(a.take_lease("AAAAA", "node-a", 60'000ms));
+  REQUIRE(a.take_lease("BBBBB", "node-a", 60'000ms));
+  CHECK(a.commit_rooms({{"AAAAA", {record::RoomCreated{"AAAAA", "{}", 1}}},
+                        {"BBBBB", {record::RoomCreated{"BBBBB", "{}", 2}}}})
+            .empty());
+  // Node b takes BBBBB over once its lease has expired.
+  db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second' WHERE code = 'BBBBB'");
+  REQUIRE(b.take_lease("BBBBB", "node-b", 60'000ms) == 2);
+  // a's next batch: BBBBB is fenced out, AAAAA is written; the rooms come
+  // in either order, and a room a never leased is fenced too.
+  auto fenced = a.commit_rooms({{"BBBBB", {record::RoomSettingsChanged{"BBBBB", "{\"a\":1}"}}},
+                                      {"AAAAA", {record::RoomSettingsChanged{"AAAAA", "{\"a\":2}"}}},
+                                      {"CCCCC", {record::RoomCreated{"CCCCC", "{}", 3}}}});
+  std::sort(fenced.begin(), fenced.end());
+  CHECK(fenced == std::vector<std::string>{"BBBBB", "CCCCC"});
+  CHECK(db.sql("SELECT settings FROM rooms WHERE code = 'AAAAA'") == "{\"a\":2}");
+  CHECK(db.sql("SELECT settings FROM rooms WHERE code = 'BBBBB'") == "{}");
+  CHECK(db.sql("SELECT count(*) FROM rooms WHERE code = 'CCCCC'") == "0");
+  // b writes BBBBB; a stays fenced out of it even after taking nothing new.
+  CHECK(b.commit_rooms({{"BBBBB", {record::RoomSettingsChanged{"BBBBB", "{\"b\":1}"}}}}).empty());
+  CHECK(a.commit_rooms({{"BBBBB", {record::RoomSettingsChanged{"BBBBB", "{\"a\":3}"}}}}) ==
+        std::vector<std::string>{"BBBBB"});
+  CHECK(db.sql("SELECT settings FROM rooms WHERE code = 'BBBBB'") == "{\"b\":1}");
+  // A store not fenced (tools, single node) writes as before.
+  PostgresStore plain(db.url());
+  CHECK(plain.commit_rooms({{"DDDDD", {record::RoomCreated{"DDDDD", "{}", 4}}}}).empty());
+  // Closing a room deletes its lease with it, so its code may be drawn again.
+  CHECK(a.commit_rooms({{"AAAAA", {record::RoomClosed{"AAAAA"}}}}).empty());
+  CHECK(db.sql("SELECT count(*) FROM room_lease WHERE code = 'AAAAA'") == "0");
+}
+
+TEST_CASE("postgres store: renewing lists the leases still held, and released leases are taken at once") {
+  PostgresDatabase db;
+  PostgresStore a(db.url()), b(db.url());
+  a.fence_as("node-a");
+  b.fence_as("node-b");
+  for (const char* code : {"AAAAA", "BBBBB", "CCCCC"}) REQUIRE(a.take_lease(code, "node-a", 60'000ms));
+  auto held = a.renew_leases("node-a", 60'000ms);
+  std::sort(held.begin(), held.end());
+  CHECK(held == std::vector<std::string>{"AAAAA", "BBBBB", "CCCCC"});
+  // A lease expired and taken by another node is no longer a's.
+  db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second' WHERE code = 'CCCCC'");
+  REQUIRE(b.take_lease("CCCCC", "node-b", 60'000ms));
+  held = a.renew_leases("node-a", 60'000ms);
+  std::sort(held.begin(), held.end());
+  CHECK(held == std::vector<std::string>{"AAAAA", "BBBBB"});
+  CHECK(db.sql("SELECT count(*) FROM room_lease WHERE node = 'node-a' AND expires_at > now() + interval '50 s'") ==
+        "2");
+  // Released: b takes them without waiting, one epoch up; a's writes to them are fenced.
+  a.release_leases("node-a", {"AAAAA"});
+  // A renewal after the release does not take it back.
+  CHECK(a.renew_leases("node-a", 60'000ms) == std::vector<std::string>{"BBBBB"});
+  CHECK(b.take_lease("AAAAA", "node-b", 60'000ms) == 2);
+  CHECK_FALSE(b.take_lease("BBBBB", "node-b", 60'000ms));
+  a.release_leases("node-a", {});
+  CHECK(b.take_lease("BBBBB", "node-b", 60'000ms) == 2);
+  CHECK(a.renew_leases("node-a", 60'000ms).empty());
+  CHECK(a.commit_rooms({{"BBBBB", {record::RoomCreated{"BBBBB", "{}", 1}}}}) == std::vector<std::string>{"BBBBB"});
+}
+
+TEST_CASE("postgres store: a handover request reaches the node holding the lease, and only while it is live") {
+  PostgresDatabase db;
+  PostgresStore a(db.url()), b(db.url());
+  a.fence_as("handover-a-" + db.schema());
+  b.fence_as("handover-b-" + db.schema());
+  REQUIRE(a.take_lease("AAAAA", "handover-a-" + db.schema(), 60'000ms));
+  CHECK_FALSE(b.ask_handover("ZZZZZ"));  // nobody holds it
+  CHECK(b.ask_handover("AAAAA"));
+  std::vector<std::string> asked;
+  for (int i = 0; i < 100 && asked.empty(); ++i) {
+    asked = a.handover_requests();
+    if (asked.empty()) std::this_thread::sleep_for(20ms);
+  }
+  CHECK(asked == std::vector<std::string>{"AAAAA"});
+  CHECK(b.handover_requests().empty());
+  db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second'");
+  CHECK_FALSE(b.ask_handover("AAAAA"));
+}
+
+TEST_CASE("postgres store: a version 1 database is migrated to leases and keeps its rooms") {
+  PostgresDatabase db;
+  {
+    PostgresStore store(db.url());
+    store.commit(a_room_with_a_game());
+  }
+  db.sql("DROP TABLE room_lease; DROP FUNCTION gofish_fence(TEXT, TEXT, BIGINT); "
+         "UPDATE meta SET value = convert_to('1', 'UTF8') WHERE key = 'schema_version'");
+  PostgresStore store(db.url());
+  CHECK(store.load_open_rooms().size() == 1);
+  CHECK(db.sql("SELECT convert_from(value, 'UTF8') FROM meta WHERE key = 'schema_version'") == "2");
+  store.fence_as("node-a");
+  CHECK(store.take_lease(store.load_open_rooms()[0].room, "node-a", 1000ms) == 1);
+}
+
+TEST_CASE("postgres store writer: a fenced room's callback says not written, the others' say written") {
+  PostgresDatabase db;
+  PostgresStore a(db.url());
+  a.fence_as("node-a");
+  REQUIRE(a.take_lease("AAAAA", "node-a", 60'000ms));
+  std::vector<std::string> fenced;
+  std::mutex mutex;
+  std::map<std::string, bool> written;
+  {
+    StoreWriter writer(a);
+    writer.on_fenced([&](const std::string& room) {
+      std::lock_guard lock(mutex);
+      fenced.push_back(room);
+    });
+    for (const char* code : {"AAAAA", "BBBBB"}) {
+      writer.submit(code, {record::RoomCreated{code, "{}", 1}}, [&, code = std::string(code)](bool ok) {
+        std::lock_guard lock(mutex);
+        written[code] = ok;
+      });
+    }
+  }
+  CHECK(fenced == std::vector<std::string>{"BBBBB"});
+  CHECK(written["AAAAA"]);
+  CHECK_FALSE(written["BBBBB"]);
+  CHECK(db.sql("SELECT string_agg(code, ',') FROM rooms") == "AAAAA");
 }
 
 TEST_CASE("transcript api: a store that cannot be read answers 503 with the protocol's error message") {

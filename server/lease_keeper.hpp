@@ -1,0 +1,64 @@
+// Keeps this node's room leases (several servers on one PostgreSQL database,
+// postgres_store.hpp) on a thread of its own:
+// - renews every lease of the node in one statement, every renew period
+//   (about a second, well inside the TTL); a room the registry holds whose
+//   lease the renewal no longer lists was taken over by another node while
+//   this one could not renew (paused, cut off): the registry lets it go and
+//   its players are sent `moved` (Registry::lost);
+// - hands rooms over when another node asks (NOTIFY, checked every tenth of
+//   a second): the room commits what it has, then the lease is released;
+// - says whether the node is ready (/readyz): the last renewal succeeded,
+//   less than a TTL ago.
+// On SIGTERM the server releases every lease once its writes are committed
+// (main.cpp), so other nodes take the rooms at once.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "server/registry.hpp"
+#include "server/store.hpp"
+
+namespace gofish::server {
+
+class LeaseKeeper {
+ public:
+  // `store` and `registry` outlive the keeper (or stop() is called first).
+  LeaseKeeper(Store& store, std::shared_ptr<Registry> registry, std::string node, std::chrono::milliseconds ttl,
+              std::chrono::milliseconds renew_period);
+  ~LeaseKeeper();  // stop()
+  LeaseKeeper(const LeaseKeeper&) = delete;
+  LeaseKeeper& operator=(const LeaseKeeper&) = delete;
+
+  // Stops the thread; no renewal or handover after it returns.
+  void stop();
+  // Why the node is not ready (the database fails, or the last renewal is
+  // older than the TTL), or nothing when it is.
+  std::optional<std::string> problem() const;
+
+ private:
+  void run();
+  void renew();
+  void hand_over_requested();
+
+  Store& store_;
+  const std::shared_ptr<Registry> registry_;
+  const std::string node_;
+  const std::chrono::milliseconds ttl_;
+  const std::chrono::milliseconds renew_period_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::chrono::steady_clock::time_point last_renewal_;  // the last that succeeded
+  std::string last_error_;                              // of the last renewal that failed, "" after a success
+  std::thread thread_;
+};
+
+}  // namespace gofish::server

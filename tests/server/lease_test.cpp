@@ -1,0 +1,288 @@
+// One owner per room, by lease: two real gofish-server processes (nodes A
+// and B) on one PostgreSQL database (a schema of the throwaway cluster,
+// postgres_cluster.hpp), on 127.0.0.1 only.
+// - A room made on A and asked for on B is handed over: A commits, releases
+//   the lease and closes its players with `moved` (4001); they resume on B.
+// - A killed (SIGKILL): once its lease has run out, B restores the room
+//   mid-game from the journal and nothing seen before the kill is lost.
+// - A paused (SIGSTOP) past its TTL while B takes the room, then resumed
+//   (SIGCONT): nothing A writes lands, and its players get `moved`.
+// - A stopped (SIGTERM) releases its leases: B takes the room at once.
+// - /readyz answers 503 while lease renewal cannot reach the database.
+// Every case's name mentions PostgreSQL (ctest label cluster).
+#include <doctest/doctest.h>
+#include <libpq-fe.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/transcript.hpp"
+#include "postgres_cluster.hpp"
+#include "rooms_support.hpp"
+#include "server_process.hpp"
+#include "temp_dir.hpp"
+#include "test_client.hpp"
+
+namespace gofish::server::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The application_name a node's connections carry, so a test can tell them apart.
+std::string application(const PostgresDatabase& db, const std::string& node) { return "gofish_" + node + "_" + db.schema(); }
+
+// A node of the cluster: its own data dir (unused by PostgreSQL), log and id.
+struct Node {
+  Node(const TempDir& dir, const PostgresDatabase& db, const std::string& name, int ttl_ms)
+      : process(dir.path / ("data-" + name), dir.path / (name + ".log"),
+                {"--storage=postgres", "--postgres-url=" + db.url(application(db, name)),
+                 "--node-id=" + name + "-" + db.schema(),
+                 "--lease-ttl-ms=" + std::to_string(ttl_ms)}) {}
+  ServerProcess process;
+  std::uint16_t port() const { return process.port(); }
+};
+
+bool is_moved(const protocol::ServerMessage& message) {
+  const auto* closing = std::get_if<protocol::Closing>(&message);
+  return closing != nullptr && closing->reason == protocol::CloseReason::kMoved;
+}
+
+// The player was told `moved` and its connection closed with 4001.
+void check_moved(Peer& peer) {
+  CHECK(peer.await(is_moved, 10s));
+  for (int i = 0; i < 100 && !peer.socket().ended(); ++i) std::this_thread::sleep_for(20ms);
+  CHECK(peer.socket().ended());
+  CHECK(peer.socket().close_code() == 4001);
+  CHECK(peer.socket().close_reason() == "moved");
+}
+
+// A new connection to `port` that resumes `token` after `last_v`.
+std::unique_ptr<Peer> resume_on(std::uint16_t port, const std::string& token, std::int64_t last_v) {
+  auto peer = std::make_unique<Peer>(port);
+  const auto joined = peer->expect<protocol::Joined>(protocol::Resume{token, last_v});
+  CHECK(joined.resumed);
+  return peer;
+}
+
+// The first version the resumed connection is brought up to: the next
+// event's, or a snapshot's (which must not be older than what was seen).
+void check_nothing_seen_is_lost(Peer& peer, std::int64_t last_v) {
+  const auto first = peer.await(
+      [](const protocol::ServerMessage& m) {
+        return std::holds_alternative<protocol::EventMessage>(m) || std::holds_alternative<protocol::RoomSnapshot>(m);
+      },
+      5s);
+  REQUIRE(first);
+  if (const auto* event = std::get_if<protocol::EventMessage>(&*first)) {
+    CHECK(event->v == last_v + 1);
+  } else {
+    CHECK(std::get<protocol::RoomSnapshot>(*first).v >= last_v);
+  }
+}
+
+// Ann (seat 0) and an easy bot, in a game on `port`, Ann to act after at
+// least `decisions` of hers.
+std::unique_ptr<AutoPlayer> game_under_way(std::uint16_t port, std::string& code, int decisions) {
+  Seated host = create_room(port, create_request("Ann", "classic", 2, {{1, protocol::BotLevel::kEasy}}));
+  code = host.code;
+  host.peer->expect<protocol::Ok>(protocol::Start{});
+  auto ann = autoplay(std::move(host), 11);
+  REQUIRE(drive({ann.get()}, [&] { return ann->decisions() >= decisions || ann->games_over() > 0; }, 20s));
+  REQUIRE(ann->games_over() == 0);
+  ann->active = false;
+  drive({ann.get()}, [] { return false; }, 300ms);  // the bot plays on to Ann's turn
+  ann->peer().pump();
+  return ann;
+}
+
+// Plays Ann on a new connection to `port` to the end of the game.
+void play_to_the_end(AutoPlayer& ann, std::uint16_t port) {
+  ann.problems.clear();  // `closing` from the old node
+  ann.replace_peer(std::make_unique<Peer>(port));
+  ann.active = true;
+  REQUIRE(drive({&ann}, [&] { return ann.games_over() >= 1; }, 30s));
+  CHECK(ann.problems.empty());
+  const auto message = ann.peer().expect<protocol::TranscriptMessage>(protocol::GetTranscript{});
+  CHECK(engine::replay_check(message.transcript) == std::nullopt);
+}
+
+std::string sql(const PostgresDatabase& db, const std::string& statement) { return db.sql(statement); }
+
+TEST_CASE("lease with PostgreSQL: a room made on node A and joined through node B is handed over, and A's player "
+          "moves to B and plays on") {
+  TempDir dir("gofish-lease");
+  PostgresDatabase db;
+  // A long TTL: B gets the room by handover, not by waiting for expiry.
+  Node a(dir, db, "a", 30'000), b(dir, db, "b", 30'000);
+  Seated ann = create_room(a.port(), create_request("Ann", "classic", 3, {{1, protocol::BotLevel::kEasy}}));
+  CHECK(sql(db, "SELECT node FROM room_lease WHERE code = '" + ann.code + "'") == "a-" + db.schema());
+
+  const auto asked = std::chrono::steady_clock::now();
+  INFO("node A's log:\n" << a.process.log_text() << "node B's log:\n" << b.process.log_text());
+  Seated bob = join_room(b.port(), ann.code, "Bob");
+  CHECK(std::chrono::steady_clock::now() - asked < 10s);
+  CHECK(bob.seat == 2);
+  CHECK(sql(db, "SELECT node || ' ' || epoch FROM room_lease WHERE code = '" + ann.code + "'") ==
+        "b-" + db.schema() + " 2");
+  check_moved(*ann.peer);
+  CHECK(a.process.log_text().find("room " + ann.code + ": another server asks for it") != std::string::npos);
+
+  // Ann resumes on B with her token and the last version she saw, as a
+  // client does after `moved`, and the table plays a game there.
+  auto ann_on_b = resume_on(b.port(), ann.token, ann.peer->last_v());
+  check_nothing_seen_is_lost(*ann_on_b, ann.peer->last_v());
+  ann_on_b->expect<protocol::Ok>(protocol::Start{});
+  auto ann_player = autoplay(Seated{std::move(ann_on_b), ann.code, 0, ann.token}, 3);
+  auto bob_player = autoplay(std::move(bob), 4);
+  REQUIRE(drive({ann_player.get(), bob_player.get()},
+                [&] { return ann_player->games_over() >= 1 && bob_player->games_over() >= 1; }, 30s));
+  CHECK(ann_player->problems.empty());
+  CHECK(bob_player->problems.empty());
+  CHECK(a.process.stop(SIGTERM) == 0);
+  CHECK(b.process.stop(SIGTERM) == 0);
+}
+
+TEST_CASE("lease with PostgreSQL: node A killed mid-game, a resume on node B restores the room once A's lease has "
+          "run out, with nothing seen lost") {
+  TempDir dir("gofish-lease");
+  PostgresDatabase db;
+  constexpr int kTtl = 2'000;
+  Node b(dir, db, "b", kTtl);
+  std::string code;
+  std::unique_ptr<AutoPlayer> ann;
+  std::int64_t last_v = 0;
+  {
+    Node a(dir, db, "a", kTtl);
+    ann = game_under_way(a.port(), code, 3);
+    last_v = ann->peer().last_v();
+    REQUIRE(WIFSIGNALED(a.process.stop(SIGKILL)));
+  }
+  const auto asked = std::chrono::steady_clock::now();
+  auto peer = resume_on(b.port(), ann->token(), last_v);
+  const auto waited = std::chrono::steady_clock::now() - asked;
+  CHECK(waited < std::chrono::milliseconds(kTtl) + 3s);
+  check_nothing_seen_is_lost(*peer, last_v);
+  CHECK(sql(db, "SELECT node FROM room_lease WHERE code = '" + code + "'") == "b-" + db.schema());
+  peer.reset();
+  play_to_the_end(*ann, b.port());
+  CHECK(b.process.stop(SIGTERM) == 0);
+}
+
+TEST_CASE("lease with PostgreSQL: node A paused past its lease while B takes the room, then resumed, is fenced out "
+          "and its players move") {
+  TempDir dir("gofish-lease");
+  PostgresDatabase db;
+  constexpr int kTtl = 1'500;
+  Node a(dir, db, "a", kTtl), b(dir, db, "b", kTtl);
+  std::string code;
+  auto ann = game_under_way(a.port(), code, 3);
+  const std::int64_t last_v = ann->peer().last_v();
+
+  REQUIRE(::kill(a.process.pid(), SIGSTOP) == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(kTtl) + 500ms);
+  // B takes the expired lease (one epoch up) and restores the room.
+  auto on_b = resume_on(b.port(), ann->token(), last_v);
+  check_nothing_seen_is_lost(*on_b, last_v);
+  CHECK(sql(db, "SELECT node || ' ' || epoch FROM room_lease WHERE code = '" + code + "'") ==
+        "b-" + db.schema() + " 2");
+  const auto journal = [&] {
+    return sql(db, "SELECT r.v || ' ' || (SELECT count(*) FROM decisions d JOIN games g USING (game_id) "
+                   "WHERE g.room = r.code) || ' ' || r.settings FROM rooms r WHERE r.code = '" +
+                       code + "'");
+  };
+  const std::string taken_over = journal();
+
+  // A wakes unable to renew (the database refuses its renewals, so it
+  // learns nothing from them) with a decision of its player queued: only
+  // the fence stands between that decision and the journal.
+  sql(db, "CREATE FUNCTION refuse_renewal() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+          "IF current_setting('application_name') = '" + application(db, "a") +
+          "' THEN RAISE EXCEPTION 'renewal refused by the test'; END IF; RETURN NULL; END $$; "
+          "CREATE TRIGGER refuse_renewal BEFORE UPDATE ON room_lease FOR EACH STATEMENT "
+          "EXECUTE FUNCTION refuse_renewal()");
+  ann->active = true;
+  const int before = ann->decisions();
+  ann->step();
+  CHECK(ann->decisions() == before + 1);
+  REQUIRE(::kill(a.process.pid(), SIGCONT) == 0);
+  check_moved(ann->peer());
+  std::this_thread::sleep_for(500ms);
+  CHECK(journal() == taken_over);  // nothing A wrote landed
+  const std::string log = a.process.log_text();
+  CHECK(log.find("room " + code + " was fenced out") != std::string::npos);
+  CHECK(log.find("leases: renewing failed") != std::string::npos);
+  sql(db, "DROP TRIGGER refuse_renewal ON room_lease");
+
+  // The game goes on at B from where B took it.
+  on_b.reset();
+  play_to_the_end(*ann, b.port());
+  CHECK(a.process.stop(SIGTERM) == 0);
+  CHECK(b.process.stop(SIGTERM) == 0);
+}
+
+TEST_CASE("lease with PostgreSQL: node A stopped with SIGTERM releases its leases, and B takes the room at once") {
+  TempDir dir("gofish-lease");
+  PostgresDatabase db;
+  constexpr int kTtl = 60'000;  // far longer than the test waits
+  Node b(dir, db, "b", kTtl);
+  std::string code;
+  std::unique_ptr<AutoPlayer> ann;
+  std::int64_t last_v = 0;
+  {
+    Node a(dir, db, "a", kTtl);
+    ann = game_under_way(a.port(), code, 2);
+    last_v = ann->peer().last_v();
+    CHECK(a.process.stop(SIGTERM) == 0);
+    CHECK(a.process.log_text().find("every lease of node a-" + db.schema() + " released") != std::string::npos);
+  }
+  CHECK(sql(db, "SELECT count(*) FROM room_lease WHERE expires_at > now()") == "0");
+  const auto asked = std::chrono::steady_clock::now();
+  auto peer = resume_on(b.port(), ann->token(), last_v);
+  CHECK(std::chrono::steady_clock::now() - asked < 3s);
+  check_nothing_seen_is_lost(*peer, last_v);
+  peer.reset();
+  play_to_the_end(*ann, b.port());
+  CHECK(b.process.stop(SIGTERM) == 0);
+}
+
+TEST_CASE("lease with PostgreSQL: /readyz answers 503 while lease renewal cannot reach the database, 200 otherwise") {
+  TempDir dir("gofish-lease");
+  PostgresDatabase db;
+  constexpr int kTtl = 1'000;
+  Node a(dir, db, "a", kTtl);
+  CHECK(http_request(a.port(), "/readyz").status == 200);
+  CHECK(http_request(a.port(), "/healthz").status == 200);
+  // The database stops answering the renewal: a transaction holds the lease
+  // table locked, as a database that hangs would.
+  PGconn* blocker = PQconnectdb(db.url().c_str());
+  REQUIRE(PQstatus(blocker) == CONNECTION_OK);
+  PQclear(PQexec(blocker, "BEGIN"));
+  PGresult* locked = PQexec(blocker, "LOCK TABLE room_lease IN ACCESS EXCLUSIVE MODE");
+  REQUIRE(PQresultStatus(locked) == PGRES_COMMAND_OK);
+  PQclear(locked);
+  bool unready = false;
+  for (int i = 0; i < 50 && !unready; ++i) {
+    std::this_thread::sleep_for(100ms);
+    const auto reply = http_request(a.port(), "/readyz");
+    unready = reply.status == 503 && reply.body.find("lease renewal") != std::string::npos;
+  }
+  CHECK(unready);
+  CHECK(http_request(a.port(), "/healthz").status == 200);  // alive all the same
+  PQclear(PQexec(blocker, "COMMIT"));
+  PQfinish(blocker);
+  bool ready = false;
+  for (int i = 0; i < 50 && !ready; ++i) {
+    std::this_thread::sleep_for(100ms);
+    ready = http_request(a.port(), "/readyz").status == 200;
+  }
+  CHECK(ready);
+  CHECK(a.process.stop(SIGTERM) == 0);
+}
+
+}  // namespace
+}  // namespace gofish::server::testing
