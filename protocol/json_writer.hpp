@@ -168,7 +168,9 @@ class StringWriter {
     return at + 1;
   }
   static char* copy(char* at, std::string_view piece) {
-    std::memcpy(at, piece.data(), piece.size());
+    // An empty view may have no data at all, and memcpy from null is
+    // undefined even for 0 bytes (UBSan stops on it).
+    if (!piece.empty()) std::memcpy(at, piece.data(), piece.size());
     return at + piece.size();
   }
 
