@@ -11,6 +11,7 @@ checked against a target.
 usage: load_smoke_test.py SERVER LOAD ECHO WEB_ROOT
 """
 import json
+import os
 import re
 import subprocess
 import sys
@@ -47,7 +48,16 @@ def stop(process):
         process.wait()
 
 
+# A sanitized build runs several times slower (CMake sets this for it), so
+# each run lasts this many times longer to play as many games.
+TIME_SCALE = float(os.environ.get("GOFISH_TEST_TIME_SCALE", "1"))
+
+
 def run_load(load, port, pid, *args):
+    args = list(args)
+    for i, arg in enumerate(args[:-1]):
+        if arg == "--seconds":
+            args[i + 1] = str(float(args[i + 1]) * TIME_SCALE)
     command = [load, "--url", f"ws://127.0.0.1:{port}/ws", "--server-pid", str(pid), "--quiet", *args]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     lines = result.stdout.strip().splitlines()
