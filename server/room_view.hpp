@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "engine/card.hpp"
 #include "protocol/messages.hpp"
@@ -21,7 +22,7 @@ class RoomView {
  public:
   RoomView(const std::string& code, const protocol::RoomSettings& settings, const SeatTable& seats,
            protocol::RoomState state, int game_number, const std::optional<RoomGame>& game, std::int64_t v,
-           const std::optional<protocol::TurnTimer>& timer)
+           std::optional<protocol::TurnTimer> timer)
       : code_(code),
         settings_(settings),
         seats_(seats),
@@ -29,7 +30,7 @@ class RoomView {
         game_number_(game_number),
         game_(game),
         v_(v),
-        timer_(timer) {}
+        timer_(std::move(timer)) {}
 
   // The whole room as `you` may see it (a seat, or nullopt for a spectator).
   protocol::RoomSnapshot snapshot(std::optional<engine::Seat> you) const;
@@ -45,7 +46,7 @@ class RoomView {
   const int game_number_;
   const std::optional<RoomGame>& game_;
   const std::int64_t v_;
-  const std::optional<protocol::TurnTimer>& timer_;
+  const std::optional<protocol::TurnTimer> timer_;  // a copy: a caller may pass a temporary
 };
 
 }  // namespace gofish::server
