@@ -150,10 +150,15 @@ export default async function ({ baseUrl, browser, log }) {
   const wins = () => uma.page.$$eval('#scores tbody tr', (rows) => rows.map((r) => Number(r.lastElementChild.textContent)));
   const first = await wins();
   const heard = (await uma.page.evaluate(() => window.__rec.announce)).map((a) => a.text.trim()).filter(Boolean);
-  const asks = uma.frames.filter((f) => /"type":"asked"/.test(f.payload)).length;
+  // Uma created the room, so she sits in seat 0; the bot's asks must go unspoken. (Counting
+  // announcements against all asks was flaky: in a short game the bot may hardly ask at all.)
+  const asks = uma.frames.filter((f) => /"type":"asked"/.test(f.payload));
+  const botAsks = asks.filter((f) => !/"type":"asked","seat":0,/.test(f.payload)).length;
   const others = heard.filter((t) => !/^You asked|your turn|begins|game is over/.test(t));
-  assert(heard.length > 2 && heard.length < asks && others.length === 0,
-    `"only my turn" speaks of your turns only (${heard.length} announcements for ${asks} asks; others: ${others.slice(0, 3)})`);
+  assert(heard.length > 2 && others.length === 0,
+    `"only my turn" speaks of your turns only (${heard.length} announcements for ${asks.length} asks, ` +
+    `${botAsks} by the bot; others: ${others.slice(0, 3)})`);
+  log(`"only my turn": ${heard.length} announcements for ${asks.length} asks, none of the bot's ${botAsks}`);
   await uma.page.click('#rematch');
   await waitScreen(uma.page, 'table');
   await playToEnd([uma.page]);
