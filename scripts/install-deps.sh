@@ -23,6 +23,8 @@ native_test_packages=(
   python3 procps tmux     # tmux: the terminal client's interactive test
   sqlite3                 # the README's online backup command, run by tests/server/restart_restore_test.cpp
   postgresql              # initdb and pg_ctl for the throwaway PostgreSQL of the cluster tests (scripts/pg-throwaway.sh)
+  haproxy                 # the proxy in front of the cluster tests' nodes (scripts/cluster.sh, docker/haproxy.cfg)
+  python3-yaml            # the cluster test's parse of docker/compose.cluster.yaml
 )
 # The browser client's end-to-end tests (tests/web) drive Debian's chromium
 # with npm's playwright-core. Node and npm come from Debian only when npm is
