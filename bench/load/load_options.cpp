@@ -8,6 +8,10 @@
 
 namespace gofish::load {
 
+std::string room_path(const Target& target, const std::string& code) {
+  return target.path + (target.path.find('?') == std::string::npos ? "?" : "&") + "room=" + code;
+}
+
 std::string_view to_string(Mode mode) {
   switch (mode) {
     case Mode::kGame:

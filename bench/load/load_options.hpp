@@ -59,6 +59,11 @@ std::variant<LoadOptions, OptionsExit> parse_options(int argc, const char* const
 // "ws://127.0.0.1:8080/ws" -> {127.0.0.1, 8080, /ws}; nullopt unless ws://.
 std::optional<Target> parse_ws_url(const std::string& url);
 
+// The path a player of room `code` upgrades at: the target's path with
+// room=CODE added to its query, which steers a proxy in front of several
+// servers to the one serving the room (the server ignores it).
+std::string room_path(const Target& target, const std::string& code);
+
 std::string_view to_string(Mode mode);
 
 }  // namespace gofish::load

@@ -345,7 +345,10 @@ void Player::on_connected(beast::error_code ec) {
   }
   ws_.next_layer().set_option(tcp::no_delay(true), ec);
   ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
-  ws_.async_handshake(run_.host_header(), run_.options().target.path,
+  // Guests connect once the host has created the room, so they know its code.
+  const std::string path =
+      host_ || room_.code().empty() ? run_.options().target.path : room_path(run_.options().target, room_.code());
+  ws_.async_handshake(run_.host_header(), path,
                       [this](beast::error_code handshake_ec) { on_handshake(handshake_ec); });
 }
 

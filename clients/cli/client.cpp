@@ -87,7 +87,7 @@ int on_readline_idle();
 
 class Session : public ConnectionHandler {
  public:
-  explicit Session(Options options) : o_(std::move(options)) {
+  explicit Session(Options options) : o_(std::move(options)), room_code_(o_.join_code) {
     if (o_.bot) bot_.emplace(*o_.bot, engine::os_seed());
     interactive_ = !o_.bot && !o_.json;
     line_editing_ = interactive_ && isatty(STDIN_FILENO) != 0;
@@ -105,7 +105,7 @@ class Session : public ConnectionHandler {
     while (!done_) {
       Connection connection;
       try {
-        connection.open(o_.address, std::chrono::milliseconds(o_.connect_timeout_ms));
+        connection.open(o_.address, std::chrono::milliseconds(o_.connect_timeout_ms), room_code_);
       } catch (const ConnectError& error) {
         if (first) return fail(kExitUnreachable, error.what());
         if (std::chrono::steady_clock::now() - lost_since > std::chrono::milliseconds(o_.resume_window_ms)) {
@@ -412,6 +412,7 @@ class Session : public ConnectionHandler {
 
   void on_created(const protocol::Created& created) {
     token_ = created.token;
+    room_code_ = created.code;
     entered_room();
     print("Created room " + created.code + ". Others join with: gofish-cli " + server_url(o_.address) + " --join " +
           created.code + "  (or open " + invite_url(o_.address, created.code) + ")");
@@ -419,6 +420,7 @@ class Session : public ConnectionHandler {
 
   void on_joined(const protocol::Joined& joined) {
     if (!joined.token.empty()) token_ = joined.token;
+    room_code_ = joined.code;
     entered_room();
     if (joined.resumed) {
       decided_at_v_ = -1;  // a move sent just before the drop may never have arrived
@@ -696,6 +698,10 @@ class Session : public ConnectionHandler {
   Table table_;
   std::optional<RemoteBot> bot_;
   std::optional<std::string> token_;
+  // The room's code once known (--join, an invite link, created, joined):
+  // every connection then asks for /ws?room=CODE, so a proxy in front of
+  // several servers sends it to the one serving the room.
+  std::optional<std::string> room_code_;
   std::map<std::int64_t, Request> requests_;
   std::int64_t next_id_ = 1;
   std::vector<GameResult> results_;

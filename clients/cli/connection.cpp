@@ -89,8 +89,11 @@ struct Connection::Impl {
 Connection::Connection() : impl_(std::make_unique<Impl>()) {}
 Connection::~Connection() = default;
 
-void Connection::open(const ServerAddress& address, std::chrono::milliseconds timeout) {
+void Connection::open(const ServerAddress& address, std::chrono::milliseconds timeout,
+                      const std::optional<std::string>& room_code) {
   const std::string where = address.host + ":" + address.port;
+  // A room code is letters and digits only (protocol::normalize_room_code), so it needs no escaping.
+  const std::string target = room_code ? "/ws?room=" + *room_code : "/ws";
   beast::error_code ec;
   tcp::resolver resolver(impl_->io);
   const auto endpoints = resolver.resolve(address.host, address.port, ec);
@@ -101,7 +104,7 @@ void Connection::open(const ServerAddress& address, std::chrono::milliseconds ti
   tcp_stream.async_connect(endpoints, [&](beast::error_code e, const tcp::endpoint&) {
     ec = e;
     if (!ec) {
-      impl_->ws.async_handshake(where, "/ws", [&](beast::error_code h) {
+      impl_->ws.async_handshake(where, target, [&](beast::error_code h) {
         ec = h;
         done = true;
       });

@@ -40,8 +40,12 @@ class Connection {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Connects and upgrades to ws://host:port/ws within `timeout`; throws ConnectError.
-  void open(const ServerAddress& address, std::chrono::milliseconds timeout);
+  // Connects and upgrades to ws://host:port/ws within `timeout`; throws
+  // ConnectError. With a room code the path is /ws?room=CODE: the server
+  // ignores the parameter, but a proxy in front of several servers sends the
+  // connection to the one that serves the room (protocol/README.md).
+  void open(const ServerAddress& address, std::chrono::milliseconds timeout,
+            const std::optional<std::string>& room_code = std::nullopt);
   // Queues a text frame; frames are written in the order given.
   void send(std::string frame);
   // Calls on_input whenever `fd` is readable, while run() runs. The descriptor is not closed.

@@ -66,7 +66,51 @@ class FakeServer:
                 pass
 
 
+class RecordingServer:
+    """Refuses every WebSocket upgrade (404) and keeps each request's target."""
+
+    def __init__(self):
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.port = self.listener.getsockname()[1]
+        self.targets = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            conn, _ = self.listener.accept()
+            with conn:
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    chunk = conn.recv(4096)
+                    if not chunk:
+                        break
+                    request += chunk
+                self.targets.append(request.decode().split(" ")[1])
+                conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+
+
+def room_in_the_target():
+    """A client that knows its room's code asks for /ws?room=CODE, which steers a
+    proxy in front of several servers (protocol/README.md); one that creates a
+    room asks for /ws."""
+    recorder = RecordingServer()
+    url = f"ws://127.0.0.1:{recorder.port}"
+    cases = [([url], "/ws"), ([url, "--join", "23456"], "/ws?room=23456"),
+             ([url, "--join", "mvnfx"], "/ws?room=MVNFX"),
+             ([f"http://127.0.0.1:{recorder.port}/r/23456"], "/ws?room=23456"),
+             ([url, "--join", "23456", "--spectate"], "/ws?room=23456"),
+             ([url, "--join", "23456", "--bot", "easy"], "/ws?room=23456")]
+    for args, target in cases:
+        expect(args, 3, "did not accept a WebSocket at /ws")
+        check(recorder.targets[-1] == target,
+              f"gofish-cli {' '.join(args)} asked for {recorder.targets[-1]}, not {target}")
+        print(f"{' '.join(args[1:]) or '(create)'}: {target}")
+
+
 def main():
+    room_in_the_target()
     expect(["--bot", "clever"], 2, "--bot is easy, medium or hard")
     expect(["--timer", "5"], 2, "--timer is 0 (no timer) or 10 to 300 seconds.")
     expect(["--seats", "3", "--bots", "easy,easy,easy"], 2, "--bots names more bots than the 2 free seats.")

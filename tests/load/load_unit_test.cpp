@@ -106,6 +106,11 @@ TEST_CASE("options: defaults, a full command line and refusals") {
   CHECK(!parse_ws_url("ws://host:80x/"));
 }
 
+TEST_CASE("a guest upgrades at the path with its room's code as the parameter room") {
+  CHECK(room_path(*parse_ws_url("ws://127.0.0.1:8080/ws"), "K7QXM") == "/ws?room=K7QXM");
+  CHECK(room_path(*parse_ws_url("ws://127.0.0.1:8080/ws?v=1"), "K7QXM") == "/ws?v=1&room=K7QXM");
+}
+
 namespace {
 
 // The server's side of one room, played by the engine: every event goes to
