@@ -237,6 +237,7 @@ defaults
     timeout client 60s
     timeout server 60s
     timeout tunnel 1h
+    timeout check 2s
     timeout client-fin 5s
     timeout server-fin 5s
 
@@ -249,7 +250,7 @@ backend nodes
     hash-type consistent
     option httpchk GET /readyz
     http-check expect status 200
-    default-server check inter 500ms fall 2 rise 2
+    default-server check inter 1s fastinter 250ms fall 2 rise 2
 EOF
   for ((k = 1; k <= nodes; ++k)); do
     printf '    # proxy-protocol: add send-proxy-v2 check-send-proxy once nodes run with --trusted-proxy\n'

@@ -5,6 +5,7 @@ moment it was read, and the checks every test makes of what they saw. Only
 processes started here are stopped, by their own handles or by cluster.sh,
 which signals only the pids it recorded."""
 import json
+import math
 import os
 import shlex
 import shutil
@@ -155,16 +156,18 @@ class Cli:
 
 def check_stream(name, messages):
     """What one client saw across all its connections: no room version with two
-    contents, and between snapshots no version skipped. Returns the events
-    in order, each version once, and how many snapshots there were."""
+    contents, and between snapshots no version skipped. Returns the events in
+    order, each version once, and how many snapshots skipped versions (a
+    resume whose gap the server no longer had as events)."""
     contents = {}
     events = []
-    snapshots = 0
+    skips = 0
     last_v = None
     for _, message in messages:
         if message.get("type") == "room":
-            snapshots += 1
-            last_v = message["v"]
+            if last_v is not None and message["v"] > last_v:
+                skips += 1
+            last_v = message["v"] if last_v is None else max(last_v, message["v"])
             continue
         if message.get("type") != "event":
             continue
@@ -177,7 +180,18 @@ def check_stream(name, messages):
         check(last_v is None or v == last_v + 1, f"{name} skipped from version {last_v} to {v} without a snapshot")
         last_v = v
         events.append(message["event"])
-    return events, snapshots
+    return events, skips
+
+
+def is_subsequence(part, whole):
+    it = iter(whole)
+    return all(item in it for item in part)
+
+
+def percentile(values, fraction):
+    """The nearest-rank percentile: the smallest value at or above `fraction` of them."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))]
 
 
 def stored_transcripts(cluster):
@@ -191,8 +205,24 @@ def ask_key(action):
 
 
 def asks_seen(events):
-    """The asks of the one game in `events`, as the transcript lists them."""
+    """The asks in `events`, as a transcript lists them."""
     return [ask_key(event) for event in events if event.get("type") == "asked"]
+
+
+def games_seen(events):
+    """The asks of each game in `events` seen from its start (game_started) to its end (game_over)."""
+    games = []
+    current = None
+    for event in events:
+        kind = event.get("type")
+        if kind == "game_started":
+            current = []
+        elif kind == "asked" and current is not None:
+            current.append(ask_key(event))
+        elif kind == "game_over" and current is not None:
+            games.append(current)
+            current = None
+    return games
 
 
 def asks_recorded(transcript):
