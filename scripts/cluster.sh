@@ -18,7 +18,8 @@
 #   scripts/cluster.sh stop-node DIR K [--signal TERM|KILL|STOP|CONT]
 #       Sends node K the signal (TERM by default); for TERM and KILL waits until it has exited.
 #   scripts/cluster.sh start-node DIR K
-#       Starts node K again with its recorded command line, on its port, and waits until it is ready.
+#       Starts node K again with its recorded command line, on its port, and waits until it is
+#       ready and HAProxy sees it up.
 #   scripts/cluster.sh status DIR
 #       Each node's pid, whether it runs, its /readyz, and HAProxy's view of it.
 #   scripts/cluster.sh down DIR
@@ -125,6 +126,10 @@ start_node() {
   if ! wait_until 30 "node $k's /readyz" node_ready "$k"; then
     tail -n 20 "$dir/node$k.log" >&2
     return 1
+  fi
+  # Once HAProxy runs, also until its health check sends the node traffic again.
+  if alive "$(value haproxy_pid)"; then
+    wait_until 15 "HAProxy to see node $k up" haproxy_sees "$k" UP
   fi
 }
 
