@@ -10,7 +10,7 @@
 #   scripts/cluster.sh up [DIR] [--nodes N] [--server BIN] [--port P] [-- SERVER-FLAG...]
 #       Starts the cluster in DIR (made if missing) and returns; writes
 #       DIR/cluster.env and prints it. Without DIR: a temporary directory, in
-#       the foreground, until Ctrl-C (or SIGTERM) takes it all down.
+#       the foreground, until Ctrl-C (or SIGTERM) takes it all down and removes it.
 #       --nodes N     nodes, default 3
 #       --server BIN  the gofish-server binary, default build/server/gofish-server
 #       --port P      HAProxy's port on 127.0.0.1, default any free one
@@ -167,7 +167,8 @@ up() {
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
   [[ ! -f $dir/cluster.env ]] || die "$dir/cluster.env exists: a cluster runs there (scripts/cluster.sh down $dir)"
-  if $foreground; then trap 'down_all; exit 0' INT TERM; fi
+  # In the foreground the directory is ours: it goes with the cluster.
+  if $foreground; then trap 'down_all; rm -rf "$dir"; exit 0' INT TERM; fi
 
   local ports
   read -r -a ports <<<"$(free_ports $((nodes + 2)))"
