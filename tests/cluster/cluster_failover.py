@@ -86,9 +86,11 @@ def main():
         rooms = [Room(i, cluster) for i in range(ROOMS)]
         # One room at a time: the spectator's join (through the proxy, to the
         # node the code hashes to) usually moves the room from the node that
-        # created it. Many handovers at once between the same nodes stall
-        # (each node's wait for a lease holds one of its I/O threads; see
-        # the README, "Running several servers").
+        # created it. Many handovers at once between the same nodes stall:
+        # a node waiting for another's lease (Registry::lease) sleeps on the
+        # I/O thread that read the join, so with a few such waits on each
+        # side neither node answers the other's handover until the lease
+        # runs out, and the join is answered room/not_found.
         for room in rooms:
             room.watch(cluster)
             room.spectator.first("joined")
