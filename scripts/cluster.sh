@@ -304,7 +304,10 @@ status() {
   for ((k = 1; k <= nodes; ++k)); do
     pid=$(value "node${k}_pid")
     state=stopped
-    alive "$pid" && state=running
+    if alive "$pid"; then
+      state=running
+      [[ $(ps -o stat= -p "$pid") == T* ]] && state=paused  # SIGSTOP
+    fi
     local seen=DOWN
     haproxy_sees "$k" UP && seen=UP
     echo "node$k port $(value "node${k}_port") pid $pid $state readyz $(http_status "$(value "node${k}_port")" /readyz) haproxy $seen"
