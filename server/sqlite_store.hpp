@@ -37,6 +37,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "server/store.hpp"
 
@@ -48,7 +49,7 @@ namespace gofish::server {
 enum class SyncMode { kNormal, kFull };
 
 // The schema version this program writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 class SqliteStore final : public Store {
  public:
@@ -88,8 +89,15 @@ class SqliteStore final : public Store {
   sqlite3* db_ = nullptr;
   std::filesystem::path file_;
   const MissingTokenKey missing_key_;
+  // Each game's next decision number, as committed (a cache: a game not in
+  // it is looked up), and as the batch being written moves it (-1: forget).
+  std::unordered_map<std::string, std::int64_t> next_seq_, batch_seq_;
+  void close_statements();
+  // The sequence number a game's next decision must have.
+  std::int64_t next_seq(const std::string& game_id);
+
   std::unique_ptr<Statement> insert_room_, update_settings_, upsert_seat_, delete_seat_, insert_game_, insert_decision_,
-      finish_game_, update_version_, close_room_, find_transcript_;
+      first_decision_, finish_game_, update_version_, close_room_, find_transcript_;
 };
 
 }  // namespace gofish::server
