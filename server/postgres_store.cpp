@@ -108,6 +108,11 @@ constexpr Sql kInsertGame{"insert_game",
                           "INSERT INTO games(game_id, room, game, setup, started_ms) VALUES($1, $2, $3, $4, $5)"};
 constexpr Sql kInsertDecision{"insert_decision",
                               "INSERT INTO decisions(game_id, seq, decision, v) VALUES($1, $2, $3, $4::bigint)"};
+// The decisions of a batch, whatever their rooms, in one statement: each
+// parameter an array (text format), one element a decision.
+constexpr Sql kInsertDecisions{"insert_decisions",
+                               "INSERT INTO decisions(game_id, seq, decision, v) "
+                               "SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[])"};
 constexpr Sql kFinishGame{"finish_game", "UPDATE games SET transcript = $2, finished_ms = $3 WHERE game_id = $1"};
 constexpr Sql kUpdateVersion{"update_version", "UPDATE rooms SET v = $2 WHERE code = $1"};
 // A room closing: its unfinished games go with it; finished ones stay, detached.
@@ -197,7 +202,7 @@ constexpr const Sql* kStatements[] = {
     &kSetAside,   &kSetAsideRooms,  &kRestoreSetAside, &kFindTranscript,    &kPruneDecisions, &kPruneGames,
     &kTokenKey,   &kAddTokenKey,    &kReplaceTokenKey, &kHoldsRoomsOrGames,
     &kCloseLease, &kFence,          &kTakeLease,       &kRenewLeases,       &kReleaseLeases,  &kReleaseAllLeases,
-    &kAskHandover,
+    &kAskHandover, &kInsertDecisions,
 };
 
 // The channel a node listens on for handover requests: one per node, in the
@@ -325,6 +330,61 @@ std::vector<PostgresStore::Step> steps_for(const Record& record) {
         }
       },
       record);
+}
+
+// An array literal for a text[] parameter: every element quoted, with its
+// backslashes and double quotes escaped.
+std::string text_array(const std::vector<std::string>& elements) {
+  std::string out = "{";
+  for (const std::string& element : elements) {
+    if (out.size() > 1) out.push_back(',');
+    out.push_back('"');
+    for (char c : element) {
+      if (c == '"' || c == '\\') out.push_back('\\');
+      out.push_back(c);
+    }
+    out.push_back('"');
+  }
+  out.push_back('}');
+  return out;
+}
+
+// Replaces each run of two or more decision inserts in `steps` with one
+// insert of them all (kInsertDecisions): a batch of actions from many rooms
+// costs PostgreSQL one statement, not one per action. `room_of_step`, when
+// given, keeps naming each step's room (a merged insert takes its first's).
+void merge_decisions(std::vector<PostgresStore::Step>& steps, std::vector<const std::string*>* room_of_step) {
+  std::vector<PostgresStore::Step> out;
+  std::vector<const std::string*> rooms;
+  for (std::size_t i = 0; i < steps.size();) {
+    std::size_t end = i;
+    while (end < steps.size() && steps[end].name == kInsertDecision.name) ++end;
+    if (end - i < 2) {
+      out.push_back(std::move(steps[i]));
+      if (room_of_step) rooms.push_back((*room_of_step)[i]);
+      ++i;
+      continue;
+    }
+    std::vector<std::string> game_ids, decisions;
+    std::string seqs = "{", versions = "{";
+    for (std::size_t k = i; k < end; ++k) {
+      const PostgresStore::Step& one = steps[k];
+      game_ids.push_back(one.values[0]);
+      decisions.push_back(one.values[2]);
+      seqs += (k > i ? "," : "") + one.values[1];
+      versions += (k > i ? "," : "") + (one.nulls[3] ? std::string("NULL") : one.values[3]);
+    }
+    PostgresStore::Step merged;
+    merged.name = kInsertDecisions.name;
+    merged.values = {text_array(game_ids), seqs + "}", text_array(decisions), versions + "}"};
+    merged.formats = {0, 0, 0, 0};
+    merged.nulls = {0, 0, 0, 0};
+    out.push_back(std::move(merged));
+    if (room_of_step) rooms.push_back((*room_of_step)[i]);
+    i = end;
+  }
+  steps = std::move(out);
+  if (room_of_step) *room_of_step = std::move(rooms);
 }
 
 }  // namespace
@@ -541,6 +601,7 @@ void PostgresStore::commit(const std::vector<Record>& records) {
     auto more = steps_for(record);
     std::move(more.begin(), more.end(), std::back_inserter(steps));
   }
+  merge_decisions(steps, nullptr);
   std::lock_guard lock(mutex_);
   commit_steps(steps);
 }
@@ -567,8 +628,12 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
   // again without that room, so one room's lost lease costs the others a
   // round trip, never their records.
   for (;;) {
+    // Every room's guard first, then the records in order: one room's
+    // records never depend on another's, and the decisions of rooms side by
+    // side merge into one statement.
     std::vector<Step> steps;
     std::vector<const std::string*> room_of_step;
+    std::vector<const RoomRecords*> writing;
     for (const RoomRecords& room : batch) {
       if (room.records.empty() || is_fenced(room.room)) continue;
       if (!node_.empty()) {
@@ -580,13 +645,17 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
         steps.push_back(step(kFence, room.room, node_, held->second));
         room_of_step.push_back(&room.room);
       }
-      for (const Record& record : room.records) {
+      writing.push_back(&room);
+    }
+    for (const RoomRecords* room : writing) {
+      for (const Record& record : room->records) {
         for (auto& one : steps_for(record)) {
           steps.push_back(std::move(one));
-          room_of_step.push_back(&room.room);
+          room_of_step.push_back(&room->room);
         }
       }
     }
+    merge_decisions(steps, &room_of_step);
     if (steps.empty()) return fenced;
     try {
       commit_steps(steps);
