@@ -200,9 +200,8 @@ constexpr const Sql* kStatements[] = {
     &kFinishGame, &kUpdateVersion,  &kCloseDecisions,  &kCloseGames,        &kDetachGames,    &kCloseSeats,
     &kCloseRoom,  &kOpenRooms,      &kRoomSeats,       &kLatestGame,        &kGameDecisions,  &kTruncateDecisions,
     &kSetAside,   &kSetAsideRooms,  &kRestoreSetAside, &kFindTranscript,    &kPruneDecisions, &kPruneGames,
-    &kTokenKey,   &kAddTokenKey,    &kReplaceTokenKey, &kHoldsRoomsOrGames,
-    &kCloseLease, &kFence,          &kTakeLease,       &kRenewLeases,       &kReleaseLeases,  &kReleaseAllLeases,
-    &kAskHandover, &kInsertDecisions,
+    &kTokenKey,   &kAddTokenKey,    &kReplaceTokenKey, &kHoldsRoomsOrGames, &kCloseLease,     &kFence,
+    &kTakeLease,  &kRenewLeases,    &kReleaseLeases,   &kReleaseAllLeases,  &kAskHandover,    &kInsertDecisions,
 };
 
 // The channel a node listens on for handover requests: one per node, in the

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <unordered_map>
 #include <span>
 #include <type_traits>
+#include <unordered_map>
 
 #include "server/token.hpp"
 
@@ -201,9 +201,9 @@ SqliteStore::~SqliteStore() {
 }
 
 void SqliteStore::close_statements() {
-  for (auto* statement : {&insert_room_, &update_settings_, &upsert_seat_, &delete_seat_, &insert_game_,
-                          &insert_decision_, &first_decision_, &finish_game_, &update_version_, &close_room_,
-                          &find_transcript_}) {
+  for (auto* statement :
+       {&insert_room_, &update_settings_, &upsert_seat_, &delete_seat_, &insert_game_, &insert_decision_,
+        &first_decision_, &finish_game_, &update_version_, &close_room_, &find_transcript_}) {
     statement->reset();
   }
 }
@@ -500,7 +500,8 @@ std::vector<StoredRoom> SqliteStore::load_rooms_locked(const std::optional<std::
         const auto found = by_game.find(column_text(stmt, 0));
         if (found == by_game.end()) return;
         StoredRoom& room = *found->second;
-        if (sqlite3_column_type(stmt, 3) != SQLITE_NULL) room.v = std::max<std::int64_t>(room.v, sqlite3_column_int64(stmt, 3));
+        if (sqlite3_column_type(stmt, 3) != SQLITE_NULL)
+          room.v = std::max<std::int64_t>(room.v, sqlite3_column_int64(stmt, 3));
         StoredGame& game = *room.game;
         bool& cut = torn[game.game_id];
         if (cut) return;
