@@ -291,7 +291,7 @@ TEST_CASE("room: nothing goes out before what caused it is committed") {
 // What an action and a resume write (issue 18, "the store writes what it
 // must"): a decision carries the room's version in its own record, and a
 // resume that changes no seat writes no seat row.
-TEST_CASE("room: a decision carries the room's version; a resume writes no seat it left as it was") {
+TEST_CASE("room: a decision carries the room's version, and a resume writes no seat it left as it was") {
   RoomBench bench(RoomBench::bench_limits(), /*durable=*/true);
   FakeClient& ann = bench.create(room_of(2, {{1, BotLevel::kEasy}}));
   ann.send(protocol::Start{});
@@ -322,7 +322,7 @@ TEST_CASE("room: a decision carries the room's version; a resume writes no seat 
   FakeClient& back = bench.resume(token, bench.v());
   bench.sink().commit_all();
   bench.settle();
-  CHECK(back.reply() == "ok");
+  CHECK(back.reply() == "joined");
   for (std::size_t i = before_resume; i < bench.sink().committed.size(); ++i) {
     for (const auto& record : bench.sink().committed[i]) {
       CHECK_FALSE(std::holds_alternative<record::SeatTaken>(record));
