@@ -12,6 +12,13 @@
 //   a list of steps; a version newer than this program knows, a file that is
 //   not SQLite, or a database that fails quick_check is refused with a
 //   StoreError (the server exits rather than run without its rooms).
+// - Decisions are appended in commit order (schema version 4): the table
+//   has its rowid and no other index, so a batch of actions from many rooms
+//   writes its last page or two; a game finds its decisions from its first
+//   one's rowid (games.first_decision), a start reads every room's in one
+//   pass from the oldest, and the sequence within a game is checked on write
+//   (a decision written twice, or after a gap, fails its batch). A new file
+//   gets 1 KiB pages, since a commit writes the log's last page whole.
 // - A "torn" decision tail: SQLite commits are atomic, so a torn record is
 //   one we cannot use: a decision whose text is empty or not a JSON object,
 //   or a gap in a game's sequence numbers. The game is cut back to the last
