@@ -127,6 +127,15 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   add_millis(app, "--lease-ttl-ms", limits.lease_ttl,
              "With --storage postgres: how long a room's lease lasts unless renewed (renewed about every second)")
       ->check(CLI::Range(std::int64_t{300}, std::int64_t{600'000}));
+  app.add_option_function<std::int64_t>(
+         "--store-commit-delay-us",
+         [&limits](const std::int64_t& us) { limits.store_commit_delay = std::chrono::microseconds(us); },
+         "How long the store's writer waits for more rooms' records before it commits a batch (0: at once)")
+      ->envname(env_name("--store-commit-delay-us"))
+      ->default_str(std::to_string(limits.store_commit_delay.count()))
+      ->type_name("US")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{100'000}));
   add_value(app, "--sqlite-synchronous", config.sqlite_synchronous,
             "normal (survives a process crash) or full (survives power loss too, slower)")
       ->check(CLI::IsMember({"normal", "full"}));

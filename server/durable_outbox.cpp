@@ -28,7 +28,18 @@ void DurableOutbox::send(const std::shared_ptr<Client>& client, SharedText text)
 }
 
 std::vector<Record> DurableOutbox::take(std::int64_t v) {
-  if (version_moved_) queued_.push_back(record::RoomVersion{room_, v});
+  // A game started in this turn: the version goes to the room's row, which a
+  // store reads beside the latest game's decisions. Otherwise a turn that
+  // ends with a decision (the usual action) carries the version in it.
+  const bool started = std::any_of(queued_.begin(), queued_.end(), [](const Record& record) {
+    return std::holds_alternative<record::GameStarted>(record);
+  });
+  auto* decision = queued_.empty() ? nullptr : std::get_if<record::DecisionAccepted>(&queued_.back());
+  if (version_moved_ && decision && !started) {
+    decision->v = v;
+  } else if (version_moved_ || started) {
+    queued_.push_back(record::RoomVersion{room_, v});
+  }
   version_moved_ = false;
   std::vector<Record> records;
   records.swap(queued_);

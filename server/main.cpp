@@ -232,6 +232,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<StoreWriter> writer;
     if (config.storage != "none") {
       writer = std::make_unique<StoreWriter>(*store, std::chrono::seconds(config.finished_game_retention_seconds));
+      writer->commit_delay(config.limits.store_commit_delay);
     }
     add_transcript_api(server.api(), *store);
     auto handler =

@@ -73,6 +73,12 @@ BEGIN
   END IF;
 END $$;
 )sql",
+    // 2 -> 3: a decision may carry its room's event version, so an action
+    // writes one row instead of also updating its room's row (SqliteStore's
+    // schema version 4 does the same).
+    R"sql(
+ALTER TABLE decisions ADD COLUMN v BIGINT;
+)sql",
 };
 
 // The SQLSTATE gofish_fence raises.
@@ -100,7 +106,13 @@ constexpr Sql kUpsertSeat{
 constexpr Sql kDeleteSeat{"delete_seat", "DELETE FROM seats WHERE room = $1 AND seat = $2"};
 constexpr Sql kInsertGame{"insert_game",
                           "INSERT INTO games(game_id, room, game, setup, started_ms) VALUES($1, $2, $3, $4, $5)"};
-constexpr Sql kInsertDecision{"insert_decision", "INSERT INTO decisions(game_id, seq, decision) VALUES($1, $2, $3)"};
+constexpr Sql kInsertDecision{"insert_decision",
+                              "INSERT INTO decisions(game_id, seq, decision, v) VALUES($1, $2, $3, $4::bigint)"};
+// The decisions of a batch, whatever their rooms, in one statement: each
+// parameter an array (text format), one element a decision.
+constexpr Sql kInsertDecisions{"insert_decisions",
+                               "INSERT INTO decisions(game_id, seq, decision, v) "
+                               "SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[])"};
 constexpr Sql kFinishGame{"finish_game", "UPDATE games SET transcript = $2, finished_ms = $3 WHERE game_id = $1"};
 constexpr Sql kUpdateVersion{"update_version", "UPDATE rooms SET v = $2 WHERE code = $1"};
 // A room closing: its unfinished games go with it; finished ones stay, detached.
@@ -149,8 +161,14 @@ constexpr Sql kRoomSeats{"room_seats", "SELECT seat, state, token_hash FROM seat
 constexpr Sql kLatestGame{"latest_game",
                           "SELECT game_id, game, setup, started_ms, transcript FROM games WHERE room = $1 "
                           "ORDER BY game DESC LIMIT 1"};
-constexpr Sql kGameDecisions{"game_decisions", "SELECT seq, decision FROM decisions WHERE game_id = $1 ORDER BY seq"};
-constexpr Sql kTruncateDecisions{"truncate_decisions", "DELETE FROM decisions WHERE game_id = $1 AND seq >= $2"};
+constexpr Sql kGameDecisions{"game_decisions",
+                             "SELECT seq, decision, v FROM decisions WHERE game_id = $1 ORDER BY seq"};
+// Clients have seen the versions the cut decisions carried: the room keeps
+// the highest, so it never numbers two events alike.
+constexpr Sql kTruncateDecisions{"truncate_decisions",
+                                 "WITH cut AS (DELETE FROM decisions WHERE game_id = $1 AND seq >= $2 RETURNING v) "
+                                 "UPDATE rooms SET v = GREATEST(v, (SELECT max(v) FROM cut)) "
+                                 "WHERE code = (SELECT room FROM games WHERE game_id = $1)"};
 constexpr Sql kSetAside{"set_aside", "UPDATE rooms SET set_aside = $2, set_aside_ms = $3 WHERE code = $1"};
 constexpr Sql kSetAsideRooms{"set_aside_rooms",
                              "SELECT code, set_aside_ms, set_aside FROM rooms WHERE set_aside IS NOT NULL "
@@ -182,9 +200,8 @@ constexpr const Sql* kStatements[] = {
     &kFinishGame, &kUpdateVersion,  &kCloseDecisions,  &kCloseGames,        &kDetachGames,    &kCloseSeats,
     &kCloseRoom,  &kOpenRooms,      &kRoomSeats,       &kLatestGame,        &kGameDecisions,  &kTruncateDecisions,
     &kSetAside,   &kSetAsideRooms,  &kRestoreSetAside, &kFindTranscript,    &kPruneDecisions, &kPruneGames,
-    &kTokenKey,   &kAddTokenKey,    &kReplaceTokenKey, &kHoldsRoomsOrGames,
-    &kCloseLease, &kFence,          &kTakeLease,       &kRenewLeases,       &kReleaseLeases,  &kReleaseAllLeases,
-    &kAskHandover,
+    &kTokenKey,   &kAddTokenKey,    &kReplaceTokenKey, &kHoldsRoomsOrGames, &kCloseLease,     &kFence,
+    &kTakeLease,  &kRenewLeases,    &kReleaseLeases,   &kReleaseAllLeases,  &kAskHandover,    &kInsertDecisions,
 };
 
 // The channel a node listens on for handover requests: one per node, in the
@@ -243,6 +260,18 @@ struct PostgresStore::Step {
   const char* name = nullptr;       // the prepared statement
   std::vector<std::string> values;  // each parameter's bytes
   std::vector<int> formats;         // 1: binary (text and bytea as bytes), 0: text (integers in decimal)
+  std::vector<char> nulls;          // 1: the parameter is NULL
+  // libpq's parameter arrays, pointing into `values`.
+  std::vector<const char*> pointers() const {
+    std::vector<const char*> out;
+    for (std::size_t i = 0; i < values.size(); ++i) out.push_back(nulls[i] ? nullptr : values[i].c_str());
+    return out;
+  }
+  std::vector<int> lengths() const {
+    std::vector<int> out;
+    for (const auto& value : values) out.push_back(static_cast<int>(value.size()));
+    return out;
+  }
 };
 
 namespace {
@@ -250,10 +279,16 @@ namespace {
 void add(PostgresStore::Step& step, const std::string& bytes) {
   step.values.push_back(bytes);
   step.formats.push_back(1);
+  step.nulls.push_back(0);
 }
 void add(PostgresStore::Step& step, std::int64_t value) {
   step.values.push_back(std::to_string(value));
   step.formats.push_back(0);
+  step.nulls.push_back(0);
+}
+void add(PostgresStore::Step& step, const std::optional<std::int64_t>& value) {
+  add(step, value.value_or(0));
+  step.nulls.back() = value ? 0 : 1;
 }
 void add(PostgresStore::Step& step, int value) { add(step, static_cast<std::int64_t>(value)); }
 
@@ -281,7 +316,7 @@ std::vector<PostgresStore::Step> steps_for(const Record& record) {
         } else if constexpr (std::is_same_v<R, record::GameStarted>) {
           return {step(kInsertGame, r.game_id, r.room, r.game, r.setup, r.started_ms)};
         } else if constexpr (std::is_same_v<R, record::DecisionAccepted>) {
-          return {step(kInsertDecision, r.game_id, r.seq, r.decision)};
+          return {step(kInsertDecision, r.game_id, r.seq, r.decision, r.v)};
         } else if constexpr (std::is_same_v<R, record::GameFinished>) {
           return {step(kFinishGame, r.game_id, r.transcript, r.finished_ms)};
         } else if constexpr (std::is_same_v<R, record::RoomVersion>) {
@@ -294,6 +329,61 @@ std::vector<PostgresStore::Step> steps_for(const Record& record) {
         }
       },
       record);
+}
+
+// An array literal for a text[] parameter: every element quoted, with its
+// backslashes and double quotes escaped.
+std::string text_array(const std::vector<std::string>& elements) {
+  std::string out = "{";
+  for (const std::string& element : elements) {
+    if (out.size() > 1) out.push_back(',');
+    out.push_back('"');
+    for (char c : element) {
+      if (c == '"' || c == '\\') out.push_back('\\');
+      out.push_back(c);
+    }
+    out.push_back('"');
+  }
+  out.push_back('}');
+  return out;
+}
+
+// Replaces each run of two or more decision inserts in `steps` with one
+// insert of them all (kInsertDecisions): a batch of actions from many rooms
+// costs PostgreSQL one statement, not one per action. `room_of_step`, when
+// given, keeps naming each step's room (a merged insert takes its first's).
+void merge_decisions(std::vector<PostgresStore::Step>& steps, std::vector<const std::string*>* room_of_step) {
+  std::vector<PostgresStore::Step> out;
+  std::vector<const std::string*> rooms;
+  for (std::size_t i = 0; i < steps.size();) {
+    std::size_t end = i;
+    while (end < steps.size() && steps[end].name == kInsertDecision.name) ++end;
+    if (end - i < 2) {
+      out.push_back(std::move(steps[i]));
+      if (room_of_step) rooms.push_back((*room_of_step)[i]);
+      ++i;
+      continue;
+    }
+    std::vector<std::string> game_ids, decisions;
+    std::string seqs = "{", versions = "{";
+    for (std::size_t k = i; k < end; ++k) {
+      const PostgresStore::Step& one = steps[k];
+      game_ids.push_back(one.values[0]);
+      decisions.push_back(one.values[2]);
+      seqs += (k > i ? "," : "") + one.values[1];
+      versions += (k > i ? "," : "") + (one.nulls[3] ? std::string("NULL") : one.values[3]);
+    }
+    PostgresStore::Step merged;
+    merged.name = kInsertDecisions.name;
+    merged.values = {text_array(game_ids), seqs + "}", text_array(decisions), versions + "}"};
+    merged.formats = {0, 0, 0, 0};
+    merged.nulls = {0, 0, 0, 0};
+    out.push_back(std::move(merged));
+    if (room_of_step) rooms.push_back((*room_of_step)[i]);
+    i = end;
+  }
+  steps = std::move(out);
+  if (room_of_step) *room_of_step = std::move(rooms);
 }
 
 }  // namespace
@@ -393,12 +483,8 @@ std::string PostgresStore::describe() const {
 PostgresStore::Result PostgresStore::exec(const char* sql) { return checked(conn_, PQexec(conn_, sql), sql); }
 
 PostgresStore::Result PostgresStore::run(const Step& step) {
-  std::vector<const char*> values;
-  std::vector<int> lengths;
-  for (const auto& value : step.values) {
-    values.push_back(value.c_str());
-    lengths.push_back(static_cast<int>(value.size()));
-  }
+  const std::vector<const char*> values = step.pointers();
+  const std::vector<int> lengths = step.lengths();
   return checked(conn_,
                  PQexecPrepared(conn_, step.name, static_cast<int>(values.size()), values.data(), lengths.data(),
                                 step.formats.data(), 1),
@@ -514,6 +600,7 @@ void PostgresStore::commit(const std::vector<Record>& records) {
     auto more = steps_for(record);
     std::move(more.begin(), more.end(), std::back_inserter(steps));
   }
+  merge_decisions(steps, nullptr);
   std::lock_guard lock(mutex_);
   commit_steps(steps);
 }
@@ -540,8 +627,12 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
   // again without that room, so one room's lost lease costs the others a
   // round trip, never their records.
   for (;;) {
+    // Every room's guard first, then the records in order: one room's
+    // records never depend on another's, and the decisions of rooms side by
+    // side merge into one statement.
     std::vector<Step> steps;
     std::vector<const std::string*> room_of_step;
+    std::vector<const RoomRecords*> writing;
     for (const RoomRecords& room : batch) {
       if (room.records.empty() || is_fenced(room.room)) continue;
       if (!node_.empty()) {
@@ -553,13 +644,17 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
         steps.push_back(step(kFence, room.room, node_, held->second));
         room_of_step.push_back(&room.room);
       }
-      for (const Record& record : room.records) {
+      writing.push_back(&room);
+    }
+    for (const RoomRecords* room : writing) {
+      for (const Record& record : room->records) {
         for (auto& one : steps_for(record)) {
           steps.push_back(std::move(one));
-          room_of_step.push_back(&room.room);
+          room_of_step.push_back(&room->room);
         }
       }
     }
+    merge_decisions(steps, &room_of_step);
     if (steps.empty()) return fenced;
     try {
       commit_steps(steps);
@@ -629,6 +724,7 @@ void PostgresStore::release_leases(const std::string& node, const std::vector<st
       Step release = step(kReleaseLeases, node);
       release.values.push_back(array);
       release.formats.push_back(0);
+      release.nulls.push_back(0);
       run(release);
     }
   });
@@ -664,12 +760,8 @@ bool PostgresStore::pipeline(const std::vector<Step>& steps) {
   std::size_t sent = 0;
   bool synced = true;
   for (const auto& step : steps) {
-    std::vector<const char*> values;
-    std::vector<int> lengths;
-    for (const auto& value : step.values) {
-      values.push_back(value.c_str());
-      lengths.push_back(static_cast<int>(value.size()));
-    }
+    const std::vector<const char*> values = step.pointers();
+    const std::vector<int> lengths = step.lengths();
     if (PQsendQueryPrepared(conn_, step.name, static_cast<int>(values.size()), values.data(), lengths.data(),
                             step.formats.data(), 1) != 1) {
       synced = false;
@@ -761,6 +853,9 @@ std::vector<StoredRoom> PostgresStore::load_open_rooms() {
       game.started_ms = games.integer(0, 3);
       if (!games.null(0, 4)) game.transcript = games.bytes(0, 4);
       const Result decisions = run(step(kGameDecisions, game.game_id));
+      for (int i = 0; i < decisions.rows(); ++i) {
+        if (!decisions.null(i, 2)) room.v = std::max(room.v, decisions.integer(i, 2));
+      }
       for (int i = 0; i < decisions.rows(); ++i) {
         auto text = decisions.bytes(i, 1);
         if (decisions.integer(i, 0) != static_cast<std::int64_t>(game.decisions.size()) || !whole_decision(text)) {

@@ -58,7 +58,7 @@ struct pg_conn;
 namespace gofish::server {
 
 // The schema version this program writes (meta.schema_version).
-inline constexpr int kPostgresSchemaVersion = 2;
+inline constexpr int kPostgresSchemaVersion = 3;
 
 class PostgresStore final : public Store {
  public:

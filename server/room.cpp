@@ -427,7 +427,8 @@ void RoomImpl::apply(const engine::Decision& decision, const std::function<void(
     spdlog::error("room {}: a legal decision was refused: {}", code_, refusal->message);
     return;
   }
-  write(record::DecisionAccepted{game_->id(), game_->decisions() - 1, protocol::decision_to_json(decision).dump()});
+  write(record::DecisionAccepted{game_->id(), game_->decisions() - 1, protocol::decision_to_json(decision).dump(),
+                                 std::nullopt});
   services_.metrics->action_applied();
   if (before_events) before_events();
   after_events();

@@ -152,6 +152,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   SeatTable seats_;
   RoomLog log_;
   DurableOutbox outbox_;
+  // Each seat's row as last handed to the store (write_seats), so a change
+  // of membership writes only the seats it changed; empty until first written.
+  std::vector<std::string> seats_written_;
   RoomFanout fanout_;
   int game_number_ = 0;
   std::optional<RoomGame> game_;  // the game in play, or the last one finished

@@ -58,7 +58,21 @@ void RoomImpl::submit() {
 
 void RoomImpl::write_seats() {
   if (!outbox_.enabled() || closed_) return;
-  for (Record& record : seats_.records(code_)) write(std::move(record));
+  std::vector<Record> records = seats_.records(code_);
+  seats_written_.resize(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    // What the store keeps of the seat; a resume or a presence change that
+    // leaves it as it was writes nothing.
+    std::string row = "-";
+    if (const auto* taken = std::get_if<record::SeatTaken>(&records[i])) {
+      row = taken->state;
+      row += '\0';
+      row += taken->token_hash;
+    }
+    if (row == seats_written_[i]) continue;
+    seats_written_[i] = std::move(row);
+    write(std::move(records[i]));
+  }
 }
 
 }  // namespace gofish::server

@@ -4,9 +4,11 @@
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstring>
 #include <span>
 #include <type_traits>
+#include <unordered_map>
 
 #include "server/token.hpp"
 
@@ -57,6 +59,28 @@ ALTER TABLE rooms ADD COLUMN v INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE rooms ADD COLUMN set_aside TEXT;
 ALTER TABLE rooms ADD COLUMN set_aside_ms INTEGER;
 )sql",
+    // 3 -> 4: decisions are appended in commit order (the rowid) with no
+    // other index, so a batch of actions from many rooms writes the table's
+    // last page or two instead of one index page per room; a game finds its
+    // decisions from its first one's rowid (games.first_decision). A
+    // decision may carry its room's event version (v), so an action writes
+    // one row instead of also rewriting its room's row.
+    R"sql(
+CREATE TABLE decisions_appended(
+  id INTEGER PRIMARY KEY,
+  game_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  decision TEXT NOT NULL,
+  v INTEGER);
+INSERT INTO decisions_appended(game_id, seq, decision)
+  SELECT game_id, seq, decision FROM decisions ORDER BY game_id, seq;
+DROP TABLE decisions;
+ALTER TABLE decisions_appended RENAME TO decisions;
+ALTER TABLE games ADD COLUMN first_decision INTEGER;
+CREATE INDEX migrating_decisions ON decisions(game_id);
+UPDATE games SET first_decision = (SELECT min(id) FROM decisions WHERE decisions.game_id = games.game_id);
+DROP INDEX migrating_decisions;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -69,6 +93,9 @@ bool whole_decision(const std::string& text) {
   if (text.empty() || text.front() != '{') return false;
   return nlohmann::json::accept(text);
 }
+
+// A NULL parameter.
+struct Null {};
 
 }  // namespace
 
@@ -128,6 +155,7 @@ class SqliteStore::Statement {
   }
   void bind(int index, std::int64_t value) { check(sqlite3_bind_int64(stmt_, index, value)); }
   void bind(int index, int value) { check(sqlite3_bind_int64(stmt_, index, value)); }
+  void bind(int index, Null) { check(sqlite3_bind_null(stmt_, index)); }
   void check(int rc) {
     if (rc != SQLITE_OK) fail(db_, "binding");
   }
@@ -157,16 +185,7 @@ SqliteStore::SqliteStore(const std::filesystem::path& file, SyncMode sync, Missi
     migrate();
     prepare_statements();
   } catch (...) {
-    insert_room_.reset();
-    update_settings_.reset();
-    upsert_seat_.reset();
-    delete_seat_.reset();
-    insert_game_.reset();
-    insert_decision_.reset();
-    finish_game_.reset();
-    update_version_.reset();
-    close_room_.reset();
-    find_transcript_.reset();
+    close_statements();
     sqlite3_close_v2(db_);
     db_ = nullptr;
     throw;
@@ -175,18 +194,17 @@ SqliteStore::SqliteStore(const std::filesystem::path& file, SyncMode sync, Missi
 
 SqliteStore::~SqliteStore() {
   // Statements first: sqlite3_close needs them finalized.
-  insert_room_.reset();
-  update_settings_.reset();
-  upsert_seat_.reset();
-  delete_seat_.reset();
-  insert_game_.reset();
-  insert_decision_.reset();
-  finish_game_.reset();
-  update_version_.reset();
-  close_room_.reset();
-  find_transcript_.reset();
+  close_statements();
   if (sqlite3_close(db_) != SQLITE_OK) {
     spdlog::error("storage: closing {}: {}", file_.string(), sqlite3_errmsg(db_));
+  }
+}
+
+void SqliteStore::close_statements() {
+  for (auto* statement :
+       {&insert_room_, &update_settings_, &upsert_seat_, &delete_seat_, &insert_game_, &insert_decision_,
+        &first_decision_, &finish_game_, &update_version_, &close_room_, &find_transcript_}) {
+    statement->reset();
   }
 }
 
@@ -231,6 +249,11 @@ void SqliteStore::open_and_check(const std::filesystem::path& file, SyncMode syn
   if (check != "ok") {
     throw StoreError(where + " is damaged (" + check + "); refusing to start rather than lose rooms.");
   }
+  // A new database gets 1 KiB pages: each commit writes the decision log's
+  // last page whole, however little it added, so a smaller page writes less
+  // per commit. (An existing database keeps its page size; WAL mode cannot
+  // change it.)
+  exec("PRAGMA page_size=1024");
   std::string mode;
   Statement journal(db_, "PRAGMA journal_mode=WAL");
   journal.each([&](sqlite3_stmt* stmt) { mode = column_text(stmt, 0); });
@@ -266,13 +289,19 @@ void SqliteStore::prepare_statements() {
   delete_seat_ = std::make_unique<Statement>(db_, "DELETE FROM seats WHERE room = ? AND seat = ?");
   insert_game_ = std::make_unique<Statement>(
       db_, "INSERT INTO games(game_id, room, game, setup, started_ms) VALUES(?, ?, ?, ?, ?)");
-  insert_decision_ = std::make_unique<Statement>(db_, "INSERT INTO decisions(game_id, seq, decision) VALUES(?, ?, ?)");
+  insert_decision_ =
+      std::make_unique<Statement>(db_, "INSERT INTO decisions(game_id, seq, decision, v) VALUES(?, ?, ?, ?)");
+  // A rowid is never below one still in the table, so a game's later
+  // decisions all come after its first.
+  first_decision_ = std::make_unique<Statement>(db_, "UPDATE games SET first_decision = ? WHERE game_id = ?");
   finish_game_ = std::make_unique<Statement>(db_, "UPDATE games SET transcript = ?, finished_ms = ? WHERE game_id = ?");
   update_version_ = std::make_unique<Statement>(db_, "UPDATE rooms SET v = ? WHERE code = ?");
   // Unfinished games die with their room; finished ones stay, detached.
-  close_room_ = std::make_unique<Statement>(db_,
-                                            "DELETE FROM decisions WHERE game_id IN "
-                                            "(SELECT game_id FROM games WHERE room = ? AND finished_ms IS NULL)");
+  close_room_ = std::make_unique<Statement>(
+      db_,
+      "DELETE FROM decisions WHERE id >= (SELECT ifnull(min(first_decision), 1 << 62) FROM games "
+      "WHERE room = ?1 AND finished_ms IS NULL) AND game_id IN "
+      "(SELECT game_id FROM games WHERE room = ?1 AND finished_ms IS NULL)");
   find_transcript_ =
       std::make_unique<Statement>(db_, "SELECT transcript FROM games WHERE game_id = ? AND transcript IS NOT NULL");
 }
@@ -292,12 +321,28 @@ void SqliteStore::apply(const Record& record) {
         } else if constexpr (std::is_same_v<R, record::GameStarted>) {
           insert_game_->run(r.game_id, r.room, r.game, r.setup, r.started_ms);
         } else if constexpr (std::is_same_v<R, record::DecisionAccepted>) {
-          insert_decision_->run(r.game_id, r.seq, r.decision);
+          // No index keeps a game's decisions unique: the sequence is checked
+          // here, so a decision written twice or out of order fails its batch.
+          const std::int64_t expected = next_seq(r.game_id);
+          if (r.seq != expected) {
+            throw StoreError("game " + r.game_id + ": decision " + std::to_string(r.seq) +
+                             " is out of sequence (the next is " + std::to_string(expected) + ")");
+          }
+          batch_seq_[r.game_id] = r.seq + 1;
+          if (r.v) {
+            insert_decision_->run(r.game_id, r.seq, r.decision, *r.v);
+          } else {
+            insert_decision_->run(r.game_id, r.seq, r.decision, Null{});
+          }
+          if (r.seq == 0) first_decision_->run(static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_)), r.game_id);
         } else if constexpr (std::is_same_v<R, record::GameFinished>) {
           finish_game_->run(r.transcript, r.finished_ms, r.game_id);
+          batch_seq_[r.game_id] = -1;  // no more decisions: nothing to remember
         } else if constexpr (std::is_same_v<R, record::RoomVersion>) {
           update_version_->run(r.v, r.room);
         } else if constexpr (std::is_same_v<R, record::RoomClosed>) {
+          Statement open_games(db_, "SELECT game_id FROM games WHERE room = ? AND finished_ms IS NULL");
+          open_games.each([&](sqlite3_stmt* stmt) { batch_seq_[column_text(stmt, 0)] = -1; }, r.room);
           close_room_->run(r.room);
           Statement games(db_, "DELETE FROM games WHERE room = ? AND finished_ms IS NULL");
           games.run(r.room);
@@ -315,23 +360,62 @@ void SqliteStore::apply(const Record& record) {
 void SqliteStore::commit(const std::vector<Record>& records) {
   if (records.empty()) return;
   std::lock_guard lock(mutex_);
+  batch_seq_.clear();
   exec("BEGIN IMMEDIATE");
   try {
     for (const auto& record : records) apply(record);
     exec("COMMIT");
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    batch_seq_.clear();
     throw;
   }
+  // Committed: what the batch moved is now so.
+  for (auto& [game_id, next] : batch_seq_) {
+    if (next < 0) {
+      next_seq_.erase(game_id);
+    } else {
+      next_seq_[game_id] = next;
+    }
+  }
+  batch_seq_.clear();
+}
+
+std::int64_t SqliteStore::next_seq(const std::string& game_id) {
+  if (const auto in_batch = batch_seq_.find(game_id); in_batch != batch_seq_.end() && in_batch->second >= 0) {
+    return in_batch->second;
+  }
+  if (const auto known = next_seq_.find(game_id); known != next_seq_.end()) return known->second;
+  // A game this process has not written yet: its decisions since its first.
+  std::int64_t next = 0;
+  Statement last(db_,
+                 "SELECT ifnull(max(seq) + 1, 0) FROM decisions WHERE id >= "
+                 "ifnull((SELECT first_decision FROM games WHERE game_id = ?1), 1 << 62) AND game_id = ?1");
+  last.each([&](sqlite3_stmt* stmt) { next = sqlite3_column_int64(stmt, 0); }, game_id);
+  return next;
 }
 
 void SqliteStore::truncate_locked(const std::string& game_id, std::int64_t keep) {
-  Statement cut(db_, "DELETE FROM decisions WHERE game_id = ? AND seq >= ?");
+  // Clients have seen the versions the cut decisions carried: the room keeps
+  // the highest, so it never numbers two events alike.
+  Statement keep_version(db_,
+                         "UPDATE rooms SET v = max(v, ifnull((SELECT max(v) FROM decisions WHERE id >= "
+                         "(SELECT first_decision FROM games WHERE game_id = ?1) AND game_id = ?1 AND seq >= ?2), 0)) "
+                         "WHERE code = (SELECT room FROM games WHERE game_id = ?1)");
+  keep_version.run(game_id, keep);
+  Statement cut(db_,
+                "DELETE FROM decisions WHERE id >= (SELECT first_decision FROM games WHERE game_id = ?1) "
+                "AND game_id = ?1 AND seq >= ?2");
   cut.run(game_id, keep);
+  if (keep == 0) {
+    Statement none(db_, "UPDATE games SET first_decision = NULL WHERE game_id = ?");
+    none.run(game_id);
+  }
 }
 
 void SqliteStore::truncate_decisions(const std::string& game_id, std::int64_t keep) {
   std::lock_guard lock(mutex_);
+  next_seq_.erase(game_id);
   truncate_locked(game_id, keep);
 }
 
@@ -378,9 +462,11 @@ std::vector<StoredRoom> SqliteStore::load_rooms_locked(const std::optional<std::
   }
   Statement seat_rows(db_, "SELECT seat, state, token_hash FROM seats WHERE room = ? ORDER BY seat");
   Statement game_rows(db_,
-                      "SELECT game_id, game, setup, started_ms, transcript FROM games WHERE room = ? "
+                      "SELECT game_id, game, setup, started_ms, transcript, first_decision FROM games WHERE room = ? "
                       "ORDER BY game DESC LIMIT 1");
-  Statement decision_rows(db_, "SELECT seq, decision FROM decisions WHERE game_id = ? ORDER BY seq");
+  // Each latest game by its id, and where the first of their decisions is.
+  std::unordered_map<std::string, StoredRoom*> by_game;
+  std::optional<std::int64_t> first;
   for (auto& room : rooms) {
     seat_rows.each(
         [&](sqlite3_stmt* stmt) {
@@ -395,29 +481,46 @@ std::vector<StoredRoom> SqliteStore::load_rooms_locked(const std::optional<std::
           game.setup = column_text(stmt, 2);
           game.started_ms = sqlite3_column_int64(stmt, 3);
           if (sqlite3_column_type(stmt, 4) != SQLITE_NULL) game.transcript = column_text(stmt, 4);
+          if (sqlite3_column_type(stmt, 5) != SQLITE_NULL) {
+            const std::int64_t id = sqlite3_column_int64(stmt, 5);
+            first = first ? std::min(*first, id) : id;
+          }
           room.game = std::move(game);
         },
         room.room);
-    if (!room.game) continue;
-    auto& game = *room.game;
-    bool torn = false;
-    decision_rows.each(
-        [&](sqlite3_stmt* stmt) {
-          if (torn) return;
-          const auto seq = sqlite3_column_int64(stmt, 0);
-          auto text = column_text(stmt, 1);
-          if (seq != static_cast<std::int64_t>(game.decisions.size()) || !whole_decision(text)) {
-            torn = true;
-            return;
-          }
-          game.decisions.push_back(std::move(text));
-        },
-        game.game_id);
-    if (torn) {
-      spdlog::warn("storage: room {} game {}: the decision log is torn; cut back to its {} whole decisions", room.room,
-                   game.game_id, game.decisions.size());
-      truncate_locked(game.game_id, static_cast<std::int64_t>(game.decisions.size()));
-    }
+    if (room.game) by_game.emplace(room.game->game_id, &room);
+  }
+  if (!first) return rooms;
+  // One pass over the decisions appended since the oldest of these games
+  // began; they come in commit order, which is each game's sequence.
+  std::unordered_map<std::string, bool> torn;
+  Statement decision_rows(db_, "SELECT game_id, seq, decision, v FROM decisions WHERE id >= ? ORDER BY id");
+  decision_rows.each(
+      [&](sqlite3_stmt* stmt) {
+        const auto found = by_game.find(column_text(stmt, 0));
+        if (found == by_game.end()) return;
+        StoredRoom& room = *found->second;
+        if (sqlite3_column_type(stmt, 3) != SQLITE_NULL)
+          room.v = std::max<std::int64_t>(room.v, sqlite3_column_int64(stmt, 3));
+        StoredGame& game = *room.game;
+        bool& cut = torn[game.game_id];
+        if (cut) return;
+        const auto seq = sqlite3_column_int64(stmt, 1);
+        auto text = column_text(stmt, 2);
+        if (seq != static_cast<std::int64_t>(game.decisions.size()) || !whole_decision(text)) {
+          cut = true;
+          return;
+        }
+        game.decisions.push_back(std::move(text));
+      },
+      *first);
+  for (const auto& [game_id, cut] : torn) {
+    if (!cut) continue;
+    const StoredRoom& room = *by_game.at(game_id);
+    spdlog::warn("storage: room {} game {}: the decision log is torn; cut back to its {} whole decisions", room.room,
+                 game_id, room.game->decisions.size());
+    truncate_locked(game_id, static_cast<std::int64_t>(room.game->decisions.size()));
+    next_seq_.erase(game_id);
   }
   return rooms;
 }
@@ -463,13 +566,18 @@ std::size_t SqliteStore::prune_finished(std::int64_t before_ms) {
     constexpr const char* kOld =
         "finished_ms IS NOT NULL AND finished_ms < ? AND "
         "(room IS NULL OR room NOT IN (SELECT code FROM rooms WHERE set_aside IS NOT NULL))";
-    Statement decisions(
-        db_,
-        (std::string("DELETE FROM decisions WHERE game_id IN (SELECT game_id FROM games WHERE ") + kOld + ")").c_str());
-    decisions.run(before_ms);
     Statement games(db_, (std::string("DELETE FROM games WHERE ") + kOld).c_str());
     games.run(before_ms);
     const auto removed = static_cast<std::size_t>(sqlite3_changes(db_));
+    // Decisions have no index by game: every one appended before the first
+    // decision of the oldest game still kept belongs to a game gone (pruned,
+    // or dropped with its room), so they go by rowid, a page at a time. The
+    // decisions of a game gone that sit among those of games still kept wait
+    // until the oldest kept game goes.
+    Statement decisions(db_,
+                        "DELETE FROM decisions WHERE id < (SELECT ifnull(min(first_decision), 1 << 62) FROM games "
+                        "WHERE first_decision IS NOT NULL)");
+    decisions.run();
     exec("COMMIT");
     return removed;
   } catch (...) {

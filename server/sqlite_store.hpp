@@ -12,6 +12,13 @@
 //   a list of steps; a version newer than this program knows, a file that is
 //   not SQLite, or a database that fails quick_check is refused with a
 //   StoreError (the server exits rather than run without its rooms).
+// - Decisions are appended in commit order (schema version 4): the table
+//   has its rowid and no other index, so a batch of actions from many rooms
+//   writes its last page or two; a game finds its decisions from its first
+//   one's rowid (games.first_decision), a start reads every room's in one
+//   pass from the oldest, and the sequence within a game is checked on write
+//   (a decision written twice, or after a gap, fails its batch). A new file
+//   gets 1 KiB pages, since a commit writes the log's last page whole.
 // - A "torn" decision tail: SQLite commits are atomic, so a torn record is
 //   one we cannot use: a decision whose text is empty or not a JSON object,
 //   or a gap in a game's sequence numbers. The game is cut back to the last
@@ -37,6 +44,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "server/store.hpp"
 
@@ -48,7 +56,7 @@ namespace gofish::server {
 enum class SyncMode { kNormal, kFull };
 
 // The schema version this program writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 class SqliteStore final : public Store {
  public:
@@ -88,8 +96,15 @@ class SqliteStore final : public Store {
   sqlite3* db_ = nullptr;
   std::filesystem::path file_;
   const MissingTokenKey missing_key_;
+  // Each game's next decision number, as committed (a cache: a game not in
+  // it is looked up), and as the batch being written moves it (-1: forget).
+  std::unordered_map<std::string, std::int64_t> next_seq_, batch_seq_;
+  void close_statements();
+  // The sequence number a game's next decision must have.
+  std::int64_t next_seq(const std::string& game_id);
+
   std::unique_ptr<Statement> insert_room_, update_settings_, upsert_seat_, delete_seat_, insert_game_, insert_decision_,
-      finish_game_, update_version_, close_room_, find_transcript_;
+      first_decision_, finish_game_, update_version_, close_room_, find_transcript_;
 };
 
 }  // namespace gofish::server

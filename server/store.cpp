@@ -61,7 +61,8 @@ void StoreWriter::submit(std::string room, std::vector<Record> records, Done don
     std::lock_guard lock(mutex_);
     if (!stopped_) {
       queue_.push_back(Pending{std::move(room), std::move(records), std::move(done)});
-      wake_.notify_one();
+      // The writer waits for the first of a batch; the rest join it.
+      if (queue_.size() == 1) wake_.notify_one();
       return;
     }
   }
@@ -101,6 +102,10 @@ void StoreWriter::run() {
         wake_.wait(lock, ready);
       }
       if (queue_.empty() && stopping_) return;  // everything is written
+      if (!queue_.empty() && commit_delay_.count() > 0) {
+        // Group commit: other rooms' records join this batch meanwhile.
+        wake_.wait_for(lock, commit_delay_, [this] { return stopping_; });
+      }
       batch.swap(queue_);
     }
     if (!batch.empty()) write(batch);

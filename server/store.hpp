@@ -79,10 +79,14 @@ struct GameStarted {
   std::int64_t started_ms = 0;
 };
 // An accepted decision: `seq` counts from 0 within the game without gaps.
+// `v`, when set, is the room's event version after the decision's events:
+// a turn whose last record is its decision carries the version in it
+// (DurableOutbox), so the usual action writes one row, not two.
 struct DecisionAccepted {
   std::string game_id;
   std::int64_t seq = 0;
   std::string decision;  // JSON
+  std::optional<std::int64_t> v;
 };
 struct GameFinished {
   std::string game_id;
@@ -92,6 +96,8 @@ struct GameFinished {
 // The room's event version `v` (protocol/README.md, "Room versions"): the
 // room writes it with every event it records, so no client has seen a
 // version the store does not know, and a restored room carries on from it.
+// A turn that ends with a decision puts it in DecisionAccepted::v instead;
+// a store reads a room's version back as the larger of the two.
 struct RoomVersion {
   std::string room;
   std::int64_t v = 0;
@@ -145,7 +151,7 @@ struct StoredRoom {
   std::string room;
   std::string settings;
   std::int64_t created_ms = 0;
-  std::int64_t v = 0;              // the last event version written
+  std::int64_t v = 0;              // the last event version written (RoomVersion or a decision's v)
   std::vector<StoredSeat> seats;   // by seat number
   std::optional<StoredGame> game;  // the latest game
 };
@@ -280,6 +286,10 @@ class StoreWriter final : public RecordSink {
   // room whose records were fenced out (another node owns it now; their
   // callbacks say not written). Set before the first submission.
   void on_fenced(std::function<void(const std::string& room)> fenced) { on_fenced_ = std::move(fenced); }
+  // Group commit: once a batch's first submission has come, wait this long
+  // for more before committing (Limits::store_commit_delay). Set before the
+  // first submission; 0 (the default) commits as soon as the thread is free.
+  void commit_delay(std::chrono::microseconds delay) { commit_delay_ = delay; }
   // Finishes every submitted write, runs its callback, and stops the thread.
   // Later submissions are written at once on the caller's thread.
   void stop();
@@ -307,6 +317,7 @@ class StoreWriter final : public RecordSink {
   std::function<void(const std::string&)> on_fenced_;
   const std::optional<std::chrono::seconds> retention_;
   const std::chrono::milliseconds prune_period_;
+  std::chrono::microseconds commit_delay_{0};
   std::chrono::steady_clock::time_point last_prune_{};
   mutable std::mutex mutex_;
   std::condition_variable wake_;

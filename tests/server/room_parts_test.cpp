@@ -99,6 +99,37 @@ TEST_CASE("room log: versions climb by one, and since() gives what was missed or
 
 // ---------------------------------------------------------------- DurableOutbox
 
+// The usual action writes one record: its decision, carrying the version.
+// A turn that starts a game writes the version on its own, where the store
+// keeps it beside the game it starts.
+TEST_CASE("durable outbox: a turn ending with a decision puts the room's version in it") {
+  ManualSink sink;
+  DurableOutbox outbox(&sink, "K7QXM");
+  const auto ignore = [](std::uint64_t, bool) {};
+  CHECK(outbox.write(record::DecisionAccepted{"g", 3, "{}", std::nullopt}));
+  outbox.version_moved();
+  outbox.submit(12, ignore);
+  REQUIRE(sink.waiting.size() == 1);
+  REQUIRE(sink.waiting[0].first.size() == 1);
+  CHECK(std::get<record::DecisionAccepted>(sink.waiting[0].first[0]).v == 12);
+
+  outbox.write(record::GameStarted{"K7QXM", 2, "g2", "{}", 1});
+  outbox.write(record::DecisionAccepted{"g2", 0, "{}", std::nullopt});
+  outbox.version_moved();
+  outbox.submit(15, ignore);
+  REQUIRE(sink.waiting.size() == 2);
+  REQUIRE(sink.waiting[1].first.size() == 3);
+  CHECK_FALSE(std::get<record::DecisionAccepted>(sink.waiting[1].first[1]).v);
+  CHECK(std::get<record::RoomVersion>(sink.waiting[1].first[2]).v == 15);
+
+  // A decision written, the version not moved: nothing to carry.
+  outbox.write(record::DecisionAccepted{"g2", 1, "{}", std::nullopt});
+  outbox.submit(15, ignore);
+  REQUIRE(sink.waiting.size() == 3);
+  REQUIRE(sink.waiting[2].first.size() == 1);
+  CHECK_FALSE(std::get<record::DecisionAccepted>(sink.waiting[2].first[0]).v);
+}
+
 TEST_CASE("durable outbox: a message waits for the records written before it, in order") {
   ManualSink sink;
   DurableOutbox outbox(&sink, "K7QXM");

@@ -288,6 +288,49 @@ TEST_CASE("room: nothing goes out before what caused it is committed") {
   CHECK(has_game);
 }
 
+// What an action and a resume write (issue 18, "the store writes what it
+// must"): a decision carries the room's version in its own record, and a
+// resume that changes no seat writes no seat row.
+TEST_CASE("room: a decision carries the room's version, and a resume writes no seat it left as it was") {
+  RoomBench bench(RoomBench::bench_limits(), /*durable=*/true);
+  FakeClient& ann = bench.create(room_of(2, {{1, BotLevel::kEasy}}));
+  ann.send(protocol::Start{});
+  for (int i = 0; i < 50 && !(ann.last_turn() && ann.last_turn()->legal); ++i) {
+    bench.pass(bench.limits().bot_delay);
+    bench.sink().commit_all();
+    bench.settle();
+  }
+  REQUIRE(ann.last_turn()->legal);
+  const auto written = bench.sink().committed.size();
+  ann.send(protocol::request_for(ann.last_turn()->legal->nth(0)));
+  bench.sink().commit_all();
+  bench.settle();
+  REQUIRE(bench.sink().committed.size() == written + 1);
+  const auto& turn = bench.sink().committed[written];
+  REQUIRE_FALSE(turn.empty());
+  const auto* decision = std::get_if<record::DecisionAccepted>(&turn.back());
+  REQUIRE(decision);
+  CHECK(decision->v == bench.v());
+  for (const auto& record : turn) CHECK_FALSE(std::holds_alternative<record::RoomVersion>(record));
+
+  // Away and back: the seat row is the same, so none is written.
+  const std::string token = ann.token;
+  bench.disconnect(ann);
+  bench.sink().commit_all();
+  bench.settle();
+  const auto before_resume = bench.sink().committed.size();
+  FakeClient& back = bench.resume(token, bench.v());
+  bench.sink().commit_all();
+  bench.settle();
+  CHECK(back.reply() == "joined");
+  for (std::size_t i = before_resume; i < bench.sink().committed.size(); ++i) {
+    for (const auto& record : bench.sink().committed[i]) {
+      CHECK_FALSE(std::holds_alternative<record::SeatTaken>(record));
+      CHECK_FALSE(std::holds_alternative<record::SeatFreed>(record));
+    }
+  }
+}
+
 TEST_CASE("room: the last player leaving closes the room, and a spectator is told") {
   RoomBench bench;
   FakeClient& ann = bench.create(room_of(2));
