@@ -151,7 +151,7 @@ TEST_CASE("proxy header v2: LOCAL, UNSPEC and Unix sockets name no client") {
   }
 }
 
-TEST_CASE("proxy header v2: truncated is incomplete; wrong version, command, family, transport or size is invalid") {
+TEST_CASE("proxy header v2: truncated is incomplete, and a wrong version, command, family, transport or size is invalid") {
   const auto header = v2(0x21, 0x11, kInetBody);
   for (std::size_t n = 0; n < header.size(); ++n) {
     CAPTURE(n);
