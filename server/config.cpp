@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gofish/version.hpp"
+#include "server/trusted_proxies.hpp"
 
 namespace gofish::server {
 
@@ -167,6 +168,15 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
             "https://fish.example.org (empty: all)")
       ->delimiter(',')
       ->default_str("");
+  add_value(app, "--trusted-proxy", config.trusted_proxies,
+            "A proxy (address, or ADDRESS/PREFIX network) whose connections must begin with a PROXY protocol "
+            "header (v1 or v2, HAProxy's send-proxy-v2) naming the client; repeat it or separate with commas")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->type_name("ADDR")
+      ->default_str("")
+      ->check(CLI::Validator(
+          [](std::string& text) { return TrustedProxies::check(text).value_or(std::string()); }, ""));
 
   add_value(app, "--max-message-bytes", limits.parse.max_frame_bytes,
             "Largest client message; larger closes with 1009")

@@ -44,6 +44,11 @@ struct Config {
   // Origins allowed to open the WebSocket ("https://example.org"); empty allows
   // all. Clients that send no Origin (non-browsers) are always allowed.
   std::vector<std::string> allowed_origins;
+  // Proxies (addresses, or networks as ADDRESS/PREFIX) whose connections
+  // begin with a PROXY protocol header naming the client, whose address then
+  // counts for per-address limits and logs (trusted_proxies.hpp). A
+  // connection from any other address is never read for one.
+  std::vector<std::string> trusted_proxies;
   Limits limits;
 
   // Start even though a used database has lost its seat-token key: make a

@@ -2,7 +2,8 @@
 // limits.max_request_bytes and limits.handshake_timeout, answers it, and
 // reads the next while the client keeps the connection alive; an upgrade to
 // /ws passes the origin and admission checks here and goes on as a
-// WebSocketSession.
+// WebSocketSession. A connection from a trusted proxy begins with a PROXY
+// header, read within the same timeout and at most ProxyHeader::kMaxBytes.
 #include "server/http_session.hpp"
 
 #include <boost/asio/dispatch.hpp>
@@ -14,6 +15,7 @@
 
 #include "gofish/version.hpp"
 #include "server/http_paths.hpp"
+#include "server/proxy_header.hpp"
 #include "server/websocket_session.hpp"
 
 namespace gofish::server {
@@ -34,12 +36,14 @@ std::string endpoint_text(const tcp::socket& socket) {
 }  // namespace
 
 HttpSession::HttpSession(std::shared_ptr<Server::State> state, tcp::socket socket, AddressLimits::Slot socket_slot,
-                         std::string address, std::uint64_t id)
+                         std::string address, std::uint64_t id, bool proxied)
     : state_(std::move(state)),
       socket_slot_(std::move(socket_slot)),
       stream_(std::move(socket)),
       address_(std::move(address)),
-      id_(id) {}
+      peer_(endpoint_text(stream_.socket())),
+      id_(id),
+      proxied_(proxied) {}
 
 HttpSession::~HttpSession() {
   std::lock_guard lock(state_->sessions_mutex);
@@ -52,7 +56,74 @@ void HttpSession::run() {
     state_->http_sessions.emplace(id_, weak_from_this());
   }
   // The socket's executor is this connection's strand.
-  net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->do_read(); });
+  net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+    if (self->proxied_) return self->read_proxy_header();
+    self->do_read();
+  });
+}
+
+void HttpSession::read_proxy_header() {
+  // Never more than a whole header could be; what follows it in the same
+  // read stays in buffer_ for the HTTP parser.
+  stream_.expires_after(state_->config.limits.handshake_timeout);
+  stream_.async_read_some(buffer_.prepare(ProxyHeader::kMaxBytes - buffer_.size()),
+                          [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
+                            self->on_proxy_header(ec, bytes);
+                          });
+}
+
+void HttpSession::on_proxy_header(beast::error_code ec, std::size_t bytes) {
+  buffer_.commit(bytes);
+  if (ec == beast::error::timeout) return refuse_proxy_header("no complete PROXY header in time");
+  if (ec == net::error::eof && buffer_.size() == 0) return;  // a bare TCP check
+  if (ec == net::error::eof) return refuse_proxy_header("closed in the middle of its PROXY header");
+  if (ec) return log_failure(ec, "proxy header read", id_);
+  const std::string_view received(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+  const auto header = ProxyHeader::parse(received);
+  switch (header.status) {
+    case ProxyHeader::Status::kIncomplete:
+      return read_proxy_header();
+    case ProxyHeader::Status::kInvalid:
+      return refuse_proxy_header(header.error);
+    case ProxyHeader::Status::kComplete:
+      break;
+  }
+  if (header.source && !become_client(header.source->address, header.source->port)) return;
+  buffer_.consume(header.length);
+  do_read();
+}
+
+void HttpSession::refuse_proxy_header(std::string_view why) {
+  state_->metrics->connection_refused("proxy_header");
+  state_->client_warning("proxy_header", "http {} from proxy {}: {}; closed", id_, peer_, why);
+  beast::error_code ec;
+  stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+  stream_.close();
+}
+
+bool HttpSession::become_client(const std::string& address, std::uint16_t port) {
+  const std::string client = address + ":" + std::to_string(port);
+  spdlog::debug("http {} from {} via proxy {}", id_, client, peer_);
+  peer_ = client;
+  auto key = AddressLimits::key_of(address);
+  if (key == address_) return true;
+  // Given back first: the connection is one socket either way.
+  socket_slot_.release();
+  address_ = std::move(key);
+  if (const auto admission = state_->addresses.take(AddressLimits::Pool::kSockets, address_, socket_slot_);
+      admission != AddressLimits::Admission::kAdmitted) {
+    const bool per_address = admission == AddressLimits::Admission::kAddressFull;
+    const char* reason = per_address ? "address_sockets" : "sockets_full";
+    state_->metrics->connection_refused(reason);
+    state_->client_warning(reason, "socket from {} closed: {}", peer_,
+                           per_address ? "its address has as many sockets open as it may"
+                                       : "as many sockets open as the server takes");
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.close();
+    return false;
+  }
+  return true;
 }
 
 // Only from Server::wait(), when no I/O thread runs.
@@ -83,9 +154,17 @@ void HttpSession::on_read(beast::error_code ec) {
   if (ec) {
     if (ec == http::error::header_limit || ec == http::error::body_limit ||
         ec == http::error::buffer_overflow) {
-      state_->client_warning("too_large", "http {} from {}: request over {} bytes refused", id_, address_,
+      state_->client_warning("too_large", "http {} from {}: request over {} bytes refused", id_, peer_,
                              state_->config.limits.max_request_bytes);
       return send(text_response(http::status::payload_too_large, "request too large\n", false));
+    }
+    // Not HTTP (a PROXY header from a peer that is no trusted proxy, say):
+    // answered, so the sender learns why, and closed.
+    if (ec.category() == http::make_error_code(http::error::bad_version).category() &&
+        ec != http::error::partial_message) {
+      state_->client_warning("bad_request", "http {} from {}: malformed request refused ({})", id_, peer_,
+                             ec.message());
+      return send(text_response(http::status::bad_request, "bad request\n", false));
     }
     return log_failure(ec, "http read", id_);
   }
@@ -102,7 +181,7 @@ void HttpSession::upgrade() {
   }
   const auto origin = request[http::field::origin];
   if (!state_->origin_allowed(origin)) {
-    state_->client_warning("origin", "ws from {}: origin '{}' refused", endpoint_text(stream_.socket()),
+    state_->client_warning("origin", "ws from {}: origin '{}' refused", peer_,
                            state_->loggable(origin));
     state_->metrics->connection_refused("origin");
     return send(text_response(http::status::forbidden, "origin not allowed\n", false));
@@ -118,11 +197,11 @@ void HttpSession::upgrade() {
     const auto& limits = state_->config.limits;
     if (admission == AddressLimits::Admission::kAddressFull) {
       state_->client_warning("address_full", "ws from {}: refused, {} connections open from its address",
-                             endpoint_text(stream_.socket()), limits.max_connections_per_address);
+                             peer_, limits.max_connections_per_address);
       state_->metrics->connection_refused("address_full");
     } else {
       state_->client_warning("full", "ws from {}: refused, {} connections open (of {})",
-                             endpoint_text(stream_.socket()),
+                             peer_,
                              state_->addresses.taken(AddressLimits::Pool::kConnections), limits.max_connections);
       state_->metrics->connection_refused("full");
     }
@@ -130,7 +209,7 @@ void HttpSession::upgrade() {
   }
   stream_.expires_never();  // the WebSocket has its own timeouts
   std::make_shared<WebSocketSession>(state_, std::move(stream_), std::move(refusal), std::move(socket_slot_),
-                                     std::move(connection_slot), address_)
+                                     std::move(connection_slot), address_, peer_)
       ->run(parser_->release());
 }
 

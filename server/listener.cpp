@@ -123,6 +123,10 @@ void Listener::on_accept(beast::error_code ec, tcp::socket socket) {
     return do_accept();
   }
   std::string address = AddressLimits::key_of(endpoint.address().to_string());
+  // A trusted proxy's connection counts under the proxy's address until its
+  // PROXY header names the client (HttpSession moves it there): a proxy
+  // that stalls holds at most max_sockets_per_address of them.
+  const bool proxied = state_.trusted_proxies.contains(endpoint.address());
   AddressLimits::Slot slot;
   if (const auto admission = state_.addresses.take(AddressLimits::Pool::kSockets, address, slot);
       admission != AddressLimits::Admission::kAdmitted) {
@@ -142,7 +146,7 @@ void Listener::on_accept(beast::error_code ec, tcp::socket socket) {
                       ec);
   }
   std::make_shared<HttpSession>(state_.shared_from_this(), std::move(socket), std::move(slot), std::move(address),
-                                state_.next_id++)
+                                state_.next_id++, proxied)
       ->run();
   do_accept();
 }

@@ -4,7 +4,9 @@
 // address and Listener::socket_cap in all (the descriptors the process may
 // open, less limits.descriptor_reserve). When accept fails for want of
 // descriptors it spends a spare one to accept the waiting connection and
-// drop it, rather than leave it and every client behind it hanging. Owned
+// drop it, rather than leave it and every client behind it hanging. A
+// connection from a trusted proxy (--trusted-proxy) is marked so that its
+// HttpSession reads the PROXY header first. Owned
 // by Server::State; runs on its control strand.
 #pragma once
 

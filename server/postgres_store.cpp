@@ -157,6 +157,10 @@ constexpr Sql kAskHandover{"ask_handover",
 constexpr Sql kOpenRooms{"open_rooms",
                          "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL "
                          "ORDER BY created_ms, code COLLATE \"C\""};
+constexpr Sql kWaitingRooms{"waiting_rooms",
+                            "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL AND NOT EXISTS "
+                            "(SELECT 1 FROM games WHERE games.room = rooms.code) "
+                            "ORDER BY created_ms DESC, code COLLATE \"C\" LIMIT $1"};
 constexpr Sql kRoomSeats{"room_seats", "SELECT seat, state, token_hash FROM seats WHERE room = $1 ORDER BY seat"};
 constexpr Sql kLatestGame{"latest_game",
                           "SELECT game_id, game, setup, started_ms, transcript FROM games WHERE room = $1 "
@@ -202,6 +206,7 @@ constexpr const Sql* kStatements[] = {
     &kSetAside,   &kSetAsideRooms,  &kRestoreSetAside, &kFindTranscript,    &kPruneDecisions, &kPruneGames,
     &kTokenKey,   &kAddTokenKey,    &kReplaceTokenKey, &kHoldsRoomsOrGames, &kCloseLease,     &kFence,
     &kTakeLease,  &kRenewLeases,    &kReleaseLeases,   &kReleaseAllLeases,  &kAskHandover,    &kInsertDecisions,
+    &kWaitingRooms,
 };
 
 // The channel a node listens on for handover requests: one per node, in the
@@ -867,6 +872,30 @@ std::vector<StoredRoom> PostgresStore::load_open_rooms() {
         game.decisions.push_back(std::move(text));
       }
       room.game = std::move(game);
+    }
+    return rooms;
+  });
+}
+
+std::vector<StoredRoom> PostgresStore::waiting_rooms(std::size_t limit) {
+  std::lock_guard lock(mutex_);
+  return with_retry([&] {
+    std::vector<StoredRoom> rooms;
+    const Result room_rows = run(step(kWaitingRooms, static_cast<std::int64_t>(limit)));
+    for (int i = 0; i < room_rows.rows(); ++i) {
+      StoredRoom room;
+      room.room = room_rows.bytes(i, 0);
+      room.settings = room_rows.bytes(i, 1);
+      room.created_ms = room_rows.integer(i, 2);
+      room.v = room_rows.integer(i, 3);
+      rooms.push_back(std::move(room));
+    }
+    for (auto& room : rooms) {
+      const Result seats = run(step(kRoomSeats, room.room));
+      for (int i = 0; i < seats.rows(); ++i) {
+        room.seats.push_back(StoredSeat{static_cast<int>(seats.integer(i, 0)), seats.bytes(i, 1),
+                                        seats.null(i, 2) ? std::string() : seats.bytes(i, 2)});
+      }
     }
     return rooms;
   });

@@ -77,6 +77,7 @@ class PostgresStore final : public Store {
   void commit(const std::vector<Record>& records) override;
   std::vector<std::string> commit_rooms(const std::vector<RoomRecords>& batch) override;
   std::vector<StoredRoom> load_open_rooms() override;
+  std::vector<StoredRoom> waiting_rooms(std::size_t limit) override;
 
   // Leases (store.hpp). From fence_as(node) on, commit_rooms writes a
   // room's records only under the lease `node` took through this store

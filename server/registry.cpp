@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "protocol/room_records.hpp"
 #include "protocol/text.hpp"
 #include "server/room_restore.hpp"
 
@@ -274,7 +275,61 @@ std::vector<protocol::LobbyRoom> Registry::lobby(std::size_t limit) const {
     if (out.size() >= limit) break;
     if (auto entry = room->lobby_entry()) out.push_back(std::move(*entry));
   }
+  if (out.size() >= limit || node_.empty()) return out;
+  // Other nodes' rooms; a room held here is as it is here, not as stored.
+  const auto others = stored_lobby();
+  std::lock_guard lock(mutex_);
+  for (const auto& entry : others) {
+    if (out.size() >= limit) break;
+    if (!rooms_.contains(entry.code) && !closed_.contains(entry.code)) out.push_back(entry);
+  }
   return out;
+}
+
+namespace {
+
+// A stored waiting room's lobby entry, if it is listed and has a free seat;
+// nullopt too when its records cannot be read (restoring it would set it
+// aside and say why).
+std::optional<protocol::LobbyRoom> stored_lobby_entry(const StoredRoom& stored) {
+  auto settings = protocol::settings_from_record(stored.settings);
+  const auto* read = std::get_if<protocol::RoomSettings>(&settings);
+  if (read == nullptr || !read->listed) return std::nullopt;
+  SeatTable seats(read->seats);
+  for (const StoredSeat& row : stored.seats) {
+    if (row.seat < 0 || row.seat >= seats.size()) return std::nullopt;
+    auto seat = protocol::seat_from_record(row.state);
+    const auto* record = std::get_if<protocol::SeatRecord>(&seat);
+    if (record == nullptr) return std::nullopt;
+    seats[row.seat].occupant = record->occupant;
+    seats[row.seat].name = record->name;
+    if (record->host) seats.set_host(row.seat);
+  }
+  return seats.lobby_entry(stored.room, *read);
+}
+
+}  // namespace
+
+std::vector<protocol::LobbyRoom> Registry::stored_lobby() const {
+  if (node_.empty() || on_demand_ == nullptr) return {};
+  std::lock_guard lock(stored_lobby_mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  if (stored_lobby_read_ != std::chrono::steady_clock::time_point{} && now - stored_lobby_read_ < kStoredLobbyMaxAge) {
+    return stored_lobby_;
+  }
+  std::vector<protocol::LobbyRoom> entries;
+  try {
+    for (const StoredRoom& room : on_demand_->waiting_rooms(kStoredLobbyScan)) {
+      if (auto entry = stored_lobby_entry(room)) entries.push_back(std::move(*entry));
+    }
+  } catch (const std::exception& error) {
+    // The lobby still lists this node's rooms; the next poll tries again.
+    spdlog::warn("lobby: cannot read other nodes' rooms: {}", error.what());
+    return stored_lobby_;
+  }
+  stored_lobby_ = std::move(entries);
+  stored_lobby_read_ = now;
+  return stored_lobby_;
 }
 
 }  // namespace gofish::server

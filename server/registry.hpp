@@ -49,11 +49,19 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
                                                                   const std::string& creator) override;
   std::shared_ptr<Room> find(const std::string& code) override;
   std::optional<TokenSeat> find_token(const TokenHash& hash) override;
+  // The listed rooms waiting for players held here, newest first; with
+  // leases (several nodes on one store) followed by those other nodes hold,
+  // read from the store (Store::waiting_rooms) at most once a second.
   std::vector<protocol::LobbyRoom> lobby(std::size_t limit = kLobbyLimit) const override;
   const TokenHasher& hasher() const override { return *services_.hasher; }
   bool joins_refused(const std::string& address) override;
   void join_failed(const std::string& address) override;
   static constexpr std::size_t kLobbyLimit = 50;
+  // With leases: how long the other nodes' waiting rooms read from the
+  // store are used for (the lobby may be polled), and how many are read
+  // (unlisted and full ones are left out after reading).
+  static constexpr std::chrono::milliseconds kStoredLobbyMaxAge{1000};
+  static constexpr std::size_t kStoredLobbyScan = 4 * kLobbyLimit;
 
   // RoomHost: what the rooms tell it.
   void token_issued(const TokenHash& hash, const std::shared_ptr<Room>& room, engine::Seat seat) override;
@@ -117,6 +125,9 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   bool lease(const std::string& code);
   // Removes the room from the maps without marking it closed; null if not held.
   std::shared_ptr<Room> let_go(const std::string& code);
+  // The listed, waiting, not full rooms in the store, newest first, read
+  // again when older than kStoredLobbyMaxAge; empty without leases.
+  std::vector<protocol::LobbyRoom> stored_lobby() const;
 
   const RoomServices services_;
   Store* on_demand_ = nullptr;
@@ -132,6 +143,11 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   std::unordered_set<std::string> closed_;
   std::vector<std::string> order_;  // codes in creation order, for the lobby
   std::unordered_map<TokenHash, TokenEntry, TokenHashHash> tokens_;
+  // stored_lobby()'s last read; its own lock, held across the read so that
+  // pollers wait for one read rather than each make their own.
+  mutable std::mutex stored_lobby_mutex_;
+  mutable std::chrono::steady_clock::time_point stored_lobby_read_{};
+  mutable std::vector<protocol::LobbyRoom> stored_lobby_;
 };
 
 }  // namespace gofish::server

@@ -57,6 +57,7 @@ Server::State::State(Config config_in, std::shared_ptr<Metrics> metrics_in)
       metrics(std::move(metrics_in)),
       socket_cap(Listener::socket_cap(config.limits)),
       addresses(config.limits, socket_cap),
+      trusted_proxies(config.trusted_proxies),
       client_warnings(config.limits.client_warnings_per_second),
       ioc(static_cast<int>(config.threads)),
       control_strand(net::make_strand(ioc)),

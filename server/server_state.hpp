@@ -33,6 +33,7 @@
 #include "server/log_limiter.hpp"
 #include "server/server.hpp"
 #include "server/static_files.hpp"
+#include "server/trusted_proxies.hpp"
 
 namespace gofish::server {
 
@@ -75,6 +76,8 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   // a kSockets slot while it is open, every WebSocket session that was not
   // refused a kConnections slot until it finishes.
   AddressLimits addresses;
+  // Peers whose connections begin with a PROXY header (--trusted-proxy).
+  const TrustedProxies trusted_proxies;
   LogLimiter client_warnings;
   // Set by start(), released at the end of wait() (it may hold connections).
   std::shared_ptr<ConnectionHandler> handler;

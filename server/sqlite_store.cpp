@@ -441,6 +441,33 @@ std::optional<std::string> SqliteStore::room_of_token(const std::string& token_h
   return code;
 }
 
+std::vector<StoredRoom> SqliteStore::waiting_rooms(std::size_t limit) {
+  std::lock_guard lock(mutex_);
+  std::vector<StoredRoom> rooms;
+  Statement room_rows(db_,
+                      "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL AND NOT EXISTS "
+                      "(SELECT 1 FROM games WHERE games.room = rooms.code) ORDER BY created_ms DESC, code LIMIT ?");
+  room_rows.each(
+      [&](sqlite3_stmt* stmt) {
+        StoredRoom room;
+        room.room = column_text(stmt, 0);
+        room.settings = column_text(stmt, 1);
+        room.created_ms = sqlite3_column_int64(stmt, 2);
+        room.v = sqlite3_column_int64(stmt, 3);
+        rooms.push_back(std::move(room));
+      },
+      static_cast<std::int64_t>(limit));
+  Statement seat_rows(db_, "SELECT seat, state, token_hash FROM seats WHERE room = ? ORDER BY seat");
+  for (auto& room : rooms) {
+    seat_rows.each(
+        [&](sqlite3_stmt* stmt) {
+          room.seats.push_back(StoredSeat{sqlite3_column_int(stmt, 0), column_text(stmt, 1), column_blob(stmt, 2)});
+        },
+        room.room);
+  }
+  return rooms;
+}
+
 std::vector<StoredRoom> SqliteStore::load_rooms_locked(const std::optional<std::string>& code) {
   std::vector<StoredRoom> rooms;
   const auto take_room = [&](sqlite3_stmt* stmt) {

@@ -71,6 +71,7 @@ class SqliteStore final : public Store {
   std::vector<StoredRoom> load_open_rooms() override;
   std::optional<StoredRoom> load_room(const std::string& code) override;
   std::optional<std::string> room_of_token(const std::string& token_hash) override;
+  std::vector<StoredRoom> waiting_rooms(std::size_t limit) override;
   void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
   std::vector<SetAsideRoom> set_aside_rooms() override;
   bool restore_set_aside(const std::string& room) override;

@@ -19,6 +19,8 @@ std::optional<StoredRoom> Store::load_room(const std::string& code) {
   return std::nullopt;
 }
 
+std::vector<StoredRoom> Store::waiting_rooms(std::size_t) { return {}; }
+
 std::optional<std::string> Store::room_of_token(const std::string& token_hash) {
   for (const StoredRoom& room : load_open_rooms()) {
     for (const StoredSeat& seat : room.seats) {

@@ -212,6 +212,12 @@ class Store {
   // The code of the open room one of whose seats `token_hash` (a seat
   // token's keyed hash, 16 bytes) holds.
   virtual std::optional<std::string> room_of_token(const std::string& token_hash);
+  // Open rooms (not closed, not set aside) in which no game has been dealt,
+  // newest first, at most `limit`, with their seats (no game): the rooms
+  // other nodes sharing the store may list in their lobbies (whether a room
+  // is listed is in its settings, which the registry reads). The default
+  // has none: a store no other node shares.
+  virtual std::vector<StoredRoom> waiting_rooms(std::size_t limit);
   // Marks a room that cannot be rebuilt: it stays in the store, untouched
   // (its finished games are not pruned), and load_open_rooms skips it.
   virtual void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) = 0;

@@ -19,13 +19,6 @@ namespace http = beast::http;
 
 constexpr std::string_view kServerName = kServerHeader;
 
-std::string endpoint_text(const beast::tcp_stream& stream) {
-  beast::error_code ec;
-  const auto endpoint = stream.socket().remote_endpoint(ec);
-  if (ec) return "?";
-  return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
-}
-
 // A socket write takes the queued messages up to about this many bytes.
 constexpr std::size_t kMaxWriteBytes = 64 * 1024;
 
@@ -33,12 +26,12 @@ constexpr std::size_t kMaxWriteBytes = 64 * 1024;
 
 WebSocketSession::WebSocketSession(std::shared_ptr<Server::State> state, beast::tcp_stream stream,
                                    std::optional<CloseReason> refusal, AddressLimits::Slot socket_slot,
-                                   AddressLimits::Slot connection_slot, std::string address)
+                                   AddressLimits::Slot connection_slot, std::string address, std::string remote)
     : state_(std::move(state)),
       limits_(state_->config.limits),
       socket_slot_(std::move(socket_slot)),
       executor_(stream.get_executor()),
-      remote_(endpoint_text(stream)),
+      remote_(std::move(remote)),
       address_(std::move(address)),
       ws_(std::move(stream)),
       id_(state_->next_id++),

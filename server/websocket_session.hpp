@@ -37,10 +37,11 @@ class WebSocketSession : public WebSocketHandle, public std::enable_shared_from_
   // once with that reason, which a browser can show (it cannot read an HTTP
   // status). `socket_slot` is the socket's place in state.addresses,
   // `connection_slot` the connection's (empty when refused); `address` the
-  // peer's address key.
+  // client's address key and `remote` its address and port for the log (the
+  // peer's, or what a trusted proxy's PROXY header said).
   WebSocketSession(std::shared_ptr<Server::State> state, beast::tcp_stream stream,
                    std::optional<CloseReason> refusal, AddressLimits::Slot socket_slot,
-                   AddressLimits::Slot connection_slot, std::string address);
+                   AddressLimits::Slot connection_slot, std::string address, std::string remote);
   ~WebSocketSession() override;
 
   // Completes the upgrade `request` asked for.

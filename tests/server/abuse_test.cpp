@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <arpa/inet.h>
 #include <unistd.h>
 #include <vector>
 
@@ -283,6 +284,114 @@ TEST_CASE("the last connection slots are kept for addresses that hold none") {
   CHECK(metric(port, R"(gofish_connections_refused_total{reason="full"})") == 2);
 }
 
+// A PROXY protocol v2 header (command PROXY, TCP over IPv4) from `client`
+// to 127.0.0.1, as HAProxy's send-proxy-v2 sends it.
+std::string proxy_v2(const std::string& client, std::uint16_t client_port) {
+  std::string header("\r\n\r\n\0\r\nQUIT\n\x21\x11\x00\x0c", 16);
+  unsigned char source[4];
+  REQUIRE(::inet_pton(AF_INET, client.c_str(), source) == 1);
+  header.append(reinterpret_cast<const char*>(source), 4);
+  header.append("\x7f\x00\x00\x01", 4);
+  header.push_back(static_cast<char>(client_port >> 8));
+  header.push_back(static_cast<char>(client_port & 0xff));
+  header.append("\x1f\x90", 2);
+  return header;
+}
+
+// A connection through the "proxy" 127.0.0.1 on behalf of `client`.
+RawWebSocket::Options via_proxy(const std::string& client, std::uint16_t client_port = 40000) {
+  RawWebSocket::Options options;
+  options.source = "127.0.0.1";
+  options.preamble = proxy_v2(client, client_port);
+  return options;
+}
+
+TEST_CASE("behind a trusted proxy, per-address limits count the client its PROXY header names") {
+  // Two connections and three sockets per address; every connection comes
+  // from 127.0.0.1, the proxy.
+  Started started({"--trusted-proxy=127.0.0.1", "--max-connections-per-address=2", "--max-sockets-per-address=3"});
+  const auto port = started.port();
+  const auto metric_here = [&](const std::string& sample) { return metric(port, sample, "127.0.0.2"); };
+  std::vector<std::unique_ptr<RawWebSocket>> held;
+  // Each fake address gets its whole quota: four sockets from the proxy,
+  // more than it could hold as its own.
+  for (const std::string client : {"203.0.113.7", "203.0.113.8"}) {
+    held.push_back(greeted(port, via_proxy(client, 40001)));
+    held.push_back(greeted(port, via_proxy(client, 40002)));
+  }
+  // The same fake address is refused past it.
+  RawWebSocket over(port, via_proxy("203.0.113.7", 40003));
+  REQUIRE(over.open());
+  const auto close = over.read_close();
+  REQUIRE(close.has_value());
+  CHECK(close->code == 1013);
+  CHECK(metric_here(R"(gofish_connections_refused_total{reason="address_full"})") == 1);
+  CHECK(started.server.log_text().find("ws from 203.0.113.7:40003: refused") != std::string::npos);
+
+  // A v1 header works the same way.
+  RawWebSocket::Options v1;
+  v1.preamble = "PROXY TCP4 198.51.100.1 127.0.0.1 40004 8080\r\n";
+  held.push_back(greeted(port, v1));
+
+  // The proxy's health check: LOCAL, then a request on the proxy's own account.
+  const std::string local("\r\n\r\n\0\r\nQUIT\n\x20\x00\x00\x00", 16);
+  const auto ready =
+      raw_http_exchange(port, local + "GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  CHECK(ready.status == 200);
+
+  // A trusted connection without a header is closed unanswered, counted and logged.
+  const auto plain = raw_http_exchange(port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  CHECK(plain.status == 0);
+  CHECK(plain.ended);
+  CHECK(metric_here(R"(gofish_connections_refused_total{reason="proxy_header"})") == 1);
+  CHECK(started.server.log_text().find("from proxy 127.0.0.1:") != std::string::npos);
+}
+
+TEST_CASE("a trusted proxy's connection that does not finish its PROXY header in time is closed") {
+  Started started({"--trusted-proxy=127.0.0.1", "--handshake-timeout-ms=300"});
+  const auto port = started.port();
+  const auto start = Clock::now();
+  const auto partial = raw_http_exchange(port, proxy_v2("203.0.113.7", 40000).substr(0, 20), "127.0.0.1", 3000ms);
+  CHECK(partial.ended);
+  CHECK(Clock::now() - start < 2500ms);
+  CHECK(metric(port, R"(gofish_connections_refused_total{reason="proxy_header"})", "127.0.0.2") == 1);
+}
+
+TEST_CASE("a PROXY header from an address that is no trusted proxy gets a 400 and counts for its real address") {
+  Started started({"--trusted-proxy=127.0.0.1", "--max-sockets-per-address=1"});
+  const auto port = started.port();
+  RawWebSocket::Options claim;
+  claim.source = "127.0.0.2";
+  claim.preamble = proxy_v2("203.0.113.9", 40000);
+  {
+    RawWebSocket v2(port, claim);
+    CHECK(v2.status() == 400);
+  }
+  claim.preamble = "PROXY TCP4 203.0.113.9 127.0.0.1 40000 8080\r\n";
+  {
+    RawWebSocket v1(port, claim);
+    CHECK(v1.status() == 400);
+  }
+  const auto log = started.server.log_text();
+  CHECK(log.find("from 127.0.0.2:") != std::string::npos);
+  CHECK(log.find("malformed request refused") != std::string::npos);
+  CHECK(log.find("203.0.113.9") == std::string::npos);
+  CHECK(metric(port, R"(gofish_connections_refused_total{reason="proxy_header"})", "127.0.0.3") == 0);
+
+  // Its one socket is 127.0.0.2's, whatever it claims: a second is refused.
+  const int first = connect_tcp(port, "127.0.0.2");
+  REQUIRE(first >= 0);
+  bool refused = false;
+  for (int attempt = 0; attempt < 50 && !refused; ++attempt) {
+    RawWebSocket second(port, claim);
+    refused = second.status() == 0;
+    if (!refused) std::this_thread::sleep_for(20ms);  // the first may not be accepted yet
+  }
+  ::close(first);
+  CHECK(refused);
+  CHECK(metric(port, R"(gofish_connections_refused_total{reason="address_sockets"})", "127.0.0.3") >= 1);
+}
+
 TEST_CASE("failed joins from one address are rate-limited, and then every join from it is refused for a while") {
   Started started;
   const auto port = started.port();
@@ -327,12 +436,12 @@ TEST_CASE("what a client puts in the log is truncated and rate-limited") {
   const std::string origin = "https://" + std::string(7900, 'e') + ".example";
   int forbidden = 0;
   for (int i = 0; i < 1000; ++i) {
-    RawWebSocket ws(started.port(), RawWebSocket::Options{"127.0.0.1", origin, 0, 0, 5000ms});
+    RawWebSocket ws(started.port(), RawWebSocket::Options{"127.0.0.1", origin, 0, 0, 5000ms, ""});
     if (ws.status() == 403) ++forbidden;
   }
   CHECK(forbidden == 1000);
   std::this_thread::sleep_for(1200ms);
-  RawWebSocket last(started.port(), RawWebSocket::Options{"127.0.0.1", origin, 0, 0, 5000ms});  // logs the summary
+  RawWebSocket last(started.port(), RawWebSocket::Options{"127.0.0.1", origin, 0, 0, 5000ms, ""});  // logs the summary
   CHECK(last.status() == 403);
   std::this_thread::sleep_for(200ms);
   const auto grown = fs::file_size(log) - before;

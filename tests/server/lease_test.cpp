@@ -9,6 +9,7 @@
 //   (SIGCONT): nothing A writes lands, and its players get `moved`.
 // - A stopped (SIGTERM) releases its leases: B takes the room at once.
 // - /readyz answers 503 while lease renewal cannot reach the database.
+// - A listed room made on A shows in B's lobby until it fills.
 // Every case's name mentions PostgreSQL (ctest label cluster).
 #include <doctest/doctest.h>
 #include <libpq-fe.h>
@@ -16,7 +17,9 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -143,6 +146,63 @@ TEST_CASE("lease with PostgreSQL: a room made on node A and joined through node 
                 [&] { return ann_player->games_over() >= 1 && bob_player->games_over() >= 1; }, 30s));
   CHECK(ann_player->problems.empty());
   CHECK(bob_player->problems.empty());
+  CHECK(a.process.stop(SIGTERM) == 0);
+  CHECK(b.process.stop(SIGTERM) == 0);
+}
+
+// The lobby of the node at `port`, asked on a fresh connection.
+std::vector<protocol::LobbyRoom> lobby_of(std::uint16_t port) {
+  Peer peer(port);
+  return peer.expect<protocol::LobbyList>(protocol::Lobby{}).rooms;
+}
+
+std::optional<protocol::LobbyRoom> listed_in(std::uint16_t port, const std::string& code) {
+  for (auto& room : lobby_of(port)) {
+    if (room.code == code) return room;
+  }
+  return std::nullopt;
+}
+
+// Polls `done` every 100 ms for up to `timeout`.
+bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(100ms);
+  }
+  return true;
+}
+
+TEST_CASE("lease with PostgreSQL: a listed room made on node A shows in node B's lobby, and leaves both once it fills "
+          "and starts") {
+  TempDir dir("gofish-lobby");
+  PostgresDatabase db;
+  Node a(dir, db, "a", 30'000), b(dir, db, "b", 30'000);
+  INFO("node A's log:\n" << a.process.log_text() << "node B's log:\n" << b.process.log_text());
+  auto request = create_request("Ann", "classic", 3);
+  request.settings.listed = true;
+  Seated ann = create_room(a.port(), request);
+  Seated uma = create_room(a.port(), create_request("Uma", "classic", 2));  // not listed
+  const auto on_a = listed_in(a.port(), ann.code);
+  REQUIRE(on_a);
+  // B lists it as A does, within a second of its records being committed
+  // (B reads the store at most once a second).
+  REQUIRE(eventually([&] { return listed_in(b.port(), ann.code).has_value(); }, 5s));
+  CHECK(listed_in(b.port(), ann.code) == on_a);
+  CHECK(on_a->host == "Ann");
+  CHECK(on_a->taken == 1);
+  CHECK_FALSE(listed_in(b.port(), uma.code));
+  CHECK_FALSE(listed_in(a.port(), uma.code));
+  // Listing it did not move it: A still holds its lease.
+  CHECK(sql(db, "SELECT node FROM room_lease WHERE code = '" + ann.code + "'") == "a-" + db.schema());
+
+  // Bob joins on A, Ann adds a bot (the table is full) and starts: the room
+  // leaves both lobbies.
+  Seated bob = join_room(a.port(), ann.code, "Bob");
+  ann.peer->expect<protocol::Ok>(protocol::AddBot{std::nullopt, protocol::BotLevel::kEasy});
+  ann.peer->expect<protocol::Ok>(protocol::Start{});
+  CHECK_FALSE(listed_in(a.port(), ann.code));
+  CHECK(eventually([&] { return !listed_in(b.port(), ann.code).has_value(); }, 5s));
   CHECK(a.process.stop(SIGTERM) == 0);
   CHECK(b.process.stop(SIGTERM) == 0);
 }

@@ -74,11 +74,16 @@ void raise_open_file_limit() {
 
 RawHttpResponse raw_http_get(std::uint16_t port, std::string_view target, const std::string& source,
                              std::chrono::milliseconds timeout) {
+  std::string request = "GET ";
+  request.append(target).append(" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  return raw_http_exchange(port, request, source, timeout);
+}
+
+RawHttpResponse raw_http_exchange(std::uint16_t port, std::string_view request, const std::string& source,
+                                  std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   const int fd = connect_tcp(port, source);
   if (fd < 0) return {};
-  std::string request = "GET ";
-  request.append(target).append(" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   RawHttpResponse result;
   if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
     std::string response;
@@ -86,6 +91,7 @@ RawHttpResponse raw_http_get(std::uint16_t port, std::string_view target, const 
     while (!ended && read_some(fd, response, deadline, ended)) {
     }
     const auto body = response.find("\r\n\r\n");
+    result.ended = ended;
     if (ended && response.rfind("HTTP/1.1 ", 0) == 0 && body != std::string::npos) {
       result.status = static_cast<unsigned>(std::stoi(response.substr(9, 3)));
       result.body = response.substr(body + 4);
@@ -98,7 +104,8 @@ RawHttpResponse raw_http_get(std::uint16_t port, std::string_view target, const 
 RawWebSocket::RawWebSocket(std::uint16_t port, Options options) {
   fd_ = connect_tcp(port, options.source, options.receive_buffer, options.max_segment);
   if (fd_ < 0) return;
-  std::string request =
+  std::string request = options.preamble;
+  request +=
       "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
       "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n";
   if (!options.origin.empty()) request.append("Origin: ").append(options.origin).append("\r\n");

@@ -28,13 +28,20 @@ int connect_tcp(std::uint16_t port, const std::string& source = "127.0.0.1", int
 void raise_open_file_limit();
 
 struct RawHttpResponse {
-  unsigned status = 0;  // 0: nothing came back in time
+  unsigned status = 0;  // 0: no whole response came back in time
   std::string body;
+  bool ended = false;  // the server closed the connection in time
 };
 // A GET on a fresh connection from `source` (Connection: close), read to the
 // end of the response or until `timeout`.
 RawHttpResponse raw_http_get(std::uint16_t port, std::string_view target, const std::string& source = "127.0.0.1",
                              std::chrono::milliseconds timeout = std::chrono::milliseconds(3000));
+// Sends `request` as it is (a PROXY header and a request, or anything) on a
+// fresh connection from `source` and reads until the server closes it or
+// `timeout`.
+RawHttpResponse raw_http_exchange(std::uint16_t port, std::string_view request,
+                                  const std::string& source = "127.0.0.1",
+                                  std::chrono::milliseconds timeout = std::chrono::milliseconds(3000));
 
 class RawWebSocket {
  public:
@@ -44,6 +51,7 @@ class RawWebSocket {
     int receive_buffer = 0;
     int max_segment = 0;
     std::chrono::milliseconds timeout{5000};  // for the upgrade's answer
+    std::string preamble;  // sent before the upgrade request (a PROXY protocol header)
   };
   struct Frame {
     std::uint8_t opcode = 0;  // 0 continuation, 1 text, 2 binary, 8 close, 9 ping, 10 pong

@@ -208,6 +208,17 @@ TEST_CASE("loggable: client text cut and escaped") {
   CHECK(cut == std::string(100, 'e') + "...(8000 bytes)");
 }
 
+TEST_CASE("config: --trusted-proxy is repeatable, takes comma lists and the environment, and checks each entry") {
+  CHECK(parse_ok({}).trusted_proxies.empty());
+  CHECK(parse_ok({"--trusted-proxy", "10.0.0.1", "--trusted-proxy=2001:db8::1,192.0.2.0/24", "--port", "0"})
+            .trusted_proxies == std::vector<std::string>{"10.0.0.1", "2001:db8::1", "192.0.2.0/24"});
+  CHECK(parse_exit({"--trusted-proxy", "haproxy"}).exit_code == 2);
+  CHECK(parse_exit({"--trusted-proxy", "10.0.0.1,10.0.0.0/33"}).exit_code == 2);
+  ScopedEnv trusted("GOFISH_TRUSTED_PROXY", "127.0.0.1,::1");
+  CHECK(parse_ok({}).trusted_proxies == std::vector<std::string>{"127.0.0.1", "::1"});
+  CHECK(parse_ok({"--trusted-proxy", "10.0.0.1"}).trusted_proxies == std::vector<std::string>{"10.0.0.1"});
+}
+
 TEST_CASE("config: environment variables, and flags win over them") {
   ScopedEnv port("GOFISH_PORT", "9191");
   ScopedEnv origins("GOFISH_ALLOWED_ORIGINS", "https://a.example,https://b.example");

@@ -326,6 +326,37 @@ TEST_CASE_TEMPLATE("store: rooms load in the order they were made, set-aside roo
   CHECK(store->set_aside_rooms() == std::vector<SetAsideRoom>{{"B", 1, "three"}, {"b", 1, "two"}, {"A", 2, "one"}});
 }
 
+TEST_CASE_TEMPLATE("store: waiting_rooms gives open rooms with no game, newest first, with their seats, at most the "
+                   "limit", Kind, GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  store->commit(a_room_with_a_game());  // ABCD: a game, so not waiting
+  store->commit({record::RoomCreated{"OLD", "{}", 10}, record::RoomCreated{"NEW", R"({"listed":true})", 30},
+                 record::RoomCreated{"MID", "{}", 20}, record::RoomCreated{"ASIDE", "{}", 40},
+                 record::RoomCreated{"SHUT", "{}", 50},
+                 record::SeatTaken{"NEW", 0, R"({"name":"Ann"})", std::string(16, '\x02')},
+                 record::SeatTaken{"NEW", 2, R"({"bot":"easy"})", ""}});
+  store->commit({record::RoomClosed{"SHUT"}});
+  store->set_aside("ASIDE", "torn", 1);
+  auto rooms = store->waiting_rooms(10);
+  std::vector<std::string> codes;
+  for (const auto& room : rooms) codes.push_back(room.room);
+  CHECK(codes == std::vector<std::string>{"NEW", "MID", "OLD"});
+  REQUIRE(rooms.size() == 3);
+  CHECK(rooms[0].settings == R"({"listed":true})");
+  CHECK(rooms[0].created_ms == 30);
+  REQUIRE(rooms[0].seats.size() == 2);
+  CHECK(rooms[0].seats[0].state == R"({"name":"Ann"})");
+  CHECK(rooms[0].seats[1].seat == 2);
+  CHECK_FALSE(rooms[0].game);
+  CHECK(store->waiting_rooms(2).size() == 2);
+  // Once a game is dealt in it, a room is no longer waiting.
+  store->commit({record::GameStarted{"NEW", 1, "g-new", R"({"deck":[]})", 60}});
+  codes.clear();
+  for (const auto& room : store->waiting_rooms(10)) codes.push_back(room.room);
+  CHECK(codes == std::vector<std::string>{"MID", "OLD"});
+}
+
 TEST_CASE_TEMPLATE("store: the finished games of a room set aside outlive their retention", Kind, GOFISH_STORES) {
   Kind kind;
   const auto store = kind.open();

@@ -137,10 +137,13 @@ function startPage() {
     enterRoom({ code, as: 'player' });
     restoreState(code);
     queueRender();
-    reenter();
+    // A socket opened for another room is replaced, and the welcome on the
+    // new one resumes the seat (onReady); otherwise resume now.
+    if (!conn.useRoom(code)) reenter();
     return;
   }
   if (code) {
+    conn.useRoom(code);
     $('invite-code').textContent = code;
     $('invite-name').value = savedName();
     showScreen('invite');
@@ -580,6 +583,8 @@ function enterRoom(room) {
 
 function enteredRoom(reply, name) {
   enterRoom({ code: reply.code, as: reply.as ?? 'player', name });
+  // This socket is on the room's server already (it created or joined it).
+  conn.useRoom(reply.code, { reconnect: false });
   receivedV = -1;
   if (reply.token) seatStore.set(reply.code, { token: reply.token, seat: reply.seat, name });
   localStorage.removeItem(`gofish.kicked.${reply.code}`);
@@ -633,6 +638,7 @@ async function join(code, as, nameInput, errorId) {
   code = code.trim().toUpperCase();
   if (!code) { $(errorId).textContent = 'Please type the room code first.'; return; }
   let name = nameFrom(nameInput);
+  if (conn.useRoom(code)) await conn.whenWelcomed();
   let reply = await conn.request({ type: 'join', code, name, as });
   // A made-up name that someone in the room already has: make up another.
   if (reply.code === 'room/name_taken' && !$(nameInput).value.trim()) {
@@ -1018,4 +1024,6 @@ async function rematch() {
 wire();
 $('name').value = savedName();
 history.replaceState(null, '', location.pathname);
+// An invite link or a reload in a room (/r/CODE): the first socket is for it.
+if (roomPath()) conn.useRoom(roomPath());
 conn.open();

@@ -1,7 +1,9 @@
 // The WebSocket to the server: hello, request/reply matching by id,
 // reconnection with backoff, a heartbeat that notices a silent connection,
 // and seat tokens kept in the browser so a reload or a dropped network
-// resumes the seat (protocol/README.md, "resume").
+// resumes the seat (protocol/README.md, "resume"). A socket for a known room
+// opens /ws?room=CODE: the server ignores it, a proxy in front of several
+// servers sends the socket to the one serving that room.
 
 const kClient = 'web/0.2';
 const kBackoffMs = [250, 750, 1500, 3000];
@@ -55,6 +57,9 @@ export class Connection {
     this.queueTimer = null;
     this.heard = 0;
     this.pingAt = 0;
+    this.room = null;       // the code the next socket opens with (?room=)
+    this.socketRoom = null; // the code the current socket opened with
+    this.welcomed = [];     // resolvers waiting for the next welcome
     setInterval(() => this.heartbeat(), 1000);
     addEventListener('offline', () => this.lost('Your device is offline. Waiting for the network…'));
     addEventListener('online', () => this.reconnectNow());
@@ -62,13 +67,36 @@ export class Connection {
 
   url() {
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    return `${scheme}//${location.host}/ws`;
+    const query = this.room ? `?room=${encodeURIComponent(this.room)}` : '';
+    return `${scheme}//${location.host}/ws${query}`;
+  }
+
+  // The room this page is about to be in (joining, watching, resuming) or is
+  // in (after creating it). Every socket from now on opens for it; with
+  // `reconnect`, a socket open for no room or another is replaced at once,
+  // so the request that follows goes to the room's server. True when the
+  // caller should wait for whenWelcomed() before its next request.
+  useRoom(code, { reconnect = true } = {}) {
+    this.room = code;
+    if (!reconnect || !this.ws || this.socketRoom === code) return false;
+    this.restart();
+    return true;
+  }
+
+  // Resolves at the next welcome (or after `timeoutMs`, when the request
+  // that follows will find the connection offline and say so).
+  whenWelcomed(timeoutMs = 5000) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.welcomed.push(() => { clearTimeout(timer); resolve(); });
+    });
   }
 
   open() {
     this.stopped = false;
     clearTimeout(this.retryTimer);
     this.onStatus('connecting', this.everReady ? 'Reconnecting…' : 'Connecting…');
+    this.socketRoom = this.room;
     const ws = new WebSocket(this.url());
     this.ws = ws;
     this.heard = performance.now();
@@ -94,6 +122,7 @@ export class Connection {
       this.everReady = true;
       this.onStatus('online', 'Connected');
       this.onReady(msg, isReconnect);
+      for (const resolve of this.welcomed.splice(0)) resolve();
       return;
     }
     if (msg.id !== undefined && this.pending.has(msg.id)) {
@@ -121,6 +150,14 @@ export class Connection {
     if (this.stopped) return;
     if (event.code === 4000) {
       this.onStatus('replaced', 'This seat is now open in another window.');
+      return;
+    }
+    // 4001 moved: the room went to another server of the cluster. Nothing
+    // is wrong: reconnect at once (to /ws?room=CODE, which the proxy sends
+    // to the room's new server) and resume, showing no error.
+    if (event.code === 4001) {
+      this.attempt = 0;
+      this.open();
       return;
     }
     this.retry(this.everReady ? 'Connection lost. Reconnecting…' : 'Cannot reach the server. Trying again…');

@@ -23,6 +23,8 @@ export default async function ({ baseUrl, browser }) {
   await online(bob.page);
   await waitScreen(bob.page, 'invite');
   assert((await bob.page.textContent('#invite-code')) === code, 'the prompt names the room');
+  assert(await bob.page.evaluate(() => new URL(window.gofish.conn.ws.url).searchParams.get('room')) === code,
+    'the invite link\'s page connects to /ws?room=CODE');
   await checkAxe(bob.page, 'invite');
   await bob.page.fill('#invite-name', 'Bob');
   await bob.page.click('#invite-join');

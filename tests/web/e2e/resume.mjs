@@ -2,6 +2,9 @@
 // kept in the browser) and catches up; the others see the player come back.
 import { assert, clickAsk, createRoom, joinByCode, myTurn, openPage, playToEnd, waitFor, waitScreen } from '../lib/harness.mjs';
 
+// The room the page's WebSocket was opened for (/ws?room=CODE steers a proxy).
+const socketRoom = (page) => page.evaluate(() => new URL(window.gofish.conn.ws.url).searchParams.get('room'));
+
 const handOf = (page) => page.$$eval('#hand .card.face', (cards) => cards.map((c) => c.getAttribute('aria-label')).sort().join(', '));
 
 export default async function ({ baseUrl, browser, log }) {
@@ -10,6 +13,8 @@ export default async function ({ baseUrl, browser, log }) {
   const code = await createRoom(ann.page, 'Ann', { others: ['person', 'easy'] });
   await joinByCode(bob.page, 'Bob', code);
   await waitScreen(bob.page, 'waiting');
+  assert(await socketRoom(bob.page) === code, `Bob joined by code on a socket for room ${code}: ${await socketRoom(bob.page)}`);
+  assert(await ann.page.evaluate(() => window.gofish.conn.room) === code, 'Ann\'s reconnects will name the room she created');
   await ann.page.click('#start-game');
   await Promise.all([waitScreen(ann.page, 'table'), waitScreen(bob.page, 'table')]);
 
@@ -30,6 +35,7 @@ export default async function ({ baseUrl, browser, log }) {
   await bob.page.reload();
   await waitScreen(bob.page, 'table');
   await bob.page.waitForSelector('#conn.online');
+  assert(await socketRoom(bob.page) === code, `after the reload Bob's socket names the room: ${await socketRoom(bob.page)}`);
   await bob.page.waitForFunction((h) => [...document.querySelectorAll('#hand .card.face')]
     .map((c) => c.getAttribute('aria-label')).sort().join(', ') === h, before);
   assert((await bob.page.textContent('#me-name')).includes('Bob (you)'), 'Bob has his seat back');
@@ -47,6 +53,7 @@ export default async function ({ baseUrl, browser, log }) {
   await bob.page.waitForSelector('#conn.offline, #conn.connecting', { state: 'attached' });
   await bob.page.waitForSelector('#conn.online');
   await waitScreen(bob.page, 'table');
+  assert(await socketRoom(bob.page) === code, 'the reconnect names the room');
 
   // The game goes on to the end from the resumed seat.
   await playToEnd([ann.page, bob.page]);
