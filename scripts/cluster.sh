@@ -192,6 +192,7 @@ up() {
     local args=(
       "$server" --storage postgres --postgres-url "$postgres_url" --node-id "node$k"
       --bind 127.0.0.1 --port "$port" --data-dir "$dir/node$k" --web-root "$root/clients/web"
+      --trusted-proxy 127.0.0.1
       --max-connections-per-address 1000 --max-sockets-per-address 2000 --max-rooms-per-address 200
       --room-create-rate 100 --room-create-burst 200 --failed-join-rate 100 --failed-join-burst 200
       "${extra[@]}"
@@ -259,8 +260,7 @@ backend nodes
     default-server check inter 1s fastinter 250ms fall 2 rise 2
 EOF
   for ((k = 1; k <= nodes; ++k)); do
-    printf '    # proxy-protocol: add send-proxy-v2 check-send-proxy once nodes run with --trusted-proxy\n'
-    printf '    server node%d 127.0.0.1:%s\n' "$k" "$(value "node${k}_port")"
+    printf '    server node%d 127.0.0.1:%s send-proxy-v2 check-send-proxy\n' "$k" "$(value "node${k}_port")"
   done
   cat <<EOF
 

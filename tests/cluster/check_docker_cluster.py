@@ -31,8 +31,9 @@ servers = re.findall(r"^\s*server\s+(\S+)\s+(\S+):8080\b", config, re.M)
 if any(name != host for name, host in servers):
     problems.append(f"each server line names its compose service twice: {servers}")
 for line in config.splitlines():
-    if re.match(r"^\s*server\s", line) and "send-proxy" in line:
-        problems.append("send-proxy before the nodes run with --trusted-proxy: " + line.strip())
+    if re.match(r"^\s*server\s", line) and not ("send-proxy-v2" in line and "check-send-proxy" in line):
+        problems.append("a server line without send-proxy-v2 check-send-proxy (the nodes expect a PROXY header): "
+                        + line.strip())
 
 compose = yaml.safe_load(compose_path.read_text())
 services = compose.get("services", {})
@@ -52,6 +53,12 @@ for name in nodes:
     node_ids.add(environment.get("GOFISH_NODE_ID"))
 if node_ids != set(nodes):
     problems.append(f"node ids {sorted(map(str, node_ids))} are not the services' names {nodes}")
+# The nodes trust exactly HAProxy's fixed address for PROXY headers.
+haproxy_address = (((services.get("haproxy", {}).get("networks") or {}).get("default") or {}).get("ipv4_address"))
+for name in nodes:
+    trusted = services[name].get("environment", {}).get("GOFISH_TRUSTED_PROXY")
+    if not haproxy_address or trusted != haproxy_address:
+        problems.append(f"{name} trusts {trusted!r} for PROXY headers, not HAProxy's fixed address {haproxy_address!r}")
 volumes = services.get("haproxy", {}).get("volumes", [])
 if not any(str(v).startswith("./haproxy.cfg:") for v in volumes):
     problems.append("the haproxy service does not mount docker/haproxy.cfg")
