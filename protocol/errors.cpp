@@ -48,6 +48,8 @@ CodeInfo info(ErrorCode code) {
     case ErrorCode::kRoomSpectator: return {"room/spectator", "Spectators watch; only seated players can do that."};
     case ErrorCode::kRoomTranscriptUnavailable:
       return {"room/transcript_unavailable", "The transcript is available once the game is over."};
+    case ErrorCode::kRoomBusy:
+      return {"room/busy", "The room is moving between servers; try again in a moment."};
     case ErrorCode::kRoomTooManyAttempts:
       return {"room/too_many_attempts",
               "Too many joins with a wrong room code or seat token came from your address; wait a little and try "
@@ -113,6 +115,7 @@ constexpr std::array kAllCodes = {
     ErrorCode::kRoomSpectator,
     ErrorCode::kRoomTranscriptUnavailable,
     ErrorCode::kRoomTooManyAttempts,
+    ErrorCode::kRoomBusy,
     ErrorCode::kChatOff,
     ErrorCode::kChatTooLong,
     ErrorCode::kChatRateLimited,

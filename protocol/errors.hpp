@@ -53,6 +53,7 @@ enum class ErrorCode {
   kRoomSpectator,
   kRoomTranscriptUnavailable,
   kRoomTooManyAttempts,
+  kRoomBusy,
   // chat/
   kChatOff,
   kChatTooLong,

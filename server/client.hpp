@@ -12,9 +12,16 @@
 // the room clears it again if it refuses the request, on leave and on kick.
 // The room, on its strand, is the judge of membership: a message that reaches
 // a room whose member the client is not gets room/not_in_room there.
+//
+// A join or resume whose room is still being looked up (RoomDirectory::find
+// may answer later, from another thread) leaves the client `waiting`: the
+// messages that arrive meanwhile are kept in `held_back`, in order, and
+// handled once the answer is; a close meanwhile is left to that answer too.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -56,9 +63,21 @@ class Client {
     if (auto current = room_.lock(); !current || current.get() == room) room_.reset();
   }
 
-  // Set once the client's hello was accepted; read and written only on the
-  // connection's own strand (the handler's calls for one connection are serial).
+  // Set once the client's hello was accepted; read and written only by the
+  // handler's calls for this client, which are serial (on the connection's
+  // strand, or after a lookup, while held-back messages wait).
   bool greeted = false;
+
+  // A lookup is under way (see above). Guarded by `waiting_mutex`, which is
+  // never held while a message is handled.
+  struct HeldBack {
+    std::string text;
+    std::chrono::steady_clock::time_point arrived;
+  };
+  std::mutex waiting_mutex;
+  bool waiting = false;
+  bool closed = false;  // on_close came while waiting
+  std::deque<HeldBack> held_back;
 
  private:
   std::weak_ptr<Connection> connection_;

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <thread>
 
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+
 #include "protocol/room_records.hpp"
 #include "protocol/text.hpp"
 #include "server/room_restore.hpp"
@@ -71,20 +74,44 @@ std::shared_ptr<Room> Registry::held(const std::string& code) const {
   return it == rooms_.end() ? nullptr : it->second.room;
 }
 
-std::shared_ptr<Room> Registry::find(const std::string& code) {
-  if (auto room = held(code); room || !on_demand_) return room;
-  const auto refused = [&] {
-    std::lock_guard lock(mutex_);
-    return closed_.contains(code) || reserved_.contains(code);
-  };
-  if (refused()) return nullptr;
-  // With leases, the room is this node's before it is read for good; the
-  // wait for another node's lease happens outside load_mutex_, so other
-  // rooms load meanwhile.
-  if (!node_.empty() && (!on_demand_->load_room(code) || !lease(code))) return nullptr;
+namespace {
+
+protocol::Error not_found() { return protocol::default_error(protocol::ErrorCode::kRoomNotFound); }
+
+}  // namespace
+
+struct Registry::Lookup {
+  Lookup(boost::asio::io_context& io, std::string room, std::function<void(Found)> answer)
+      : code(std::move(room)), done(std::move(answer)), timer(io) {}
+  const std::string code;
+  std::function<void(Found)> done;
+  bool asked = false;  // the owner was asked to hand the room over
+  std::chrono::steady_clock::time_point deadline;
+  std::chrono::milliseconds pause{10};
+  boost::asio::steady_timer timer;  // the pause between tries, on the I/O threads
+};
+
+bool Registry::refused(const std::string& code) const {
+  std::lock_guard lock(mutex_);
+  return closed_.contains(code) || reserved_.contains(code);
+}
+
+void Registry::find(const std::string& code, std::function<void(Found)> done) {
+  if (auto room = held(code); room || !on_demand_) return done(room ? Found{std::move(room)} : Found{not_found()});
+  if (refused(code)) return done(not_found());
+  if (node_.empty()) {
+    // Without leases the store answers at once: no other node to wait for.
+    auto room = load(code);
+    return done(room ? Found{std::move(room)} : Found{not_found()});
+  }
+  auto lookup = std::make_shared<Lookup>(services_.io, code, std::move(done));
+  boost::asio::post(*lookups_, [self = shared_from_this(), lookup] { attempt(self, lookup); });
+}
+
+std::shared_ptr<Room> Registry::load(const std::string& code) {
   std::lock_guard load(load_mutex_);
   if (auto room = held(code)) return room;  // rebuilt meanwhile
-  if (refused()) return nullptr;
+  if (refused(code)) return nullptr;
   const auto stored = on_demand_->load_room(code);
   if (!stored) {
     if (!node_.empty()) on_demand_->release_leases(node_, {code});
@@ -97,27 +124,62 @@ std::shared_ptr<Room> Registry::find(const std::string& code) {
 void Registry::use_leases(std::string node, std::chrono::milliseconds ttl) {
   node_ = std::move(node);
   lease_ttl_ = ttl;
+  lookups_ = std::make_unique<boost::asio::thread_pool>(kLookupThreads);
 }
 
-bool Registry::lease(const std::string& code) {
-  if (on_demand_->take_lease(code, node_, lease_ttl_)) return true;
-  // Another node holds it: ask it to hand the room over, and wait for that
-  // or for the lease to run out.
-  const bool asked = on_demand_->ask_handover(code);
-  spdlog::info("room {}: another server holds it; {}", code,
-               asked ? "asked it to hand the room over" : "waiting for its lease to run out");
-  const auto deadline = std::chrono::steady_clock::now() + lease_ttl_ + std::chrono::seconds(1);
-  auto pause = std::chrono::milliseconds(10);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(100));
-    if (on_demand_->take_lease(code, node_, lease_ttl_)) {
-      spdlog::info("room {}: its lease is this server's now", code);
-      return true;
+void Registry::stop_lookups() {
+  if (!lookups_) return;
+  lookups_->stop();
+  lookups_->join();
+}
+
+void Registry::attempt(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> lookup) {
+  Store& store = *self->on_demand_;
+  const std::string& code = lookup->code;
+  try {
+    // The room is this node's before it is read for good.
+    if (!lookup->asked && !store.load_room(code)) return answer(std::move(self), std::move(lookup), not_found());
+    if (store.take_lease(code, self->node_, self->lease_ttl_)) {
+      if (lookup->asked) spdlog::info("room {}: its lease is this server's now", code);
+      auto room = self->load(code);
+      return answer(std::move(self), std::move(lookup), room ? Found{std::move(room)} : Found{not_found()});
     }
+    if (!lookup->asked) {
+      // Another node holds it: ask it to hand the room over, and wait for
+      // that or for the lease to run out.
+      lookup->asked = true;
+      lookup->deadline = std::chrono::steady_clock::now() + self->lease_ttl_ + std::chrono::seconds(1);
+      const bool asked = store.ask_handover(code);
+      spdlog::info("room {}: another server holds it; {}", code,
+                   asked ? "asked it to hand the room over" : "waiting for its lease to run out");
+    }
+    if (std::chrono::steady_clock::now() >= lookup->deadline) {
+      spdlog::warn("room {}: its lease could not be had within {} ms", code, self->lease_ttl_.count());
+      return answer(std::move(self), std::move(lookup), protocol::default_error(protocol::ErrorCode::kRoomBusy));
+    }
+  } catch (const std::exception& error) {
+    spdlog::error("room {}: looking it up failed: {}", code, error.what());
+    return answer(std::move(self), std::move(lookup), protocol::default_error(protocol::ErrorCode::kServerInternal));
   }
-  spdlog::warn("room {}: its lease could not be had within {} ms", code, lease_ttl_.count());
-  return false;
+  lookup->timer.expires_after(lookup->pause);
+  lookup->pause = std::min(lookup->pause * 2, std::chrono::milliseconds(100));
+  auto& timer = lookup->timer;
+  timer.async_wait([self = std::move(self), lookup = std::move(lookup)](boost::system::error_code ec) mutable {
+    if (ec) return;  // the server is stopping
+    auto& pool = *self->lookups_;
+    boost::asio::post(pool, [self = std::move(self), lookup = std::move(lookup)]() mutable {
+      attempt(std::move(self), std::move(lookup));
+    });
+  });
+}
+
+void Registry::answer(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> lookup, Found found) {
+  auto& io = self->services_.io;
+  boost::asio::post(io, [self = std::move(self), lookup = std::move(lookup), found = std::move(found)]() mutable {
+    auto done = std::move(lookup->done);
+    lookup.reset();
+    done(std::move(found));
+  });
 }
 
 std::vector<std::string> Registry::held_codes() const {
@@ -245,22 +307,44 @@ void Registry::token_revoked(const TokenHash& hash) {
   tokens_.erase(hash);
 }
 
-std::optional<Registry::TokenSeat> Registry::find_token(const TokenHash& hash) {
-  const auto lookup = [&]() -> std::optional<TokenSeat> {
+void Registry::find_token(const TokenHash& hash, std::function<void(FoundSeat)> done) {
+  const auto lookup = [this, hash]() -> FoundSeat {
     std::lock_guard lock(mutex_);
     const auto it = tokens_.find(hash);
-    if (it == tokens_.end()) return std::nullopt;
-    auto room = it->second.room.lock();
-    if (!room) return std::nullopt;
+    auto room = it == tokens_.end() ? nullptr : it->second.room.lock();
+    if (!room) return protocol::default_error(protocol::ErrorCode::kRoomBadToken);
     return TokenSeat{std::move(room), it->second.seat};
   };
-  if (auto found = lookup(); found || !on_demand_) return found;
-  // Perhaps a seat of a room not loaded yet: the store knows which.
+  if (auto found = lookup(); std::holds_alternative<TokenSeat>(found) || !on_demand_) return done(std::move(found));
+  // Perhaps a seat of a room not loaded yet: the store knows which room, and
+  // once that room is loaded, the room knows the token.
   std::string bytes(sizeof(hash.words), '\0');
   std::memcpy(bytes.data(), hash.words.data(), bytes.size());
-  const auto code = on_demand_->room_of_token(bytes);
-  if (!code || !find(*code)) return std::nullopt;
-  return lookup();
+  // Given the token's room (none: no such seat; failed: the store failed).
+  auto then = [self = shared_from_this(), lookup, done = std::move(done)](const std::optional<std::string>& code,
+                                                                          bool failed) mutable {
+    if (failed) return done(protocol::default_error(protocol::ErrorCode::kServerInternal));
+    if (!code) return done(protocol::default_error(protocol::ErrorCode::kRoomBadToken));
+    self->find(*code, [self, lookup, done = std::move(done)](Found found) mutable {
+      const auto* error = std::get_if<protocol::Error>(&found);
+      if (error && error->code != protocol::ErrorCode::kRoomNotFound) return done(*error);
+      done(lookup());
+    });
+  };
+  if (node_.empty()) return then(on_demand_->room_of_token(bytes), false);
+  // With leases, the store's round trip too stays off the I/O threads.
+  boost::asio::post(*lookups_, [self = shared_from_this(), bytes = std::move(bytes), then = std::move(then)]() mutable {
+    std::optional<std::string> code;
+    bool failed = false;
+    try {
+      code = self->on_demand_->room_of_token(bytes);
+    } catch (const std::exception& error) {
+      spdlog::error("looking a seat token up failed: {}", error.what());
+      failed = true;
+    }
+    auto& io = self->services_.io;
+    boost::asio::post(io, [code = std::move(code), failed, then = std::move(then)]() mutable { then(code, failed); });
+  });
 }
 
 std::vector<protocol::LobbyRoom> Registry::lobby(std::size_t limit) const {

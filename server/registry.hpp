@@ -29,6 +29,8 @@
 #include <variant>
 #include <vector>
 
+#include <boost/asio/thread_pool.hpp>
+
 #include "engine/card.hpp"
 #include "protocol/messages.hpp"
 #include "server/address_limits.hpp"
@@ -47,8 +49,8 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // RoomDirectory.
   std::variant<std::shared_ptr<Room>, protocol::Error> create_room(const protocol::RoomSettings& settings,
                                                                   const std::string& creator) override;
-  std::shared_ptr<Room> find(const std::string& code) override;
-  std::optional<TokenSeat> find_token(const TokenHash& hash) override;
+  void find(const std::string& code, std::function<void(Found)> done) override;
+  void find_token(const TokenHash& hash, std::function<void(FoundSeat)> done) override;
   // The listed rooms waiting for players held here, newest first; with
   // leases (several nodes on one store) followed by those other nodes hold,
   // read from the store (Store::waiting_rooms) at most once a second.
@@ -85,8 +87,15 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // (Store::take_lease), taken when it creates or loads the room. A room
   // whose live lease another node holds is asked for (Store::ask_handover)
   // and waited for, at most the TTL and a little more: the owner hands it
-  // over, or its lease runs out. Call after load_on_demand, before serving.
+  // over, or its lease runs out; if neither happens, the lookup answers
+  // room/busy. Such lookups (every find and find_token of a room not held
+  // here) do their store round trips on a few threads of their own and wait
+  // on timers, so no I/O thread waits and this node keeps handing its own
+  // rooms over meanwhile. Call after load_on_demand, before serving.
   void use_leases(std::string node, std::chrono::milliseconds ttl);
+  // Stops the lookup threads, once the I/O threads have stopped and before
+  // the io_context goes: lookups under way are dropped unanswered.
+  void stop_lookups();
   // The codes of the rooms held here (LeaseKeeper compares them with the
   // leases still held).
   std::vector<std::string> held_codes() const;
@@ -120,9 +129,19 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // Rebuilds one stored room and keeps it; null (the room set aside, or
   // gone) when it cannot be.
   std::shared_ptr<Room> rebuild(const StoredRoom& stored, Store& store, std::string* problem);
-  // Takes the room's lease, asking its owner to hand it over and waiting
-  // for that; false if it could not be had in time.
-  bool lease(const std::string& code);
+  // A room looked up with leases (use_leases), from first try to answer.
+  struct Lookup;
+  // One try of a lookup, on a lookup thread: takes the lease (asking the
+  // owner the first time) and answers, or tries again after a pause.
+  static void attempt(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> lookup);
+  // Answers a lookup on an I/O thread (self goes there too, so a lookup
+  // thread never drops the last reference to the registry).
+  static void answer(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> lookup, Found found);
+  // True if the code is closed here or kept by a room set aside.
+  bool refused(const std::string& code) const;
+  // Rebuilds the stored room (whose lease, with leases, this node holds);
+  // null if there is none.
+  std::shared_ptr<Room> load(const std::string& code);
   // Removes the room from the maps without marking it closed; null if not held.
   std::shared_ptr<Room> let_go(const std::string& code);
   // The listed, waiting, not full rooms in the store, newest first, read
@@ -133,6 +152,10 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   Store* on_demand_ = nullptr;
   std::string node_;                 // use_leases: empty without leases
   std::chrono::milliseconds lease_ttl_{0};
+  // The threads of lookups with leases: a few suffice, since they only make
+  // store round trips (each waits on a timer between tries, on no thread).
+  static constexpr std::size_t kLookupThreads = 2;
+  std::unique_ptr<boost::asio::thread_pool> lookups_;  // use_leases
   std::mutex load_mutex_;  // one rebuild at a time
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> rooms_;

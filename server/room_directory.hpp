@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,21 +30,33 @@ class RoomDirectory {
   // the server's or the address's limits).
   virtual std::variant<std::shared_ptr<Room>, protocol::Error> create_room(const protocol::RoomSettings& settings,
                                                                           const std::string& creator) = 0;
-  // The open room with this code, or null.
-  virtual std::shared_ptr<Room> find(const std::string& code) = 0;
+  // Looking a room up may take a while (with leases, another node may hold
+  // it and is asked to hand it over), so the answer comes to `done`: at once
+  // on the calling thread when it is at hand, or later on one of the
+  // server's I/O threads. No caller's thread ever waits for another node.
+  // The answer is the room, or an error: room/not_found (no such room, or a
+  // token naming no seat: room/bad_token) or room/busy (the room exists but
+  // another node would not let it go in time; the client may try again).
+  // The error carries no request id.
+  //
+  // The open room with this code.
+  using Found = std::variant<std::shared_ptr<Room>, protocol::Error>;
+  virtual void find(const std::string& code, std::function<void(Found)> done) = 0;
   // The room and seat a seat token (by its keyed hash) belongs to; also a
   // kicked player's token, so the room can answer room/kicked.
   struct TokenSeat {
     std::shared_ptr<Room> room;
     engine::Seat seat = 0;
   };
-  virtual std::optional<TokenSeat> find_token(const TokenHash& hash) = 0;
+  using FoundSeat = std::variant<TokenSeat, protocol::Error>;
+  virtual void find_token(const TokenHash& hash, std::function<void(FoundSeat)> done) = 0;
   // Listed rooms still waiting for players, newest first, at most `limit`.
   virtual std::vector<protocol::LobbyRoom> lobby(std::size_t limit) const = 0;
   // The keyed hash of seat tokens.
   virtual const TokenHasher& hasher() const = 0;
   // Failed joins from an address: a join whose code names no room, or a
-  // resume whose token names no seat, is reported with join_failed; once
+  // resume whose token names no seat, is reported with join_failed (a
+  // room/busy answer is not a failed join); once
   // they are over the rate, joins_refused holds for a while.
   virtual bool joins_refused(const std::string& address) = 0;
   virtual void join_failed(const std::string& address) = 0;

@@ -40,6 +40,8 @@ RoomsHandler::RoomsHandler(boost::asio::io_context& io, const Limits& limits, st
           RoomServices{io, limits, std::move(metrics),
                        hasher ? std::move(hasher) : std::make_shared<const TokenHasher>(), writer})) {}
 
+RoomsHandler::~RoomsHandler() { registry_->stop_lookups(); }
+
 RoomsHandler::Restored RoomsHandler::restore(Store& store) { return registry_->restore_all(store); }
 
 void RoomsHandler::load_on_demand(Store& store) { registry_->load_on_demand(store); }
@@ -60,6 +62,15 @@ void RoomsHandler::on_message(const std::shared_ptr<Connection>& connection, std
   const auto arrived = Room::Clock::now();
   const auto client = find_client(connection->id());
   if (!client) return;
+  {
+    std::lock_guard lock(client->waiting_mutex);
+    if (client->waiting) return client->held_back.push_back({std::string(text), arrived});
+  }
+  handle(client, text, arrived);
+}
+
+bool RoomsHandler::handle(const std::shared_ptr<Client>& client, std::string_view text,
+                          Room::Clock::time_point arrived) {
   auto parsed = protocol::parse_client_message(text, limits_.parse);
   if (auto* error = std::get_if<protocol::Error>(&parsed)) {
     // A join by something that cannot be a room code, or a resume with
@@ -69,17 +80,118 @@ void RoomsHandler::on_message(const std::shared_ptr<Connection>& connection, std
     }
     spdlog::debug("connection {}: refused a frame: {} {}", client->id(), protocol::error_code_name(error->code),
                   error->message);
-    return send(*client, *error);
+    send(*client, *error);
+    return false;
   }
   auto& message = std::get<protocol::ClientMessage>(parsed);
   if (!client->greeted && !std::holds_alternative<protocol::Hello>(message.body)) {
-    return send_error(*client, ErrorCode::kHelloRequired, std::move(message.id));
+    send_error(*client, ErrorCode::kHelloRequired, std::move(message.id));
+    return false;
   }
-  dispatch(client, std::move(message), arrived);
+  return dispatch(client, std::move(message), arrived);
 }
 
-void RoomsHandler::dispatch(const std::shared_ptr<Client>& client, protocol::ClientMessage message,
+void RoomsHandler::look_up(const std::shared_ptr<Client>& client) {
+  std::lock_guard lock(client->waiting_mutex);
+  client->waiting = true;
+}
+
+void RoomsHandler::looked_up(const std::shared_ptr<Client>& client) {
+  for (;;) {
+    Client::HeldBack next;
+    {
+      std::lock_guard lock(client->waiting_mutex);
+      if (client->closed) {
+        client->waiting = false;
+        client->held_back.clear();
+        break;
+      }
+      if (client->held_back.empty()) {
+        client->waiting = false;
+        return;
+      }
+      next = std::move(client->held_back.front());
+      client->held_back.pop_front();
+    }
+    // Still waiting, so what arrives meanwhile queues behind `next`. A
+    // message that looks a room up again answers (and resumes) on its own.
+    if (handle(client, next.text, next.arrived)) return;
+  }
+  // The connection closed while its room was looked up.
+  if (auto room = client->room()) room->disconnect(client);
+}
+
+bool RoomsHandler::closed(const std::shared_ptr<Client>& client) {
+  std::lock_guard lock(client->waiting_mutex);
+  return client->closed;
+}
+
+bool RoomsHandler::dispatch(const std::shared_ptr<Client>& client, protocol::ClientMessage message,
                             Room::Clock::time_point arrived) {
+  auto& id = message.id;
+  if (auto* join = std::get_if<protocol::Join>(&message.body)) {
+    if (client->room()) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id)), false;
+    // Refused whether or not the code is right, so a guesser learns nothing.
+    if (directory().joins_refused(client->address())) {
+      return send_error(*client, ErrorCode::kRoomTooManyAttempts, std::move(id)), false;
+    }
+    look_up(client);
+    const std::string code = join->code;
+    directory().find(code, [this, client, join = std::move(*join),
+                            id = std::move(id)](RoomDirectory::Found found) mutable {
+      if (!closed(client)) joined(client, std::move(join), std::move(id), std::move(found));
+      looked_up(client);
+    });
+    return true;
+  }
+  if (auto* resume = std::get_if<protocol::Resume>(&message.body)) {
+    look_up(client);
+    const TokenHash hash = directory().hasher().hash(resume->token);
+    directory().find_token(hash, [this, client, hash, resume = std::move(*resume),
+                                  id = std::move(id)](RoomDirectory::FoundSeat found) mutable {
+      if (!closed(client)) resumed(client, std::move(resume), hash, std::move(id), std::move(found));
+      looked_up(client);
+    });
+    return true;
+  }
+  dispatch_now(client, message, arrived);
+  return false;
+}
+
+void RoomsHandler::joined(const std::shared_ptr<Client>& client, protocol::Join join,
+                          std::optional<protocol::RequestId> id, RoomDirectory::Found found) {
+  if (auto* error = std::get_if<protocol::Error>(&found)) {
+    // room/busy is no failed join: the room is there, only moving.
+    if (error->code == ErrorCode::kRoomNotFound) directory().join_failed(client->address());
+    error->id = std::move(id);
+    return send(*client, *error);
+  }
+  auto room = std::get<std::shared_ptr<Room>>(std::move(found));
+  client->set_room(room);
+  room->join(client, std::move(join), std::move(id));
+}
+
+void RoomsHandler::resumed(const std::shared_ptr<Client>& client, protocol::Resume resume, const TokenHash& hash,
+                           std::optional<protocol::RequestId> id, RoomDirectory::FoundSeat found) {
+  // A resume is never refused for failed joins: a token cannot be guessed
+  // (192 random bits), and a player behind the same address as a guesser
+  // keeps their seat. An unknown token still counts against the address.
+  if (auto* error = std::get_if<protocol::Error>(&found)) {
+    if (error->code == ErrorCode::kRoomBadToken) directory().join_failed(client->address());
+    error->id = std::move(id);
+    return send(*client, *error);
+  }
+  auto& seat = std::get<RoomDirectory::TokenSeat>(found);
+  // A resume from the seat's own connection is a resync: the events after
+  // last_v, or a fresh snapshot.
+  const auto current = client->room();
+  if (current && current != seat.room) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
+  if (!current) client->set_room(seat.room);
+  seat.room->resume(client, std::move(resume.token), hash, resume.last_v, std::move(id));
+}
+
+void RoomsHandler::dispatch_now(const std::shared_ptr<Client>& client, protocol::ClientMessage& message,
+                                Room::Clock::time_point arrived) {
   auto& id = message.id;
   if (std::holds_alternative<protocol::Hello>(message.body)) {
     client->greeted = true;
@@ -104,38 +216,6 @@ void RoomsHandler::dispatch(const std::shared_ptr<Client>& client, protocol::Cli
     client->set_room(room);
     return room->create(client, std::move(*create), std::move(id));
   }
-  if (auto* join = std::get_if<protocol::Join>(&message.body)) {
-    if (client->room()) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
-    // Refused whether or not the code is right, so a guesser learns nothing.
-    if (directory().joins_refused(client->address())) {
-      return send_error(*client, ErrorCode::kRoomTooManyAttempts, std::move(id));
-    }
-    auto room = directory().find(join->code);
-    if (!room) {
-      directory().join_failed(client->address());
-      return send_error(*client, ErrorCode::kRoomNotFound, std::move(id));
-    }
-    client->set_room(room);
-    return room->join(client, std::move(*join), std::move(id));
-  }
-  if (auto* resume = std::get_if<protocol::Resume>(&message.body)) {
-    const TokenHash hash = directory().hasher().hash(resume->token);
-    auto found = directory().find_token(hash);
-    // A resume is never refused for failed joins: a token cannot be guessed
-    // (192 random bits), and a player behind the same address as a guesser
-    // keeps their seat. An unknown token still counts against the address.
-    if (!found) {
-      directory().join_failed(client->address());
-      return send_error(*client, ErrorCode::kRoomBadToken, std::move(id));
-    }
-    // A resume from the seat's own connection is a resync: the events after
-    // last_v, or a fresh snapshot.
-    const auto current = client->room();
-    if (current && current != found->room) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
-    if (!current) client->set_room(found->room);
-    return found->room->resume(client, std::move(resume->token), hash, resume->last_v, std::move(id));
-  }
-
   auto room = client->room();
   if (!room) return send_error(*client, ErrorCode::kRoomNotInRoom, std::move(id));
   room->handle(client, std::move(message), arrived);
@@ -149,6 +229,14 @@ void RoomsHandler::on_close(const std::shared_ptr<Connection>& connection) {
     if (it == clients_.end()) return;
     client = std::move(it->second);
     clients_.erase(it);
+  }
+  {
+    // Its room is being looked up: the answer disconnects it (looked_up).
+    std::lock_guard lock(client->waiting_mutex);
+    if (client->waiting) {
+      client->closed = true;
+      return;
+    }
   }
   if (auto room = client->room()) room->disconnect(client);
 }

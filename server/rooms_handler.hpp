@@ -6,6 +6,10 @@
 //   it, a frame that parses to anything else gets protocol/hello_required; a
 //   frame that does not parse gets its parse error (bad_json, ...), which says
 //   more; a hello for another version gets protocol/version_mismatch.
+// - A join or resume may wait for its room (another node may hold it, see
+//   RoomDirectory::find) on no thread: the client's later messages wait
+//   behind it, and a room that could not be had in time is room/busy, which
+//   is no failed join.
 // - Every reply and error echoes the request's id. Malformed input gets an
 //   error and the connection stays open (the network layer closes floods).
 // - A connection is in at most one room at a time (room/already_in_room).
@@ -55,6 +59,9 @@ class RoomsHandler : public ConnectionHandler {
                std::string server_version, std::shared_ptr<const TokenHasher> hasher = nullptr,
                RecordSink* writer = nullptr);
 
+  // Stops the registry's lookup threads (Registry::stop_lookups).
+  ~RoomsHandler() override;
+
   void on_open(const std::shared_ptr<Connection>& connection) override;
   void on_message(const std::shared_ptr<Connection>& connection, std::string_view text) override;
   void on_close(const std::shared_ptr<Connection>& connection) override;
@@ -78,7 +85,24 @@ class RoomsHandler : public ConnectionHandler {
 
  private:
   std::shared_ptr<Client> find_client(std::uint64_t id) const;
-  void dispatch(const std::shared_ptr<Client>& client, protocol::ClientMessage message, Room::Clock::time_point arrived);
+  // Handles one frame; true if it began a room lookup, whose answer handles
+  // the messages held back meanwhile (looked_up).
+  bool handle(const std::shared_ptr<Client>& client, std::string_view text, Room::Clock::time_point arrived);
+  bool dispatch(const std::shared_ptr<Client>& client, protocol::ClientMessage message,
+                Room::Clock::time_point arrived);
+  void dispatch_now(const std::shared_ptr<Client>& client, protocol::ClientMessage& message,
+                    Room::Clock::time_point arrived);
+  // A join's or resume's room is being looked up (RoomDirectory::find), which
+  // may answer later from another thread: the client's messages wait meanwhile.
+  void look_up(const std::shared_ptr<Client>& client);
+  // The lookup is answered: the held-back messages are handled, in order, or
+  // the client is disconnected if its connection closed meanwhile.
+  void looked_up(const std::shared_ptr<Client>& client);
+  bool closed(const std::shared_ptr<Client>& client);
+  void joined(const std::shared_ptr<Client>& client, protocol::Join join, std::optional<protocol::RequestId> id,
+              RoomDirectory::Found found);
+  void resumed(const std::shared_ptr<Client>& client, protocol::Resume resume, const TokenHash& hash,
+               std::optional<protocol::RequestId> id, RoomDirectory::FoundSeat found);
 
   const Limits limits_;
   const protocol::Welcome welcome_;

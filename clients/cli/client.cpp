@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <variant>
 
@@ -419,6 +420,7 @@ class Session : public ConnectionHandler {
   }
 
   void on_joined(const protocol::Joined& joined) {
+    busy_since_.reset();
     if (!joined.token.empty()) token_ = joined.token;
     room_code_ = joined.code;
     entered_room();
@@ -491,6 +493,19 @@ class Session : public ConnectionHandler {
     Request kind = Request::kOther;
     if (error.id) {
       if (const auto* id = std::get_if<std::int64_t>(&*error.id); id && requests_.contains(*id)) kind = requests_[*id];
+    }
+    // The room is moving between servers: ask again shortly, as after a
+    // reconnection, for as long as a reconnection would be tried.
+    if (error.code == ErrorCode::kRoomBusy && (kind == Request::kJoin || kind == Request::kResume)) {
+      const auto now = std::chrono::steady_clock::now();
+      if (!busy_since_) busy_since_ = now;
+      if (now - *busy_since_ <= std::chrono::milliseconds(o_.resume_window_ms)) {
+        note(error.message + " Trying again...");
+        connection_->after(std::chrono::milliseconds(500), [this] {
+          if (connection_) enter_room();
+        });
+        return;
+      }
     }
     switch (kind) {
       case Request::kHello: fail(entry_exit_code(error.code), error.message); return;
@@ -694,6 +709,8 @@ class Session : public ConnectionHandler {
   bool reader_owns_terminal_ = false;
   std::vector<std::string> queued_output_;
   bool entered_since_connect_ = false;  // a resync is answered with joined again
+  // Since when joins or resumes have been answered room/busy; reset by joined.
+  std::optional<std::chrono::steady_clock::time_point> busy_since_;
   Connection* connection_ = nullptr;
   Table table_;
   std::optional<RemoteBot> bot_;

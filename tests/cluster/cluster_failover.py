@@ -79,20 +79,18 @@ def asks_so_far(cli):
 def main():
     started = time.monotonic()
     cluster = Cluster(server_binary, nodes=3,
-                      server_flags=[f"--lease-ttl-ms={LEASE_TTL_MS}", f"--bot-delay-ms={THINK_MS}", "--log-level=info", "--threads=4"])
+                      server_flags=[f"--lease-ttl-ms={LEASE_TTL_MS}", f"--bot-delay-ms={THINK_MS}", "--log-level=info"])
     rooms = []
     passed = False
     try:
         rooms = [Room(i, cluster) for i in range(ROOMS)]
-        # One room at a time: the spectator's join (through the proxy, to the
-        # node the code hashes to) usually moves the room from the node that
-        # created it. Many handovers at once between the same nodes stall:
-        # a node waiting for another's lease (Registry::lease) sleeps on the
-        # I/O thread that read the join, so with a few such waits on each
-        # side neither node answers the other's handover until the lease
-        # runs out, and the join is answered room/not_found.
+        # Every spectator at once: their joins (through the proxy, to the
+        # node each code hashes to) move many rooms between the same nodes
+        # at the same time, each node waiting for the others' leases while
+        # it hands its own rooms over. None may be answered room/not_found.
         for room in rooms:
             room.watch(cluster)
+        for room in rooms:
             room.spectator.first("joined")
         for room in rooms:
             room.join(cluster)

@@ -45,7 +45,6 @@ class Room:
         self.code = self.host.first("created")["code"]
         self.watcher = Cli(cli_binary, cluster.ws_url, "--name", "Watcher", "--join", self.code, "--spectate",
                            "--games", "1000")
-        self.watcher.first("joined")
 
     def join(self, cluster):
         self.guest = Cli(cli_binary, cluster.ws_url, "--name", "Guest", "--join", self.code, "--bot", "easy",
@@ -70,14 +69,16 @@ class Room:
 def main():
     started = time.monotonic()
     cluster = Cluster(server_binary, nodes=3,
-                      server_flags=[f"--bot-delay-ms={THINK_MS}", "--log-level=info", "--threads=4"])
+                      server_flags=[f"--bot-delay-ms={THINK_MS}", "--log-level=info"])
     rooms = []
     passed = False
     try:
         rooms = [Room(i, cluster) for i in range(ROOMS)]
-        # One room at a time (see cluster_failover.py).
+        # Every watcher at once (see cluster_failover.py).
         for room in rooms:
             room.watch(cluster)
+        for room in rooms:
+            room.watcher.first("joined")
         for room in rooms:
             room.join(cluster)
         for room in rooms:

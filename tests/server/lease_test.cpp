@@ -10,6 +10,8 @@
 // - A stopped (SIGTERM) releases its leases: B takes the room at once.
 // - /readyz answers 503 while lease renewal cannot reach the database.
 // - A listed room made on A shows in B's lobby until it fills.
+// - B waiting for the rooms of a paused A keeps answering other requests,
+//   then answers those joins room/busy, which are no failed joins.
 // Every case's name mentions PostgreSQL (ctest label cluster).
 #include <doctest/doctest.h>
 #include <libpq-fe.h>
@@ -41,11 +43,15 @@ std::string application(const PostgresDatabase& db, const std::string& node) { r
 
 // A node of the cluster: its own data dir (unused by PostgreSQL), log and id.
 struct Node {
-  Node(const TempDir& dir, const PostgresDatabase& db, const std::string& name, int ttl_ms)
-      : process(dir.path / ("data-" + name), dir.path / (name + ".log"),
-                {"--storage=postgres", "--postgres-url=" + db.url(application(db, name)),
-                 "--node-id=" + name + "-" + db.schema(),
-                 "--lease-ttl-ms=" + std::to_string(ttl_ms)}) {}
+  Node(const TempDir& dir, const PostgresDatabase& db, const std::string& name, int ttl_ms,
+       const std::vector<std::string>& more = {})
+      : process(dir.path / ("data-" + name), dir.path / (name + ".log"), flags(db, name, ttl_ms, more)) {}
+  static std::vector<std::string> flags(const PostgresDatabase& db, const std::string& name, int ttl_ms,
+                                        std::vector<std::string> more) {
+    more.insert(more.begin(), {"--storage=postgres", "--postgres-url=" + db.url(application(db, name)),
+                               "--node-id=" + name + "-" + db.schema(), "--lease-ttl-ms=" + std::to_string(ttl_ms)});
+    return more;
+  }
   ServerProcess process;
   std::uint16_t port() const { return process.port(); }
 };
@@ -281,6 +287,49 @@ TEST_CASE("lease with PostgreSQL: node A paused past its lease while B takes the
   // The game goes on at B from where B took it.
   on_b.reset();
   play_to_the_end(*ann, b.port());
+  CHECK(a.process.stop(SIGTERM) == 0);
+  CHECK(b.process.stop(SIGTERM) == 0);
+}
+
+TEST_CASE("lease with PostgreSQL: node B waiting for the rooms of a paused node A keeps answering, then answers "
+          "room/busy, which is no failed join") {
+  TempDir dir("gofish-lease");
+  PostgresDatabase db;
+  // A holds its rooms long; B gives up on a room after its own TTL and a
+  // second. B has two I/O threads: more joins wait than it has threads.
+  Node a(dir, db, "a", 30'000), b(dir, db, "b", 1'000, {"--threads=2"});
+  // More rooms than the failed joins an address may make at once (10).
+  constexpr int kRooms = 12;
+  std::vector<Seated> hosts;
+  for (int i = 0; i < kRooms; ++i) {
+    hosts.push_back(create_room(a.port(), create_request("Ann", "classic", 3, {{1, protocol::BotLevel::kEasy}})));
+  }
+  REQUIRE(::kill(a.process.pid(), SIGSTOP) == 0);
+  INFO("node B's log:\n" << b.process.log_text());
+
+  std::vector<std::unique_ptr<Peer>> joiners;
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < kRooms; ++i) joiners.push_back(std::make_unique<Peer>(b.port()));
+  Peer other(b.port());
+  for (int i = 0; i < kRooms; ++i) {
+    ids.push_back(joiners[i]->send(protocol::Join{hosts[i].code, "Bob", protocol::JoinAs::kPlayer}));
+  }
+  // While every join waits, B answers other requests at once.
+  std::this_thread::sleep_for(200ms);
+  const auto asked = std::chrono::steady_clock::now();
+  other.expect<protocol::Pong>(protocol::Ping{});
+  CHECK(std::chrono::steady_clock::now() - asked < 500ms);
+
+  for (std::size_t i = 0; i < joiners.size(); ++i) {
+    const auto reply = joiners[i]->reply(ids[i], 10s);
+    const auto* error = std::get_if<protocol::Error>(&reply);
+    REQUIRE(error != nullptr);
+    CHECK(protocol::error_code_name(error->code) == "room/busy");
+  }
+  // Twelve busy rooms later, a wrong code is a failed join, not refused.
+  CHECK(other.error_of(protocol::Join{"ZZZZZ", "Bob", protocol::JoinAs::kPlayer}) == "room/not_found");
+
+  REQUIRE(::kill(a.process.pid(), SIGCONT) == 0);
   CHECK(a.process.stop(SIGTERM) == 0);
   CHECK(b.process.stop(SIGTERM) == 0);
 }

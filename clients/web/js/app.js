@@ -152,6 +152,16 @@ function startPage() {
   goHome();
 }
 
+// A join or resume answered room/busy (the room is moving between servers)
+// is asked again in a moment, as after a reconnection, for about 30 s.
+async function enterRequest(msg) {
+  for (let attempt = 1; ; attempt++) {
+    const reply = await conn.request(msg);
+    if (reply.code !== 'room/busy' || attempt >= 40) return reply;
+    await new Promise((resolve) => { setTimeout(resolve, 750); });
+  }
+}
+
 // Back into the room after a reload or a reconnect: resume the seat (with the
 // last version received, so the server replays only what was missed) or, for a
 // spectator, watch again.
@@ -161,7 +171,7 @@ async function reenter() {
     pacer.clear();
     state.reset();
     receivedV = -1;
-    const reply = await conn.request({ type: 'join', code, name: current.name, as: 'spectator' });
+    const reply = await enterRequest({ type: 'join', code, name: current.name, as: 'spectator' });
     if (reply.type === 'error' && reply.code !== 'client/offline') leftRoom(`Could not watch room ${code} again: ${reply.message}`);
     return;
   }
@@ -169,7 +179,7 @@ async function reenter() {
   if (!seat) { leftRoom(`Your seat in room ${code} is gone.`); return; }
   const msg = { type: 'resume', token: seat.token };
   if (state.room?.code === code && receivedV >= 0) msg.last_v = receivedV;
-  const reply = await conn.request(msg);
+  const reply = await enterRequest(msg);
   if (reply.type !== 'error') {
     if (settings.get('away', '') === code) localStorage.removeItem('gofish.away');
     return;
@@ -493,7 +503,7 @@ async function fetchTranscript(attempt = 0) {
 async function resync(lastV) {
   const seat = current && seatStore.get(current.code);
   if (!seat) return;
-  const reply = await conn.request({ type: 'resume', token: seat.token, last_v: lastV });
+  const reply = await enterRequest({ type: 'resume', token: seat.token, last_v: lastV });
   if (unanswered(reply)) setTimeout(() => resync(lastV), 700);
 }
 
@@ -639,11 +649,11 @@ async function join(code, as, nameInput, errorId) {
   if (!code) { $(errorId).textContent = 'Please type the room code first.'; return; }
   let name = nameFrom(nameInput);
   if (conn.useRoom(code)) await conn.whenWelcomed();
-  let reply = await conn.request({ type: 'join', code, name, as });
+  let reply = await enterRequest({ type: 'join', code, name, as });
   // A made-up name that someone in the room already has: make up another.
   if (reply.code === 'room/name_taken' && !$(nameInput).value.trim()) {
     name = `${name} ${Math.floor(Math.random() * 90) + 10}`;
-    reply = await conn.request({ type: 'join', code, name, as });
+    reply = await enterRequest({ type: 'join', code, name, as });
   }
   if (reply.type === 'error') { $(errorId).textContent = reply.message; return; }
   enteredRoom(reply, name);
