@@ -301,6 +301,8 @@ class Room {
       players_.front()->send_start();
     }
   }
+  void game_finished() { ++games_; }
+  int games() const { return games_; }  // finished in the measuring window
   bool all_joined() const { return joined_ >= run_.options().players - 1; }
   // A seat was closed with 4001: true for the room's first.
   bool note_moved() { return !std::exchange(moved_, true); }
@@ -347,6 +349,7 @@ class Room {
   std::size_t echo_turn_ = 0;
   bool playing_ = false;
   bool moved_ = false;
+  int games_ = 0;
 };
 
 // ------------------------------------------------------------------ Room
@@ -549,6 +552,7 @@ void Player::handle_turn(const protocol::Turn& turn) {
   }
   if (host_ && tracker_->game_over() && tracker_->games_started() > games_counted_) {
     games_counted_ = tracker_->games_started();
+    if (run_.measuring()) room_.game_finished();
     run_.game_over(room_.rules_index());
   }
   // After a resume no game in play may mean a start that never arrived
@@ -816,6 +820,8 @@ nlohmann::json LoadRun::report() const {
   out["errors"] = errors_;
   out["disagreements"] = disagreements_;
   out["refused"] = refused_;
+  out["rooms_finishing_games"] =
+      std::count_if(rooms_.begin(), rooms_.end(), [](const auto& room) { return room->games() > 0; });
   out["moves"] = moves_;
   out["rooms_moved"] = rooms_moved_;
   out["reconnects"] = reconnects_;
