@@ -197,6 +197,8 @@ class LoadRun {
   std::optional<ProcessSample> server_at_end_;
   std::optional<ProcessSample> self_at_start_;
   std::optional<ProcessSample> self_at_end_;
+  std::vector<std::optional<ProcessSample>> watched_at_start_;  // one per options().watch_pids
+  std::vector<std::optional<ProcessSample>> watched_at_end_;
 };
 
 // One connection: a seated player (game and idle runs) or an echo peer.
@@ -781,6 +783,7 @@ void LoadRun::begin_window() {
   games_ = 0;
   for (auto& figures : by_rules_) figures.actions = figures.games = 0;
   if (options_.server_pid) server_at_start_ = sample_process(*options_.server_pid);
+  for (const int pid : options_.watch_pids) watched_at_start_.push_back(sample_process(pid));
   self_at_start_ = sample_self();
 }
 
@@ -788,6 +791,7 @@ void LoadRun::finish() {
   phase_ = Phase::kDone;
   window_end_ = Clock::now();
   if (options_.server_pid) server_at_end_ = sample_process(*options_.server_pid);
+  for (const int pid : options_.watch_pids) watched_at_end_.push_back(sample_process(pid));
   self_at_end_ = sample_self();
   if (!server_at_end_ && options_.server_pid) error("server", "cannot read /proc for the server's process id");
   io_.stop();  // connections are cut when the process ends
@@ -848,6 +852,12 @@ nlohmann::json LoadRun::report() const {
   };
   out["server"] = cpu_figures(server_at_start_, server_at_end_);
   out["client"] = cpu_figures(self_at_start_, self_at_end_);
+  if (!options_.watch_pids.empty()) {
+    out["watched"] = nlohmann::json::object();
+    for (std::size_t i = 0; i < watched_at_end_.size() && i < watched_at_start_.size(); ++i) {
+      out["watched"][std::to_string(options_.watch_pids[i])] = cpu_figures(watched_at_start_[i], watched_at_end_[i]);
+    }
+  }
   if (options_.mode == Mode::kIdle && server_before_run_ && server_at_end_) {
     const auto grown = static_cast<double>(server_at_end_->rss_kib) - static_cast<double>(server_before_run_->rss_kib);
     out["idle"] = {{"rss_before_kib", server_before_run_->rss_kib},
