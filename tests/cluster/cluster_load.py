@@ -34,8 +34,8 @@ def main():
         check(lines, f"gofish-load printed no report (exit {done.returncode})")
         report = json.loads(lines[-1])
         say(f"{report['actions_per_second']:.0f} actions/s, {report['games']} games, rooms moved "
-            f"{report['rooms_moved']}, moves {report['moves']}, resumes {report['resumes']} "
-            f"({report['resume_snapshots']} by snapshot), errors {report['errors']}")
+            f"{report.get('rooms_moved')}, moves {report.get('moves')}, resumes {report.get('resumes')} "
+            f"({report.get('resume_snapshots')} by snapshot), errors {report['errors']}")
         for figure in ("errors", "disagreements", "refused"):
             check(report[figure] == 0, f"{report[figure]} {figure}")
         check(done.returncode == 0, f"gofish-load exited with {done.returncode}")
