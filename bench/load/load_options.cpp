@@ -114,6 +114,9 @@ std::variant<LoadOptions, OptionsExit> parse_options(int argc, const char* const
       ->capture_default_str();
   app.add_option("--server-pid", options.server_pid,
                  "The server's process id: its CPU time and memory are read from /proc");
+  app.add_option("--watch-pid", options.watch_pids,
+                 "Another process whose CPU in the measuring window is reported (repeatable, or a comma list)")
+      ->delimiter(',');
   app.add_option("--source-addresses", options.source_addresses,
                  "Spread connections over local addresses 127.0.0.1..127.0.0.N (past the ephemeral-port limit)")
       ->check(CLI::Range(1, 254))

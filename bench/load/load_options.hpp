@@ -40,6 +40,9 @@ struct LoadOptions {
   double seconds = 10;       // measuring time after the ramp-up (idle: holding time)
   double ramp_seconds = 1;   // rooms are opened evenly over this time
   std::optional<int> server_pid;
+  // Other processes (more servers, a proxy, a database) whose CPU in the
+  // measuring window is reported beside the server's.
+  std::vector<int> watch_pids;
   int source_addresses = 1;  // 127.0.0.1 .. 127.0.0.N as local addresses
   engine::BotLevel bot = engine::BotLevel::kEasy;
   std::uint64_t seed = 0;    // 0: from the operating system

@@ -9,6 +9,16 @@
 // and the copy for the seat to act lists that seat's legal decisions. Each
 // seat also folds its own events into its view (seat_tracker.hpp) and checks
 // every turn against it; a disagreement is an error in the report.
+//
+// Behind a proxy in front of several servers (scripts/cluster.sh) a room can
+// move: the host creates it on whichever server the proxy picks, the guests
+// join at /ws?room=CODE, which the proxy sends to the room's home server,
+// and that server takes the room over; the first server closes the host with
+// 4001 `moved`. A seated player that loses its connection while the run goes
+// on (4001 or otherwise) connects again at /ws?room=CODE and resumes its seat
+// with its token and the last version it saw, folding the replay or starting
+// again from the snapshot. Moves and resumes are counted in the report; any
+// other close is still an error.
 #include <sys/resource.h>
 
 #include <boost/asio/connect.hpp>
@@ -27,6 +37,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/load/latency_histogram.hpp"
@@ -37,6 +48,7 @@
 #include "engine/overloaded.hpp"
 #include "engine/random.hpp"
 #include "engine/rules.hpp"
+#include "protocol/errors.hpp"
 #include "protocol/messages.hpp"
 
 namespace gofish::load {
@@ -118,6 +130,17 @@ class LoadRun {
     error("disagreement", detail);
   }
   std::size_t next_connection_index() { return connections_opened_++; }
+  // A seat's connection was closed with 4001 `moved`; `first_of_room` for
+  // the first such close in its room.
+  void moved(bool first_of_room) {
+    ++moves_;
+    if (first_of_room) ++rooms_moved_;
+  }
+  // A seat's connection ended while the run went on (moved or not); it reconnects.
+  void reconnecting() { ++reconnects_; }
+  // A resume was answered: by replaying events or by a snapshot.
+  void resumed() { ++resumes_; }
+  void resumed_from_snapshot() { ++resume_snapshots_; }
 
  private:
   enum class Phase { kSettingUp, kMeasuring, kDone };
@@ -156,6 +179,12 @@ class LoadRun {
   std::uint64_t refused_ = 0;
   std::uint64_t errors_ = 0;
   std::uint64_t disagreements_ = 0;
+  // Over the whole run, set-up included (rooms move as guests join).
+  std::uint64_t moves_ = 0;
+  std::uint64_t rooms_moved_ = 0;
+  std::uint64_t reconnects_ = 0;
+  std::uint64_t resumes_ = 0;
+  std::uint64_t resume_snapshots_ = 0;
   struct RulesFigures {
     int rooms = 0;
     std::uint64_t actions = 0;  // in the measuring window
@@ -168,6 +197,8 @@ class LoadRun {
   std::optional<ProcessSample> server_at_end_;
   std::optional<ProcessSample> self_at_start_;
   std::optional<ProcessSample> self_at_end_;
+  std::vector<std::optional<ProcessSample>> watched_at_start_;  // one per options().watch_pids
+  std::vector<std::optional<ProcessSample>> watched_at_end_;
 };
 
 // One connection: a seated player (game and idle runs) or an echo peer.
@@ -179,7 +210,6 @@ class Player {
         room_(room),
         index_(index),
         host_(index == 0),
-        ws_(run.io()),
         think_timer_(run.io()),
         rng_(run.next_seed()) {}
 
@@ -191,14 +221,18 @@ class Player {
   void join(const std::string& code);
 
  private:
-  void on_connected(beast::error_code ec);
-  void on_handshake(beast::error_code ec);
+  using Stream = websocket::stream<tcp::socket>;
+  void on_connected(const std::shared_ptr<Stream>& ws, beast::error_code ec);
+  void on_handshake(const std::shared_ptr<Stream>& ws, beast::error_code ec);
   void read();
-  void on_read(beast::error_code ec);
+  void on_read(const std::shared_ptr<Stream>& ws, beast::error_code ec);
+  // The connection ended while the run goes on: a seated player resumes.
+  void lost(beast::error_code ec);
   void handle(const protocol::ServerMessage& message);
   void handle_event(const protocol::EventMessage& message);
   void handle_turn(const protocol::Turn& turn);
   void handle_error(const protocol::Error& error);
+  void handle_joined(const protocol::Joined& joined);
   void check(const std::optional<std::string>& disagreement) {
     if (disagreement) run_.disagreement(*disagreement);
   }
@@ -216,7 +250,10 @@ class Player {
   Room& room_;
   const int index_;
   const bool host_;
-  websocket::stream<tcp::socket> ws_;
+  // A new stream for each connection; a handler of an earlier one holds that
+  // one alive and finds it is no longer ws_.
+  std::shared_ptr<Stream> ws_;
+  bool live_ = false;  // ws_ is open and greeted: sends go out
   beast::flat_buffer in_;
   std::string out_;  // the message being written
   std::deque<std::string> queued_;
@@ -229,6 +266,9 @@ class Player {
   engine::Rng rng_;
   std::int64_t next_id_ = 1;
   std::optional<SeatTracker> tracker_;  // once seated
+  std::string token_;                   // the seat's token, once seated
+  bool replaying_ = false;              // reconnecting: the turn that ends the resume's answer has not come yet
+  int games_counted_ = 0;               // the host counts each game's end once
   std::unique_ptr<engine::Bot> bot_;    // for the game under way
   bool asking_ = false;                 // a decision (or echo) is on its way; its first event is due
   Clock::time_point sent_at_;
@@ -263,6 +303,11 @@ class Room {
       players_.front()->send_start();
     }
   }
+  void game_finished() { ++games_; }
+  int games() const { return games_; }  // finished in the measuring window
+  bool all_joined() const { return joined_ >= run_.options().players - 1; }
+  // A seat was closed with 4001: true for the room's first.
+  bool note_moved() { return !std::exchange(moved_, true); }
   void first_game_started() {
     if (!playing_) run_.room_ready();
     playing_ = true;
@@ -305,6 +350,8 @@ class Room {
   int connected_ = 0;
   std::size_t echo_turn_ = 0;
   bool playing_ = false;
+  bool moved_ = false;
+  int games_ = 0;
 };
 
 // ------------------------------------------------------------------ Room
@@ -329,45 +376,50 @@ const protocol::ServerMessage* Room::parse(std::string_view frame) {
 void Player::connect() {
   run_.request_connect([this] {
     connect_started_ = Clock::now();
-    auto& socket = ws_.next_layer();
+    ws_ = std::make_shared<Stream>(run_.io());
+    auto& socket = ws_->next_layer();
     beast::error_code ec;
     socket.open(tcp::v4(), ec);
     if (!ec) socket.bind(run_.source_for(run_.next_connection_index()), ec);
-    if (ec) return on_connected(ec);
-    socket.async_connect(run_.server(), [this](beast::error_code connect_ec) { on_connected(connect_ec); });
+    if (ec) return on_connected(ws_, ec);
+    socket.async_connect(run_.server(),
+                         [this, ws = ws_](beast::error_code connect_ec) { on_connected(ws, connect_ec); });
   });
 }
 
-void Player::on_connected(beast::error_code ec) {
+void Player::on_connected(const std::shared_ptr<Stream>& ws, beast::error_code ec) {
   if (ec) {
     run_.connect_finished(false);
     return fail("connect", ec);
   }
-  ws_.next_layer().set_option(tcp::no_delay(true), ec);
-  ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
-  // Guests connect once the host has created the room, so they know its code.
+  ws->next_layer().set_option(tcp::no_delay(true), ec);
+  ws->set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
+  // Guests connect once the host has created the room, so they know its
+  // code; a player that reconnects knows it too.
   const std::string path =
-      host_ || room_.code().empty() ? run_.options().target.path : room_path(run_.options().target, room_.code());
-  ws_.async_handshake(run_.host_header(), path,
-                      [this](beast::error_code handshake_ec) { on_handshake(handshake_ec); });
+      room_.code().empty() ? run_.options().target.path : room_path(run_.options().target, room_.code());
+  ws->async_handshake(run_.host_header(), path,
+                      [this, ws](beast::error_code handshake_ec) { on_handshake(ws, handshake_ec); });
 }
 
-void Player::on_handshake(beast::error_code ec) {
+void Player::on_handshake(const std::shared_ptr<Stream>& ws, beast::error_code ec) {
   run_.connect_finished(!ec);
   if (ec) return fail("handshake", ec);
-  ws_.text(true);
+  ws->text(true);
+  live_ = true;
   read();
   if (run_.options().mode == Mode::kEcho) return room_.echo_connected();
   send(encode(protocol::Hello{protocol::kProtocolVersion, "gofish-load"}));
 }
 
 void Player::read() {
-  ws_.async_read(in_, [this](beast::error_code ec, std::size_t) { on_read(ec); });
+  ws_->async_read(in_, [this, ws = ws_](beast::error_code ec, std::size_t) { on_read(ws, ec); });
 }
 
-void Player::on_read(beast::error_code ec) {
+void Player::on_read(const std::shared_ptr<Stream>& ws, beast::error_code ec) {
+  if (ws != ws_) return;  // an earlier connection's last read
   if (ec) {
-    if (!run_.stopping()) fail("read", ec);
+    if (!run_.stopping()) lost(ec);
     return;
   }
   const auto data = in_.data();
@@ -389,7 +441,9 @@ void Player::on_read(beast::error_code ec) {
 
 void Player::handle(const protocol::ServerMessage& message) {
   if (std::holds_alternative<protocol::Welcome>(message)) {
-    if (host_) {
+    if (!token_.empty()) {
+      send(encode(protocol::Resume{token_, tracker_->last_v()}));
+    } else if (host_) {
       protocol::CreateRoom create;
       create.name = "Player 0";
       create.settings.rules = room_.rules();
@@ -400,13 +454,18 @@ void Player::handle(const protocol::ServerMessage& message) {
     }
   } else if (const auto* created = std::get_if<protocol::Created>(&message)) {
     tracker_.emplace(created->seat, room_.rules(), run_.options().players);
+    token_ = created->token;
     room_.created(created->code);
   } else if (const auto* joined = std::get_if<protocol::Joined>(&message)) {
-    tracker_.emplace(joined->seat.value_or(0), room_.rules(), run_.options().players);
-    room_.joined();
+    handle_joined(*joined);
   } else if (const auto* snapshot = std::get_if<protocol::RoomSnapshot>(&message)) {
     if (!tracker_) return run_.error("room", "a room snapshot before the seat was known");
-    check(tracker_->snapshot(snapshot->v));
+    if (!replaying_) return check(tracker_->snapshot(snapshot->v));
+    run_.resumed_from_snapshot();
+    check(tracker_->resync(*snapshot));
+    // The bot starts again from what the snapshot shows.
+    if (snapshot->game) bot_ = engine::make_bot(run_.options().bot, room_.rules(), snapshot->game->players,
+                                                 tracker_->seat());
   } else if (const auto* event = std::get_if<protocol::EventMessage>(&message)) {
     handle_event(*event);
   } else if (const auto* turn = std::get_if<protocol::Turn>(&message)) {
@@ -414,8 +473,45 @@ void Player::handle(const protocol::ServerMessage& message) {
   } else if (const auto* error = std::get_if<protocol::Error>(&message)) {
     handle_error(*error);
   } else if (const auto* closing = std::get_if<protocol::Closing>(&message)) {
-    run_.error("closing", closing->message);
+    // `moved` is counted when the close itself arrives.
+    if (closing->reason != protocol::CloseReason::kMoved) run_.error("closing", closing->message);
   }
+}
+
+void Player::handle_joined(const protocol::Joined& joined) {
+  if (!joined.resumed) {
+    tracker_.emplace(joined.seat.value_or(0), room_.rules(), run_.options().players);
+    token_ = joined.token;
+    return room_.joined();
+  }
+  if (!tracker_ || joined.seat != tracker_->seat()) return run_.error("resume", "the resume answered for another seat");
+  run_.resumed();
+}
+
+// Seated: connect again at /ws?room=CODE and resume (on `welcome`). The
+// decision on its way, if any, is not timed: its events come in the replay,
+// or the turn after the resume offers the decision again.
+void Player::lost(beast::error_code ec) {
+  const bool closed = ec == websocket::error::closed;
+  const int code = closed ? static_cast<int>(ws_->reason().code) : 0;
+  const bool moved = code == static_cast<int>(protocol::close_code(protocol::CloseReason::kMoved));
+  if (token_.empty() || failed_) return fail("read", ec);
+  if (moved) {
+    run_.moved(room_.note_moved());
+  } else {
+    run_.error("closed", closed ? "close code " + std::to_string(code) + " " + std::string(ws_->reason().reason.data(), ws_->reason().reason.size())
+                                : ec.message());
+  }
+  run_.reconnecting();
+  live_ = false;
+  writing_ = false;
+  queued_.clear();
+  asking_ = false;
+  thinking_ = false;
+  replaying_ = true;  // from now until the resume's turn
+  think_timer_.cancel();
+  in_.consume(in_.size());
+  connect();
 }
 
 void Player::join(const std::string& code) {
@@ -436,6 +532,7 @@ void Player::handle_event(const protocol::EventMessage& message) {
   }
   if (bot_) bot_->observe(*event);
   const bool mine = opens_decision_of(*event, tracker_->seat(), room_.rules().table_rules);
+  if (replaying_) return;  // decisions made before the resume, this seat's or a bot's for it
   if (asking_) {
     asking_ = false;
     if (!mine) return run_.error("event", "the first event after this player's decision is not that decision's");
@@ -450,14 +547,21 @@ void Player::handle_event(const protocol::EventMessage& message) {
 void Player::handle_turn(const protocol::Turn& turn) {
   if (!tracker_) return run_.error("turn", "a turn before the seat was known");
   check(tracker_->turn(turn));
+  const bool after_resume = std::exchange(replaying_, false);
   if (asking_) {
     asking_ = false;
     run_.error("turn", "a turn before any event of this player's decision");
   }
-  if (tracker_->game_over() && host_) {
+  if (host_ && tracker_->game_over() && tracker_->games_started() > games_counted_) {
+    games_counted_ = tracker_->games_started();
+    if (run_.measuring()) room_.game_finished();
     run_.game_over(room_.rules_index());
-    if (!run_.stopping()) send_start();
   }
+  // After a resume no game in play may mean a start that never arrived
+  // (sent as the connection closed, or due while it was down).
+  const bool start = after_resume ? !turn.seat && room_.all_joined() && run_.options().mode == Mode::kGame
+                                  : tracker_->game_over();
+  if (host_ && start && !run_.stopping()) send_start();
   maybe_decide();
 }
 
@@ -471,7 +575,11 @@ void Player::handle_error(const protocol::Error& error) {
   }
 }
 
-void Player::send_start() { send(encode(protocol::Start{})); }
+// While a resume is answered the start waits: the turn that ends the answer
+// shows whether a game is in play.
+void Player::send_start() {
+  if (!replaying_) send(encode(protocol::Start{}));
+}
 
 void Player::think_then(void (Player::*act)()) {
   if (run_.options().think_ms == 0) return (this->*act)();
@@ -484,13 +592,13 @@ void Player::think_then(void (Player::*act)()) {
 }
 
 void Player::maybe_decide() {
-  if (asking_ || thinking_ || run_.stopping() || !tracker_->to_act()) return;
+  if (asking_ || thinking_ || replaying_ || run_.stopping() || !tracker_->to_act()) return;
   think_then(&Player::decide);
 }
 
 // From the seat's own view, with the legal decisions the server sent.
 void Player::decide() {
-  if (!tracker_->to_act()) return;
+  if (!tracker_->to_act() || !live_) return;
   if (!bot_) return run_.error("bot", "a turn to act before the deal");
   engine::View view = tracker_->view();
   view.legal = tracker_->legal();
@@ -513,7 +621,7 @@ void Player::send_echo() {
 }
 
 void Player::send(std::string text) {
-  if (failed_) return;
+  if (failed_ || !live_) return;  // a player that reconnects resumes, and then acts on its turn
   if (writing_) {
     queued_.push_back(std::move(text));
     return;
@@ -524,9 +632,11 @@ void Player::send(std::string text) {
 
 void Player::write_next() {
   writing_ = true;
-  ws_.async_write(net::buffer(out_), [this](beast::error_code ec, std::size_t) {
+  ws_->async_write(net::buffer(out_), [this, ws = ws_](beast::error_code ec, std::size_t) {
+    if (ws != ws_ || !live_) return;  // an earlier connection's
     writing_ = false;
-    if (ec) return fail("write", ec);
+    // A seated player's read reports the end of its connection, with the close code.
+    if (ec) return token_.empty() ? fail("write", ec) : void();
     if (queued_.empty()) return;
     out_ = std::move(queued_.front());
     queued_.pop_front();
@@ -538,8 +648,9 @@ void Player::fail(std::string_view what, beast::error_code ec) {
   if (failed_) return;
   failed_ = true;
   if (!run_.stopping()) run_.error(what, ec.message());
+  live_ = false;
   beast::error_code ignored;
-  ws_.next_layer().close(ignored);
+  if (ws_) ws_->next_layer().close(ignored);
 }
 
 // ------------------------------------------------------------------ LoadRun
@@ -614,7 +725,8 @@ int LoadRun::run() {
     std::cout << "gofish-load " << to_string(options_.mode) << ": " << report_json["actions_per_second"]
               << " actions/s, p99 " << report_json["latency_us"]["p99"] << " us, " << report_json["connections"]
               << " connections, " << report_json["errors"] << " errors, " << report_json["refused"]
-              << " refused\n";
+              << " refused, " << report_json["rooms_moved"] << " rooms moved, " << report_json["resumes"]
+              << " resumes\n";
   }
   std::cout << report_json.dump() << std::endl;
   return errors_ == 0 && refused_ == 0 ? 0 : 1;
@@ -671,6 +783,7 @@ void LoadRun::begin_window() {
   games_ = 0;
   for (auto& figures : by_rules_) figures.actions = figures.games = 0;
   if (options_.server_pid) server_at_start_ = sample_process(*options_.server_pid);
+  for (const int pid : options_.watch_pids) watched_at_start_.push_back(sample_process(pid));
   self_at_start_ = sample_self();
 }
 
@@ -678,6 +791,7 @@ void LoadRun::finish() {
   phase_ = Phase::kDone;
   window_end_ = Clock::now();
   if (options_.server_pid) server_at_end_ = sample_process(*options_.server_pid);
+  for (const int pid : options_.watch_pids) watched_at_end_.push_back(sample_process(pid));
   self_at_end_ = sample_self();
   if (!server_at_end_ && options_.server_pid) error("server", "cannot read /proc for the server's process id");
   io_.stop();  // connections are cut when the process ends
@@ -710,6 +824,13 @@ nlohmann::json LoadRun::report() const {
   out["errors"] = errors_;
   out["disagreements"] = disagreements_;
   out["refused"] = refused_;
+  out["rooms_finishing_games"] =
+      std::count_if(rooms_.begin(), rooms_.end(), [](const auto& room) { return room->games() > 0; });
+  out["moves"] = moves_;
+  out["rooms_moved"] = rooms_moved_;
+  out["reconnects"] = reconnects_;
+  out["resumes"] = resumes_;
+  out["resume_snapshots"] = resume_snapshots_;
   // Per preset (a room's rules): rooms, and the actions and games of the window.
   if (options_.mode != Mode::kEcho) {
     out["presets"] = nlohmann::json::object();
@@ -731,6 +852,12 @@ nlohmann::json LoadRun::report() const {
   };
   out["server"] = cpu_figures(server_at_start_, server_at_end_);
   out["client"] = cpu_figures(self_at_start_, self_at_end_);
+  if (!options_.watch_pids.empty()) {
+    out["watched"] = nlohmann::json::object();
+    for (std::size_t i = 0; i < watched_at_end_.size() && i < watched_at_start_.size(); ++i) {
+      out["watched"][std::to_string(options_.watch_pids[i])] = cpu_figures(watched_at_start_[i], watched_at_end_[i]);
+    }
+  }
   if (options_.mode == Mode::kIdle && server_before_run_ && server_at_end_) {
     const auto grown = static_cast<double>(server_at_end_->rss_kib) - static_cast<double>(server_before_run_->rss_kib);
     out["idle"] = {{"rss_before_kib", server_before_run_->rss_kib},

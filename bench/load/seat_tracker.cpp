@@ -28,7 +28,7 @@ bool same_decisions(const engine::LegalDecisions& a, const engine::LegalDecision
 }
 
 SeatTracker::SeatTracker(engine::Seat seat, const engine::Rules& rules, int players)
-    : seat_(seat), game_(rules, engine::Viewer::of(seat), players) {}
+    : seat_(seat), players_(players), game_(rules, engine::Viewer::of(seat), players) {}
 
 std::optional<std::string> SeatTracker::snapshot(std::int64_t v) {
   std::optional<std::string> problem;
@@ -48,6 +48,7 @@ std::optional<std::string> SeatTracker::observe(std::int64_t v, const protocol::
     game_over_ = false;
     game_.apply(*game_event);
     if (std::holds_alternative<engine::GameStarted>(*game_event)) {
+      ++games_started_;
       in_play_ = true;
       ended_ = false;
     } else if (std::holds_alternative<engine::GameOver>(*game_event)) {
@@ -55,6 +56,28 @@ std::optional<std::string> SeatTracker::observe(std::int64_t v, const protocol::
       ended_ = true;
     }
   }
+  return problem;
+}
+
+std::optional<std::string> SeatTracker::resync(const protocol::RoomSnapshot& snapshot) {
+  std::optional<std::string> problem;
+  if (snapshot.you != seat_) {
+    problem = "a room snapshot for " + seat_text(snapshot.you) + " sent to seat " + std::to_string(seat_);
+  } else if (v_ && snapshot.v < *v_) {
+    problem = "a room snapshot at v " + std::to_string(snapshot.v) + " after the event at v " + std::to_string(*v_);
+  }
+  v_ = snapshot.v;
+  const engine::Rules rules = game_.rules();
+  if (snapshot.game) {
+    game_ = engine::EventView(rules, *snapshot.game);
+  } else {
+    game_ = engine::EventView(rules, engine::Viewer::of(seat_), players_);
+  }
+  in_play_ = snapshot.state == protocol::RoomState::kPlaying;
+  ended_ = snapshot.state == protocol::RoomState::kOver;
+  to_act_ = false;
+  game_over_ = false;
+  games_started_ = snapshot.game_number;
   return problem;
 }
 

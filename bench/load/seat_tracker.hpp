@@ -40,6 +40,19 @@ class SeatTracker {
   std::optional<std::string> observe(std::int64_t v, const protocol::RoomEvent& event);
   // A turn: the end of a decision's (or a deal's) events.
   std::optional<std::string> turn(const protocol::Turn& turn);
+  // The room snapshot that answers a resume instead of a replay (the gap was
+  // too long, or the room moved to a server without its history): the events
+  // in between are not coming, so the seat's picture starts again from the
+  // snapshot, in the middle of a game or not. Reported: a snapshot for another
+  // seat, or one behind a version already seen.
+  std::optional<std::string> resync(const protocol::RoomSnapshot& snapshot);
+
+  // The last room version seen: what a resume sends as last_v.
+  std::optional<std::int64_t> last_v() const { return v_; }
+  // Games started in the room so far, as far as this seat knows (a resync
+  // takes the snapshot's count), so a game that ended is counted once even
+  // when its end is seen again after a resume.
+  int games_started() const { return games_started_; }
 
   // The last turn gave this seat decisions, and none has been made since.
   bool to_act() const { return to_act_; }
@@ -54,12 +67,14 @@ class SeatTracker {
 
  private:
   engine::Seat seat_;
+  int players_;
   engine::EventView game_;
   std::optional<std::int64_t> v_;  // the last room version seen
   bool in_play_ = false;           // a game was dealt and is not over
   bool ended_ = false;             // a game ended and its turn has not come yet
   bool to_act_ = false;
   bool game_over_ = false;
+  int games_started_ = 0;
   engine::LegalDecisions legal_;
 };
 

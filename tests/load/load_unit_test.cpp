@@ -336,6 +336,63 @@ TEST_CASE("seat tracker: a turn that disagrees with the seat's events is reporte
   }
 }
 
+// The snapshot that answers a resume (gofish-load after a room moved, when
+// the new server has no history to replay): the seat starts again from it in
+// the middle of a game, acts on the turn that follows, and plays to the end
+// with no disagreement; a snapshot for another seat or behind what the seat
+// has seen is reported.
+TEST_CASE("seat tracker: a resume answered by a snapshot mid-game resets the seat, which plays on") {
+  for (const bool table_rules : {false, true}) {
+    CAPTURE(table_rules);
+    engine::Rules rules = *engine::preset("classic");
+    rules.table_rules = table_rules;
+    constexpr int kPlayers = 3;
+    WireTable table(rules, kPlayers, table_rules ? 11 : 12);
+    table.deal();
+    for (int i = 0; i < 5 && table.play_one(); ++i) {
+    }
+    REQUIRE(!table.game().over());
+    const engine::Seat seat = 1;
+    const auto snapshot_for = [&](engine::Seat you, std::int64_t v) {
+      protocol::RoomSnapshot snapshot;
+      snapshot.v = v;
+      snapshot.code = "K7QXM";
+      snapshot.settings.rules = rules;
+      snapshot.settings.seats = kPlayers;
+      snapshot.seats.resize(kPlayers);
+      snapshot.state = protocol::RoomState::kPlaying;
+      snapshot.you = you;
+      snapshot.game_number = 1;
+      snapshot.game = engine::view_of(table.game(), engine::Viewer::of(you));
+      return WireTable::wire(snapshot);
+    };
+
+    // A seat that missed the last decisions: a fresh tracker, as after a gap.
+    SeatTracker behind(seat, rules, kPlayers);
+    CHECK(!behind.snapshot(0));
+    SeatTracker& tracker = table.trackers()[seat];
+    tracker = behind;
+    CHECK(!tracker.resync(snapshot_for(seat, table.v())));
+    CHECK(tracker.last_v() == table.v());
+    CHECK(tracker.games_started() == 1);
+    CHECK(tracker.view() == engine::view_of(table.game(), engine::Viewer::of(seat)));
+    CHECK(!tracker.turn(WireTable::wire(table.turn_for(seat))));
+    CHECK(tracker.to_act() == (table.game().to_act() == seat));
+    while (table.play_one()) {
+      REQUIRE(table.decisions() < 100000);
+    }
+    CHECK(tracker.game_over());
+    CHECK(tracker.view() == engine::view_of(table.game(), engine::Viewer::of(seat)));
+    CHECK(table.problems().empty());
+    if (!table.problems().empty()) MESSAGE(table.problems().front());
+
+    SeatTracker other = tracker;
+    CHECK(other.resync(snapshot_for(2, table.v())));
+    other = tracker;
+    CHECK(other.resync(snapshot_for(seat, table.v() - 1)));
+  }
+}
+
 TEST_CASE("seat tracker: same_decisions reads the wire's compact form") {
   engine::LegalDecisions engine_side;
   engine_side.seat = 2;
