@@ -192,7 +192,7 @@ up() {
     local args=(
       "$server" --storage postgres --postgres-url "$postgres_url" --node-id "node$k"
       --bind 127.0.0.1 --port "$port" --data-dir "$dir/node$k" --web-root "$root/clients/web"
-      --trusted-proxy 127.0.0.1
+      --trusted-proxy 127.0.0.2
       --max-connections-per-address 1000 --max-sockets-per-address 2000 --max-rooms-per-address 200
       --room-create-rate 100 --room-create-burst 200 --failed-join-rate 100 --failed-join-burst 200
       "${extra[@]}"
@@ -253,6 +253,10 @@ frontend gofish
     default_backend nodes
 
 backend nodes
+    # HAProxy reaches the nodes from 127.0.0.2, the one address they trust
+    # for PROXY headers; the script and the tests still reach a node
+    # directly from 127.0.0.1, with no header.
+    source 127.0.0.2
     balance url_param room
     hash-type consistent
     option httpchk GET /readyz
