@@ -445,6 +445,31 @@ PostgresStore::Result checked(PGconn* conn, PGresult* raw, const std::string& wh
   return result;
 }
 
+// The rooms of a kOpenRooms or kWaitingRooms result (code, settings,
+// created_ms, v), with no seats or game yet.
+std::vector<StoredRoom> rooms_of(const PostgresStore::Result& rows) {
+  std::vector<StoredRoom> rooms;
+  for (int i = 0; i < rows.rows(); ++i) {
+    StoredRoom room;
+    room.room = rows.bytes(i, 0);
+    room.settings = rows.bytes(i, 1);
+    room.created_ms = rows.integer(i, 2);
+    room.v = rows.integer(i, 3);
+    rooms.push_back(std::move(room));
+  }
+  return rooms;
+}
+
+// The seats of a kRoomSeats result (seat, state, token_hash).
+std::vector<StoredSeat> seats_of(const PostgresStore::Result& rows) {
+  std::vector<StoredSeat> seats;
+  for (int i = 0; i < rows.rows(); ++i) {
+    seats.push_back(StoredSeat{static_cast<int>(rows.integer(i, 0)), rows.bytes(i, 1),
+                               rows.null(i, 2) ? std::string() : rows.bytes(i, 2)});
+  }
+  return seats;
+}
+
 }  // namespace
 
 PostgresStore::PostgresStore(const std::string& url, MissingTokenKey missing_key)
@@ -833,22 +858,9 @@ void PostgresStore::truncate_decisions(const std::string& game_id, std::int64_t 
 std::vector<StoredRoom> PostgresStore::load_open_rooms() {
   std::lock_guard lock(mutex_);
   return with_retry([&] {
-    std::vector<StoredRoom> rooms;
-    const Result room_rows = run(step(kOpenRooms));
-    for (int i = 0; i < room_rows.rows(); ++i) {
-      StoredRoom room;
-      room.room = room_rows.bytes(i, 0);
-      room.settings = room_rows.bytes(i, 1);
-      room.created_ms = room_rows.integer(i, 2);
-      room.v = room_rows.integer(i, 3);
-      rooms.push_back(std::move(room));
-    }
+    std::vector<StoredRoom> rooms = rooms_of(run(step(kOpenRooms)));
     for (auto& room : rooms) {
-      const Result seats = run(step(kRoomSeats, room.room));
-      for (int i = 0; i < seats.rows(); ++i) {
-        room.seats.push_back(StoredSeat{static_cast<int>(seats.integer(i, 0)), seats.bytes(i, 1),
-                                        seats.null(i, 2) ? std::string() : seats.bytes(i, 2)});
-      }
+      room.seats = seats_of(run(step(kRoomSeats, room.room)));
       const Result games = run(step(kLatestGame, room.room));
       if (games.rows() == 0) continue;
       StoredGame game;
@@ -880,23 +892,8 @@ std::vector<StoredRoom> PostgresStore::load_open_rooms() {
 std::vector<StoredRoom> PostgresStore::waiting_rooms(std::size_t limit) {
   std::lock_guard lock(mutex_);
   return with_retry([&] {
-    std::vector<StoredRoom> rooms;
-    const Result room_rows = run(step(kWaitingRooms, static_cast<std::int64_t>(limit)));
-    for (int i = 0; i < room_rows.rows(); ++i) {
-      StoredRoom room;
-      room.room = room_rows.bytes(i, 0);
-      room.settings = room_rows.bytes(i, 1);
-      room.created_ms = room_rows.integer(i, 2);
-      room.v = room_rows.integer(i, 3);
-      rooms.push_back(std::move(room));
-    }
-    for (auto& room : rooms) {
-      const Result seats = run(step(kRoomSeats, room.room));
-      for (int i = 0; i < seats.rows(); ++i) {
-        room.seats.push_back(StoredSeat{static_cast<int>(seats.integer(i, 0)), seats.bytes(i, 1),
-                                        seats.null(i, 2) ? std::string() : seats.bytes(i, 2)});
-      }
-    }
+    std::vector<StoredRoom> rooms = rooms_of(run(step(kWaitingRooms, static_cast<std::int64_t>(limit))));
+    for (auto& room : rooms) room.seats = seats_of(run(step(kRoomSeats, room.room)));
     return rooms;
   });
 }

@@ -176,6 +176,21 @@ std::string column_blob(sqlite3_stmt* stmt, int column) {
   return blob ? std::string(blob, static_cast<std::size_t>(sqlite3_column_bytes(stmt, column))) : std::string();
 }
 
+// A room from a row of (code, settings, created_ms, v), with no seats or game yet.
+StoredRoom room_of(sqlite3_stmt* stmt) {
+  StoredRoom room;
+  room.room = column_text(stmt, 0);
+  room.settings = column_text(stmt, 1);
+  room.created_ms = sqlite3_column_int64(stmt, 2);
+  room.v = sqlite3_column_int64(stmt, 3);
+  return room;
+}
+
+// A seat from a row of (seat, state, token_hash).
+StoredSeat seat_of(sqlite3_stmt* stmt) {
+  return StoredSeat{sqlite3_column_int(stmt, 0), column_text(stmt, 1), column_blob(stmt, 2)};
+}
+
 }  // namespace
 
 SqliteStore::SqliteStore(const std::filesystem::path& file, SyncMode sync, MissingTokenKey missing_key)
@@ -447,37 +462,17 @@ std::vector<StoredRoom> SqliteStore::waiting_rooms(std::size_t limit) {
   Statement room_rows(db_,
                       "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL AND NOT EXISTS "
                       "(SELECT 1 FROM games WHERE games.room = rooms.code) ORDER BY created_ms DESC, code LIMIT ?");
-  room_rows.each(
-      [&](sqlite3_stmt* stmt) {
-        StoredRoom room;
-        room.room = column_text(stmt, 0);
-        room.settings = column_text(stmt, 1);
-        room.created_ms = sqlite3_column_int64(stmt, 2);
-        room.v = sqlite3_column_int64(stmt, 3);
-        rooms.push_back(std::move(room));
-      },
-      static_cast<std::int64_t>(limit));
+  room_rows.each([&](sqlite3_stmt* stmt) { rooms.push_back(room_of(stmt)); }, static_cast<std::int64_t>(limit));
   Statement seat_rows(db_, "SELECT seat, state, token_hash FROM seats WHERE room = ? ORDER BY seat");
   for (auto& room : rooms) {
-    seat_rows.each(
-        [&](sqlite3_stmt* stmt) {
-          room.seats.push_back(StoredSeat{sqlite3_column_int(stmt, 0), column_text(stmt, 1), column_blob(stmt, 2)});
-        },
-        room.room);
+    seat_rows.each([&](sqlite3_stmt* stmt) { room.seats.push_back(seat_of(stmt)); }, room.room);
   }
   return rooms;
 }
 
 std::vector<StoredRoom> SqliteStore::load_rooms_locked(const std::optional<std::string>& code) {
   std::vector<StoredRoom> rooms;
-  const auto take_room = [&](sqlite3_stmt* stmt) {
-    StoredRoom room;
-    room.room = column_text(stmt, 0);
-    room.settings = column_text(stmt, 1);
-    room.created_ms = sqlite3_column_int64(stmt, 2);
-    room.v = sqlite3_column_int64(stmt, 3);
-    rooms.push_back(std::move(room));
-  };
+  const auto take_room = [&](sqlite3_stmt* stmt) { rooms.push_back(room_of(stmt)); };
   if (code) {
     Statement room_row(db_, "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL AND code = ?");
     room_row.each(take_room, *code);
@@ -495,11 +490,7 @@ std::vector<StoredRoom> SqliteStore::load_rooms_locked(const std::optional<std::
   std::unordered_map<std::string, StoredRoom*> by_game;
   std::optional<std::int64_t> first;
   for (auto& room : rooms) {
-    seat_rows.each(
-        [&](sqlite3_stmt* stmt) {
-          room.seats.push_back(StoredSeat{sqlite3_column_int(stmt, 0), column_text(stmt, 1), column_blob(stmt, 2)});
-        },
-        room.room);
+    seat_rows.each([&](sqlite3_stmt* stmt) { room.seats.push_back(seat_of(stmt)); }, room.room);
     game_rows.each(
         [&](sqlite3_stmt* stmt) {
           StoredGame game;
