@@ -227,10 +227,15 @@ up() {
 # for the compose file (see the comments there).
 write_haproxy_config() {
   local proxy_port=$1 stats_port=$2 nodes=$3 k
+  # HAProxy refuses to start if it cannot have two descriptors a connection
+  # (a container's 4096 is too few for 4096 connections): fit the limit.
+  local fds maxconn=4096
+  fds=$(ulimit -n)
+  if [[ $fds != unlimited ]] && ((fds < 2 * maxconn + 256)); then maxconn=$(((fds - 256) / 2)); fi
   cat <<EOF
 # Written by scripts/cluster.sh (see docker/haproxy.cfg for the reasons).
 global
-    maxconn 4096
+    maxconn $maxconn
     log stdout format raw local0 info
 
 defaults

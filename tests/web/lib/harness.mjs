@@ -130,14 +130,18 @@ export async function clickAsk(page) {
     return offer.ask ? { ask: true } : null;
   });
   if (!plan) return false;
+  // The page's choices can lag its buttons by a moment: just after an
+  // answer, choices() may still offer the answer whose buttons are gone.
+  // Such a click gives up after a short wait (not Playwright's 30 s, which
+  // stalled table-rules games past their deadline) and the next look decides.
+  const quick = { timeout: 2000 };
   if (plan.answer) {
-    await page.click(`#actions [data-answer="${plan.answer}"]`);
-    return true;
+    return page.click(`#actions [data-answer="${plan.answer}"]`, quick).then(() => true, () => false);
   }
   if (plan.declare) {
-    await page.click(`#hand .rank-group[data-rank="${plan.declare}"]`);
-    await page.click(`#actions [data-declare="${plan.declare}"]`);
-    return true;
+    return page.click(`#hand .rank-group[data-rank="${plan.declare}"]`, quick)
+      .then(() => page.click(`#actions [data-declare="${plan.declare}"]`, quick))
+      .then(() => true, () => false);
   }
   const rank = await page.$(ENABLED_RANK);
   if (!rank) return false;
