@@ -369,8 +369,14 @@ TEST_CASE("a PROXY header from an address that is no trusted proxy gets a 400 an
   }
   claim.preamble = "PROXY TCP4 203.0.113.9 127.0.0.1 40000 8080\r\n";
   {
-    RawWebSocket v1(port, claim);
-    CHECK(v1.status() == 400);
+    // The first may still hold 127.0.0.2's one socket for a moment: its
+    // client has closed, the server has not yet run its close.
+    unsigned status = 0;
+    for (int attempt = 0; attempt < 50 && status == 0; ++attempt) {
+      if (attempt > 0) std::this_thread::sleep_for(20ms);
+      status = RawWebSocket(port, claim).status();
+    }
+    CHECK(status == 400);
   }
   const auto log = started.server.log_text();
   CHECK(log.find("from 127.0.0.2:") != std::string::npos);
@@ -389,7 +395,7 @@ TEST_CASE("a PROXY header from an address that is no trusted proxy gets a 400 an
   }
   ::close(first);
   CHECK(refused);
-  CHECK(metric(port, R"(gofish_connections_refused_total{reason="address_sockets"})", "127.0.0.3") >= 1);
+  CHECK(metric(port, R"(gofish_connections_refused_total{reason="address_sockets"})", "127.0.0.4") >= 1);
 }
 
 TEST_CASE("failed joins from one address are rate-limited, and then every join from it is refused for a while") {
