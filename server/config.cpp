@@ -109,6 +109,10 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
             "password in the environment variable or ~/.pgpass rather than on the command line)")
       ->type_name("URL")
       ->check(kPostgresUrl);
+  add_value(app, "--postgres-writers", config.postgres_writers,
+            "For --storage postgres: connections the writer commits through side by side, so that commits share "
+            "PostgreSQL's WAL flushes (each room's records use one of them)")
+      ->check(CLI::Range(1u, 32u));
   auto* load_rooms = add_value(app, "--load-rooms", config.load_rooms,
                                "at-start (rebuild every stored room when the server starts) or on-demand (each room "
                                "when first asked for, by code or seat token; the default with --storage postgres)")

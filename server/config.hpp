@@ -33,6 +33,9 @@ struct Config {
   // or key=value string, for --storage postgres. libpq fills in what it
   // leaves out from the PG* environment variables and ~/.pgpass.
   std::string postgres_url;
+  // Connections the store's writer commits through side by side, for
+  // --storage postgres (ShardedWriter); each room's records use one.
+  unsigned postgres_writers = 4;
   // PRAGMA synchronous in WAL mode: "normal" survives a crash of the process,
   // "full" survives power loss too, at an fsync per commit.
   std::string sqlite_synchronous = "normal";

@@ -32,6 +32,7 @@
 #include "server/rooms_handler.hpp"
 #include "server/postgres_store.hpp"
 #include "server/server.hpp"
+#include "server/sharded_writer.hpp"
 #include "server/sqlite_store.hpp"
 #include "server/store.hpp"
 #include "server/transcript_api.hpp"
@@ -229,9 +230,21 @@ int main(int argc, char** argv) {
     // Declared after the server, so it is gone first; stopped explicitly
     // once the I/O threads are, so every write submitted is committed
     // before the process exits.
-    std::unique_ptr<StoreWriter> writer;
+    // With PostgreSQL the writer has connections of its own, one per lane
+    // (sharded_writer.hpp); SQLite commits through the store's one.
+    std::vector<std::unique_ptr<Store>> writer_stores;
+    std::unique_ptr<ShardedWriter> writer;
     if (config.storage != "none") {
-      writer = std::make_unique<StoreWriter>(*store, std::chrono::seconds(config.finished_game_retention_seconds));
+      std::vector<Store*> lanes;
+      if (auto* postgres = dynamic_cast<PostgresStore*>(store.get())) {
+        for (unsigned i = 0; i < config.postgres_writers; ++i) {
+          writer_stores.push_back(postgres->open_writer());
+          lanes.push_back(writer_stores.back().get());
+        }
+      } else {
+        lanes.push_back(store.get());
+      }
+      writer = std::make_unique<ShardedWriter>(lanes, std::chrono::seconds(config.finished_game_retention_seconds));
       writer->commit_delay(config.limits.store_commit_delay);
     }
     add_transcript_api(server.api(), *store);

@@ -157,6 +157,11 @@ constexpr Sql kAskHandover{"ask_handover",
 constexpr Sql kOpenRooms{"open_rooms",
                          "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL "
                          "ORDER BY created_ms, code COLLATE \"C\""};
+constexpr Sql kOpenRoom{"open_room",
+                        "SELECT code, settings, created_ms, v FROM rooms WHERE code = $1 AND set_aside IS NULL"};
+constexpr Sql kRoomOfToken{"room_of_token",
+                           "SELECT seats.room FROM seats JOIN rooms ON rooms.code = seats.room "
+                           "WHERE seats.token_hash = $1::bytea AND rooms.set_aside IS NULL LIMIT 1"};
 constexpr Sql kWaitingRooms{"waiting_rooms",
                             "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL AND NOT EXISTS "
                             "(SELECT 1 FROM games WHERE games.room = rooms.code) "
@@ -206,7 +211,7 @@ constexpr const Sql* kStatements[] = {
     &kSetAside,   &kSetAsideRooms,  &kRestoreSetAside, &kFindTranscript,    &kPruneDecisions, &kPruneGames,
     &kTokenKey,   &kAddTokenKey,    &kReplaceTokenKey, &kHoldsRoomsOrGames, &kCloseLease,     &kFence,
     &kTakeLease,  &kRenewLeases,    &kReleaseLeases,   &kReleaseAllLeases,  &kAskHandover,    &kInsertDecisions,
-    &kWaitingRooms,
+    &kWaitingRooms, &kOpenRoom,     &kRoomOfToken,
 };
 
 // The channel a node listens on for handover requests: one per node, in the
@@ -473,7 +478,7 @@ std::vector<StoredSeat> seats_of(const PostgresStore::Result& rows) {
 }  // namespace
 
 PostgresStore::PostgresStore(const std::string& url, MissingTokenKey missing_key)
-    : url_(url), missing_key_(missing_key) {
+    : url_(url), missing_key_(missing_key), fence_(std::make_shared<Fence>()) {
   try {
     connect();
     check_and_migrate();
@@ -483,6 +488,23 @@ PostgresStore::PostgresStore(const std::string& url, MissingTokenKey missing_key
     conn_ = nullptr;
     throw;
   }
+}
+
+// The parent has checked and migrated the schema already.
+PostgresStore::PostgresStore(const PostgresStore& parent, WriterTag)
+    : url_(parent.url_), missing_key_(parent.missing_key_), fence_(parent.fence_), listens_(false) {
+  try {
+    connect();
+    prepare_statements();
+  } catch (...) {
+    PQfinish(conn_);
+    conn_ = nullptr;
+    throw;
+  }
+}
+
+std::unique_ptr<PostgresStore> PostgresStore::open_writer() const {
+  return std::unique_ptr<PostgresStore>(new PostgresStore(*this, WriterTag{}));
 }
 
 PostgresStore::~PostgresStore() { PQfinish(conn_); }
@@ -653,6 +675,21 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
   const auto is_fenced = [&](const std::string& room) {
     return std::find(fenced.begin(), fenced.end(), room) != fenced.end();
   };
+  // The epochs this batch is written under, read once: a lease taken again
+  // meanwhile (a higher epoch) is the next batch's.
+  std::string node;
+  std::unordered_map<std::string, std::int64_t> epochs;
+  {
+    std::lock_guard fence(fence_->mutex);
+    node = fence_->node;
+    if (!node.empty()) {
+      for (const RoomRecords& room : batch) {
+        if (const auto held = fence_->epochs.find(room.room); held != fence_->epochs.end()) {
+          epochs.emplace(room.room, held->second);
+        }
+      }
+    }
+  }
   // A fenced room makes the whole transaction fail at its guard; it is sent
   // again without that room, so one room's lost lease costs the others a
   // round trip, never their records.
@@ -665,13 +702,13 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
     std::vector<const RoomRecords*> writing;
     for (const RoomRecords& room : batch) {
       if (room.records.empty() || is_fenced(room.room)) continue;
-      if (!node_.empty()) {
-        const auto held = epochs_.find(room.room);
-        if (held == epochs_.end()) {
+      if (!node.empty()) {
+        const auto held = epochs.find(room.room);
+        if (held == epochs.end()) {
           fenced.push_back(room.room);
           continue;
         }
-        steps.push_back(step(kFence, room.room, node_, held->second));
+        steps.push_back(step(kFence, room.room, node, held->second));
         room_of_step.push_back(&room.room);
       }
       writing.push_back(&room);
@@ -693,20 +730,32 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
       if (failed_state_ != kFencedOut || !failed_step_ || *failed_step_ >= room_of_step.size()) throw;
       const std::string& room = *room_of_step[*failed_step_];
       fenced.push_back(room);
-      epochs_.erase(room);
+      std::lock_guard fence(fence_->mutex);
+      if (const auto held = fence_->epochs.find(room);
+          held != fence_->epochs.end() && held->second == epochs.at(room)) {
+        fence_->epochs.erase(held);
+      }
     }
   }
 }
 
 void PostgresStore::fence_as(const std::string& node) {
   std::lock_guard lock(mutex_);
-  node_ = node;
+  {
+    std::lock_guard fence(fence_->mutex);
+    fence_->node = node;
+  }
   listen();
 }
 
 void PostgresStore::listen() {
-  if (node_.empty()) return;
-  const std::string channel = kHandoverChannel + node_;
+  std::string node;
+  {
+    std::lock_guard fence(fence_->mutex);
+    node = fence_->node;
+  }
+  if (!listens_ || node.empty()) return;
+  const std::string channel = kHandoverChannel + node;
   char* quoted = PQescapeIdentifier(conn_, channel.c_str(), channel.size());
   if (quoted == nullptr) throw StoreError("listening for handovers: " + one_line(PQerrorMessage(conn_)));
   const std::string sql = std::string("LISTEN ") + quoted;
@@ -721,7 +770,8 @@ std::optional<std::int64_t> PostgresStore::take_lease(const std::string& code, c
     const Result rows = run(step(kTakeLease, code, node, static_cast<std::int64_t>(ttl.count())));
     if (rows.rows() == 0) return std::nullopt;
     const std::int64_t epoch = rows.integer(0, 0);
-    if (node == node_) epochs_[code] = epoch;
+    std::lock_guard fence(fence_->mutex);
+    if (node == fence_->node) fence_->epochs[code] = epoch;
     return epoch;
   });
 }
@@ -732,8 +782,9 @@ std::vector<std::string> PostgresStore::renew_leases(const std::string& node, st
     std::vector<std::string> held;
     const Result rows = run(step(kRenewLeases, node, static_cast<std::int64_t>(ttl.count())));
     for (int i = 0; i < rows.rows(); ++i) held.push_back(rows.bytes(i, 0));
-    if (node == node_) {
-      std::erase_if(epochs_, [&](const auto& entry) {
+    std::lock_guard fence(fence_->mutex);
+    if (node == fence_->node) {
+      std::erase_if(fence_->epochs, [&](const auto& entry) {
         return std::find(held.begin(), held.end(), entry.first) == held.end();
       });
     }
@@ -758,11 +809,12 @@ void PostgresStore::release_leases(const std::string& node, const std::vector<st
       run(release);
     }
   });
-  if (node == node_) {
+  std::lock_guard fence(fence_->mutex);
+  if (node == fence_->node) {
     if (codes.empty()) {
-      epochs_.clear();
+      fence_->epochs.clear();
     } else {
-      for (const auto& code : codes) epochs_.erase(code);
+      for (const auto& code : codes) fence_->epochs.erase(code);
     }
   }
 }
@@ -859,34 +911,56 @@ std::vector<StoredRoom> PostgresStore::load_open_rooms() {
   std::lock_guard lock(mutex_);
   return with_retry([&] {
     std::vector<StoredRoom> rooms = rooms_of(run(step(kOpenRooms)));
-    for (auto& room : rooms) {
-      room.seats = seats_of(run(step(kRoomSeats, room.room)));
-      const Result games = run(step(kLatestGame, room.room));
-      if (games.rows() == 0) continue;
-      StoredGame game;
-      game.game_id = games.bytes(0, 0);
-      game.game = games.integer(0, 1);
-      game.setup = games.bytes(0, 2);
-      game.started_ms = games.integer(0, 3);
-      if (!games.null(0, 4)) game.transcript = games.bytes(0, 4);
-      const Result decisions = run(step(kGameDecisions, game.game_id));
-      for (int i = 0; i < decisions.rows(); ++i) {
-        if (!decisions.null(i, 2)) room.v = std::max(room.v, decisions.integer(i, 2));
-      }
-      for (int i = 0; i < decisions.rows(); ++i) {
-        auto text = decisions.bytes(i, 1);
-        if (decisions.integer(i, 0) != static_cast<std::int64_t>(game.decisions.size()) || !whole_decision(text)) {
-          spdlog::warn("storage: room {} game {}: the decision log is torn; cut back to its {} whole decisions",
-                       room.room, game.game_id, game.decisions.size());
-          truncate_locked(game.game_id, static_cast<std::int64_t>(game.decisions.size()));
-          break;
-        }
-        game.decisions.push_back(std::move(text));
-      }
-      room.game = std::move(game);
-    }
+    for (auto& room : rooms) fill_locked(room);
     return rooms;
   });
+}
+
+std::optional<StoredRoom> PostgresStore::load_room(const std::string& code) {
+  std::lock_guard lock(mutex_);
+  return with_retry([&]() -> std::optional<StoredRoom> {
+    std::vector<StoredRoom> rooms = rooms_of(run(step(kOpenRoom, code)));
+    if (rooms.empty()) return std::nullopt;
+    fill_locked(rooms.front());
+    return std::move(rooms.front());
+  });
+}
+
+std::optional<std::string> PostgresStore::room_of_token(const std::string& token_hash) {
+  std::lock_guard lock(mutex_);
+  return with_retry([&]() -> std::optional<std::string> {
+    const Result rows = run(step(kRoomOfToken, token_hash));
+    if (rows.rows() == 0) return std::nullopt;
+    return rows.bytes(0, 0);
+  });
+}
+
+// A room's seats and latest game with its decisions; a torn tail is cut.
+void PostgresStore::fill_locked(StoredRoom& room) {
+  room.seats = seats_of(run(step(kRoomSeats, room.room)));
+  const Result games = run(step(kLatestGame, room.room));
+  if (games.rows() == 0) return;
+  StoredGame game;
+  game.game_id = games.bytes(0, 0);
+  game.game = games.integer(0, 1);
+  game.setup = games.bytes(0, 2);
+  game.started_ms = games.integer(0, 3);
+  if (!games.null(0, 4)) game.transcript = games.bytes(0, 4);
+  const Result decisions = run(step(kGameDecisions, game.game_id));
+  for (int i = 0; i < decisions.rows(); ++i) {
+    if (!decisions.null(i, 2)) room.v = std::max(room.v, decisions.integer(i, 2));
+  }
+  for (int i = 0; i < decisions.rows(); ++i) {
+    auto text = decisions.bytes(i, 1);
+    if (decisions.integer(i, 0) != static_cast<std::int64_t>(game.decisions.size()) || !whole_decision(text)) {
+      spdlog::warn("storage: room {} game {}: the decision log is torn; cut back to its {} whole decisions",
+                   room.room, game.game_id, game.decisions.size());
+      truncate_locked(game.game_id, static_cast<std::int64_t>(game.decisions.size()));
+      break;
+    }
+    game.decisions.push_back(std::move(text));
+  }
+  room.game = std::move(game);
 }
 
 std::vector<StoredRoom> PostgresStore::waiting_rooms(std::size_t limit) {

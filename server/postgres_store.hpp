@@ -2,9 +2,12 @@
 // PostgreSQL database reached with libpq's C API (`--storage postgres`).
 //
 // Readings chosen:
-// - One connection, owned by the store, behind one mutex: the writer thread
-//   commits, HTTP threads read transcripts, the start loads rooms. No pool,
-//   no threads of its own.
+// - One connection, owned by the store, behind one mutex: HTTP threads read
+//   transcripts, the start loads rooms, the lease keeper renews leases. The
+//   writer commits through connections of its own (open_writer(), one per
+//   lane of the ShardedWriter, sharded_writer.hpp), so that commits overlap
+//   and PostgreSQL's group commit shares one WAL flush among them. No
+//   threads of its own.
 // - commit() is one transaction per call, sent in pipeline mode: every
 //   statement, then a Sync that commits them all (or none, after an error),
 //   in one round trip whatever the batch's size. A connection the database
@@ -45,6 +48,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -77,6 +81,8 @@ class PostgresStore final : public Store {
   void commit(const std::vector<Record>& records) override;
   std::vector<std::string> commit_rooms(const std::vector<RoomRecords>& batch) override;
   std::vector<StoredRoom> load_open_rooms() override;
+  std::optional<StoredRoom> load_room(const std::string& code) override;
+  std::optional<std::string> room_of_token(const std::string& token_hash) override;
   std::vector<StoredRoom> waiting_rooms(std::size_t limit) override;
 
   // Leases (store.hpp). From fence_as(node) on, commit_rooms writes a
@@ -87,6 +93,10 @@ class PostgresStore final : public Store {
   // on the node's channel), which handover_requests() collects. commit()
   // itself stays unfenced (tools, tests).
   void fence_as(const std::string& node);
+  // Another connection to the same database for a writer lane: it commits
+  // under this store's fence (the node and the epochs of the leases this
+  // store takes), neither migrates nor listens, and shares nothing else.
+  std::unique_ptr<PostgresStore> open_writer() const;
   bool has_leases() const override { return true; }
   std::optional<std::int64_t> take_lease(const std::string& code, const std::string& node,
                                          std::chrono::milliseconds ttl) override;
@@ -129,7 +139,18 @@ class PostgresStore final : public Store {
   template <class Work>
   auto with_retry(Work&& work);
   void truncate_locked(const std::string& game_id, std::int64_t keep);
+  void fill_locked(StoredRoom& room);
   bool holds_rooms_or_games();
+
+  // fence_as: this node, and the epoch of each lease it took; shared with
+  // the writer connections (open_writer), behind its own mutex.
+  struct Fence {
+    std::mutex mutex;
+    std::string node;
+    std::unordered_map<std::string, std::int64_t> epochs;
+  };
+  struct WriterTag {};
+  PostgresStore(const PostgresStore& parent, WriterTag);
 
   mutable std::mutex mutex_;
   pg_conn* conn_ = nullptr;
@@ -138,9 +159,9 @@ class PostgresStore final : public Store {
   // The statement the last failed pipeline failed at, and its SQLSTATE.
   std::optional<std::size_t> failed_step_;
   std::string failed_state_;
-  // fence_as: this node, and the epoch of each lease it took.
-  std::string node_;
-  std::unordered_map<std::string, std::int64_t> epochs_;
+  std::shared_ptr<Fence> fence_;
+  // Only the first connection listens for handover requests.
+  const bool listens_ = true;
 };
 
 }  // namespace gofish::server

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <variant>
@@ -28,6 +29,7 @@
 #include "protocol/messages.hpp"
 #include "postgres_cluster.hpp"
 #include "server/postgres_store.hpp"
+#include "server/sharded_writer.hpp"
 #include "server/sqlite_store.hpp"
 #include "server/transcript_api.hpp"
 #include "temp_dir.hpp"
@@ -487,6 +489,37 @@ TEST_CASE_TEMPLATE("store: interleaved games keep their decisions apart and in o
     }
     CHECK(room.v == 30);
   }
+}
+
+TEST_CASE_TEMPLATE("store: one room loads by its code and is found by a seat's token hash, unless closed or set aside",
+                   Kind, GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  store->commit(a_room_with_a_game());
+  const std::string other_token(16, '\x07');
+  store->commit({record::RoomCreated{"EFGH", "{}", 3000}, record::SeatTaken{"EFGH", 0, R"({"name":"Bo"})", other_token}});
+  const auto room = store->load_room("ABCD");
+  REQUIRE(room);
+  CHECK(room->settings == R"({"preset":"authors"})");
+  REQUIRE(room->seats.size() == 2);
+  CHECK(room->seats[0].token_hash == std::string(16, '\x01'));
+  REQUIRE(room->game);
+  CHECK(room->game->game_id == "g-1");
+  CHECK(room->game->decisions == std::vector<std::string>{R"({"seat":0})", R"({"seat":1})"});
+  const auto other = store->load_room("EFGH");
+  REQUIRE(other);
+  CHECK_FALSE(other->game);
+  CHECK_FALSE(store->load_room("ZZZZ"));
+  CHECK(store->room_of_token(std::string(16, '\x01')) == std::optional<std::string>("ABCD"));
+  CHECK(store->room_of_token(other_token) == std::optional<std::string>("EFGH"));
+  CHECK_FALSE(store->room_of_token(std::string(16, '\x02')));
+  CHECK_FALSE(store->room_of_token(""));  // a bot's seat has no token
+  store->set_aside("ABCD", "a test", 1);
+  CHECK_FALSE(store->load_room("ABCD"));
+  CHECK_FALSE(store->room_of_token(std::string(16, '\x01')));
+  store->commit({record::RoomClosed{"EFGH"}});
+  CHECK_FALSE(store->load_room("EFGH"));
+  CHECK_FALSE(store->room_of_token(other_token));
 }
 
 TEST_CASE_TEMPLATE("store writer: every submission is written before its callback runs, in batches", Kind,
@@ -1073,6 +1106,175 @@ TEST_CASE("postgres store writer: a fenced room's callback says not written, the
   CHECK(written["AAAAA"]);
   CHECK_FALSE(written["BBBBB"]);
   CHECK(db.sql("SELECT string_agg(code, ',') FROM rooms") == "AAAAA");
+}
+
+// ---- Writer lanes: several connections commit side by side.
+
+// Keeps what each commit wrote, and how many commits were running at once
+// across every store sharing `running`.
+struct LaneStore final : Store {
+  explicit LaneStore(std::atomic<int>& running, std::atomic<int>& most) : running_(running), most_(most) {}
+  void commit(const std::vector<Record>& records) override {
+    const int now = ++running_;
+    for (int seen = most_; now > seen && !most_.compare_exchange_weak(seen, now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a WAL flush
+    {
+      std::lock_guard lock(mutex);
+      for (const Record& record : records) {
+        if (const auto* decision = std::get_if<record::DecisionAccepted>(&record)) {
+          written.emplace_back(decision->game_id, decision->seq);
+        }
+      }
+    }
+    --running_;
+  }
+  std::vector<StoredRoom> load_open_rooms() override { return {}; }
+  void set_aside(const std::string&, const std::string&, std::int64_t) override {}
+  std::vector<SetAsideRoom> set_aside_rooms() override { return {}; }
+  bool restore_set_aside(const std::string&) override { return false; }
+  std::optional<std::string> finished_transcript(const std::string&) override { return std::nullopt; }
+  std::size_t prune_finished(std::int64_t) override { return 0; }
+  std::array<std::uint64_t, 4> token_key() override { return {}; }
+  void truncate_decisions(const std::string&, std::int64_t) override {}
+
+  std::mutex mutex;
+  std::vector<std::pair<std::string, std::int64_t>> written;  // (room, seq) in commit order
+
+ private:
+  std::atomic<int>& running_;
+  std::atomic<int>& most_;
+};
+
+TEST_CASE("sharded writer: a room's records stay on one lane in order, and lanes commit side by side") {
+  std::atomic<int> running{0}, most{0};
+  std::vector<std::unique_ptr<LaneStore>> stores;
+  std::vector<Store*> lanes;
+  for (int i = 0; i < 4; ++i) {
+    stores.push_back(std::make_unique<LaneStore>(running, most));
+    lanes.push_back(stores.back().get());
+  }
+  std::atomic<int> callbacks{0};
+  std::mutex mutex;
+  std::map<std::string, std::vector<std::int64_t>> called;  // each room's callbacks, in the order they ran
+  ShardedWriter writer(lanes);
+  CHECK(writer.lanes() == 4);
+  std::vector<std::string> rooms;
+  for (int room = 0; room < 16; ++room) rooms.push_back("ROOM" + std::to_string(room));
+  for (std::int64_t seq = 0; seq < 10; ++seq) {
+    for (const auto& room : rooms) {
+      writer.submit(room, {record::DecisionAccepted{room, seq, "{}", std::nullopt}}, [&, room, seq](bool written) {
+        CHECK(written);
+        std::lock_guard lock(mutex);
+        called[room].push_back(seq);
+        ++callbacks;
+      });
+    }
+  }
+  writer.stop();
+  CHECK(callbacks == 160);
+  std::set<std::size_t> used;
+  for (const auto& room : rooms) {
+    CHECK(called[room] == std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+    const std::size_t lane = writer.lane_of(room);
+    used.insert(lane);
+    // Every record of the room is on its lane, in order; none elsewhere.
+    for (std::size_t i = 0; i < stores.size(); ++i) {
+      std::vector<std::int64_t> seqs;
+      for (const auto& [code, seq] : stores[i]->written) {
+        if (code == room) seqs.push_back(seq);
+      }
+      CHECK(seqs == (i == lane ? called[room] : std::vector<std::int64_t>{}));
+    }
+  }
+  CHECK(used.size() > 1);
+  MESSAGE("at most " << most.load() << " commits ran at once over " << writer.batches() << " batches");
+  CHECK(most >= 2);
+  // The lane of a code is fixed: the same in every run.
+  CHECK(writer.lane_of("ROOM0") == ShardedWriter(lanes).lane_of("ROOM0"));
+}
+
+TEST_CASE("postgres store: writer connections commit under the store's fence, and do not listen") {
+  PostgresDatabase db;
+  PostgresStore a(db.url()), b(db.url());
+  const std::string node = "lanes-a-" + db.schema();
+  a.fence_as(node);
+  b.fence_as("node-b");
+  const auto first = a.open_writer();
+  const auto second = a.open_writer();
+  REQUIRE(a.take_lease("AAAAA", node, 60'000ms) == 1);
+  // Taken through the store, written through either connection.
+  CHECK(first->commit_rooms({{"AAAAA", {record::RoomCreated{"AAAAA", "{}", 1}}}}).empty());
+  CHECK(second->commit_rooms({{"AAAAA", {record::RoomSettingsChanged{"AAAAA", "{\"n\":1}"}}}}).empty());
+  // A room never leased is fenced on every connection.
+  CHECK(first->commit_rooms({{"BBBBB", {record::RoomCreated{"BBBBB", "{}", 1}}}}) ==
+        std::vector<std::string>{"BBBBB"});
+  // Taken over by b: fenced out on both, and forgotten by the store.
+  db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second'");
+  REQUIRE(b.take_lease("AAAAA", "node-b", 60'000ms) == 2);
+  CHECK(second->commit_rooms({{"AAAAA", {record::RoomSettingsChanged{"AAAAA", "{\"n\":2}"}}}}) ==
+        std::vector<std::string>{"AAAAA"});
+  CHECK(first->commit_rooms({{"AAAAA", {record::RoomSettingsChanged{"AAAAA", "{\"n\":3}"}}}}) ==
+        std::vector<std::string>{"AAAAA"});
+  CHECK(db.sql("SELECT settings FROM rooms WHERE code = 'AAAAA'") == "{\"n\":1}");
+  // Taken back at a higher epoch: written again.
+  b.release_leases("node-b", {});
+  REQUIRE(a.take_lease("AAAAA", node, 60'000ms) == 3);
+  CHECK(first->commit_rooms({{"AAAAA", {record::RoomSettingsChanged{"AAAAA", "{\"n\":4}"}}}}).empty());
+  CHECK(db.sql("SELECT settings FROM rooms WHERE code = 'AAAAA'") == "{\"n\":4}");
+  // Only the store itself listens for handover requests.
+  REQUIRE(b.ask_handover("AAAAA"));
+  std::vector<std::string> asked;
+  for (int i = 0; i < 100 && asked.empty(); ++i) {
+    asked = a.handover_requests();
+    if (asked.empty()) std::this_thread::sleep_for(20ms);
+  }
+  CHECK(asked == std::vector<std::string>{"AAAAA"});
+  CHECK(first->handover_requests().empty());
+  CHECK(second->handover_requests().empty());
+}
+
+TEST_CASE("postgres store writer: rooms on several writer connections keep every decision, in order") {
+  PostgresDatabase db;
+  PostgresStore store(db.url());
+  const std::string node = "lanes-" + db.schema();
+  store.fence_as(node);
+  std::vector<std::unique_ptr<PostgresStore>> connections;
+  std::vector<Store*> lanes;
+  for (int i = 0; i < 3; ++i) {
+    connections.push_back(store.open_writer());
+    lanes.push_back(connections.back().get());
+  }
+  std::vector<std::string> rooms;
+  for (int room = 0; room < 12; ++room) {
+    rooms.push_back("ROOM" + std::string(1, static_cast<char>('A' + room)));
+    REQUIRE(store.take_lease(rooms.back(), node, 60'000ms));
+  }
+  std::atomic<int> written{0};
+  {
+    ShardedWriter writer(lanes);
+    writer.commit_delay(std::chrono::microseconds(500));
+    for (const auto& room : rooms) {
+      writer.submit(room, {record::RoomCreated{room, "{}", 1}, record::GameStarted{room, 1, "g-" + room, "{}", 1}},
+                    [&](bool ok) { written += ok ? 1 : 0; });
+    }
+    for (std::int64_t seq = 0; seq < 20; ++seq) {
+      for (const auto& room : rooms) {
+        writer.submit(room,
+                      {record::DecisionAccepted{"g-" + room, seq, R"({"n":)" + std::to_string(seq) + "}", seq + 1}},
+                      [&](bool ok) { written += ok ? 1 : 0; });
+      }
+    }
+  }
+  CHECK(written == 12 * 21);
+  const auto stored = store.load_open_rooms();
+  REQUIRE(stored.size() == rooms.size());
+  for (const auto& room : stored) {
+    REQUIRE(room.game);
+    REQUIRE(room.game->decisions.size() == 20);
+    for (std::size_t seq = 0; seq < 20; ++seq) CHECK(room.game->decisions[seq] == R"({"n":)" + std::to_string(seq) + "}");
+    CHECK(room.v == 20);
+  }
 }
 
 TEST_CASE("transcript api: a store that cannot be read answers 503 with the protocol's error message") {

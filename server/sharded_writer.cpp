@@ -1,0 +1,49 @@
+#include "server/sharded_writer.hpp"
+
+#include <stdexcept>
+
+namespace gofish::server {
+
+ShardedWriter::ShardedWriter(const std::vector<Store*>& lanes, std::optional<std::chrono::seconds> retention,
+                             std::chrono::milliseconds prune_period) {
+  if (lanes.empty()) throw std::invalid_argument("a ShardedWriter needs at least one lane");
+  for (std::size_t i = 0; i < lanes.size(); ++i) {
+    lanes_.push_back(
+        std::make_unique<StoreWriter>(*lanes[i], i == 0 ? retention : std::nullopt, prune_period));
+  }
+}
+
+// FNV-1a: the same lane for a code in every run and on every platform.
+std::size_t ShardedWriter::lane_of(const std::string& room) const {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const char c : room) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return static_cast<std::size_t>(hash % lanes_.size());
+}
+
+void ShardedWriter::submit(std::string room, std::vector<Record> records, Done done) {
+  auto& lane = *lanes_[lane_of(room)];
+  lane.submit(std::move(room), std::move(records), std::move(done));
+}
+
+void ShardedWriter::on_fenced(const std::function<void(const std::string& room)>& fenced) {
+  for (auto& lane : lanes_) lane->on_fenced(fenced);
+}
+
+void ShardedWriter::commit_delay(std::chrono::microseconds delay) {
+  for (auto& lane : lanes_) lane->commit_delay(delay);
+}
+
+void ShardedWriter::stop() {
+  for (auto& lane : lanes_) lane->stop();
+}
+
+std::uint64_t ShardedWriter::batches() const {
+  std::uint64_t total = 0;
+  for (const auto& lane : lanes_) total += lane->batches();
+  return total;
+}
+
+}  // namespace gofish::server

@@ -1,0 +1,47 @@
+// Several StoreWriters side by side, each with its own connection to the
+// store, so that commits overlap: with PostgreSQL's default durability each
+// COMMIT waits for a WAL flush, and one connection can only wait for one at
+// a time; commits arriving together on several connections share a flush
+// (PostgreSQL's group commit). Measured in docs/BENCHMARKS.md.
+//
+// A room's records always go to the same lane (by a hash of its code), so
+// they are committed in the order the room submitted them and their
+// callbacks run in that order too; rooms on different lanes are independent
+// (no record of one room depends on another's). Finished games are pruned
+// by the first lane only.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "server/store.hpp"
+
+namespace gofish::server {
+
+class ShardedWriter final : public RecordSink {
+ public:
+  // One lane per store, in order; each store is used by its lane's thread
+  // only (with the first also for pruning). The stores outlive the writer.
+  explicit ShardedWriter(const std::vector<Store*>& lanes, std::optional<std::chrono::seconds> retention = std::nullopt,
+                         std::chrono::milliseconds prune_period = std::chrono::minutes(1));
+
+  void submit(std::string room, std::vector<Record> records, Done done) override;
+  // As StoreWriter's, for every lane.
+  void on_fenced(const std::function<void(const std::string& room)>& fenced);
+  void commit_delay(std::chrono::microseconds delay);
+  void stop();
+  std::uint64_t batches() const;
+  std::size_t lanes() const { return lanes_.size(); }
+  // The lane a room's records go to.
+  std::size_t lane_of(const std::string& room) const;
+
+ private:
+  std::vector<std::unique_ptr<StoreWriter>> lanes_;
+};
+
+}  // namespace gofish::server
