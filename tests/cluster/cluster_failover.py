@@ -25,7 +25,7 @@ import collections
 import sys
 import time
 
-from cluster_harness import (Cli, Cluster, asks_recorded, check, check_replays, check_stream, games_seen,
+from cluster_harness import (CliTable, Cluster, asks_recorded, check, check_replays, check_stream, games_seen,
                              is_subsequence, percentile, run, say, stored_transcripts)
 
 server_binary, cli_binary, sim_binary = sys.argv[1:4]
@@ -38,37 +38,16 @@ MAX_P99_SECONDS = 5.0
 THINK_MS = "50"  # the gofish-cli bots' pause before each decision; the server bots' is the same
 
 
-class Room:
+class Room(CliTable):
     def __init__(self, index, cluster):
-        self.preset = PRESETS[index % len(PRESETS)]
-        self.table_rules = (index // len(PRESETS)) % 2 == 1
+        preset = PRESETS[index % len(PRESETS)]
         self.timer = 10 if index % 3 == 0 else 0
-        self.games = 3 if self.preset == "pairs" else 1
-        args = ["--name", "Host", "--seats", "3", "--bots", "medium", "--preset", self.preset, "--bot", "medium",
-                "--think-ms", THINK_MS, "--start-when-full", "--timer", str(self.timer), "--games", str(self.games)]
-        if self.table_rules:
-            args.append("--table-rules")
-        self.host = Cli(cli_binary, cluster.ws_url, *args)
-        self.code = None
-        self.guest = self.spectator = None
-
-    # The spectator is in before the guest fills the table and the game
-    # starts, so it sees every game from its start.
-    def watch(self, cluster):
-        self.code = self.host.first("created")["code"]
-        self.spectator = Cli(cli_binary, cluster.ws_url, "--name", "Watcher", "--join", self.code, "--spectate",
-                             "--games", str(self.games))
-
-    def join(self, cluster):
-        self.guest = Cli(cli_binary, cluster.ws_url, "--name", "Guest", "--join", self.code, "--bot", "easy",
-                         "--think-ms", THINK_MS, "--games", str(self.games))
-
-    def clients(self):
-        return [c for c in (self.host, self.guest, self.spectator) if c]
+        super().__init__(cli_binary, cluster, preset, table_rules=(index // len(PRESETS)) % 2 == 1,
+                         games=3 if preset == "pairs" else 1, think_ms=THINK_MS,
+                         extra_host_args=("--timer", str(self.timer)))
 
     def label(self):
-        return f"{self.code} ({self.preset}{', table rules' if self.table_rules else ''}" \
-               f"{', timer' if self.timer else ''})"
+        return super().label()[:-1] + (", timer)" if self.timer else ")")
 
 
 def asks_so_far(cli):
@@ -88,20 +67,20 @@ def main():
         # at the same time, each node waiting for the others' leases while
         # it hands its own rooms over. None may be answered room/not_found.
         for room in rooms:
-            room.watch(cluster)
+            room.watch()
         for room in rooms:
-            room.spectator.first("joined")
+            room.watcher.first("joined")
         for room in rooms:
-            room.join(cluster)
+            room.join()
         say(f"{ROOMS} rooms created through {cluster.http_url} in {time.monotonic() - started:.1f} s")
 
         deadline = time.monotonic() + 60
-        while min(asks_so_far(room.spectator) for room in rooms) < DECISIONS_BEFORE_KILL:
+        while min(asks_so_far(room.watcher) for room in rooms) < DECISIONS_BEFORE_KILL:
             check(time.monotonic() < deadline, "not every room reached ten decisions in 60 s:\n" +
-                  "\n".join(f"{r.label()}: {asks_so_far(r.spectator)} asks; " + "; ".join(
+                  "\n".join(f"{r.label()}: {asks_so_far(r.watcher)} asks; " + "; ".join(
                       f"{c.args[c.args.index('--name') + 1]} exit {c.proc.poll()} last saw "
                       f"{[m.get('type') + ':' + str(m.get('event', m.get('code', '')))[:80] for _, m in c.messages[-3:]]}"
-                      for c in r.clients()) for r in rooms if asks_so_far(r.spectator) < DECISIONS_BEFORE_KILL))
+                      for c in r.clients()) for r in rooms if asks_so_far(r.watcher) < DECISIONS_BEFORE_KILL))
             time.sleep(0.1)
         holders = cluster.lease_holders()
         codes = {room.code for room in rooms}

@@ -154,6 +154,41 @@ class Cli:
             self.proc.wait()
 
 
+class CliTable:
+    """A room of three seats played through the proxy by gofish-cli processes:
+    the host (a medium gofish-cli bot, who creates it with a medium server
+    bot and starts it once full), a watching spectator, and a guest (an easy
+    gofish-cli bot). The spectator joins before the guest fills the table,
+    so it sees every game from its start; start every table's spectator
+    before any guest (watch(), then join()), so their joins move rooms
+    between nodes at the same time."""
+
+    def __init__(self, cli_binary, cluster, preset, table_rules, games, think_ms, extra_host_args=()):
+        self.cli_binary, self.cluster = cli_binary, cluster
+        self.preset, self.table_rules, self.games, self.think_ms = preset, table_rules, games, think_ms
+        args = ["--name", "Host", "--seats", "3", "--bots", "medium", "--preset", preset, "--bot", "medium",
+                "--think-ms", think_ms, "--start-when-full", "--games", str(games), *extra_host_args]
+        if table_rules:
+            args.append("--table-rules")
+        self.host = Cli(cli_binary, cluster.ws_url, *args)
+        self.code = self.guest = self.watcher = None
+
+    def watch(self):
+        self.code = self.host.first("created")["code"]
+        self.watcher = Cli(self.cli_binary, self.cluster.ws_url, "--name", "Watcher", "--join", self.code,
+                           "--spectate", "--games", str(self.games))
+
+    def join(self):
+        self.guest = Cli(self.cli_binary, self.cluster.ws_url, "--name", "Guest", "--join", self.code, "--bot", "easy",
+                         "--think-ms", self.think_ms, "--games", str(self.games))
+
+    def clients(self):
+        return [c for c in (self.host, self.guest, self.watcher) if c]
+
+    def label(self):
+        return f"{self.code} ({self.preset}{', table rules' if self.table_rules else ''})"
+
+
 def check_stream(name, messages):
     """What one client saw across all its connections: no room version with two
     contents, and between snapshots no version skipped. Returns the events in

@@ -19,7 +19,7 @@ and a few seconds have passed. Then:
 import sys
 import time
 
-from cluster_harness import (Cli, Cluster, Failure, check, check_replays, check_stream, run, say, stored_transcripts)
+from cluster_harness import (CliTable, Cluster, Failure, check, check_replays, check_stream, run, say, stored_transcripts)
 
 server_binary, cli_binary, sim_binary = sys.argv[1:4]
 
@@ -30,31 +30,10 @@ MAX_PAUSE_SECONDS = 2.0
 SETTLE_SECONDS = 3.0  # between one node back and the next SIGTERM
 
 
-class Room:
+class Room(CliTable):
     def __init__(self, index, cluster):
-        self.preset = PRESETS[index % len(PRESETS)]
-        self.table_rules = index >= len(PRESETS)
-        args = ["--name", "Host", "--seats", "3", "--bots", "medium", "--preset", self.preset, "--bot", "medium",
-                "--think-ms", THINK_MS, "--start-when-full", "--games", "1000"]
-        if self.table_rules:
-            args.append("--table-rules")
-        self.host = Cli(cli_binary, cluster.ws_url, *args)
-        self.code = self.guest = self.watcher = None
-
-    def watch(self, cluster):
-        self.code = self.host.first("created")["code"]
-        self.watcher = Cli(cli_binary, cluster.ws_url, "--name", "Watcher", "--join", self.code, "--spectate",
-                           "--games", "1000")
-
-    def join(self, cluster):
-        self.guest = Cli(cli_binary, cluster.ws_url, "--name", "Guest", "--join", self.code, "--bot", "easy",
-                         "--think-ms", THINK_MS, "--games", "1000")
-
-    def clients(self):
-        return [c for c in (self.host, self.guest, self.watcher) if c]
-
-    def label(self):
-        return f"{self.code} ({self.preset}{', table rules' if self.table_rules else ''})"
+        super().__init__(cli_binary, cluster, PRESETS[index % len(PRESETS)], table_rules=index >= len(PRESETS),
+                         games=1000, think_ms=THINK_MS)
 
     def largest_gap(self, start, end):
         """The longest time between consecutive messages the watcher got in [start, end],
@@ -76,11 +55,11 @@ def main():
         rooms = [Room(i, cluster) for i in range(ROOMS)]
         # Every watcher at once (see cluster_failover.py).
         for room in rooms:
-            room.watch(cluster)
+            room.watch()
         for room in rooms:
             room.watcher.first("joined")
         for room in rooms:
-            room.join(cluster)
+            room.join()
         for room in rooms:
             room.guest.first("joined")
         time.sleep(SETTLE_SECONDS)
