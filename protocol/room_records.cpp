@@ -49,6 +49,7 @@ std::string seat_record(const SeatRecord& seat) {
   out["host"] = seat.host;
   if (seat.takeover) out["takeover"] = std::string(to_string(*seat.takeover));
   if (seat.kicked) out["kicked"] = true;
+  if (seat.rematch) out["rematch"] = true;
   return out.dump();
 }
 
@@ -71,6 +72,7 @@ std::variant<SeatRecord, std::string> seat_from_record(std::string_view text) {
   if (takeover == "left") seat.takeover = TakeoverReason::kLeft;
   if (takeover == "kicked") seat.takeover = TakeoverReason::kKicked;
   seat.kicked = state.value("kicked", false);
+  seat.rematch = state.value("rematch", false);
   return seat;
 }
 

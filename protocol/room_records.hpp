@@ -36,6 +36,9 @@ struct SeatRecord {
   // not kept: after a restart every seat is away and starts its grace.)
   std::optional<TakeoverReason> takeover;
   bool kicked = false;
+  // Asked for a rematch after the game that is over (kept so that a room
+  // restored on another node, or after a restart, still counts the vote).
+  bool rematch = false;
   friend bool operator==(const SeatRecord&, const SeatRecord&) = default;
 };
 std::string seat_record(const SeatRecord& seat);

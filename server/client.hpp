@@ -17,6 +17,9 @@
 // may answer later, from another thread) leaves the client `waiting`: the
 // messages that arrive meanwhile are kept in `held_back`, in order, and
 // handled once the answer is; a close meanwhile is left to that answer too.
+// At most kMaxHeldBack are kept: the message rate lets a client send more
+// than that during a long lookup, and those are dropped with
+// protocol/rate_limited.
 #pragma once
 
 #include <chrono>
@@ -78,6 +81,7 @@ class Client {
   bool waiting = false;
   bool closed = false;  // on_close came while waiting
   std::deque<HeldBack> held_back;
+  static constexpr std::size_t kMaxHeldBack = 32;
 
  private:
   std::weak_ptr<Connection> connection_;

@@ -348,6 +348,7 @@ void RoomImpl::do_rematch(const std::shared_ptr<Client>& client, engine::Seat se
   if (state_ != State::kOver) return reply_error(client, ErrorCode::kRoomNotOver, std::move(id));
   reply_ok(client, std::move(id));
   seats_.vote(seat);
+  write_seats();  // the vote outlives a restart or a move to another node
   record(protocol::RematchVote{seat, seats_.voters()});
   check_rematch();
 }
@@ -408,10 +409,10 @@ void RoomImpl::start_game() {
   }
   game_.emplace(std::get<RoomGame>(std::move(started)));
   game_number_ = game_->number();
+  seats_.clear_votes();  // before the seats are written: the rows keep no vote of the last game
   write_seats();
   write(record::GameStarted{code_, game_number_, game_->id(), protocol::setup_record(transcript(), game_->players()),
                             now_ms()});
-  seats_.clear_votes();
   set_state(State::kPlaying);
   services_.metrics->game_started();
   // The log says who plays before the engine's deal events follow.

@@ -24,6 +24,7 @@ std::optional<std::string> restore_seat(SeatTable& seats, const StoredSeat& row)
   if (record.host) seats.set_host(row.seat);
   seat.takeover = record.takeover;
   seat.kicked = record.kicked;
+  if (record.rematch) seats.vote(row.seat);
   if (seat.human() && !row.token_hash.empty()) {
     TokenHash hash;
     if (row.token_hash.size() != sizeof(hash.words)) return "a token hash of the wrong size";
@@ -122,6 +123,8 @@ std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, S
   if (stored.game) {
     if (auto problem = restore_game(room, *stored.game, store)) return *problem;
   }
+  // A vote counts only after a game that is over.
+  if (!room.game || !room.game->game().over()) room.seats.clear_votes();
   return room;
 }
 

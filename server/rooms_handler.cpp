@@ -62,9 +62,20 @@ void RoomsHandler::on_message(const std::shared_ptr<Connection>& connection, std
   const auto arrived = Room::Clock::now();
   const auto client = find_client(connection->id());
   if (!client) return;
+  bool dropped = false;
   {
     std::lock_guard lock(client->waiting_mutex);
-    if (client->waiting) return client->held_back.push_back({std::string(text), arrived});
+    if (client->waiting) {
+      if (client->held_back.size() < Client::kMaxHeldBack) {
+        return client->held_back.push_back({std::string(text), arrived});
+      }
+      dropped = true;  // as a message over the rate is (protocol/README.md)
+    }
+  }
+  if (dropped) {
+    spdlog::debug("connection {}: more than {} messages while its room was looked up; one dropped", client->id(),
+                  Client::kMaxHeldBack);
+    return send_error(*client, ErrorCode::kRateLimited, std::nullopt);
   }
   handle(client, text, arrived);
 }
@@ -238,6 +249,10 @@ void RoomsHandler::on_close(const std::shared_ptr<Connection>& connection) {
       return;
     }
   }
+  // Stopping: rooms stay as they are, to be restored (or taken over by
+  // another node) with every seat away. A disconnect now would still change
+  // them: start a rematch for the players who had voted, say.
+  if (shutting_down_) return;
   if (auto room = client->room()) room->disconnect(client);
 }
 

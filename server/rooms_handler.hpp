@@ -18,7 +18,8 @@
 // - Decisions are made for the connection's own seat: there is no way to
 //   name another one. Tokens that do not exist get room/bad_token.
 // - On shutdown every connection is sent `closing` before the server closes
-//   it, and new rooms are refused (server/shutting_down).
+//   it, and new rooms are refused (server/shutting_down); the connections
+//   closing then leave their rooms as they were.
 // - Per client address (Registry, AddressLimits): room creation is
 //   rate-limited and the rooms an address holds open are capped
 //   (room/too_many_rooms with a sentence saying which); a join whose code

@@ -131,7 +131,8 @@ std::vector<Record> SeatTable::records(const std::string& room) const {
       out.push_back(record::SeatFreed{room, i});
       continue;
     }
-    protocol::SeatRecord kept{seat.occupant, seat.name, std::nullopt, i == host_, std::nullopt, seat.kicked};
+    protocol::SeatRecord kept{seat.occupant, seat.name, std::nullopt, i == host_, std::nullopt, seat.kicked,
+                              voted(i)};
     if (seat.bot() || seat.takeover) kept.level = seat.level;
     // Away is not kept: after a restart every seat is away and starts its grace.
     if (seat.takeover != protocol::TakeoverReason::kDisconnected) kept.takeover = seat.takeover;

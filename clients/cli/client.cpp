@@ -77,7 +77,7 @@ constexpr double kRateMargin = 0.8;
 // How long libedit's idle hook waits for a key before it prints queued output.
 constexpr int kKeyWaitMs = 30;
 
-enum class Request { kHello, kCreate, kJoin, kResume, kResync, kDecision, kLeave, kOther };
+enum class Request { kHello, kCreate, kJoin, kResume, kResync, kDecision, kLeave, kRevote, kOther };
 
 // The session whose reader thread waits in readline(), for libedit's
 // plain-function event hook.
@@ -428,6 +428,12 @@ class Session : public ConnectionHandler {
       decided_at_v_ = -1;  // a move sent just before the drop may never have arrived
       turn_announced_ = false;  // show the turn again below the reconnection lines
       print("Resumed your seat in room " + joined.code + ".");
+      // A rematch sent just before the drop may never have arrived (the
+      // server was stopping, say): ask again; a vote already counted counts
+      // once.
+      if (!interactive_ && table_.you() && table_.state() == protocol::RoomState::kOver && !finished_all_games()) {
+        send(protocol::Rematch{}, Request::kRevote);
+      }
     } else if (joined.as == protocol::JoinAs::kSpectator) {
       print("Watching room " + joined.code + ".");
     } else {
@@ -520,6 +526,9 @@ class Session : public ConnectionHandler {
         return;
       }
       case Request::kResume: fail(kExitRefused, "Could not resume the seat: " + error.message); return;
+      case Request::kRevote:
+        if (error.code == ErrorCode::kRoomNotOver) return;  // the next game began meanwhile
+        break;
       case Request::kDecision:
         if (bot_) {
           // The server saw the table differently: take its snapshot and decide again.

@@ -11,7 +11,8 @@
 // - /readyz answers 503 while lease renewal cannot reach the database.
 // - A listed room made on A shows in B's lobby until it fills.
 // - B waiting for the rooms of a paused A keeps answering other requests,
-//   then answers those joins room/busy, which are no failed joins.
+//   then answers those joins room/busy, which are no failed joins; it keeps
+//   32 messages behind a waiting join and drops more (protocol/rate_limited).
 // Every case's name mentions PostgreSQL (ctest label cluster).
 #include <doctest/doctest.h>
 #include <libpq-fe.h>
@@ -296,8 +297,9 @@ TEST_CASE("lease with PostgreSQL: node B waiting for the rooms of a paused node 
   TempDir dir("gofish-lease");
   PostgresDatabase db;
   // A holds its rooms long; B gives up on a room after its own TTL and a
-  // second. B has two I/O threads: more joins wait than it has threads.
-  Node a(dir, db, "a", 30'000), b(dir, db, "b", 1'000, {"--threads=2"});
+  // second. B has two I/O threads: more joins wait than it has threads. Its
+  // message burst lets one joiner send more than B keeps while it waits.
+  Node a(dir, db, "a", 30'000), b(dir, db, "b", 1'000, {"--threads=2", "--message-burst=100"});
   // More rooms than the failed joins an address may make at once (10).
   constexpr int kRooms = 12;
   std::vector<Seated> hosts;
@@ -314,6 +316,10 @@ TEST_CASE("lease with PostgreSQL: node B waiting for the rooms of a paused node 
   for (int i = 0; i < kRooms; ++i) {
     ids.push_back(joiners[i]->send(protocol::Join{hosts[i].code, "Bob", protocol::JoinAs::kPlayer}));
   }
+  // The first joiner goes on sending: B keeps 32 messages behind its join, in
+  // order, and drops the rest, each with protocol/rate_limited.
+  std::vector<std::int64_t> pings;
+  for (int i = 0; i < 40; ++i) pings.push_back(joiners[0]->send(protocol::Ping{}));
   // While every join waits, B answers other requests at once.
   std::this_thread::sleep_for(200ms);
   const auto asked = std::chrono::steady_clock::now();
@@ -326,6 +332,20 @@ TEST_CASE("lease with PostgreSQL: node B waiting for the rooms of a paused node 
     REQUIRE(error != nullptr);
     CHECK(protocol::error_code_name(error->code) == "room/busy");
   }
+  for (std::size_t i = 0; i < 32; ++i) {
+    CHECK(std::holds_alternative<protocol::Pong>(joiners[0]->reply(pings[i])));
+  }
+  joiners[0]->pump();
+  int dropped = 0;
+  int pongs = 0;
+  for (const auto& frame : joiners[0]->frames()) {
+    if (const auto* error = std::get_if<protocol::Error>(&frame.message)) {
+      dropped += protocol::error_code_name(error->code) == "protocol/rate_limited" ? 1 : 0;
+    }
+    pongs += std::holds_alternative<protocol::Pong>(frame.message) ? 1 : 0;
+  }
+  CHECK(dropped == 8);
+  CHECK(pongs == 32);
   // Twelve busy rooms later, a wrong code is a failed join, not refused.
   CHECK(other.error_of(protocol::Join{"ZZZZZ", "Bob", protocol::JoinAs::kPlayer}) == "room/not_found");
 

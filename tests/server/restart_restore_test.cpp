@@ -404,6 +404,41 @@ TEST_CASE("restore: a finished game stored without its players names the seats' 
   CHECK(server.stop(SIGTERM) == 0);
 }
 
+// A vote is kept with its seat: the rematch after a restart (or on another
+// node) needs only the votes not yet given.
+TEST_CASE("restore: a rematch vote given before a restart still counts after it") {
+  TempDir dir("gofish-restore");
+  const auto data = dir.path / "data";
+  std::vector<Table> tables;
+  {
+    ServerProcess server(data, dir.path / "first.log");
+    tables.push_back(open_table(server.port(), "pairs", After::kLeave, 11));
+    Table& table = tables.back();
+    std::vector<AutoPlayer*> both{table.ann.get(), table.bob.get()};
+    REQUIRE(drive(
+        both, [&] { return table.ann->games_over() >= 1 && table.bob->games_over() >= 1; }, 60'000ms));
+    table.ann->active = false;
+    table.bob->active = false;
+    table.ann->peer().expect<protocol::Ok>(protocol::Rematch{});
+    const auto vote = table.bob->peer().await_event<protocol::RematchVote>();
+    REQUIRE(vote);
+    CHECK(vote->ready == std::vector<engine::Seat>{0});
+    REQUIRE(server.stop(SIGTERM) == 0);
+  }
+  ServerProcess server(data, dir.path / "second.log");
+  auto ann = resume_seat(server.port(), tables[0].ann->token());
+  auto bob = resume_seat(server.port(), tables[0].bob->token());
+  bob->expect<protocol::Ok>(protocol::Rematch{});
+  const auto started = ann->await_event<protocol::NewGame>();
+  REQUIRE(started);
+  CHECK(started->game == 2);
+  // The new game's seat rows keep no vote: a restart now restores none.
+  CHECK(server.stop(SIGTERM) == 0);
+  const auto rows = sql(data / "gofish.sqlite", "SELECT state FROM seats WHERE room = ?", {tables[0].code});
+  REQUIRE(rows.size() == 3);
+  for (const auto& row : rows) CHECK(row.find("rematch") == std::string::npos);
+}
+
 TEST_CASE("restore: a room that cannot be rebuilt is set aside, kept and listed, and the 20 beside it come back") {
   TempDir dir("gofish-restore");
   const auto data = dir.path / "data";
