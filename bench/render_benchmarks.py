@@ -136,7 +136,7 @@ def render(results, command, server_core, load_core, build, load_at_start):
                     key=lambda name: results[name]["rooms"])
     paced = results.get("server-paced")
     idle = results.get("idle")
-    durable = {storage: results.get(f"durable-{storage}") for storage in ("none", "sqlite", "postgres", "postgres-1")}
+    durable = {storage: results.get(f"durable-{storage}") for storage in ("none", "sqlite", "postgres", "postgres-4")}
     engine = results.get("engine")
 
     # ---- targets
@@ -268,7 +268,7 @@ def render(results, command, server_core, load_core, build, load_at_start):
                "action) compares the two as if each had its core to itself.\n")
 
     if durable["none"] and durable["sqlite"]:
-        stores = [storage for storage in ("none", "sqlite", "postgres", "postgres-1") if durable[storage]]
+        stores = [storage for storage in ("none", "sqlite", "postgres", "postgres-4") if durable[storage]]
         out.append("## Durability cost\n")
         out.append("The same closed-loop load against `--storage none`, `--storage sqlite` (every room event "
                    "committed before it is sent; `--sqlite-synchronous normal`)"
@@ -280,7 +280,7 @@ def render(results, command, server_core, load_core, build, load_at_start):
         for storage in stores:
             report = durable[storage]
             per_action = written_per_action(report, storage)
-            label = ("`--storage postgres --postgres-writers 1`" if storage == "postgres-1"
+            label = ("`--storage postgres --postgres-writers 4`" if storage == "postgres-4"
                      else f"`--storage {storage}`")
             rows.append([label, load_label(report), f"**{number(report['actions_per_second'])}**",
                          *latency_cells(report), *server_cells(report)[:2],
@@ -307,13 +307,11 @@ def render(results, command, server_core, load_core, build, load_at_start):
             out.append(f"With PostgreSQL it made {share['postgres']:.0%} of them, at {cpu['postgres']:.0f} µs of its "
                        f"own CPU per action (PostgreSQL's processes, on the same core, are not counted in it); p99 "
                        f"was {p99['postgres']} ms. Each batch is one transaction sent in one round trip (libpq's "
-                       "pipeline mode), so the flush per commit is shared by every action in the batch; the "
-                       "writer commits through 4 connections side by side (`--postgres-writers`, each room on "
-                       "one), so that commits overlap and PostgreSQL's group commit shares a flush among them.\n")
-            if durable["postgres-1"]:
-                out.append(f"With one writer connection (`--postgres-writers 1`, as before that) it made "
-                           f"{share['postgres-1']:.0%}, at {cpu['postgres-1']:.0f} µs per action; p99 was "
-                           f"{p99['postgres-1']} ms.\n")
+                       "pipeline mode), so the flush per commit is shared by every action in the batch.\n")
+            if durable["postgres-4"]:
+                out.append(f"With four writer connections committing side by side (`--postgres-writers 4`; "
+                           f"the default is one) it made {share['postgres-4']:.0%}, at {cpu['postgres-4']:.0f} µs "
+                           f"per action; p99 was {p99['postgres-4']} ms.\n")
         else:
             out.append("PostgreSQL was not measured: this machine has no PostgreSQL server binaries "
                        "(Debian's `postgresql`, from `scripts/install-deps.sh --bench`).\n")

@@ -110,8 +110,9 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
       ->type_name("URL")
       ->check(kPostgresUrl);
   add_value(app, "--postgres-writers", config.postgres_writers,
-            "For --storage postgres: connections the writer commits through side by side, so that commits share "
-            "PostgreSQL's WAL flushes (each room's records use one of them)")
+            "For --storage postgres: connections the writer commits through side by side, so that commits overlap "
+            "(each room's records use one of them); more may help when the database's commit latency, not its "
+            "CPU, is what limits")
       ->check(CLI::Range(1u, 32u));
   auto* load_rooms = add_value(app, "--load-rooms", config.load_rooms,
                                "at-start (rebuild every stored room when the server starts) or on-demand (each room "

@@ -34,8 +34,10 @@ struct Config {
   // leaves out from the PG* environment variables and ~/.pgpass.
   std::string postgres_url;
   // Connections the store's writer commits through side by side, for
-  // --storage postgres (ShardedWriter); each room's records use one.
-  unsigned postgres_writers = 4;
+  // --storage postgres (ShardedWriter); each room's records use one. One
+  // by default: with the database on the same machine, more made fewer
+  // actions/s (docs/BENCHMARKS.md, Durability cost).
+  unsigned postgres_writers = 1;
   // PRAGMA synchronous in WAL mode: "normal" survives a crash of the process,
   // "full" survives power loss too, at an fsync per commit.
   std::string sqlite_synchronous = "normal";

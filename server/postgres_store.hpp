@@ -5,9 +5,8 @@
 // - One connection, owned by the store, behind one mutex: HTTP threads read
 //   transcripts, the start loads rooms, the lease keeper renews leases. The
 //   writer commits through connections of its own (open_writer(), one per
-//   lane of the ShardedWriter, sharded_writer.hpp), so that commits overlap
-//   and PostgreSQL's group commit shares one WAL flush among them. No
-//   threads of its own.
+//   lane of the ShardedWriter, sharded_writer.hpp), so neither waits for
+//   the other. No threads of its own.
 // - commit() is one transaction per call, sent in pipeline mode: every
 //   statement, then a Sync that commits them all (or none, after an error),
 //   in one round trip whatever the batch's size. A connection the database

@@ -1,8 +1,11 @@
 // Several StoreWriters side by side, each with its own connection to the
-// store, so that commits overlap: with PostgreSQL's default durability each
-// COMMIT waits for a WAL flush, and one connection can only wait for one at
-// a time; commits arriving together on several connections share a flush
-// (PostgreSQL's group commit). Measured in docs/BENCHMARKS.md.
+// store, so that commits may overlap: with PostgreSQL's default durability
+// each COMMIT waits for a WAL flush, and one connection waits for one at a
+// time (`--postgres-writers`). Whether that pays depends on what limits:
+// with the database on the server's machine its CPU did, and four lanes
+// made fewer actions/s than one (docs/BENCHMARKS.md), so one is the
+// default; a database far away, whose commits take long, is where more
+// lanes are meant to help.
 //
 // A room's records always go to the same lane (by a hash of its code), so
 // they are committed in the order the room submitted them and their
