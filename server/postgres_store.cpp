@@ -79,6 +79,25 @@ END $$;
     R"sql(
 ALTER TABLE decisions ADD COLUMN v BIGINT;
 )sql",
+    // 3 -> 4: one guard for every room of a batch, not a call per room. It
+    // locks the leases still held (FOR SHARE, as gofish_fence does), then
+    // names the first room whose lease is not, in the error's DETAIL.
+    R"sql(
+CREATE OR REPLACE FUNCTION gofish_fence_rooms(rooms TEXT[], holder TEXT, held_epochs BIGINT[])
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  lost TEXT;
+BEGIN
+  PERFORM 1 FROM room_lease l JOIN unnest(rooms, held_epochs) AS f(code, epoch)
+    ON l.code = f.code AND l.node = holder AND l.epoch = f.epoch FOR SHARE OF l;
+  SELECT f.code INTO lost FROM unnest(rooms, held_epochs) AS f(code, epoch)
+    WHERE NOT EXISTS (SELECT 1 FROM room_lease l WHERE l.code = f.code AND l.node = holder AND l.epoch = f.epoch)
+    LIMIT 1;
+  IF lost IS NOT NULL THEN
+    RAISE EXCEPTION 'room % is no longer leased to node %', lost, holder USING ERRCODE = 'GF001', DETAIL = lost;
+  END IF;
+END $$;
+)sql",
 };
 
 // The SQLSTATE gofish_fence raises.
@@ -129,7 +148,8 @@ constexpr Sql kCloseLease{"close_lease", "DELETE FROM room_lease WHERE code = $1
 
 // Leases. A take succeeds where no live lease of another node holds the
 // code; taking over an expired lease (even one's own) raises the epoch.
-constexpr Sql kFence{"fence", "SELECT gofish_fence($1, $2, $3::bigint)"};
+// Every room of a batch at once: codes and epochs as text[] and bigint[].
+constexpr Sql kFenceRooms{"fence_rooms", "SELECT gofish_fence_rooms($1::text[], $2, $3::bigint[])"};
 constexpr Sql kTakeLease{
     "take_lease",
     "INSERT INTO room_lease(code, node, epoch, expires_at) "
@@ -209,7 +229,7 @@ constexpr const Sql* kStatements[] = {
     &kFinishGame, &kUpdateVersion,  &kCloseDecisions,  &kCloseGames,        &kDetachGames,    &kCloseSeats,
     &kCloseRoom,  &kOpenRooms,      &kRoomSeats,       &kLatestGame,        &kGameDecisions,  &kTruncateDecisions,
     &kSetAside,   &kSetAsideRooms,  &kRestoreSetAside, &kFindTranscript,    &kPruneDecisions, &kPruneGames,
-    &kTokenKey,   &kAddTokenKey,    &kReplaceTokenKey, &kHoldsRoomsOrGames, &kCloseLease,     &kFence,
+    &kTokenKey,   &kAddTokenKey,    &kReplaceTokenKey, &kHoldsRoomsOrGames, &kCloseLease,     &kFenceRooms,
     &kTakeLease,  &kRenewLeases,    &kReleaseLeases,   &kReleaseAllLeases,  &kAskHandover,    &kInsertDecisions,
     &kWaitingRooms, &kOpenRoom,     &kRoomOfToken,
 };
@@ -360,17 +380,14 @@ std::string text_array(const std::vector<std::string>& elements) {
 
 // Replaces each run of two or more decision inserts in `steps` with one
 // insert of them all (kInsertDecisions): a batch of actions from many rooms
-// costs PostgreSQL one statement, not one per action. `room_of_step`, when
-// given, keeps naming each step's room (a merged insert takes its first's).
-void merge_decisions(std::vector<PostgresStore::Step>& steps, std::vector<const std::string*>* room_of_step) {
+// costs PostgreSQL one statement, not one per action.
+void merge_decisions(std::vector<PostgresStore::Step>& steps) {
   std::vector<PostgresStore::Step> out;
-  std::vector<const std::string*> rooms;
   for (std::size_t i = 0; i < steps.size();) {
     std::size_t end = i;
     while (end < steps.size() && steps[end].name == kInsertDecision.name) ++end;
     if (end - i < 2) {
       out.push_back(std::move(steps[i]));
-      if (room_of_step) rooms.push_back((*room_of_step)[i]);
       ++i;
       continue;
     }
@@ -389,11 +406,9 @@ void merge_decisions(std::vector<PostgresStore::Step>& steps, std::vector<const 
     merged.formats = {0, 0, 0, 0};
     merged.nulls = {0, 0, 0, 0};
     out.push_back(std::move(merged));
-    if (room_of_step) rooms.push_back((*room_of_step)[i]);
     i = end;
   }
   steps = std::move(out);
-  if (room_of_step) *room_of_step = std::move(rooms);
 }
 
 }  // namespace
@@ -652,7 +667,7 @@ void PostgresStore::commit(const std::vector<Record>& records) {
     auto more = steps_for(record);
     std::move(more.begin(), more.end(), std::back_inserter(steps));
   }
-  merge_decisions(steps, nullptr);
+  merge_decisions(steps);
   std::lock_guard lock(mutex_);
   commit_steps(steps);
 }
@@ -690,16 +705,17 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
       }
     }
   }
-  // A fenced room makes the whole transaction fail at its guard; it is sent
-  // again without that room, so one room's lost lease costs the others a
-  // round trip, never their records.
+  // A fenced room makes the whole transaction fail at the guard, which names
+  // it; the batch is sent again without that room, so one room's lost lease
+  // costs the others a round trip, never their records.
   for (;;) {
-    // Every room's guard first, then the records in order: one room's
+    // The guard of every room first, then the records in order: one room's
     // records never depend on another's, and the decisions of rooms side by
     // side merge into one statement.
     std::vector<Step> steps;
-    std::vector<const std::string*> room_of_step;
     std::vector<const RoomRecords*> writing;
+    std::vector<std::string> guarded;
+    std::string epochs_held = "{";
     for (const RoomRecords& room : batch) {
       if (room.records.empty() || is_fenced(room.room)) continue;
       if (!node.empty()) {
@@ -708,27 +724,35 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
           fenced.push_back(room.room);
           continue;
         }
-        steps.push_back(step(kFence, room.room, node, held->second));
-        room_of_step.push_back(&room.room);
+        epochs_held += (guarded.empty() ? "" : ",") + std::to_string(held->second);
+        guarded.push_back(room.room);
       }
       writing.push_back(&room);
     }
+    if (!guarded.empty()) {
+      Step guard = step(kFenceRooms);
+      guard.values = {text_array(guarded), node, epochs_held + "}"};
+      guard.formats = {0, 1, 0};
+      guard.nulls = {0, 0, 0};
+      steps.push_back(std::move(guard));
+    }
     for (const RoomRecords* room : writing) {
       for (const Record& record : room->records) {
-        for (auto& one : steps_for(record)) {
-          steps.push_back(std::move(one));
-          room_of_step.push_back(&room->room);
-        }
+        for (auto& one : steps_for(record)) steps.push_back(std::move(one));
       }
     }
-    merge_decisions(steps, &room_of_step);
+    merge_decisions(steps);
     if (steps.empty()) return fenced;
     try {
       commit_steps(steps);
       return fenced;
     } catch (const StoreError&) {
-      if (failed_state_ != kFencedOut || !failed_step_ || *failed_step_ >= room_of_step.size()) throw;
-      const std::string& room = *room_of_step[*failed_step_];
+      const bool guard_failed = failed_state_ == kFencedOut && failed_step_ && *failed_step_ == 0;
+      if (!guard_failed ||
+          std::find(guarded.begin(), guarded.end(), failed_detail_) == guarded.end() || is_fenced(failed_detail_)) {
+        throw;
+      }
+      const std::string room = failed_detail_;
       fenced.push_back(room);
       std::lock_guard fence(fence_->mutex);
       if (const auto held = fence_->epochs.find(room);
@@ -865,6 +889,7 @@ bool PostgresStore::pipeline(const std::vector<Step>& steps) {
   std::size_t ends = 0;
   failed_step_.reset();
   failed_state_.clear();
+  failed_detail_.clear();
   for (bool done = false; !done;) {
     PGresult* raw = PQgetResult(conn_);
     if (raw == nullptr) {
@@ -886,6 +911,7 @@ bool PostgresStore::pipeline(const std::vector<Step>& steps) {
           error = one_line(PQresultErrorMessage(raw)) + (state ? std::string(" (SQLSTATE ") + state + ")" : "");
           failed_step_ = ends;  // the statement whose results are being read
           if (state) failed_state_ = state;
+          if (const char* detail = PQresultErrorField(raw, PG_DIAG_MESSAGE_DETAIL)) failed_detail_ = detail;
         }
     }
   }

@@ -30,10 +30,11 @@
 // - Leases (schema version 2): room_lease(code, node, epoch, expires_at)
 //   says which node owns a room. A node takes a room with one upsert (the
 //   epoch goes up when it takes over an expired lease), renews all of its
-//   leases with one statement, and every room's records in a commit are
-//   guarded by gofish_fence(code, node, epoch), which raises (SQLSTATE
-//   GF001) unless the node still holds that epoch; the batch is then sent
-//   again without the fenced room. A node asks another to hand a room over
+//   leases with one statement, and a commit's records are guarded by one
+//   call of gofish_fence_rooms(codes, node, epochs) (schema version 4; 2
+//   and 3 called gofish_fence per room), which raises (SQLSTATE GF001,
+//   naming the room in its DETAIL) unless the node still holds each room
+//   at its epoch; the batch is then sent again without the fenced room. A node asks another to hand a room over
 //   with NOTIFY on the owner's channel (gofish_handover_<node>).
 // - Durability of a commit is PostgreSQL's: with synchronous_commit on (its
 //   default) COMMIT returns once the WAL is flushed, so a commit survives a
@@ -61,7 +62,7 @@ struct pg_conn;
 namespace gofish::server {
 
 // The schema version this program writes (meta.schema_version).
-inline constexpr int kPostgresSchemaVersion = 3;
+inline constexpr int kPostgresSchemaVersion = 4;
 
 class PostgresStore final : public Store {
  public:
@@ -158,6 +159,7 @@ class PostgresStore final : public Store {
   // The statement the last failed pipeline failed at, and its SQLSTATE.
   std::optional<std::size_t> failed_step_;
   std::string failed_state_;
+  std::string failed_detail_;  // its DETAIL (the room gofish_fence_rooms fenced out)
   std::shared_ptr<Fence> fence_;
   // Only the first connection listens for handover requests.
   const bool listens_ = true;

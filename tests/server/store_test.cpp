@@ -1047,6 +1047,7 @@ TEST_CASE("postgres store: a version 1 database is migrated to leases and keeps 
   }
   db.sql(
       "DROP TABLE room_lease; DROP FUNCTION gofish_fence(TEXT, TEXT, BIGINT); ALTER TABLE decisions DROP COLUMN v; "
+      "DROP FUNCTION gofish_fence_rooms(TEXT[], TEXT, BIGINT[]); "
       "UPDATE meta SET value = convert_to('1', 'UTF8') WHERE key = 'schema_version'");
   PostgresStore store(db.url());
   CHECK(store.load_open_rooms().size() == 1);
@@ -1067,14 +1068,15 @@ TEST_CASE("postgres store: a version 2 database is migrated to decisions with ve
     store.commit({record::RoomVersion{"ABCD", 6}});
   }
   db.sql(
-      "ALTER TABLE decisions DROP COLUMN v; "
+      "ALTER TABLE decisions DROP COLUMN v; DROP FUNCTION gofish_fence_rooms(TEXT[], TEXT, BIGINT[]); "
       "UPDATE meta SET value = convert_to('2', 'UTF8') WHERE key = 'schema_version'");
   PostgresStore store(db.url());
   auto rooms = store.load_open_rooms();
   REQUIRE(rooms.size() == 1);
   CHECK(rooms[0].v == 6);
   CHECK(rooms[0].game->decisions.size() == 2);
-  CHECK(db.sql("SELECT convert_from(value, 'UTF8') FROM meta WHERE key = 'schema_version'") == "3");
+  CHECK(db.sql("SELECT convert_from(value, 'UTF8') FROM meta WHERE key = 'schema_version'") ==
+        std::to_string(kPostgresSchemaVersion));
   store.commit({record::DecisionAccepted{"g-1", 2, R"({"seat":0})", 11}});
   rooms = store.load_open_rooms();
   CHECK(rooms[0].v == 11);
