@@ -465,6 +465,12 @@ PostgresStore::Result checked(PGconn* conn, PGresult* raw, const std::string& wh
   return result;
 }
 
+// The first row's first column, if there is a row.
+std::optional<std::string> first_bytes(const PostgresStore::Result& rows) {
+  if (rows.rows() == 0) return std::nullopt;
+  return rows.bytes(0, 0);
+}
+
 // The rooms of a kOpenRooms or kWaitingRooms result (code, settings,
 // created_ms, v), with no seats or game yet.
 std::vector<StoredRoom> rooms_of(const PostgresStore::Result& rows) {
@@ -494,22 +500,19 @@ std::vector<StoredSeat> seats_of(const PostgresStore::Result& rows) {
 
 PostgresStore::PostgresStore(const std::string& url, MissingTokenKey missing_key)
     : url_(url), missing_key_(missing_key), fence_(std::make_shared<Fence>()) {
-  try {
-    connect();
-    check_and_migrate();
-    prepare_statements();
-  } catch (...) {
-    PQfinish(conn_);
-    conn_ = nullptr;
-    throw;
-  }
+  open(true);
 }
 
 // The parent has checked and migrated the schema already.
 PostgresStore::PostgresStore(const PostgresStore& parent, WriterTag)
     : url_(parent.url_), missing_key_(parent.missing_key_), fence_(parent.fence_), listens_(false) {
+  open(false);
+}
+
+void PostgresStore::open(bool migrate) {
   try {
     connect();
+    if (migrate) check_and_migrate();
     prepare_statements();
   } catch (...) {
     PQfinish(conn_);
@@ -954,11 +957,7 @@ std::optional<StoredRoom> PostgresStore::load_room(const std::string& code) {
 
 std::optional<std::string> PostgresStore::room_of_token(const std::string& token_hash) {
   std::lock_guard lock(mutex_);
-  return with_retry([&]() -> std::optional<std::string> {
-    const Result rows = run(step(kRoomOfToken, token_hash));
-    if (rows.rows() == 0) return std::nullopt;
-    return rows.bytes(0, 0);
-  });
+  return with_retry([&] { return first_bytes(run(step(kRoomOfToken, token_hash))); });
 }
 
 // A room's seats and latest game with its decisions; a torn tail is cut.
@@ -1022,11 +1021,7 @@ bool PostgresStore::restore_set_aside(const std::string& room) {
 
 std::optional<std::string> PostgresStore::finished_transcript(const std::string& game_id) {
   std::lock_guard lock(mutex_);
-  return with_retry([&]() -> std::optional<std::string> {
-    const Result rows = run(step(kFindTranscript, game_id));
-    if (rows.rows() == 0) return std::nullopt;
-    return rows.bytes(0, 0);
-  });
+  return with_retry([&] { return first_bytes(run(step(kFindTranscript, game_id))); });
 }
 
 std::size_t PostgresStore::prune_finished(std::int64_t before_ms) {

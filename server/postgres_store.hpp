@@ -118,6 +118,9 @@ class PostgresStore final : public Store {
   struct Step;
 
  private:
+  // Connects, checks and migrates the schema (`migrate`) and prepares the
+  // statements; closes the connection again if any of it throws.
+  void open(bool migrate);
   void connect();
   std::string describe() const;  // where(), with the mutex held
   void check_and_migrate();

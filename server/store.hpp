@@ -241,8 +241,9 @@ class Store {
   virtual void truncate_decisions(const std::string& game_id, std::int64_t keep) = 0;
 };
 
-// Keeps nothing; its token key is fresh from the OS each run.
-class NullStore final : public Store {
+// Keeps nothing; its token key is fresh from the OS each run. Tests derive
+// from it for a store that only counts or delays commits.
+class NullStore : public Store {
  public:
   NullStore();
   void commit(const std::vector<Record>&) override {}

@@ -940,6 +940,16 @@ TEST_CASE("postgres store: where() names the database, host, port and user, neve
 
 using namespace std::chrono_literals;
 
+// The handover requests that reach `store` within two seconds.
+std::vector<std::string> handovers_asked(PostgresStore& store) {
+  std::vector<std::string> asked;
+  for (int i = 0; i < 100 && asked.empty(); ++i) {
+    asked = store.handover_requests();
+    if (asked.empty()) std::this_thread::sleep_for(20ms);
+  }
+  return asked;
+}
+
 TEST_CASE("postgres store: a lease is held by one node at a time and taken over, with a higher epoch, once expired") {
   PostgresDatabase db;
   PostgresStore a(db.url()), b(db.url());
@@ -1028,12 +1038,7 @@ TEST_CASE("postgres store: a handover request reaches the node holding the lease
   REQUIRE(a.take_lease("AAAAA", "handover-a-" + db.schema(), 60'000ms));
   CHECK_FALSE(b.ask_handover("ZZZZZ"));  // nobody holds it
   CHECK(b.ask_handover("AAAAA"));
-  std::vector<std::string> asked;
-  for (int i = 0; i < 100 && asked.empty(); ++i) {
-    asked = a.handover_requests();
-    if (asked.empty()) std::this_thread::sleep_for(20ms);
-  }
-  CHECK(asked == std::vector<std::string>{"AAAAA"});
+  CHECK(handovers_asked(a) == std::vector<std::string>{"AAAAA"});
   CHECK(b.handover_requests().empty());
   db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second'");
   CHECK_FALSE(b.ask_handover("AAAAA"));
@@ -1114,7 +1119,7 @@ TEST_CASE("postgres store writer: a fenced room's callback says not written, the
 
 // Keeps what each commit wrote, and how many commits were running at once
 // across every store sharing `running`.
-struct LaneStore final : Store {
+struct LaneStore final : NullStore {
   explicit LaneStore(std::atomic<int>& running, std::atomic<int>& most) : running_(running), most_(most) {}
   void commit(const std::vector<Record>& records) override {
     const int now = ++running_;
@@ -1131,15 +1136,6 @@ struct LaneStore final : Store {
     }
     --running_;
   }
-  std::vector<StoredRoom> load_open_rooms() override { return {}; }
-  void set_aside(const std::string&, const std::string&, std::int64_t) override {}
-  std::vector<SetAsideRoom> set_aside_rooms() override { return {}; }
-  bool restore_set_aside(const std::string&) override { return false; }
-  std::optional<std::string> finished_transcript(const std::string&) override { return std::nullopt; }
-  std::size_t prune_finished(std::int64_t) override { return 0; }
-  std::array<std::uint64_t, 4> token_key() override { return {}; }
-  void truncate_decisions(const std::string&, std::int64_t) override {}
-
   std::mutex mutex;
   std::vector<std::pair<std::string, std::int64_t>> written;  // (room, seq) in commit order
 
@@ -1226,12 +1222,7 @@ TEST_CASE("postgres store: writer connections commit under the store's fence, an
   CHECK(db.sql("SELECT settings FROM rooms WHERE code = 'AAAAA'") == "{\"n\":4}");
   // Only the store itself listens for handover requests.
   REQUIRE(b.ask_handover("AAAAA"));
-  std::vector<std::string> asked;
-  for (int i = 0; i < 100 && asked.empty(); ++i) {
-    asked = a.handover_requests();
-    if (asked.empty()) std::this_thread::sleep_for(20ms);
-  }
-  CHECK(asked == std::vector<std::string>{"AAAAA"});
+  CHECK(handovers_asked(a) == std::vector<std::string>{"AAAAA"});
   CHECK(first->handover_requests().empty());
   CHECK(second->handover_requests().empty());
 }
