@@ -10,9 +10,11 @@
 // On any overflow the server closes the connection with a reason rather than
 // grow memory or silently drop game events.
 //
-// The limits "per address" key on the peer's IP address as the socket sees it
-// (an IPv6 address by its /64 network, which one host usually holds whole);
-// behind a reverse proxy every client shares the proxy's address.
+// The limits "per address" key on the client's IP address (an IPv6 address
+// by its /64 network, which one host usually holds whole): the peer's as
+// the socket sees it, or, for a connection from a --trusted-proxy, the
+// address its PROXY protocol header names (http_session.cpp). Behind a
+// proxy that is not trusted every client shares the proxy's address.
 #pragma once
 
 #include <chrono>

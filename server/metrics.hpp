@@ -32,7 +32,8 @@ class Metrics {
   // address_full (max_connections_per_address). A socket, closed as soon as
   // accepted: sockets_full (the socket cap, or only the newcomers' share
   // left), address_sockets (max_sockets_per_address), descriptors (the
-  // process had none left).
+  // process had none left), proxy_header (a --trusted-proxy connection whose
+  // PROXY protocol header was missing, malformed or late).
   void connection_refused(std::string_view reason);
   // gofish_room_requests_refused_total{reason}: creates and joins refused by
   // a per-address limit: create_rate, address_rooms, failed_joins.
