@@ -14,17 +14,64 @@ using nlohmann::json;
 
 std::string quoted(std::string_view text) { return detail::quote_untrusted(std::string(text)); }
 
+constexpr std::string_view kHexDigits = "0123456789abcdef";
+
+std::string to_hex(std::string_view bytes) {
+  std::string out;
+  for (const char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    out += kHexDigits[byte >> 4U];
+    out += kHexDigits[byte & 15U];
+  }
+  return out;
+}
+
+// nullopt unless `text` is lowercase hex of whole bytes.
+std::optional<std::string> from_hex(std::string_view text) {
+  if (text.size() % 2 != 0) return std::nullopt;
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); i += 2) {
+    const auto high = kHexDigits.find(text[i]);
+    const auto low = kHexDigits.find(text[i + 1]);
+    if (high == std::string_view::npos || low == std::string_view::npos) return std::nullopt;
+    out += static_cast<char>((high << 4U) | low);
+  }
+  return out;
+}
+
 }  // namespace
 
-std::string settings_record(const RoomSettings& settings) {
+std::string settings_record(const RoomSettings& settings, const std::vector<RemovedPlayer>& removed) {
   nlohmann::ordered_json out = settings_to_json(settings);
+  if (!removed.empty()) {
+    auto& list = out["removed"] = nlohmann::ordered_json::array();
+    for (const RemovedPlayer& player : removed) {
+      list.push_back({{"name", player.name}, {"seat", player.seat}, {"token", to_hex(player.token_hash)}});
+    }
+  }
   return out.dump();
 }
 
-std::variant<RoomSettings, std::string> settings_from_record(std::string_view text) {
+std::variant<StoredSettings, std::string> settings_from_record(std::string_view text) {
   const json parsed = json::parse(text, nullptr, false);
   if (!parsed.is_object() || !parsed.contains("rules")) return "unreadable settings " + quoted(text);
   json copy = parsed;
+  StoredSettings out;
+  if (const auto removed = copy.find("removed"); removed != copy.end()) {
+    if (!removed->is_array()) return "unreadable removed players in " + quoted(text);
+    for (const json& entry : *removed) {
+      const auto name = entry.is_object() ? entry.find("name") : entry.end();
+      const auto seat = entry.is_object() ? entry.find("seat") : entry.end();
+      const auto token = entry.is_object() ? entry.find("token") : entry.end();
+      std::optional<std::string> hash;
+      if (token != entry.end() && token->is_string()) hash = from_hex(token->get<std::string>());
+      if (name == entry.end() || !name->is_string() || seat == entry.end() || !seat->is_number_integer() || !hash) {
+        return "unreadable removed player in " + quoted(text);
+      }
+      out.removed.push_back(RemovedPlayer{name->get<std::string>(), seat->get<int>(), *hash});
+    }
+    copy.erase(removed);
+  }
   // Before 0.2 the store spelt chat as the enum's number.
   if (const auto chat = copy.find("chat"); chat != copy.end() && chat->is_number_integer()) {
     const auto number = chat->get<std::int64_t>();
@@ -38,7 +85,10 @@ std::variant<RoomSettings, std::string> settings_from_record(std::string_view te
   for (auto it = defaults.begin(); it != defaults.end(); ++it) {
     if (!copy.contains(it.key())) copy[it.key()] = json(*it);
   }
-  return settings_from_json(copy);
+  auto settings = settings_from_json(copy);
+  if (auto* error = std::get_if<std::string>(&settings)) return std::move(*error);
+  out.settings = std::get<RoomSettings>(std::move(settings));
+  return out;
 }
 
 std::string seat_record(const SeatRecord& seat) {

@@ -22,9 +22,24 @@ namespace gofish::protocol {
 // The settings object of the room snapshot (server_messages.cpp), kept as is.
 nlohmann::ordered_json settings_to_json(const RoomSettings& settings);
 std::variant<RoomSettings, std::string> settings_from_json(const nlohmann::json& json);
-std::string settings_record(const RoomSettings& settings);
+// A player the host removed (`kick`), kept with the settings so that they
+// stay out of the room after a restart or a move to another node:
+// `token_hash` is their seat token's keyed hash (16 bytes, empty if none).
+struct RemovedPlayer {
+  std::string name;
+  int seat = 0;
+  std::string token_hash;
+  friend bool operator==(const RemovedPlayer&, const RemovedPlayer&) = default;
+};
+// The settings record: the settings, plus "removed" when anyone was kicked
+// (each {"name", "seat", "token"}, the hash in lowercase hex).
+std::string settings_record(const RoomSettings& settings, const std::vector<RemovedPlayer>& removed = {});
+struct StoredSettings {
+  RoomSettings settings;
+  std::vector<RemovedPlayer> removed;
+};
 // Also reads the settings of servers before 0.2, which spelt chat as a number.
-std::variant<RoomSettings, std::string> settings_from_record(std::string_view text);
+std::variant<StoredSettings, std::string> settings_from_record(std::string_view text);
 
 // A taken seat as the store keeps it (an empty seat has no record).
 struct SeatRecord {

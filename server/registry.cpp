@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <thread>
 
 #include <boost/asio/post.hpp>
@@ -318,8 +317,7 @@ void Registry::find_token(const TokenHash& hash, std::function<void(FoundSeat)> 
   if (auto found = lookup(); std::holds_alternative<TokenSeat>(found) || !on_demand_) return done(std::move(found));
   // Perhaps a seat of a room not loaded yet: the store knows which room, and
   // once that room is loaded, the room knows the token.
-  std::string bytes(sizeof(hash.words), '\0');
-  std::memcpy(bytes.data(), hash.words.data(), bytes.size());
+  std::string bytes = hash_bytes(hash);
   // Given the token's room (none: no such seat; failed: the store failed).
   auto then = [self = shared_from_this(), lookup, done = std::move(done)](const std::optional<std::string>& code,
                                                                           bool failed) mutable {
@@ -376,9 +374,10 @@ namespace {
 // nullopt too when its records cannot be read (restoring it would set it
 // aside and say why).
 std::optional<protocol::LobbyRoom> stored_lobby_entry(const StoredRoom& stored) {
-  auto settings = protocol::settings_from_record(stored.settings);
-  const auto* read = std::get_if<protocol::RoomSettings>(&settings);
-  if (read == nullptr || !read->listed) return std::nullopt;
+  auto stored_settings = protocol::settings_from_record(stored.settings);
+  const auto* kept = std::get_if<protocol::StoredSettings>(&stored_settings);
+  if (kept == nullptr || !kept->settings.listed) return std::nullopt;
+  const protocol::RoomSettings* read = &kept->settings;
   SeatTable seats(read->seats);
   for (const StoredSeat& row : stored.seats) {
     if (row.seat < 0 || row.seat >= seats.size()) return std::nullopt;

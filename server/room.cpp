@@ -94,6 +94,10 @@ void RoomImpl::begin_after_restore() {
   for (int i = 0; i < seats_.size(); ++i) {
     if (seats_[i].held()) issue_token(*seats_[i].token, i);
   }
+  // A kicked token still names the room, so a resume with it hears room/kicked.
+  for (const SeatTable::Kick& kick : seats_.kicks()) {
+    if (kick.token) issue_token(*kick.token, kick.seat);
+  }
   refresh_lobby();
   on_strand([](RoomImpl& room) { room.resume_after_restart(); });
 }
@@ -317,6 +321,7 @@ void RoomImpl::do_kick(const std::shared_ptr<Client>& client, engine::Seat index
   const auto kicked = seat.client;
   // The token stays registered as a kicked one: a resume answers room/kicked.
   seats_.remember_kick(index);
+  write(record::RoomSettingsChanged{code_, protocol::settings_record(settings_, seats_.removed())});
   if (kicked) {
     reply_error(kicked, ErrorCode::kRoomKicked, std::nullopt);
     kicked->clear_room(this);

@@ -140,7 +140,7 @@ void RoomImpl::close_room(protocol::RoomClosedReason reason, const std::string& 
     seats_[i].token.reset();
     seats_[i].client.reset();
   }
-  for (const TokenHash& hash : seats_.kicked_tokens()) revoke_token(hash);
+  for (const SeatTable::Kick& kick : seats_.kicks()) revoke_token(kick.token);
   seats_.spectators().clear();
   {
     std::lock_guard lock(lobby_mutex_);

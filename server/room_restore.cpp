@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "protocol/room_records.hpp"
@@ -26,10 +25,8 @@ std::optional<std::string> restore_seat(SeatTable& seats, const StoredSeat& row)
   seat.kicked = record.kicked;
   if (record.rematch) seats.vote(row.seat);
   if (seat.human() && !row.token_hash.empty()) {
-    TokenHash hash;
-    if (row.token_hash.size() != sizeof(hash.words)) return "a token hash of the wrong size";
-    std::memcpy(hash.words.data(), row.token_hash.data(), sizeof(hash.words));
-    seat.token = hash;
+    seat.token = hash_from_bytes(row.token_hash);
+    if (!seat.token) return "a token hash of the wrong size";
   }
   return std::nullopt;
 }
@@ -112,11 +109,20 @@ std::optional<std::string> restore_game(RestoredRoom& room, const StoredGame& st
 std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, Store& store) {
   auto settings = protocol::settings_from_record(stored.settings);
   if (const auto* error = std::get_if<std::string>(&settings)) return *error;
+  auto& read = std::get<protocol::StoredSettings>(settings);
   RestoredRoom room;
   room.code = stored.room;
-  room.settings = std::get<protocol::RoomSettings>(std::move(settings));
+  room.settings = std::move(read.settings);
   room.v = stored.v;
   room.seats = SeatTable(room.settings.seats);
+  for (const protocol::RemovedPlayer& player : read.removed) {
+    std::optional<TokenHash> token;
+    if (!player.token_hash.empty() && !(token = hash_from_bytes(player.token_hash))) {
+      return "a removed player's token hash of the wrong size";
+    }
+    if (player.seat < 0 || player.seat >= room.seats.size()) return "a removed player in no seat at this table";
+    room.seats.restore_kick(player.name, player.seat, token);
+  }
   for (const StoredSeat& row : stored.seats) {
     if (auto problem = restore_seat(room.seats, row)) return "seat " + std::to_string(row.seat) + ": " + *problem;
   }

@@ -1,7 +1,6 @@
 #include "server/seat_table.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "protocol/room_records.hpp"
 #include "protocol/text.hpp"
@@ -106,21 +105,31 @@ std::vector<engine::Seat> SeatTable::voters() const {
 std::optional<TokenHash> SeatTable::remember_kick(engine::Seat seat) {
   SeatSlot& slot = (*this)[seat];
   if (slot.client) kicked_connections_.insert(slot.client->id());
-  kicked_names_.push_back(slot.name);
   std::optional<TokenHash> token;
   token.swap(slot.token);
-  if (token) kicked_tokens_.push_back(*token);
+  kicks_.push_back(Kick{slot.name, seat, token});
   return token;
 }
 
+void SeatTable::restore_kick(std::string name, engine::Seat seat, std::optional<TokenHash> token) {
+  kicks_.push_back(Kick{std::move(name), seat, token});
+}
+
 bool SeatTable::kicked_token(const TokenHash& hash) const {
-  return std::find(kicked_tokens_.begin(), kicked_tokens_.end(), hash) != kicked_tokens_.end();
+  return std::any_of(kicks_.begin(), kicks_.end(), [&](const Kick& kick) { return kick.token == hash; });
 }
 
 bool SeatTable::kicked_player(const Client& client, std::string_view name) const {
   return kicked_connections_.contains(client.id()) ||
-         std::any_of(kicked_names_.begin(), kicked_names_.end(),
-                     [&](const std::string& kicked) { return protocol::same_name(kicked, name); });
+         std::any_of(kicks_.begin(), kicks_.end(), [&](const Kick& kick) { return protocol::same_name(kick.name, name); });
+}
+
+std::vector<protocol::RemovedPlayer> SeatTable::removed() const {
+  std::vector<protocol::RemovedPlayer> out;
+  for (const Kick& kick : kicks_) {
+    out.push_back(protocol::RemovedPlayer{kick.name, kick.seat, kick.token ? hash_bytes(*kick.token) : ""});
+  }
+  return out;
 }
 
 std::vector<Record> SeatTable::records(const std::string& room) const {
@@ -136,12 +145,7 @@ std::vector<Record> SeatTable::records(const std::string& room) const {
     if (seat.bot() || seat.takeover) kept.level = seat.level;
     // Away is not kept: after a restart every seat is away and starts its grace.
     if (seat.takeover != protocol::TakeoverReason::kDisconnected) kept.takeover = seat.takeover;
-    std::string hash;
-    if (seat.token) {
-      hash.resize(sizeof(seat.token->words));
-      std::memcpy(hash.data(), seat.token->words.data(), hash.size());
-    }
-    out.push_back(record::SeatTaken{room, i, protocol::seat_record(kept), std::move(hash)});
+    out.push_back(record::SeatTaken{room, i, protocol::seat_record(kept), seat.token ? hash_bytes(*seat.token) : ""});
   }
   return out;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "protocol/messages.hpp"
+#include "protocol/room_records.hpp"
 #include "server/client.hpp"
 #include "server/store.hpp"
 #include "server/token.hpp"
@@ -111,9 +112,18 @@ class SeatTable {
   // may not sit down in this room again. Returns the seat's token (the
   // caller keeps it registered, so a resume with it says room/kicked).
   std::optional<TokenHash> remember_kick(engine::Seat seat);
+  // A kick read back from the store (the connection is gone by then).
+  void restore_kick(std::string name, engine::Seat seat, std::optional<TokenHash> token);
   bool kicked_token(const TokenHash& hash) const;
   bool kicked_player(const Client& client, std::string_view name) const;
-  const std::vector<TokenHash>& kicked_tokens() const { return kicked_tokens_; }
+  struct Kick {
+    std::string name;
+    engine::Seat seat = 0;
+    std::optional<TokenHash> token;
+  };
+  const std::vector<Kick>& kicks() const { return kicks_; }
+  // The kicks as the settings record keeps them.
+  std::vector<protocol::RemovedPlayer> removed() const;
 
   // The store's rows for the seats as they are now (store.hpp): a SeatTaken
   // per taken seat, a SeatFreed per empty one.
@@ -131,8 +141,7 @@ class SeatTable {
   engine::Seat host_ = 0;
   std::uint8_t votes_ = 0;
   std::set<std::uint64_t> kicked_connections_;
-  std::vector<TokenHash> kicked_tokens_;
-  std::vector<std::string> kicked_names_;
+  std::vector<Kick> kicks_;
 };
 
 }  // namespace gofish::server

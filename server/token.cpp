@@ -1,5 +1,7 @@
 #include "server/token.hpp"
 
+#include <cstring>
+
 #include <sys/random.h>
 
 #include <bit>
@@ -97,6 +99,19 @@ TokenHasher::TokenHasher() {
   for (std::size_t i = 0; i < keys_.size(); ++i) {
     keys_[i] = load_le(reinterpret_cast<const char*>(bytes.data() + 8 * i), 8);
   }
+}
+
+std::string hash_bytes(const TokenHash& hash) {
+  std::string bytes(sizeof(hash.words), '\0');
+  std::memcpy(bytes.data(), hash.words.data(), bytes.size());
+  return bytes;
+}
+
+std::optional<TokenHash> hash_from_bytes(std::string_view bytes) {
+  TokenHash hash;
+  if (bytes.size() != sizeof(hash.words)) return std::nullopt;
+  std::memcpy(hash.words.data(), bytes.data(), sizeof(hash.words));
+  return hash;
 }
 
 TokenHash TokenHasher::hash(std::string_view token) const {

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,6 +48,10 @@ struct TokenHash {
     return ((a.words[0] ^ b.words[0]) | (a.words[1] ^ b.words[1])) == 0;
   }
 };
+
+// The 16 bytes the stores keep of a hash, and back (nullopt for another size).
+std::string hash_bytes(const TokenHash& hash);
+std::optional<TokenHash> hash_from_bytes(std::string_view bytes);
 
 struct TokenHashHash {
   std::size_t operator()(const TokenHash& hash) const { return static_cast<std::size_t>(hash.words[0]); }

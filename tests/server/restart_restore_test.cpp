@@ -284,13 +284,15 @@ void check_restored(std::uint16_t port, Table& table, const std::vector<protocol
   REQUIRE(std::holds_alternative<engine::Transcript>(http));
   CHECK(std::get<engine::Transcript>(http) == table.transcript.transcript);
 
-  // Whoever gave up the seat has no seat to resume.
+  // Whoever gave up the seat has no seat to resume; a kicked player hears
+  // why, after the restart as before it.
   std::vector<std::string> gone;
   if (!ann_seated) gone.push_back(table.ann->token());
   if (!bob_seated) gone.push_back(table.bob->token());
+  const std::string refusal = table.after == After::kKick ? "room/kicked" : "room/bad_token";
   for (const auto& token : gone) {
     Peer stranger(port);
-    CHECK(stranger.error_of(protocol::Resume{token, std::nullopt}) == "room/bad_token");
+    CHECK(stranger.error_of(protocol::Resume{token, std::nullopt}) == refusal);
   }
 }
 
@@ -437,6 +439,51 @@ TEST_CASE("restore: a rematch vote given before a restart still counts after it"
   const auto rows = sql(data / "gofish.sqlite", "SELECT state FROM seats WHERE room = ?", {tables[0].code});
   REQUIRE(rows.size() == 3);
   for (const auto& row : rows) CHECK(row.find("rematch") == std::string::npos);
+}
+
+// A kick is kept with the room's settings: after a restart the removed
+// player's token and name are still refused, whether the kick freed the seat
+// (before a game) or left it to a bot (during one).
+TEST_CASE("restore: a player the host removed stays out of the room after a restart") {
+  TempDir dir("gofish-restore");
+  const auto data = dir.path / "data";
+  std::string waiting_code, playing_code, waiting_token, playing_token;
+  {
+    ServerProcess server(data, dir.path / "first.log");
+    Seated waiting = create_room(server.port(), create_request("Ann", "classic", 3));
+    Seated bob = join_room(server.port(), waiting.code, "Bob");
+    waiting.peer->expect<protocol::Ok>(protocol::Kick{bob.seat});
+    CHECK(bob.peer->await([](const auto& m) { return std::holds_alternative<protocol::Error>(m); }));
+    waiting_code = waiting.code;
+    waiting_token = bob.token;
+
+    Seated playing = create_room(server.port(), create_request("Cat", "classic", 3, {{2, BotLevel::kEasy}}));
+    Seated dan = join_room(server.port(), playing.code, "Dan");
+    playing.peer->expect<protocol::Ok>(protocol::Start{});
+    playing.peer->expect<protocol::Ok>(protocol::Kick{dan.seat});
+    CHECK(playing.peer->await_event<protocol::BotTakeover>());
+    playing_code = playing.code;
+    playing_token = dan.token;
+    REQUIRE(server.stop(SIGTERM) == 0);
+  }
+  ServerProcess server(data, dir.path / "second.log");
+  // The same token on a new connection, after the restart.
+  Peer bob(server.port());
+  CHECK(bob.error_of(protocol::Resume{waiting_token, std::nullopt}) == "room/kicked");
+  Peer dan(server.port());
+  CHECK(dan.error_of(protocol::Resume{playing_token, std::nullopt}) == "room/kicked");
+  // The same name (compared as names are) asking for a seat.
+  Peer bob_again(server.port());
+  CHECK(bob_again.error_of(protocol::Join{waiting_code, "bob", protocol::JoinAs::kPlayer}) == "room/kicked");
+  // Anyone else may still sit down.
+  Peer eve(server.port());
+  CHECK(eve.expect<protocol::Joined>(protocol::Join{waiting_code, "Eve", protocol::JoinAs::kPlayer}).seat == 1);
+  // The settings row keeps the kick (the name and the token's hash, no token).
+  const auto settings = sql(data / "gofish.sqlite", "SELECT settings FROM rooms WHERE code = ?", {playing_code});
+  REQUIRE(settings.size() == 1);
+  CHECK(settings[0].find("\"removed\"") != std::string::npos);
+  CHECK(settings[0].find(playing_token) == std::string::npos);
+  CHECK(server.stop(SIGTERM) == 0);
 }
 
 TEST_CASE("restore: a room that cannot be rebuilt is set aside, kept and listed, and the 20 beside it come back") {
