@@ -259,6 +259,7 @@ struct SeatInfo {
   bool connected = false;        // a human with a live connection
   bool bot_playing = false;      // a bot plays for this human (disconnected, left or kicked)
   bool kicked = false;           // the host removed this human during the game
+  bool rematch = false;          // asked for a rematch of the game that is over
   friend bool operator==(const SeatInfo&, const SeatInfo&) = default;
 };
 

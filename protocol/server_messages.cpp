@@ -253,7 +253,8 @@ OrderedJson to_json(const RoomSnapshot& m) {
                                 {"bot", optional_level(s.bot)},
                                 {"connected", s.connected},
                                 {"bot_playing", s.bot_playing},
-                                {"kicked", s.kicked}});
+                                {"kicked", s.kicked},
+                                {"rematch", s.rematch}});
   }
   out["seats"] = std::move(seats);
   out["spectators"] = m.spectators;
@@ -540,6 +541,7 @@ std::variant<ServerMessage, std::string> parse_room(Reader& r, std::optional<Req
     info.connected = sr.required_boolean("connected");
     info.bot_playing = sr.required_boolean("bot_playing");
     info.kicked = sr.required_boolean("kicked");
+    info.rematch = sr.required_boolean("rematch");
     if (sr.failed()) return "seats: " + sr.error().message;
     m.seats.push_back(std::move(info));
   }

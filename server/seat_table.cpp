@@ -170,9 +170,11 @@ std::optional<protocol::LobbyRoom> SeatTable::lobby_entry(const std::string& cod
 
 std::vector<protocol::SeatInfo> SeatTable::infos() const {
   std::vector<protocol::SeatInfo> out;
-  for (const SeatSlot& seat : seats_) {
+  for (int i = 0; i < size(); ++i) {
+    const SeatSlot& seat = seats_[static_cast<std::size_t>(i)];
     protocol::SeatInfo info;
     info.occupant = seat.occupant;
+    info.rematch = voted(i);
     info.name = seat.name;
     if (seat.bot()) info.bot = seat.level;
     if (seat.human()) {

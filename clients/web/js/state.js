@@ -56,10 +56,9 @@ export class RoomState {
     const sameGame = this.room && this.room.code === msg.code && this.room.game_number === msg.game_number;
     this.room = structuredClone(msg);
     this.v = msg.v;
-    if (!sameGame) {
-      this.gameLog = [];
-      this.ready = [];
-    }
+    if (!sameGame) this.gameLog = [];
+    // Who has asked for a rematch: the snapshot knows, after a reload too.
+    this.ready = (msg.seats ?? []).flatMap((s, i) => (s.rematch ? [s.seat ?? i] : []));
     if (msg.game) msg.game.hand.sort(cardOrder);
   }
 
