@@ -242,7 +242,7 @@ defaults
     mode http
     log global
     option httplog
-    option redispatch
+    option redispatch 1
     retries 3
     timeout connect 1s
     timeout http-request 10s
