@@ -377,8 +377,8 @@ std::optional<protocol::LobbyRoom> stored_lobby_entry(const StoredRoom& stored) 
   auto stored_settings = protocol::settings_from_record(stored.settings);
   const auto* kept = std::get_if<protocol::StoredSettings>(&stored_settings);
   if (kept == nullptr || !kept->settings.listed) return std::nullopt;
-  const protocol::RoomSettings* read = &kept->settings;
-  SeatTable seats(read->seats);
+  const protocol::RoomSettings& read = kept->settings;
+  SeatTable seats(read.seats);
   for (const StoredSeat& row : stored.seats) {
     if (row.seat < 0 || row.seat >= seats.size()) return std::nullopt;
     auto seat = protocol::seat_from_record(row.state);
@@ -388,7 +388,7 @@ std::optional<protocol::LobbyRoom> stored_lobby_entry(const StoredRoom& stored) 
     seats[row.seat].name = record->name;
     if (record->host) seats.set_host(row.seat);
   }
-  return seats.lobby_entry(stored.room, *read);
+  return seats.lobby_entry(stored.room, read);
 }
 
 }  // namespace

@@ -52,6 +52,8 @@ struct RoomCreated {
   std::string settings;  // JSON
   std::int64_t created_ms = 0;
 };
+// The settings record written again (protocol::settings_record): the room
+// writes it when the host removes a player, whom it keeps out after a restart.
 struct RoomSettingsChanged {
   std::string room;
   std::string settings;  // JSON

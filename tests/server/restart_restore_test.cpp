@@ -10,6 +10,9 @@
 //   start again: every room is back, over, its transcript (by message and
 //   over HTTP) naming who played, whoever still holds a seat resumes, and the
 //   room plays a rematch to its end.
+// - A kick: after the restart the removed player's token and name are still
+//   refused with room/kicked, whether the kick freed the seat or left it to a
+//   bot for the rest of the game.
 // - A database written before games kept their players: the transcript names
 //   the seats' holders, "Seat N" for an empty one.
 // - One room whose game set-up is damaged, beside 20 whole ones: the 20 come

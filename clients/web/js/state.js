@@ -58,7 +58,7 @@ export class RoomState {
     this.v = msg.v;
     if (!sameGame) this.gameLog = [];
     // Who has asked for a rematch: the snapshot knows, after a reload too.
-    this.ready = (msg.seats ?? []).flatMap((s, i) => (s.rematch ? [s.seat ?? i] : []));
+    this.ready = (msg.seats ?? []).filter((s) => s.rematch).map((s) => s.seat);
     if (msg.game) msg.game.hand.sort(cardOrder);
   }
 
