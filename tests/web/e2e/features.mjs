@@ -3,7 +3,7 @@
 // values as the server has them; a refusal shown at its field), table rules
 // where mistakes really happen and are explained, the turn alert in the tab
 // title, and a running score across rematches.
-import { assert, clickAsk, createRoom, joinByCode, openPage, playToEnd, recordPage, waitFor, waitScreen } from '../lib/harness.mjs';
+import { assert, clickAsk, createRoom, joinByCode, openPage, playToEnd, recordPage, sentOfType, waitFor, waitScreen } from '../lib/harness.mjs';
 import { checkAxe } from '../lib/axe.mjs';
 
 export default async function ({ baseUrl, browser, log }) {
@@ -160,7 +160,17 @@ export default async function ({ baseUrl, browser, log }) {
     `${botAsks} by the bot; others: ${others.slice(0, 3)})`);
   log(`"only my turn": ${heard.length} announcements for ${asks.length} asks, none of the bot's ${botAsks}`);
   await uma.page.click('#rematch');
-  await waitScreen(uma.page, 'table');
+  await waitScreen(uma.page, 'table').catch(async (error) => {
+    // Seen once in CI: say what the page and the socket were doing.
+    const button = await uma.page.evaluate(() => {
+      const b = document.getElementById('rematch');
+      return `${b.textContent} (aria-disabled ${b.getAttribute('aria-disabled')}); ` +
+        `status "${document.getElementById('rematch-status').textContent}"; screen ${document.body.dataset.screen}`;
+    });
+    const types = uma.frames.slice(-6).map((f) => f.payload.slice(0, 90));
+    throw new Error(`no table after "Play again": ${button}; rematch requests sent: ` +
+      `${sentOfType(uma, 'rematch').length}; last frames: ${types.join(' | ')}; ${error.message}`);
+  });
   await playToEnd([uma.page]);
   const second = await wins();
   const sum = (a) => a.reduce((x, y) => x + y, 0);
