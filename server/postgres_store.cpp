@@ -98,6 +98,42 @@ BEGIN
   END IF;
 END $$;
 )sql",
+    // 4 -> 5: the guard locks no rows. Locking every lease of a batch FOR
+    // SHARE wrote each lease row's header and a WAL record per room, and
+    // was half of what a batch cost PostgreSQL (pg_stat_statements under
+    // bench/run's load). Instead a batch holds its node's advisory lock
+    // (shared, until it commits), and a lease taken from a node (its epoch
+    // raised, by any statement, hence a trigger) takes that node's lock
+    // exclusively: the takeover waits for the node's batches in flight,
+    // and a batch that starts after it waits for it to commit, then sees
+    // the new epoch, since each statement of a function reads what was
+    // committed before it started. The lock's key is (1735353964, "gofl"
+    // in ASCII, and the node name's hashtext). gofish_fence, unused since
+    // 4, goes.
+    R"sql(
+CREATE OR REPLACE FUNCTION gofish_fence_rooms(rooms TEXT[], holder TEXT, held_epochs BIGINT[])
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  lost TEXT;
+BEGIN
+  PERFORM pg_advisory_xact_lock_shared(1735353964, hashtext(holder));
+  SELECT f.code INTO lost FROM unnest(rooms, held_epochs) AS f(code, epoch)
+    WHERE NOT EXISTS (SELECT 1 FROM room_lease l WHERE l.code = f.code AND l.node = holder AND l.epoch = f.epoch)
+    LIMIT 1;
+  IF lost IS NOT NULL THEN
+    RAISE EXCEPTION 'room % is no longer leased to node %', lost, holder USING ERRCODE = 'GF001', DETAIL = lost;
+  END IF;
+END $$;
+CREATE FUNCTION gofish_lease_taken() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.epoch <> OLD.epoch THEN
+    PERFORM pg_advisory_xact_lock(1735353964, hashtext(OLD.node));
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER room_lease_taken BEFORE UPDATE ON room_lease FOR EACH ROW EXECUTE FUNCTION gofish_lease_taken();
+DROP FUNCTION IF EXISTS gofish_fence(TEXT, TEXT, BIGINT);
+)sql",
 };
 
 // The SQLSTATE gofish_fence raises.
@@ -127,13 +163,26 @@ constexpr Sql kInsertGame{"insert_game",
                           "INSERT INTO games(game_id, room, game, setup, started_ms) VALUES($1, $2, $3, $4, $5)"};
 constexpr Sql kInsertDecision{"insert_decision",
                               "INSERT INTO decisions(game_id, seq, decision, v) VALUES($1, $2, $3, $4::bigint)"};
-// The decisions of a batch, whatever their rooms, in one statement: each
-// parameter an array (text format), one element a decision.
+constexpr Sql kFinishGame{"finish_game", "UPDATE games SET transcript = $2, finished_ms = $3 WHERE game_id = $1"};
+constexpr Sql kUpdateVersion{"update_version", "UPDATE rooms SET v = $2 WHERE code = $1"};
+// The four above, many at once (merge_steps): each parameter an array (text
+// format), one element a record, whatever their rooms.
+constexpr Sql kInsertGames{"insert_games",
+                           "INSERT INTO games(game_id, room, game, setup, started_ms) "
+                           "SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[])"};
 constexpr Sql kInsertDecisions{"insert_decisions",
                                "INSERT INTO decisions(game_id, seq, decision, v) "
                                "SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[])"};
-constexpr Sql kFinishGame{"finish_game", "UPDATE games SET transcript = $2, finished_ms = $3 WHERE game_id = $1"};
-constexpr Sql kUpdateVersion{"update_version", "UPDATE rooms SET v = $2 WHERE code = $1"};
+// An update finds its rows by key (= ANY, the primary key's index) and
+// each row's values by the key's place in the array: a join with unnest()
+// made the planner scan the whole table.
+constexpr Sql kFinishGames{"finish_games",
+                           "UPDATE games SET transcript = ($2::text[])[array_position($1::text[], game_id)], "
+                           "finished_ms = ($3::bigint[])[array_position($1::text[], game_id)] "
+                           "WHERE game_id = ANY($1::text[])"};
+constexpr Sql kUpdateVersions{"update_versions",
+                              "UPDATE rooms SET v = ($2::bigint[])[array_position($1::text[], code)] "
+                              "WHERE code = ANY($1::text[])"};
 // A room closing: its unfinished games go with it; finished ones stay, detached.
 constexpr Sql kCloseDecisions{"close_decisions",
                               "DELETE FROM decisions WHERE game_id IN "
@@ -231,7 +280,7 @@ constexpr const Sql* kStatements[] = {
     &kSetAside,   &kSetAsideRooms,  &kRestoreSetAside, &kFindTranscript,    &kPruneDecisions, &kPruneGames,
     &kTokenKey,   &kAddTokenKey,    &kReplaceTokenKey, &kHoldsRoomsOrGames, &kCloseLease,     &kFenceRooms,
     &kTakeLease,  &kRenewLeases,    &kReleaseLeases,   &kReleaseAllLeases,  &kAskHandover,    &kInsertDecisions,
-    &kWaitingRooms, &kOpenRoom,     &kRoomOfToken,
+    &kWaitingRooms, &kOpenRoom,     &kRoomOfToken,  &kInsertGames,  &kFinishGames,   &kUpdateVersions,
 };
 
 // The channel a node listens on for handover requests: one per node, in the
@@ -378,36 +427,85 @@ std::string text_array(const std::vector<std::string>& elements) {
   return out;
 }
 
-// Replaces each run of two or more decision inserts in `steps` with one
-// insert of them all (kInsertDecisions): a batch of actions from many rooms
-// costs PostgreSQL one statement, not one per action.
-void merge_decisions(std::vector<PostgresStore::Step>& steps) {
-  std::vector<PostgresStore::Step> out;
-  for (std::size_t i = 0; i < steps.size();) {
-    std::size_t end = i;
-    while (end < steps.size() && steps[end].name == kInsertDecision.name) ++end;
-    if (end - i < 2) {
-      out.push_back(std::move(steps[i]));
-      ++i;
-      continue;
+// The statements a batch runs most (an action, a game dealt or finished, a
+// room's version) and, for each, the statement that runs many at once: the
+// same columns in the same order, each parameter an array (text format).
+struct Merged {
+  const Sql* one;
+  const Sql* all;
+};
+constexpr Merged kMerged[] = {
+    {&kInsertGame, &kInsertGames},
+    {&kInsertDecision, &kInsertDecisions},
+    {&kFinishGame, &kFinishGames},
+    {&kUpdateVersion, &kUpdateVersions},
+};
+
+// Many steps of one statement as one step of its merged statement: text
+// parameters (sent as bytes) become text[] literals, integers bigint[].
+PostgresStore::Step merged_step(const Sql& all, const std::vector<PostgresStore::Step>& steps) {
+  PostgresStore::Step merged;
+  merged.name = all.name;
+  const std::size_t columns = steps.front().values.size();
+  for (std::size_t column = 0; column < columns; ++column) {
+    std::string array;
+    if (steps.front().formats[column] == 1) {
+      std::vector<std::string> texts;
+      for (const auto& one : steps) texts.push_back(one.values[column]);
+      array = text_array(texts);
+    } else {
+      array = "{";
+      for (const auto& one : steps) {
+        if (array.size() > 1) array.push_back(',');
+        array += one.nulls[column] ? std::string("NULL") : one.values[column];
+      }
+      array.push_back('}');
     }
-    std::vector<std::string> game_ids, decisions;
-    std::string seqs = "{", versions = "{";
-    for (std::size_t k = i; k < end; ++k) {
-      const PostgresStore::Step& one = steps[k];
-      game_ids.push_back(one.values[0]);
-      decisions.push_back(one.values[2]);
-      seqs += (k > i ? "," : "") + one.values[1];
-      versions += (k > i ? "," : "") + (one.nulls[3] ? std::string("NULL") : one.values[3]);
-    }
-    PostgresStore::Step merged;
-    merged.name = kInsertDecisions.name;
-    merged.values = {text_array(game_ids), seqs + "}", text_array(decisions), versions + "}"};
-    merged.formats = {0, 0, 0, 0};
-    merged.nulls = {0, 0, 0, 0};
-    out.push_back(std::move(merged));
-    i = end;
+    merged.values.push_back(std::move(array));
+    merged.formats.push_back(0);
+    merged.nulls.push_back(0);
   }
+  return merged;
+}
+
+// Runs the statements of kMerged as one statement each: a batch of actions
+// from many rooms costs PostgreSQL a statement per kind, not one per
+// record. Every other statement keeps its place, and those of kMerged
+// between two others run together there, games dealt first, then
+// decisions, games finished and versions: within a room that is the order
+// they were written in, and rooms do not depend on each other. A room
+// written twice in a batch keeps its last version.
+void merge_steps(std::vector<PostgresStore::Step>& steps) {
+  std::vector<PostgresStore::Step> out;
+  std::vector<std::vector<PostgresStore::Step>> runs(std::size(kMerged));
+  const auto flush = [&] {
+    for (std::size_t kind = 0; kind < runs.size(); ++kind) {
+      auto& run = runs[kind];
+      if (kMerged[kind].one == &kUpdateVersion) {
+        std::vector<PostgresStore::Step> last;
+        for (auto it = run.rbegin(); it != run.rend(); ++it) {
+          const bool seen = std::any_of(last.begin(), last.end(),
+                                        [&](const PostgresStore::Step& kept) { return kept.values[0] == it->values[0]; });
+          if (!seen) last.push_back(std::move(*it));
+        }
+        run.assign(std::make_move_iterator(last.rbegin()), std::make_move_iterator(last.rend()));
+      }
+      if (run.size() == 1) out.push_back(std::move(run.front()));
+      if (run.size() > 1) out.push_back(merged_step(*kMerged[kind].all, run));
+      run.clear();
+    }
+  };
+  for (auto& step : steps) {
+    const auto kind = std::find_if(std::begin(kMerged), std::end(kMerged),
+                                   [&](const Merged& merged) { return step.name == merged.one->name; });
+    if (kind != std::end(kMerged)) {
+      runs[static_cast<std::size_t>(kind - std::begin(kMerged))].push_back(std::move(step));
+    } else {
+      flush();
+      out.push_back(std::move(step));
+    }
+  }
+  flush();
   steps = std::move(out);
 }
 
@@ -670,7 +768,7 @@ void PostgresStore::commit(const std::vector<Record>& records) {
     auto more = steps_for(record);
     std::move(more.begin(), more.end(), std::back_inserter(steps));
   }
-  merge_decisions(steps);
+  merge_steps(steps);
   std::lock_guard lock(mutex_);
   commit_steps(steps);
 }
@@ -744,7 +842,7 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
         for (auto& one : steps_for(record)) steps.push_back(std::move(one));
       }
     }
-    merge_decisions(steps);
+    merge_steps(steps);
     if (steps.empty()) return fenced;
     try {
       commit_steps(steps);

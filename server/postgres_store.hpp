@@ -34,8 +34,14 @@
 //   call of gofish_fence_rooms(codes, node, epochs) (schema version 4; 2
 //   and 3 called gofish_fence per room), which raises (SQLSTATE GF001,
 //   naming the room in its DETAIL) unless the node still holds each room
-//   at its epoch; the batch is then sent again without the fenced room. A node asks another to hand a room over
-//   with NOTIFY on the owner's channel (gofish_handover_<node>).
+//   at its epoch; the batch is then sent again without the fenced room.
+//   The guard holds its node's advisory lock, shared, until the batch
+//   commits, and taking a lease over from a node takes that node's lock
+//   (a trigger on room_lease, schema version 5; before, the guard locked
+//   each lease row FOR SHARE): so a takeover waits for the batches in
+//   flight, and no batch that starts after it writes under the old epoch.
+//   A node asks another to hand a room over with NOTIFY on the owner's
+//   channel (gofish_handover_<node>).
 // - Durability of a commit is PostgreSQL's: with synchronous_commit on (its
 //   default) COMMIT returns once the WAL is flushed, so a commit survives a
 //   crash of the database machine, and always a crash of this process. The
@@ -62,7 +68,7 @@ struct pg_conn;
 namespace gofish::server {
 
 // The schema version this program writes (meta.schema_version).
-inline constexpr int kPostgresSchemaVersion = 4;
+inline constexpr int kPostgresSchemaVersion = 5;
 
 class PostgresStore final : public Store {
  public:

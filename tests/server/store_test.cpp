@@ -200,6 +200,53 @@ TEST_CASE_TEMPLATE("store: a failed batch writes nothing", Kind, GOFISH_STORES) 
   CHECK(store->load_open_rooms()[0].game->decisions.size() == 3);
 }
 
+// A writer's batch holds many rooms' records, interleaved; PostgresStore
+// runs each kind of the usual ones as one statement. Whatever the store
+// does with them, each room and game reads back as it was written: a game
+// finished and the next dealt in one batch, a room's version written twice
+// (the last counts), and a room created and closed around them.
+TEST_CASE_TEMPLATE("store: many rooms' records in one batch read back room by room", Kind, GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  store->commit({record::RoomCreated{"AAAA", "{}", 1}, record::RoomCreated{"BBBB", "{}", 2},
+                 record::RoomCreated{"DDDD", "{}", 4}, record::GameStarted{"AAAA", 1, "a-1", "{}", 10},
+                 record::GameStarted{"DDDD", 1, "d-1", "{}", 12}});
+  store->commit({
+      record::GameStarted{"BBBB", 1, "b-1", R"({"b":1})", 11},
+      record::RoomVersion{"BBBB", 1},
+      record::GameFinished{"d-1", R"({"over":"d-1"})", 19},
+      record::DecisionAccepted{"a-1", 0, R"({"a":0})", std::nullopt},
+      record::DecisionAccepted{"b-1", 0, R"({"b":0})", 4},
+      record::RoomVersion{"AAAA", 5},
+      record::DecisionAccepted{"a-1", 1, R"({"a":1})", std::nullopt},
+      record::GameFinished{"a-1", R"({"over":"a-1"})", 20},
+      record::GameStarted{"AAAA", 2, "a-2", R"({"a":2})", 21},
+      record::RoomVersion{"AAAA", 7},
+      record::DecisionAccepted{"a-2", 0, R"({"a2":0})", std::nullopt},
+      record::RoomCreated{"CCCC", "{}", 3},
+      record::RoomVersion{"CCCC", 2},
+      record::DecisionAccepted{"b-1", 1, R"({"b":1})", 6},
+      record::RoomClosed{"CCCC"},
+      record::RoomVersion{"BBBB", 3},
+  });
+  const auto rooms = kind.open()->load_open_rooms();
+  REQUIRE(rooms.size() == 3);
+  CHECK(rooms[0].room == "AAAA");
+  CHECK(rooms[0].v == 7);
+  REQUIRE(rooms[0].game);
+  CHECK(rooms[0].game->game_id == "a-2");
+  CHECK(rooms[0].game->setup == R"({"a":2})");
+  CHECK(rooms[0].game->decisions == std::vector<std::string>{R"({"a2":0})"});
+  CHECK(rooms[1].room == "BBBB");
+  CHECK(rooms[1].v == 6);
+  REQUIRE(rooms[1].game);
+  CHECK(rooms[1].game->decisions == std::vector<std::string>{R"({"b":0})", R"({"b":1})"});
+  CHECK(rooms[2].room == "DDDD");
+  CHECK(store->finished_transcript("a-1") == R"({"over":"a-1"})");
+  CHECK(store->finished_transcript("d-1") == R"({"over":"d-1"})");
+  CHECK_FALSE(store->finished_transcript("b-1"));
+}
+
 // A busy writer's batch: thousands of statements in one transaction (for
 // PostgreSQL, one pipeline whose replies outgrow the socket buffers).
 TEST_CASE_TEMPLATE("store: a batch of thousands of records commits whole, or not at all", Kind, GOFISH_STORES) {
@@ -1001,6 +1048,37 @@ TEST_CASE("postgres store: a fenced room's records are not written, and another 
   CHECK(db.sql("SELECT count(*) FROM room_lease WHERE code = 'AAAAA'") == "0");
 }
 
+// A batch in flight under the old epoch when the lease is taken over: the
+// takeover waits until that batch has committed, so the new owner, which
+// reads the room back after taking it, misses nothing the old one wrote;
+// and the old owner's next batch is fenced out.
+TEST_CASE("postgres store: taking a lease over waits for the old holder's batch in flight") {
+  PostgresDatabase db;
+  PostgresStore a(db.url()), b(db.url());
+  a.fence_as("node-a");
+  b.fence_as("node-b");
+  REQUIRE(a.take_lease("BBBBB", "node-a", 60'000ms) == 1);
+  CHECK(a.commit_rooms({{"BBBBB", {record::RoomCreated{"BBBBB", "{}", 1}}}}).empty());
+  db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second'");
+  // Node a's batch: guarded under epoch 1, then still open for a second.
+  std::thread in_flight([&] {
+    db.sql("BEGIN; SELECT gofish_fence_rooms(ARRAY['BBBBB'], 'node-a', ARRAY[1::bigint]); "
+           "UPDATE rooms SET settings = '{\"a\":1}' WHERE code = 'BBBBB'; SELECT pg_sleep(1); COMMIT");
+  });
+  std::this_thread::sleep_for(300ms);
+  const auto asked = std::chrono::steady_clock::now();
+  CHECK(b.take_lease("BBBBB", "node-b", 60'000ms) == 2);
+  const auto waited = std::chrono::steady_clock::now() - asked;
+  in_flight.join();
+  INFO("the takeover took " << std::chrono::duration_cast<std::chrono::milliseconds>(waited).count() << " ms");
+  CHECK(waited >= 400ms);
+  // What a's batch wrote is there for b, and a writes nothing more.
+  CHECK(db.sql("SELECT settings FROM rooms WHERE code = 'BBBBB'") == "{\"a\":1}");
+  CHECK(a.commit_rooms({{"BBBBB", {record::RoomSettingsChanged{"BBBBB", "{\"a\":2}"}}}}) ==
+        std::vector<std::string>{"BBBBB"});
+  CHECK(db.sql("SELECT settings FROM rooms WHERE code = 'BBBBB'") == "{\"a\":1}");
+}
+
 TEST_CASE("postgres store: renewing lists the leases still held, and released leases are taken at once") {
   PostgresDatabase db;
   PostgresStore a(db.url()), b(db.url());
@@ -1051,7 +1129,7 @@ TEST_CASE("postgres store: a version 1 database is migrated to leases and keeps 
     store.commit(a_room_with_a_game());
   }
   db.sql(
-      "DROP TABLE room_lease; DROP FUNCTION gofish_fence(TEXT, TEXT, BIGINT); ALTER TABLE decisions DROP COLUMN v; "
+      "DROP TABLE room_lease; DROP FUNCTION gofish_lease_taken(); ALTER TABLE decisions DROP COLUMN v; "
       "DROP FUNCTION gofish_fence_rooms(TEXT[], TEXT, BIGINT[]); "
       "UPDATE meta SET value = convert_to('1', 'UTF8') WHERE key = 'schema_version'");
   PostgresStore store(db.url());
@@ -1064,7 +1142,8 @@ TEST_CASE("postgres store: a version 1 database is migrated to leases and keeps 
 
 // Schema version 2 (before decisions carried their room's version) is
 // migrated in place: its rooms and decisions stay, and new decisions carry
-// versions.
+// versions. Its per-room guard, gofish_fence, is gone after the migration
+// (schema version 5 drops it).
 TEST_CASE("postgres store: a version 2 database is migrated to decisions with versions") {
   PostgresDatabase db;
   {
@@ -1074,6 +1153,8 @@ TEST_CASE("postgres store: a version 2 database is migrated to decisions with ve
   }
   db.sql(
       "ALTER TABLE decisions DROP COLUMN v; DROP FUNCTION gofish_fence_rooms(TEXT[], TEXT, BIGINT[]); "
+      "DROP TRIGGER room_lease_taken ON room_lease; DROP FUNCTION gofish_lease_taken(); "
+      "CREATE FUNCTION gofish_fence(room TEXT, holder TEXT, held_epoch BIGINT) RETURNS void LANGUAGE sql AS ''; "
       "UPDATE meta SET value = convert_to('2', 'UTF8') WHERE key = 'schema_version'");
   PostgresStore store(db.url());
   auto rooms = store.load_open_rooms();
@@ -1086,6 +1167,7 @@ TEST_CASE("postgres store: a version 2 database is migrated to decisions with ve
   rooms = store.load_open_rooms();
   CHECK(rooms[0].v == 11);
   CHECK(rooms[0].game->decisions.size() == 3);
+  CHECK(db.sql("SELECT to_regprocedure('gofish_fence(text, text, bigint)') IS NULL") == "t");
 }
 
 TEST_CASE("postgres store writer: a fenced room's callback says not written, the others' say written") {
