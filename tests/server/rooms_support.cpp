@@ -190,6 +190,10 @@ void AutoPlayer::replace_peer(std::unique_ptr<Peer> peer) {
   resync_id_.reset();
   decision_id_.reset();
   last_turn_.reset();
+  // A decision lost with the old connection was never applied, so the turn
+  // of the same version the resume brings must be acted on. game_v_ stays:
+  // a resume that missed nothing replays no event.
+  acted_v_.reset();
   dirty_ = true;
 }
 
@@ -203,19 +207,21 @@ void AutoPlayer::step() {
   peer_->pump();
   const auto now = std::chrono::steady_clock::now();
   const auto& frames = peer_->frames();
-  for (; seen_ < frames.size(); ++seen_) {
+  const std::size_t end = seen_ + std::min(frames.size() - seen_, frames_per_step);
+  for (; seen_ < end; ++seen_) {
     const protocol::ServerMessage& message = frames[seen_].message;
     const auto id = id_of(message);
     if (const auto* event = std::get_if<protocol::EventMessage>(&message)) {
-      if (const auto* game = std::get_if<engine::Event>(&event->event);
-          game && std::holds_alternative<engine::GameOver>(*game)) {
-        ++games_over_;
+      if (const auto* game = std::get_if<engine::Event>(&event->event)) {
+        game_v_ = event->v;
+        if (std::holds_alternative<engine::GameOver>(*game)) ++games_over_;
       }
+    } else if (const auto* room = std::get_if<protocol::RoomSnapshot>(&message)) {
+      game_v_ = room->v;
     } else if (const auto* turn = std::get_if<protocol::Turn>(&message)) {
       // The end of a decision's events: act on what it offers.
       if (turn->legal && turn->seat != seat_) problems.push_back("a turn offered decisions to another seat");
       last_turn_ = *turn;
-      acted_ = false;
     } else if (std::holds_alternative<protocol::Joined>(message)) {
       if (resync_id_ && id == protocol::RequestId(*resync_id_)) resync_id_.reset();  // its turn follows
     } else if (const auto* error = std::get_if<protocol::Error>(&message)) {
@@ -227,7 +233,8 @@ void AutoPlayer::step() {
         }
         decision_id_.reset();
         resync_id_.reset();
-        dirty_ = true;  // ask for a fresh turn
+        acted_v_.reset();  // a refusal changes nothing: the same turn is to be played again
+        dirty_ = true;     // ask for a fresh turn
       }
     } else if (std::holds_alternative<protocol::Ok>(message)) {
       if (decision_id_ && id == protocol::RequestId(*decision_id_)) decision_id_.reset();
@@ -250,14 +257,17 @@ void AutoPlayer::step() {
     dirty_ = false;
     return;
   }
-  if (!last_turn_ || !last_turn_->legal || acted_) return;
+  // A turn older than the last game event read no longer tells the hand,
+  // and a turn is played once: its repeat after a resync is not a new turn.
+  if (!last_turn_ || !last_turn_->legal || last_turn_->v < game_v_) return;
+  if (acted_v_ && last_turn_->v <= *acted_v_) return;
   const auto legal = last_turn_->legal->list();
   if (legal.empty()) return;
   const auto& choice = legal[std::uniform_int_distribution<std::size_t>(0, legal.size() - 1)(rng_)];
   if (choice.seat != seat_) problems.push_back("a turn offered a decision for another seat");
   decision_id_ = peer_->send(protocol::request_for(choice));
   request_sent_ = now;
-  acted_ = true;
+  acted_v_ = last_turn_->v;
   ++decisions_;
 }
 

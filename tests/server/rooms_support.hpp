@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -153,7 +154,8 @@ class Peer {
 };
 
 // A seated test client that plays by itself: whenever a `turn` offers its
-// seat legal decisions it sends one of them, chosen at random. At the start,
+// seat legal decisions it sends one of them, chosen at random, once per turn
+// version and only while no later game event has been read. At the start,
 // on a new connection and after a refusal it resyncs (resume with its own
 // token on its own connection) for a fresh `turn`. Anything unexpected is
 // noted in `problems`.
@@ -170,6 +172,10 @@ class AutoPlayer {
   bool active = true;
   // Refusals are expected (a turn timer may take the turn first).
   bool tolerate_refusals = false;
+  // At most this many frames are read per step(): with 1, every frame is a
+  // step of its own, the order a slow client (a sanitizer build) may see
+  // when frames that were sent together arrive apart.
+  std::size_t frames_per_step = std::numeric_limits<std::size_t>::max();
   int games_over() const { return games_over_; }
   int decisions() const { return decisions_; }
   std::vector<std::string> problems;
@@ -192,7 +198,17 @@ class AutoPlayer {
   std::optional<std::int64_t> resync_id_;
   std::optional<std::int64_t> decision_id_;
   std::optional<protocol::Turn> last_turn_;
-  bool acted_ = false;  // a decision was sent for last_turn_
+  // The room version of the last game event or snapshot read. A `turn`
+  // whose `v` is older was overtaken by a decision (a bot's, a timer's): its
+  // legal decisions are from a hand that has changed since. Room-level
+  // events (connection, chat, rematch votes) have versions too, but change
+  // no hand and are followed by no `turn`, so they do not count.
+  std::int64_t game_v_ = 0;
+  // The version of the turn the last decision was sent for. A resync repeats
+  // the turn of the same version, and that copy can be read after the
+  // decision's `ok` but before its events: acting on it again would decide
+  // from the hand before the decision.
+  std::optional<std::int64_t> acted_v_;
   std::chrono::steady_clock::time_point request_sent_;
   int games_over_ = 0;
   int decisions_ = 0;
