@@ -163,7 +163,7 @@ constexpr Sql kInsertGame{"insert_game",
                           "INSERT INTO games(game_id, room, game, setup, started_ms) VALUES($1, $2, $3, $4, $5)"};
 constexpr Sql kInsertDecision{"insert_decision",
                               "INSERT INTO decisions(game_id, seq, decision, v) VALUES($1, $2, $3, $4::bigint)"};
-constexpr Sql kFinishGame{"finish_game", "UPDATE games SET transcript = $2, finished_ms = $3 WHERE game_id = $1"};
+constexpr Sql kFinishGame{"finish_game", "UPDATE games SET finished_ms = $2 WHERE game_id = $1"};
 constexpr Sql kUpdateVersion{"update_version", "UPDATE rooms SET v = $2 WHERE code = $1"};
 // The four above, many at once (merge_steps): each parameter an array (text
 // format), one element a record, whatever their rooms.
@@ -177,8 +177,7 @@ constexpr Sql kInsertDecisions{"insert_decisions",
 // each row's values by the key's place in the array: a join with unnest()
 // made the planner scan the whole table.
 constexpr Sql kFinishGames{"finish_games",
-                           "UPDATE games SET transcript = ($2::text[])[array_position($1::text[], game_id)], "
-                           "finished_ms = ($3::bigint[])[array_position($1::text[], game_id)] "
+                           "UPDATE games SET finished_ms = ($2::bigint[])[array_position($1::text[], game_id)] "
                            "WHERE game_id = ANY($1::text[])"};
 constexpr Sql kUpdateVersions{"update_versions",
                               "UPDATE rooms SET v = ($2::bigint[])[array_position($1::text[], code)] "
@@ -237,8 +236,8 @@ constexpr Sql kWaitingRooms{"waiting_rooms",
                             "ORDER BY created_ms DESC, code COLLATE \"C\" LIMIT $1"};
 constexpr Sql kRoomSeats{"room_seats", "SELECT seat, state, token_hash FROM seats WHERE room = $1 ORDER BY seat"};
 constexpr Sql kLatestGame{"latest_game",
-                          "SELECT game_id, game, setup, started_ms, transcript FROM games WHERE room = $1 "
-                          "ORDER BY game DESC LIMIT 1"};
+                          "SELECT game_id, game, setup, started_ms, transcript, finished_ms FROM games "
+                          "WHERE room = $1 ORDER BY game DESC LIMIT 1"};
 constexpr Sql kGameDecisions{"game_decisions",
                              "SELECT seq, decision, v FROM decisions WHERE game_id = $1 ORDER BY seq"};
 // Clients have seen the versions the cut decisions carried: the room keeps
@@ -254,8 +253,9 @@ constexpr Sql kSetAsideRooms{"set_aside_rooms",
 constexpr Sql kRestoreSetAside{"restore_set_aside",
                                "UPDATE rooms SET set_aside = NULL, set_aside_ms = NULL "
                                "WHERE code = $1 AND set_aside IS NOT NULL"};
-constexpr Sql kFindTranscript{"find_transcript",
-                              "SELECT transcript FROM games WHERE game_id = $1 AND transcript IS NOT NULL"};
+constexpr Sql kFinishedGame{"finished_game",
+                            "SELECT game_id, game, setup, started_ms, transcript, finished_ms FROM games "
+                            "WHERE game_id = $1 AND finished_ms IS NOT NULL"};
 // Finished before $1, except in a room set aside: that keeps everything.
 constexpr Sql kPruneDecisions{"prune_decisions",
                               "DELETE FROM decisions WHERE game_id IN (SELECT game_id FROM games WHERE "
@@ -277,7 +277,7 @@ constexpr const Sql* kStatements[] = {
     &kInsertRoom, &kUpdateSettings, &kUpsertSeat,      &kDeleteSeat,        &kInsertGame,     &kInsertDecision,
     &kFinishGame, &kUpdateVersion,  &kCloseDecisions,  &kCloseGames,        &kDetachGames,    &kCloseSeats,
     &kCloseRoom,  &kOpenRooms,      &kRoomSeats,       &kLatestGame,        &kGameDecisions,  &kTruncateDecisions,
-    &kSetAside,   &kSetAsideRooms,  &kRestoreSetAside, &kFindTranscript,    &kPruneDecisions, &kPruneGames,
+    &kSetAside,   &kSetAsideRooms,  &kRestoreSetAside, &kFinishedGame,      &kPruneDecisions, &kPruneGames,
     &kTokenKey,   &kAddTokenKey,    &kReplaceTokenKey, &kHoldsRoomsOrGames, &kCloseLease,     &kFenceRooms,
     &kTakeLease,  &kRenewLeases,    &kReleaseLeases,   &kReleaseAllLeases,  &kAskHandover,    &kInsertDecisions,
     &kWaitingRooms, &kOpenRoom,     &kRoomOfToken,  &kInsertGames,  &kFinishGames,   &kUpdateVersions,
@@ -397,7 +397,7 @@ std::vector<PostgresStore::Step> steps_for(const Record& record) {
         } else if constexpr (std::is_same_v<R, record::DecisionAccepted>) {
           return {step(kInsertDecision, r.game_id, r.seq, r.decision, r.v)};
         } else if constexpr (std::is_same_v<R, record::GameFinished>) {
-          return {step(kFinishGame, r.game_id, r.transcript, r.finished_ms)};
+          return {step(kFinishGame, r.game_id, r.finished_ms)};
         } else if constexpr (std::is_same_v<R, record::RoomVersion>) {
           return {step(kUpdateVersion, r.room, r.v)};
         } else if constexpr (std::is_same_v<R, record::RoomClosed>) {
@@ -1058,17 +1058,24 @@ std::optional<std::string> PostgresStore::room_of_token(const std::string& token
   return with_retry([&] { return first_bytes(run(step(kRoomOfToken, token_hash))); });
 }
 
-// A room's seats and latest game with its decisions; a torn tail is cut.
-void PostgresStore::fill_locked(StoredRoom& room) {
-  room.seats = seats_of(run(step(kRoomSeats, room.room)));
-  const Result games = run(step(kLatestGame, room.room));
-  if (games.rows() == 0) return;
+// A game's row (kLatestGame, kFinishedGame), without its decisions.
+StoredGame PostgresStore::game_of(const Result& games) {
   StoredGame game;
   game.game_id = games.bytes(0, 0);
   game.game = games.integer(0, 1);
   game.setup = games.bytes(0, 2);
   game.started_ms = games.integer(0, 3);
   if (!games.null(0, 4)) game.transcript = games.bytes(0, 4);
+  game.finished = !games.null(0, 5);
+  return game;
+}
+
+// A room's seats and latest game with its decisions; a torn tail is cut.
+void PostgresStore::fill_locked(StoredRoom& room) {
+  room.seats = seats_of(run(step(kRoomSeats, room.room)));
+  const Result games = run(step(kLatestGame, room.room));
+  if (games.rows() == 0) return;
+  StoredGame game = game_of(games);
   const Result decisions = run(step(kGameDecisions, game.game_id));
   for (int i = 0; i < decisions.rows(); ++i) {
     if (!decisions.null(i, 2)) room.v = std::max(room.v, decisions.integer(i, 2));
@@ -1117,9 +1124,16 @@ bool PostgresStore::restore_set_aside(const std::string& room) {
   return with_retry([&] { return run(step(kRestoreSetAside, room)).changed() > 0; });
 }
 
-std::optional<std::string> PostgresStore::finished_transcript(const std::string& game_id) {
+std::optional<StoredGame> PostgresStore::finished_game(const std::string& game_id) {
   std::lock_guard lock(mutex_);
-  return with_retry([&] { return first_bytes(run(step(kFindTranscript, game_id))); });
+  return with_retry([&]() -> std::optional<StoredGame> {
+    const Result games = run(step(kFinishedGame, game_id));
+    if (games.rows() == 0) return std::nullopt;
+    StoredGame game = game_of(games);
+    const Result decisions = run(step(kGameDecisions, game_id));
+    for (int i = 0; i < decisions.rows(); ++i) game.decisions.push_back(decisions.bytes(i, 1));
+    return game;
+  });
 }
 
 std::size_t PostgresStore::prune_finished(std::int64_t before_ms) {

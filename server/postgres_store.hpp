@@ -113,7 +113,7 @@ class PostgresStore final : public Store {
   void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
   std::vector<SetAsideRoom> set_aside_rooms() override;
   bool restore_set_aside(const std::string& room) override;
-  std::optional<std::string> finished_transcript(const std::string& game_id) override;
+  std::optional<StoredGame> finished_game(const std::string& game_id) override;
   std::size_t prune_finished(std::int64_t before_ms) override;
   std::array<std::uint64_t, 4> token_key() override;
   void truncate_decisions(const std::string& game_id, std::int64_t keep) override;
@@ -149,6 +149,7 @@ class PostgresStore final : public Store {
   auto with_retry(Work&& work);
   void truncate_locked(const std::string& game_id, std::int64_t keep);
   void fill_locked(StoredRoom& room);
+  static StoredGame game_of(const Result& games);
   bool holds_rooms_or_games();
 
   // fence_as: this node, and the epoch of each lease it took; shared with

@@ -49,9 +49,9 @@ void RoomImpl::adopt_restored(RestoredRoom& restored) {
     game_number_ = restored.game->number();
     game_.emplace(std::move(*restored.game));
     set_state(game_->game().over() ? State::kOver : State::kPlaying);
-    if (game_->game().over() && restored.transcript_missing) {
+    if (game_->game().over() && restored.finish_missing) {
       // Over, but the closing record never made it: write it now.
-      write(record::GameFinished{game_->id(), protocol::transcript_document(transcript(), game_->players()), now_ms()});
+      write(record::GameFinished{game_->id(), now_ms()});
     }
   }
 }
@@ -454,7 +454,7 @@ void RoomImpl::finish_game() {
   set_state(State::kOver);
   services_.metrics->game_finished();
   game_->drop_bots();
-  write(record::GameFinished{game_->id(), protocol::transcript_document(transcript(), game_->players()), now_ms()});
+  write(record::GameFinished{game_->id(), now_ms()});
   spdlog::info("room {}: game {} over", code_, game_number_);
   for (int i = 0; i < seats_.size(); ++i) {
     SeatSlot& seat = seats_[i];

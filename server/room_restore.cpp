@@ -11,6 +11,11 @@ namespace gofish::server {
 
 namespace {
 
+// A stored decision, or a sentence saying why it is none.
+std::variant<engine::Decision, std::string> stored_decision(const std::string& text) {
+  return protocol::decision_from_json(nlohmann::json::parse(text, nullptr, false));
+}
+
 std::optional<std::string> restore_seat(SeatTable& seats, const StoredSeat& row) {
   if (row.seat < 0 || row.seat >= seats.size()) return "no such seat at this table";
   auto read = protocol::seat_from_record(row.state);
@@ -74,7 +79,7 @@ std::optional<std::string> restore_game(RestoredRoom& room, const StoredGame& st
       refused = "a decision after the game was over";
       break;
     }
-    auto decision = protocol::decision_from_json(nlohmann::json::parse(text, nullptr, false));
+    auto decision = stored_decision(text);
     if (const auto* error = std::get_if<std::string>(&decision)) {
       refused = *error;
       break;
@@ -99,12 +104,37 @@ std::optional<std::string> restore_game(RestoredRoom& room, const StoredGame& st
   }
   if (restored.game().over()) {
     restored.drop_bots();
-    room.transcript_missing = !stored.transcript;
+    room.finish_missing = !stored.finished;
   }
   return std::nullopt;
 }
 
 }  // namespace
+
+std::string finished_transcript(const StoredGame& stored) {
+  if (stored.transcript) return *stored.transcript;
+  const std::string game = "game " + stored.game_id + ": ";
+  auto read = protocol::setup_from_record(stored.setup);
+  if (const auto* error = std::get_if<std::string>(&read)) throw StoreError(game + *error);
+  const auto& setup = std::get<protocol::GameSetup>(read);
+  engine::Transcript transcript = setup.deal;
+  for (const std::string& text : stored.decisions) {
+    auto decision = stored_decision(text);
+    if (const auto* error = std::get_if<std::string>(&decision)) throw StoreError(game + *error);
+    transcript.actions.push_back(std::get<engine::Decision>(decision));
+  }
+  auto replayed = engine::replay(transcript);
+  if (const auto* error = std::get_if<std::string>(&replayed)) throw StoreError(game + *error);
+  const engine::Game& played = std::get<engine::Game>(replayed);
+  if (!played.over()) throw StoreError(game + "its stored decisions do not finish it");
+  std::vector<protocol::Player> players;
+  if (setup.players) {
+    players = *setup.players;
+  } else {
+    for (int i = 0; i < transcript.players; ++i) players.push_back({"Seat " + std::to_string(i), std::nullopt});
+  }
+  return protocol::transcript_document(engine::make_transcript(played), players);
+}
 
 std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, Store& store) {
   auto settings = protocol::settings_from_record(stored.settings);

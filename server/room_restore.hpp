@@ -29,9 +29,15 @@ struct RestoredRoom {
   SeatTable seats{2};
   std::optional<RoomGame> game;  // the latest game, in play or over
   // A finished game whose closing record never made it to the store.
-  bool transcript_missing = false;
+  bool finish_missing = false;
 };
 
 std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, Store& store);
+
+// The transcript (docs/TRANSCRIPT.md, with `seats`) of a finished game read
+// back from the store: its set-up and decisions played again through the
+// engine, or the document an older server stored. Throws StoreError, naming
+// the game and what is wrong, when they do not make a finished game.
+std::string finished_transcript(const StoredGame& stored);
 
 }  // namespace gofish::server

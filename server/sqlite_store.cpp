@@ -81,6 +81,14 @@ CREATE INDEX migrating_decisions ON decisions(game_id);
 UPDATE games SET first_decision = (SELECT min(id) FROM decisions WHERE decisions.game_id = games.game_id);
 DROP INDEX migrating_decisions;
 )sql",
+    // 4 -> 5: a finished game's transcript is no longer written (it is its
+    // set-up and decisions, played again when asked for); the game keeps
+    // where its decisions end (the last rowid when it finished), so they
+    // are read from first_decision to last_decision. Games finished before
+    // keep their transcript and no last_decision.
+    R"sql(
+ALTER TABLE games ADD COLUMN last_decision INTEGER;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -191,6 +199,19 @@ StoredSeat seat_of(sqlite3_stmt* stmt) {
   return StoredSeat{sqlite3_column_int(stmt, 0), column_text(stmt, 1), column_blob(stmt, 2)};
 }
 
+// A game's row, its first six columns as in finished_game_, without its
+// decisions.
+StoredGame game_of(sqlite3_stmt* stmt) {
+  StoredGame game;
+  game.game_id = column_text(stmt, 0);
+  game.game = sqlite3_column_int64(stmt, 1);
+  game.setup = column_text(stmt, 2);
+  game.started_ms = sqlite3_column_int64(stmt, 3);
+  if (sqlite3_column_type(stmt, 4) != SQLITE_NULL) game.transcript = column_text(stmt, 4);
+  game.finished = sqlite3_column_type(stmt, 5) != SQLITE_NULL;
+  return game;
+}
+
 }  // namespace
 
 SqliteStore::SqliteStore(const std::filesystem::path& file, SyncMode sync, MissingTokenKey missing_key)
@@ -218,7 +239,8 @@ SqliteStore::~SqliteStore() {
 void SqliteStore::close_statements() {
   for (auto* statement :
        {&insert_room_, &update_settings_, &upsert_seat_, &delete_seat_, &insert_game_, &insert_decision_,
-        &first_decision_, &finish_game_, &update_version_, &close_room_, &find_transcript_}) {
+        &first_decision_, &finish_game_, &update_version_, &close_room_, &finished_game_,
+        &finished_decisions_}) {
     statement->reset();
   }
 }
@@ -309,7 +331,8 @@ void SqliteStore::prepare_statements() {
   // A rowid is never below one still in the table, so a game's later
   // decisions all come after its first.
   first_decision_ = std::make_unique<Statement>(db_, "UPDATE games SET first_decision = ? WHERE game_id = ?");
-  finish_game_ = std::make_unique<Statement>(db_, "UPDATE games SET transcript = ?, finished_ms = ? WHERE game_id = ?");
+  finish_game_ = std::make_unique<Statement>(
+      db_, "UPDATE games SET finished_ms = ?, last_decision = (SELECT max(id) FROM decisions) WHERE game_id = ?");
   update_version_ = std::make_unique<Statement>(db_, "UPDATE rooms SET v = ? WHERE code = ?");
   // Unfinished games die with their room; finished ones stay, detached.
   close_room_ = std::make_unique<Statement>(
@@ -317,8 +340,12 @@ void SqliteStore::prepare_statements() {
       "DELETE FROM decisions WHERE id >= (SELECT ifnull(min(first_decision), 1 << 62) FROM games "
       "WHERE room = ?1 AND finished_ms IS NULL) AND game_id IN "
       "(SELECT game_id FROM games WHERE room = ?1 AND finished_ms IS NULL)");
-  find_transcript_ =
-      std::make_unique<Statement>(db_, "SELECT transcript FROM games WHERE game_id = ? AND transcript IS NOT NULL");
+  finished_game_ = std::make_unique<Statement>(
+      db_,
+      "SELECT game_id, game, setup, started_ms, transcript, finished_ms, first_decision, last_decision FROM games "
+      "WHERE game_id = ? AND finished_ms IS NOT NULL");
+  finished_decisions_ = std::make_unique<Statement>(
+      db_, "SELECT decision FROM decisions WHERE id BETWEEN ?1 AND ifnull(?2, 1 << 62) AND game_id = ?3 ORDER BY id");
 }
 
 void SqliteStore::apply(const Record& record) {
@@ -351,7 +378,7 @@ void SqliteStore::apply(const Record& record) {
           }
           if (r.seq == 0) first_decision_->run(static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_)), r.game_id);
         } else if constexpr (std::is_same_v<R, record::GameFinished>) {
-          finish_game_->run(r.transcript, r.finished_ms, r.game_id);
+          finish_game_->run(r.finished_ms, r.game_id);
           batch_seq_[r.game_id] = -1;  // no more decisions: nothing to remember
         } else if constexpr (std::is_same_v<R, record::RoomVersion>) {
           update_version_->run(r.v, r.room);
@@ -484,8 +511,8 @@ std::vector<StoredRoom> SqliteStore::load_rooms_locked(const std::optional<std::
   }
   Statement seat_rows(db_, "SELECT seat, state, token_hash FROM seats WHERE room = ? ORDER BY seat");
   Statement game_rows(db_,
-                      "SELECT game_id, game, setup, started_ms, transcript, first_decision FROM games WHERE room = ? "
-                      "ORDER BY game DESC LIMIT 1");
+                      "SELECT game_id, game, setup, started_ms, transcript, finished_ms, first_decision FROM games "
+                      "WHERE room = ? ORDER BY game DESC LIMIT 1");
   // Each latest game by its id, and where the first of their decisions is.
   std::unordered_map<std::string, StoredRoom*> by_game;
   std::optional<std::int64_t> first;
@@ -493,14 +520,9 @@ std::vector<StoredRoom> SqliteStore::load_rooms_locked(const std::optional<std::
     seat_rows.each([&](sqlite3_stmt* stmt) { room.seats.push_back(seat_of(stmt)); }, room.room);
     game_rows.each(
         [&](sqlite3_stmt* stmt) {
-          StoredGame game;
-          game.game_id = column_text(stmt, 0);
-          game.game = sqlite3_column_int64(stmt, 1);
-          game.setup = column_text(stmt, 2);
-          game.started_ms = sqlite3_column_int64(stmt, 3);
-          if (sqlite3_column_type(stmt, 4) != SQLITE_NULL) game.transcript = column_text(stmt, 4);
-          if (sqlite3_column_type(stmt, 5) != SQLITE_NULL) {
-            const std::int64_t id = sqlite3_column_int64(stmt, 5);
+          StoredGame game = game_of(stmt);
+          if (sqlite3_column_type(stmt, 6) != SQLITE_NULL) {
+            const std::int64_t id = sqlite3_column_int64(stmt, 6);
             first = first ? std::min(*first, id) : id;
           }
           room.game = std::move(game);
@@ -569,11 +591,25 @@ bool SqliteStore::restore_set_aside(const std::string& room) {
   return sqlite3_changes(db_) > 0;
 }
 
-std::optional<std::string> SqliteStore::finished_transcript(const std::string& game_id) {
+std::optional<StoredGame> SqliteStore::finished_game(const std::string& game_id) {
   std::lock_guard lock(mutex_);
-  std::optional<std::string> transcript;
-  find_transcript_->each([&](sqlite3_stmt* stmt) { transcript = column_text(stmt, 0); }, game_id);
-  return transcript;
+  std::optional<StoredGame> game;
+  std::optional<std::int64_t> first, last;
+  finished_game_->each(
+      [&](sqlite3_stmt* stmt) {
+        game = game_of(stmt);
+        if (sqlite3_column_type(stmt, 6) != SQLITE_NULL) first = sqlite3_column_int64(stmt, 6);
+        if (sqlite3_column_type(stmt, 7) != SQLITE_NULL) last = sqlite3_column_int64(stmt, 7);
+      },
+      game_id);
+  if (!game || !first) return game;
+  const auto take = [&](sqlite3_stmt* stmt) { game->decisions.push_back(column_text(stmt, 0)); };
+  if (last) {
+    finished_decisions_->each(take, *first, *last, game_id);
+  } else {
+    finished_decisions_->each(take, *first, Null{}, game_id);
+  }
+  return game;
 }
 
 std::size_t SqliteStore::prune_finished(std::int64_t before_ms) {

@@ -18,7 +18,9 @@
 //   one's rowid (games.first_decision), a start reads every room's in one
 //   pass from the oldest, and the sequence within a game is checked on write
 //   (a decision written twice, or after a gap, fails its batch). A new file
-//   gets 1 KiB pages, since a commit writes the log's last page whole.
+//   gets 1 KiB pages, since a commit writes the log's last page whole. A
+//   finished game keeps the highest rowid when it ended (schema version 5:
+//   games.last_decision), so its decisions are read between the two.
 // - A "torn" decision tail: SQLite commits are atomic, so a torn record is
 //   one we cannot use: a decision whose text is empty or not a JSON object,
 //   or a gap in a game's sequence numbers. The game is cut back to the last
@@ -56,7 +58,7 @@ namespace gofish::server {
 enum class SyncMode { kNormal, kFull };
 
 // The schema version this program writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 class SqliteStore final : public Store {
  public:
@@ -75,7 +77,7 @@ class SqliteStore final : public Store {
   void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
   std::vector<SetAsideRoom> set_aside_rooms() override;
   bool restore_set_aside(const std::string& room) override;
-  std::optional<std::string> finished_transcript(const std::string& game_id) override;
+  std::optional<StoredGame> finished_game(const std::string& game_id) override;
   std::size_t prune_finished(std::int64_t before_ms) override;
   std::array<std::uint64_t, 4> token_key() override;
   void truncate_decisions(const std::string& game_id, std::int64_t keep) override;
@@ -105,7 +107,8 @@ class SqliteStore final : public Store {
   std::int64_t next_seq(const std::string& game_id);
 
   std::unique_ptr<Statement> insert_room_, update_settings_, upsert_seat_, delete_seat_, insert_game_, insert_decision_,
-      first_decision_, finish_game_, update_version_, close_room_, find_transcript_;
+      first_decision_, finish_game_, update_version_, close_room_, finished_game_,
+      finished_decisions_;
 };
 
 }  // namespace gofish::server

@@ -2,8 +2,10 @@
 // acknowledged action, and what the server reads back on start.
 //
 // A room is its settings, its seats and its games; a game is its set-up
-// (rules, seat count, deck after shuffle and cut, dealer, first player) and
-// its decisions, because the engine is deterministic. The room layer encodes
+// (rules, seat count, deck after shuffle and cut, dealer, first player, the
+// players) and its decisions, because the engine is deterministic: a
+// finished game's transcript is played again from them when it is asked
+// for (transcript_api.hpp), not stored. The room layer encodes
 // each of these as JSON text (protocol/ owns every JSON spelling); the store
 // keeps the text and knows only the keys: room code, seat number, game id,
 // decision sequence number.
@@ -90,9 +92,9 @@ struct DecisionAccepted {
   std::string decision;  // JSON
   std::optional<std::int64_t> v;
 };
+// The game is over: its set-up and decisions are all of its transcript.
 struct GameFinished {
   std::string game_id;
-  std::string transcript;  // TRANSCRIPT.md JSON
   std::int64_t finished_ms = 0;
 };
 // The room's event version `v` (protocol/README.md, "Room versions"): the
@@ -128,8 +130,11 @@ struct StoredGame {
   std::string game_id;
   std::string setup;
   std::int64_t started_ms = 0;
-  std::vector<std::string> decisions;     // in sequence, 0 first
-  std::optional<std::string> transcript;  // set once the game is over
+  std::vector<std::string> decisions;  // in sequence, 0 first
+  bool finished = false;               // GameFinished was written
+  // The transcript older servers (before schema version 5, of either
+  // store) wrote when a game finished; newer ones write none.
+  std::optional<std::string> transcript;
 };
 
 // A room the server could not rebuild on start, kept in the store as it was
@@ -228,8 +233,9 @@ class Store {
   // Clears the mark, so the next start tries the room again; false if no
   // room of that code is set aside.
   virtual bool restore_set_aside(const std::string& room) = 0;
-  // The transcript of a finished game still kept, by its public id.
-  virtual std::optional<std::string> finished_transcript(const std::string& game_id) = 0;
+  // A finished game still kept, by its public id, with every decision
+  // (finished games are never cut back).
+  virtual std::optional<StoredGame> finished_game(const std::string& game_id) = 0;
   // Deletes finished games (and closed rooms left without games) finished
   // before `before_ms`; returns how many games went.
   virtual std::size_t prune_finished(std::int64_t before_ms) = 0;
@@ -253,7 +259,7 @@ class NullStore : public Store {
   void set_aside(const std::string&, const std::string&, std::int64_t) override {}
   std::vector<SetAsideRoom> set_aside_rooms() override { return {}; }
   bool restore_set_aside(const std::string&) override { return false; }
-  std::optional<std::string> finished_transcript(const std::string&) override { return std::nullopt; }
+  std::optional<StoredGame> finished_game(const std::string&) override { return std::nullopt; }
   std::size_t prune_finished(std::int64_t) override { return 0; }
   std::array<std::uint64_t, 4> token_key() override { return key_; }
   void truncate_decisions(const std::string&, std::int64_t) override {}

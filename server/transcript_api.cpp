@@ -1,10 +1,13 @@
 #include "server/transcript_api.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <exception>
 #include <string>
 
 #include "protocol/messages.hpp"
 #include "protocol/text.hpp"
+#include "server/room_restore.hpp"
 #include "server/store.hpp"
 
 namespace gofish::server {
@@ -28,10 +31,11 @@ ApiReply transcript_reply(Store& store, std::string_view path) {
   // Game ids are seat-token shaped; anything else is no game of ours.
   if (!protocol::is_token(id)) return not_found();
   try {
-    if (auto transcript = store.finished_transcript(std::string(id))) {
-      return ApiReply{200, "application/json", std::move(*transcript)};
+    if (auto game = store.finished_game(std::string(id))) {
+      return ApiReply{200, "application/json", finished_transcript(*game)};
     }
-  } catch (const std::exception&) {
+  } catch (const std::exception& error) {
+    spdlog::error("transcript api: {}", error.what());
     return error_reply(503, protocol::ErrorCode::kApiStorage);
   }
   return not_found();

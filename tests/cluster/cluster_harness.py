@@ -14,6 +14,8 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, os.pardir, os.pardir))
@@ -230,9 +232,19 @@ def percentile(values, fraction):
 
 
 def stored_transcripts(cluster):
-    """Every finished game's transcript in the cluster's database (the test's
-    own). A room that closes detaches its games, so they are not found by room."""
-    return [json.loads(row) for row in cluster.sql("SELECT transcript FROM games WHERE transcript IS NOT NULL")]
+    """Every finished game in the cluster's database (the test's own), by its
+    transcript as the transcript API serves it through HAProxy: the store
+    keeps a game's set-up and decisions, and a node plays them again. A room
+    that closes detaches its games, so they are not found by room."""
+    transcripts = []
+    for game_id in cluster.sql("SELECT game_id FROM games WHERE finished_ms IS NOT NULL ORDER BY game_id"):
+        url = f"{cluster.http_url}/api/games/{game_id}/transcript"
+        try:
+            with urllib.request.urlopen(url, timeout=10) as reply:
+                transcripts.append(json.loads(reply.read()))
+        except urllib.error.HTTPError as error:
+            raise Failure(f"GET {url}: {error.code} {error.read().decode(errors='replace')}")
+    return transcripts
 
 
 def ask_key(action):

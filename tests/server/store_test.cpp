@@ -26,9 +26,15 @@
 #include <thread>
 #include <variant>
 
+#include "engine/random.hpp"
+#include "engine/setup.hpp"
+#include "engine/transcript.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/room_records.hpp"
+#include "protocol/rules_json.hpp"
 #include "postgres_cluster.hpp"
 #include "server/postgres_store.hpp"
+#include "server/room_restore.hpp"
 #include "server/sharded_writer.hpp"
 #include "server/sqlite_store.hpp"
 #include "server/transcript_api.hpp"
@@ -41,6 +47,38 @@ using testing::PostgresDatabase;
 using testing::TempDir;
 
 namespace fs = std::filesystem;
+
+// A whole game of classic for three, played with legal decisions drawn from
+// `seed`: what a room writes of it (set-up, decisions), and the transcript
+// document the transcript API serves for it.
+struct PlayedGame {
+  std::string setup;
+  std::vector<std::string> decisions;
+  std::string transcript;
+};
+PlayedGame a_played_game(std::uint64_t seed) {
+  const engine::Rules rules = *engine::preset("classic");
+  engine::Rng rng(seed);
+  const auto deal = engine::prepare_deal(rules, 3, rng);
+  auto game = std::get<engine::Game>(engine::Game::start(rules, 3, deal.deck, deal.dealer, deal.first));
+  PlayedGame played;
+  while (!game.over()) {
+    const auto legal = game.legal(game.to_act());
+    const engine::Decision decision = legal.nth(static_cast<int>(rng.below(static_cast<std::uint32_t>(legal.count()))));
+    REQUIRE_FALSE(game.apply(decision));
+    played.decisions.push_back(protocol::decision_to_json(decision).dump());
+  }
+  const std::vector<protocol::Player> players = {{"Ann", std::nullopt}, {"Bo", std::nullopt},
+                                                 {"Cy", engine::BotLevel::kEasy}};
+  const engine::Transcript whole = engine::make_transcript(game);
+  engine::Transcript dealt = whole;
+  dealt.actions.clear();
+  dealt.books.clear();
+  dealt.winners.clear();
+  played.setup = protocol::setup_record(dealt, players);
+  played.transcript = protocol::transcript_document(whole, players);
+  return played;
+}
 
 std::vector<Record> a_room_with_a_game() {
   return {
@@ -126,8 +164,9 @@ TEST_CASE_TEMPLATE("store: rooms, seats, games and decisions come back after reo
   CHECK(rooms[0].game->setup == R"({"deck":[]})");
   CHECK(rooms[0].game->started_ms == 2000);
   CHECK(rooms[0].game->decisions == std::vector<std::string>{R"({"seat":0})", R"({"seat":1})"});
+  CHECK_FALSE(rooms[0].game->finished);
   CHECK_FALSE(rooms[0].game->transcript);
-  CHECK_FALSE(store->finished_transcript("g-1"));
+  CHECK_FALSE(store->finished_game("g-1"));
 }
 
 // Token hashes are raw bytes: every byte value, NUL and invalid UTF-8
@@ -157,18 +196,62 @@ TEST_CASE_TEMPLATE("store: a transcript is served only once its game is over, an
   Kind kind;
   const auto store = kind.open();
   store->commit(a_room_with_a_game());
-  CHECK_FALSE(store->finished_transcript("g-1"));
-  store->commit({record::GameFinished{"g-1", R"({"winners":[0]})", 5000}});
-  CHECK(store->finished_transcript("g-1") == R"({"winners":[0]})");
+  CHECK_FALSE(store->finished_game("g-1"));
+  store->commit({record::GameFinished{"g-1", 5000}});
+  REQUIRE(store->finished_game("g-1"));
+  CHECK(store->finished_game("g-1")->decisions == std::vector<std::string>{R"({"seat":0})", R"({"seat":1})"});
+  CHECK(store->load_open_rooms()[0].game->finished);
   // The room closes: its finished game stays, the code may be used again.
   store->commit({record::RoomClosed{"ABCD"}, record::RoomCreated{"ABCD", "{}", 6000}});
-  CHECK(store->finished_transcript("g-1") == R"({"winners":[0]})");
+  CHECK(store->finished_game("g-1"));
   CHECK(store->load_open_rooms().size() == 1);
   CHECK_FALSE(store->load_open_rooms()[0].game);
   CHECK(store->prune_finished(5000) == 0);
   CHECK(store->prune_finished(5001) == 1);
-  CHECK_FALSE(store->finished_transcript("g-1"));
-  CHECK_FALSE(store->finished_transcript("no-such-game"));
+  CHECK_FALSE(store->finished_game("g-1"));
+  CHECK_FALSE(store->finished_game("no-such-game"));
+}
+
+// A finished game is its set-up and decisions: the store gives back all of
+// them, and no other game's, though other rooms' decisions were written
+// between and after them (SQLite appends every game's decisions to one
+// table); the transcript API plays them again into the transcript.
+TEST_CASE_TEMPLATE("store: a finished game comes back whole, and its transcript is played again from it", Kind,
+                   GOFISH_STORES) {
+  Kind kind;
+  const PlayedGame played = a_played_game(7);
+  const auto store = kind.open();
+  store->commit({record::RoomCreated{"AAAA", "{}", 1}, record::RoomCreated{"BBBB", "{}", 2},
+                 record::GameStarted{"BBBB", 1, "b-1", "{}", 3}, record::DecisionAccepted{"b-1", 0, "{}", 1},
+                 record::GameStarted{"AAAA", 1, "a-1", played.setup, 4}});
+  std::int64_t b_seq = 1;
+  for (std::size_t i = 0; i < played.decisions.size(); ++i) {
+    std::vector<Record> batch{record::DecisionAccepted{"a-1", static_cast<std::int64_t>(i), played.decisions[i], 1}};
+    if (i % 3 == 0) batch.push_back(record::DecisionAccepted{"b-1", b_seq++, "{}", std::nullopt});
+    store->commit(batch);
+  }
+  CHECK_FALSE(store->finished_game("a-1"));
+  store->commit({record::GameFinished{"a-1", 9}, record::DecisionAccepted{"b-1", b_seq++, "{}", std::nullopt}});
+  store->commit({record::GameStarted{"AAAA", 2, "a-2", "{}", 10}, record::DecisionAccepted{"a-2", 0, "{}", 2},
+                 record::DecisionAccepted{"b-1", b_seq++, "{}", std::nullopt}});
+  const auto game = kind.open()->finished_game("a-1");
+  REQUIRE(game);
+  CHECK(game->finished);
+  CHECK(game->game_id == "a-1");
+  CHECK(game->game == 1);
+  CHECK(game->setup == played.setup);
+  CHECK(game->started_ms == 4);
+  CHECK(game->decisions == played.decisions);
+  CHECK_FALSE(game->transcript);
+  CHECK(finished_transcript(*game) == played.transcript);
+  // A transcript an older server stored is served as it was.
+  kind.tamper("UPDATE games SET transcript = '{\"format\":\"gofish-transcript/1\"}' WHERE game_id = 'a-1'");
+  CHECK(finished_transcript(*kind.open()->finished_game("a-1")) == R"({"format":"gofish-transcript/1"})");
+  // Decisions that do not finish the game are named, not served.
+  StoredGame cut = *game;
+  cut.decisions.pop_back();
+  CHECK_THROWS_WITH_AS(finished_transcript(cut), doctest::Contains("game a-1: its stored decisions do not finish it"),
+                       StoreError);
 }
 
 // A room closing takes its unfinished game and that game's decisions with it.
@@ -214,12 +297,12 @@ TEST_CASE_TEMPLATE("store: many rooms' records in one batch read back room by ro
   store->commit({
       record::GameStarted{"BBBB", 1, "b-1", R"({"b":1})", 11},
       record::RoomVersion{"BBBB", 1},
-      record::GameFinished{"d-1", R"({"over":"d-1"})", 19},
+      record::GameFinished{"d-1", 19},
       record::DecisionAccepted{"a-1", 0, R"({"a":0})", std::nullopt},
       record::DecisionAccepted{"b-1", 0, R"({"b":0})", 4},
       record::RoomVersion{"AAAA", 5},
       record::DecisionAccepted{"a-1", 1, R"({"a":1})", std::nullopt},
-      record::GameFinished{"a-1", R"({"over":"a-1"})", 20},
+      record::GameFinished{"a-1", 20},
       record::GameStarted{"AAAA", 2, "a-2", R"({"a":2})", 21},
       record::RoomVersion{"AAAA", 7},
       record::DecisionAccepted{"a-2", 0, R"({"a2":0})", std::nullopt},
@@ -242,9 +325,9 @@ TEST_CASE_TEMPLATE("store: many rooms' records in one batch read back room by ro
   REQUIRE(rooms[1].game);
   CHECK(rooms[1].game->decisions == std::vector<std::string>{R"({"b":0})", R"({"b":1})"});
   CHECK(rooms[2].room == "DDDD");
-  CHECK(store->finished_transcript("a-1") == R"({"over":"a-1"})");
-  CHECK(store->finished_transcript("d-1") == R"({"over":"d-1"})");
-  CHECK_FALSE(store->finished_transcript("b-1"));
+  CHECK(store->finished_game("a-1"));
+  CHECK(store->finished_game("d-1"));
+  CHECK_FALSE(store->finished_game("b-1"));
 }
 
 // A busy writer's batch: thousands of statements in one transaction (for
@@ -323,7 +406,7 @@ TEST_CASE_TEMPLATE("store: a database holding only finished games also needs its
     const auto store = kind.open();
     store->token_key();
     store->commit(a_room_with_a_game());
-    store->commit({record::GameFinished{"g-1", "{}", 5000}, record::RoomClosed{"ABCD"}});
+    store->commit({record::GameFinished{"g-1", 5000}, record::RoomClosed{"ABCD"}});
     CHECK(store->load_open_rooms().empty());
   }
   kind.tamper("DELETE FROM meta WHERE key = 'token_key'");
@@ -410,13 +493,13 @@ TEST_CASE_TEMPLATE("store: the finished games of a room set aside outlive their 
   Kind kind;
   const auto store = kind.open();
   store->commit(a_room_with_a_game());
-  store->commit({record::GameFinished{"g-1", R"({"winners":[0]})", 5000}});
+  store->commit({record::GameFinished{"g-1", 5000}});
   store->commit({record::RoomCreated{"EFGH", "{}", 3000}, record::GameStarted{"EFGH", 1, "g-2", "{}", 3000},
-                 record::GameFinished{"g-2", "{}", 5000}});
+                 record::GameFinished{"g-2", 5000}});
   store->set_aside("ABCD", "why", 6000);
   CHECK(store->prune_finished(10'000) == 1);
-  CHECK(store->finished_transcript("g-1") == R"({"winners":[0]})");
-  CHECK_FALSE(store->finished_transcript("g-2"));
+  CHECK(store->finished_game("g-1"));
+  CHECK_FALSE(store->finished_game("g-2"));
 }
 
 TEST_CASE_TEMPLATE("store: a torn decision tail is cut back to the last whole decision", Kind, GOFISH_STORES) {
@@ -608,13 +691,13 @@ TEST_CASE_TEMPLATE("store writer: finished games past their retention are delete
   const auto store = kind.open();
   const auto now = now_ms();
   store->commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "old", "{}", 1},
-                 record::GameFinished{"old", "{}", now - 120'000}, record::GameStarted{"ROOM", 2, "new", "{}", 1},
-                 record::GameFinished{"new", "{}", now}});
+                 record::GameFinished{"old", now - 120'000}, record::GameStarted{"ROOM", 2, "new", "{}", 1},
+                 record::GameFinished{"new", now}});
   StoreWriter writer(*store, std::chrono::seconds(60), std::chrono::milliseconds(0));
   writer.submit("ROOM", {record::RoomSettingsChanged{"ROOM", "{}"}}, nullptr);
   writer.stop();
-  CHECK_FALSE(store->finished_transcript("old"));
-  CHECK(store->finished_transcript("new"));
+  CHECK_FALSE(store->finished_game("old"));
+  CHECK(store->finished_game("new"));
 }
 
 TEST_CASE_TEMPLATE("store writer: an idle writer still deletes old finished games, once per period", Kind,
@@ -622,14 +705,14 @@ TEST_CASE_TEMPLATE("store writer: an idle writer still deletes old finished game
   Kind kind;
   const auto store = kind.open();
   store->commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "old", "{}", 1},
-                 record::GameFinished{"old", "{}", now_ms() - 120'000}});
+                 record::GameFinished{"old", now_ms() - 120'000}});
   StoreWriter writer(*store, std::chrono::seconds(60), std::chrono::milliseconds(20));
   // Nothing is submitted: the writer wakes by itself.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (store->finished_transcript("old") && std::chrono::steady_clock::now() < deadline) {
+  while (store->finished_game("old") && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  CHECK_FALSE(store->finished_transcript("old"));
+  CHECK_FALSE(store->finished_game("old"));
   CHECK(writer.batches() == 0);
 }
 
@@ -655,7 +738,12 @@ TEST_CASE_TEMPLATE("transcript api: only a finished game's transcript, by its id
   Kind kind;
   const auto store = kind.open();
   const std::string id = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";  // token-shaped: 32 base64url characters
-  store->commit({record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, id, "{}", 1}});
+  const PlayedGame played = a_played_game(11);
+  std::vector<Record> records{record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, id, played.setup, 1}};
+  for (std::size_t i = 0; i < played.decisions.size(); ++i) {
+    records.push_back(record::DecisionAccepted{id, static_cast<std::int64_t>(i), played.decisions[i], std::nullopt});
+  }
+  store->commit(records);
   const auto before = transcript_reply(*store, "/api/games/" + id + "/transcript");
   CHECK(before.status == 404);
   CHECK(before.content_type == "application/json");
@@ -668,11 +756,11 @@ TEST_CASE_TEMPLATE("transcript api: only a finished game's transcript, by its id
   CHECK(unknown.body == before.body);
   CHECK(transcript_reply(*store, "/api/games/../transcript").status == 404);
   CHECK(transcript_reply(*store, "/api/games/" + id).status == 404);
-  store->commit({record::GameFinished{id, R"({"format":"gofish-transcript/1"})", 2}});
+  store->commit({record::GameFinished{id, 2}});
   const auto after = transcript_reply(*store, "/api/games/" + id + "/transcript");
   CHECK(after.status == 200);
   CHECK(after.content_type == "application/json");
-  CHECK(after.body == R"({"format":"gofish-transcript/1"})");
+  CHECK(after.body == played.transcript);
 }
 
 // SQLite only: what a file can be that a database server cannot.
@@ -745,6 +833,30 @@ PRAGMA user_version=1;
 // A database of schema version 3 (decisions keyed by game and number) is
 // migrated to decisions appended in commit order: every game finds its own
 // again, in order, and carries on.
+// Schema version 5 stops writing transcripts: a version 4 database's
+// finished games keep theirs (and are served as they are), and games that
+// finish after the migration keep where their decisions end.
+TEST_CASE("store: a version 4 database is migrated, and its finished games keep their transcripts") {
+  Sqlite kind;
+  kind.open()->commit({record::RoomCreated{"ABCD", "{}", 1}, record::GameStarted{"ABCD", 1, "old", "{}", 1},
+                       record::DecisionAccepted{"old", 0, R"({"seat":0})", std::nullopt},
+                       record::GameFinished{"old", 2}, record::GameStarted{"ABCD", 2, "new", "{}", 3},
+                       record::DecisionAccepted{"new", 0, R"({"seat":1})", std::nullopt}});
+  kind.tamper("UPDATE games SET transcript = '{\"kept\":1}' WHERE game_id = 'old'; "
+              "ALTER TABLE games DROP COLUMN last_decision; PRAGMA user_version=4");
+  const auto store = kind.open();
+  const auto old = store->finished_game("old");
+  REQUIRE(old);
+  CHECK(finished_transcript(*old) == R"({"kept":1})");
+  store->commit({record::DecisionAccepted{"new", 1, R"({"seat":0})", std::nullopt}, record::GameFinished{"new", 4},
+                 record::GameStarted{"ABCD", 3, "next", "{}", 5},
+                 record::DecisionAccepted{"next", 0, R"({"seat":1})", std::nullopt}});
+  const auto game = store->finished_game("new");
+  REQUIRE(game);
+  CHECK(game->decisions == std::vector<std::string>{R"({"seat":1})", R"({"seat":0})"});
+  CHECK_FALSE(game->transcript);
+}
+
 TEST_CASE("store: a version 3 database is migrated to appended decisions and keeps every game") {
   TempDir dir("gofish-store");
   {
@@ -927,11 +1039,12 @@ TEST_CASE("postgres store: a connection the database dropped is made again, and 
   drop();
   CHECK(store.load_open_rooms()[0].game->decisions.size() == 3);
   drop();
-  CHECK_FALSE(store.finished_transcript("g-1"));
+  CHECK_FALSE(store.finished_game("g-1"));
   drop();
   // Several records in one batch, after the drop: all or nothing, once.
-  store.commit({record::DecisionAccepted{"g-1", 3, "{}", std::nullopt}, record::GameFinished{"g-1", "{}", 9}});
-  CHECK(store.finished_transcript("g-1") == "{}");
+  store.commit({record::DecisionAccepted{"g-1", 3, "{}", std::nullopt}, record::GameFinished{"g-1", 9}});
+  REQUIRE(store.finished_game("g-1"));
+  CHECK(store.finished_game("g-1")->decisions.size() == 4);
   CHECK(db.sql("SELECT count(*) FROM decisions") == "4");
 }
 
@@ -1359,7 +1472,7 @@ TEST_CASE("transcript api: a store that cannot be read answers 503 with the prot
     void set_aside(const std::string&, const std::string&, std::int64_t) override {}
     std::vector<SetAsideRoom> set_aside_rooms() override { return {}; }
     bool restore_set_aside(const std::string&) override { return false; }
-    std::optional<std::string> finished_transcript(const std::string&) override { throw StoreError("disk gone"); }
+    std::optional<StoredGame> finished_game(const std::string&) override { throw StoreError("disk gone"); }
     std::size_t prune_finished(std::int64_t) override { return 0; }
     std::array<std::uint64_t, 4> token_key() override { return {}; }
     void truncate_decisions(const std::string&, std::int64_t) override {}
