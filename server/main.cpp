@@ -8,6 +8,7 @@
 // a PostgreSQL server that cannot be reached or refuses the login).
 // A single room that cannot be rebuilt does not stop the start: it is set
 // aside (RoomsHandler::restore).
+#include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -246,6 +247,9 @@ int main(int argc, char** argv) {
       }
       writer = std::make_unique<ShardedWriter>(lanes, std::chrono::seconds(config.finished_game_retention_seconds));
       writer->commit_delay(config.limits.store_commit_delay);
+      writer->run_callbacks_with([&io = server.io_context()](StoreWriter::Callbacks callbacks) {
+        boost::asio::post(io, std::move(callbacks));
+      });
     }
     add_transcript_api(server.api(), *store);
     auto handler =

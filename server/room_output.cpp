@@ -1,6 +1,7 @@
 // What a room sends and writes (room_impl.hpp): replies and events through
 // the fan-out, records through the durability hold, one submission to the
 // store per strand turn.
+#include <boost/asio/dispatch.hpp>
 #include <spdlog/spdlog.h>
 
 #include "server/room_impl.hpp"
@@ -43,10 +44,13 @@ void RoomImpl::post_submit() {
 void RoomImpl::submit() {
   if (closed_) return outbox_.submit_final(log_.v());
   // Weak: neither the writer nor the io_context's queue may keep a room
-  // alive. A room already released has nobody left to send to.
+  // alive. A room already released has nobody left to send to. Dispatch:
+  // the server runs a batch's callbacks on an I/O thread (StoreWriter::
+  // run_callbacks_with), where this enters a free strand at once; from any
+  // other thread it queues, as a post would.
   outbox_.submit(log_.v(), [weak = weak_from_this()](std::uint64_t number, bool written) {
     if (auto self = weak.lock()) {
-      boost::asio::post(self->strand_, [weak, number, written] {
+      boost::asio::dispatch(self->strand_, [weak, number, written] {
         auto room = weak.lock();
         if (!room) return;
         if (!written) spdlog::error("room {}: a write failed; what it recorded may not survive a restart", room->code_);

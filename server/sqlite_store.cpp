@@ -401,11 +401,29 @@ void SqliteStore::apply(const Record& record) {
 
 void SqliteStore::commit(const std::vector<Record>& records) {
   if (records.empty()) return;
+  commit_with([&] {
+    for (const auto& record : records) apply(record);
+  });
+}
+
+// The writer's batch, applied where it lies (the default commit_rooms would
+// copy every record into one list first).
+std::vector<std::string> SqliteStore::commit_rooms(const std::vector<RoomRecords>& batch) {
+  if (std::all_of(batch.begin(), batch.end(), [](const RoomRecords& room) { return room.records.empty(); })) return {};
+  commit_with([&] {
+    for (const RoomRecords& room : batch) {
+      for (const Record& record : room.records) apply(record);
+    }
+  });
+  return {};
+}
+
+void SqliteStore::commit_with(const std::function<void()>& apply_records) {
   std::lock_guard lock(mutex_);
   batch_seq_.clear();
   exec("BEGIN IMMEDIATE");
   try {
-    for (const auto& record : records) apply(record);
+    apply_records();
     exec("COMMIT");
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -43,6 +43,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -70,6 +71,7 @@ class SqliteStore final : public Store {
   SqliteStore& operator=(const SqliteStore&) = delete;
 
   void commit(const std::vector<Record>& records) override;
+  std::vector<std::string> commit_rooms(const std::vector<RoomRecords>& batch) override;
   std::vector<StoredRoom> load_open_rooms() override;
   std::optional<StoredRoom> load_room(const std::string& code) override;
   std::optional<std::string> room_of_token(const std::string& token_hash) override;
@@ -91,6 +93,9 @@ class SqliteStore final : public Store {
   void migrate();
   void prepare_statements();
   void apply(const Record& record);
+  // One transaction around `apply_records` (which calls apply()); the
+  // sequence numbers it moved are kept only once it has committed.
+  void commit_with(const std::function<void()>& apply_records);
   void truncate_locked(const std::string& game_id, std::int64_t keep);
   std::vector<StoredRoom> load_rooms_locked(const std::optional<std::string>& code);
   bool holds_rooms_or_games();

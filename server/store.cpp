@@ -133,30 +133,51 @@ void StoreWriter::maybe_prune() {
 }
 
 void StoreWriter::write(std::vector<Pending>& batch) {
+  // The records move to the store's batch, not copied; each submission
+  // keeps its room and callback.
   std::vector<RoomRecords> rooms;
   rooms.reserve(batch.size());
-  for (const auto& pending : batch) rooms.push_back(RoomRecords{pending.room, pending.records});
-  const auto finish = [this](std::vector<Pending>& done, const std::vector<std::string>& fenced) {
+  for (auto& pending : batch) rooms.push_back(RoomRecords{pending.room, std::move(pending.records)});
+  // Each submission's callback and whether its records were written.
+  auto results = std::make_shared<std::vector<std::pair<Done, bool>>>();
+  results->reserve(batch.size());
+  const auto fenced_out = [this](const std::vector<std::string>& fenced) {
     for (const std::string& room : fenced) {
       spdlog::warn("storage: room {} was fenced out: another node holds its lease; its last records are not written",
                    room);
       if (on_fenced_) on_fenced_(room);
     }
-    for (auto& pending : done) {
-      if (pending.done) pending.done(std::find(fenced.begin(), fenced.end(), pending.room) == fenced.end());
+  };
+  if (const auto fenced = commit(rooms)) {
+    fenced_out(*fenced);
+    for (auto& pending : batch) {
+      const bool written = std::find(fenced->begin(), fenced->end(), pending.room) == fenced->end();
+      results->emplace_back(std::move(pending.done), written);
+    }
+  } else {
+    // One bad submission must not refuse the others': write each on its own.
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const auto alone = batch.size() > 1 ? commit({rooms[i]}) : std::nullopt;
+      if (alone) fenced_out(*alone);
+      const bool written = alone && std::find(alone->begin(), alone->end(), batch[i].room) == alone->end();
+      results->emplace_back(std::move(batch[i].done), written);
+    }
+  }
+  auto run = [results] {
+    for (auto& [done, written] : *results) {
+      if (done) done(written);
     }
   };
-  if (const auto fenced = commit(rooms)) return finish(batch, *fenced);
-  // One bad submission must not refuse the others': write each on its own.
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    std::vector<Pending> one;
-    one.push_back(std::move(batch[i]));
-    const auto fenced = batch.size() > 1 ? commit({rooms[i]}) : std::nullopt;
-    if (fenced) {
-      finish(one, *fenced);
-    } else if (one.front().done) {
-      one.front().done(false);
-    }
+  // Once stopping (the I/O threads are done or going), here, as before.
+  bool hand_over = false;
+  {
+    std::lock_guard lock(mutex_);
+    hand_over = hand_over_ && !stopping_;
+  }
+  if (hand_over) {
+    hand_over_(std::move(run));
+  } else {
+    run();
   }
 }
 

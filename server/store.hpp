@@ -283,7 +283,8 @@ class RecordSink {
 // The one writer: collects the records of every room, commits them in one
 // transaction per batch on its own thread, then runs each submission's
 // callback (in submission order) with whether its records were written. A callback
-// must be quick: post to a strand and return.
+// must be quick: post to a strand and return. With run_callbacks_with, a
+// batch's callbacks run together, handed over in one piece.
 class StoreWriter final : public RecordSink {
  public:
 
@@ -305,6 +306,13 @@ class StoreWriter final : public RecordSink {
   // for more before committing (Limits::store_commit_delay). Set before the
   // first submission; 0 (the default) commits as soon as the thread is free.
   void commit_delay(std::chrono::microseconds delay) { commit_delay_ = delay; }
+  // Set before the first submission: each batch's callbacks go, as one
+  // function that runs them in order, to `hand_over` (the server posts it to
+  // its I/O threads, where a room's callback can enter the room's strand at
+  // once instead of queueing a handler per room from this thread). Unset,
+  // they run on the writer thread, as they do once stop() is called.
+  using Callbacks = std::function<void()>;
+  void run_callbacks_with(std::function<void(Callbacks)> hand_over) { hand_over_ = std::move(hand_over); }
   // Finishes every submitted write, runs its callback, and stops the thread.
   // Later submissions are written at once on the caller's thread.
   void stop();
@@ -333,6 +341,7 @@ class StoreWriter final : public RecordSink {
   const std::optional<std::chrono::seconds> retention_;
   const std::chrono::milliseconds prune_period_;
   std::chrono::microseconds commit_delay_{0};
+  std::function<void(Callbacks)> hand_over_;
   std::chrono::steady_clock::time_point last_prune_{};
   mutable std::mutex mutex_;
   std::condition_variable wake_;

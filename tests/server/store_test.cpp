@@ -18,6 +18,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <algorithm>
 #include <memory>
 #include <random>
@@ -684,6 +685,60 @@ TEST_CASE_TEMPLATE("store writer: every submission is written before its callbac
   }
   CHECK(all_written);
   CHECK(store->load_open_rooms()[0].game->decisions.size() == 201);
+}
+
+// The server hands each batch's callbacks to its I/O threads in one piece.
+// Every callback runs once, in submission order, inside a handed-over
+// piece and never on the writer thread; once stop() is called they run
+// where the writer is, since the I/O threads may be gone.
+TEST_CASE("store writer: a batch's callbacks are handed over in one piece, in order") {
+  Sqlite kind;
+  const auto store = kind.open();
+  std::mutex mutex;
+  std::vector<StoreWriter::Callbacks> handed;
+  std::vector<int> order;
+  int outside = 0;
+  bool running_handed = false;
+  {
+    StoreWriter writer(*store);
+    writer.run_callbacks_with([&](StoreWriter::Callbacks callbacks) {
+      std::lock_guard lock(mutex);
+      handed.push_back(std::move(callbacks));
+    });
+    const auto note = [&](int n) {
+      return [&, n](bool written) {
+        CHECK(written);
+        order.push_back(n);  // under `mutex`: the pieces run below, with it held
+        if (!running_handed) ++outside;
+      };
+    };
+    writer.submit("ROOM", {record::RoomCreated{"ROOM", "{}", 1}}, note(0));
+    for (int n = 1; n <= 100; ++n) writer.submit("ROOM", {record::RoomVersion{"ROOM", n}}, note(n));
+    // Wait until every submission is committed and its batch handed over.
+    const auto all_handed = [&] {
+      const auto rooms = store->load_open_rooms();
+      std::lock_guard lock(mutex);
+      return rooms.size() == 1 && rooms[0].v == 100 && handed.size() == writer.batches();
+    };
+    for (int i = 0; i < 500 && !all_handed(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    {
+      std::lock_guard lock(mutex);
+      CHECK(order.empty());
+      CHECK(handed.size() == writer.batches());
+      running_handed = true;
+      for (auto& callbacks : handed) callbacks();
+      running_handed = false;
+    }
+    std::vector<int> expected(101);
+    std::iota(expected.begin(), expected.end(), 0);
+    CHECK(order == expected);
+    CHECK(outside == 0);
+    writer.stop();
+    // After stop, at once on this thread.
+    bool late = false;
+    writer.submit("ROOM", {record::RoomVersion{"ROOM", 101}}, [&](bool written) { late = written; });
+    CHECK(late);
+  }
 }
 
 TEST_CASE_TEMPLATE("store writer: finished games past their retention are deleted after a batch", Kind, GOFISH_STORES) {
