@@ -3,7 +3,7 @@
 // values as the server has them; a refusal shown at its field), table rules
 // where mistakes really happen and are explained, the turn alert in the tab
 // title, and a running score across rematches.
-import { assert, clickAsk, createRoom, joinByCode, openPage, playToEnd, recordPage, sentOfType, waitFor, waitScreen } from '../lib/harness.mjs';
+import { assert, clickAsk, createRoom, joinByCode, openPage, playToEnd, recordPage, sentOfType, waitFor, waitGame, waitScreen } from '../lib/harness.mjs';
 import { checkAxe } from '../lib/axe.mjs';
 
 export default async function ({ baseUrl, browser, log }) {
@@ -89,7 +89,7 @@ export default async function ({ baseUrl, browser, log }) {
   const tia = await openPage(browser, baseUrl);
   await createRoom(tia.page, 'Tia', { others: ['easy'], tableRules: true });
   await tia.page.click('#start-game');
-  await waitScreen(tia.page, 'table');
+  await waitGame(tia.page, 1);
   let outOfTurn = false;
   let falseFish = false;
   let titleSeen = false;
@@ -99,7 +99,7 @@ export default async function ({ baseUrl, browser, log }) {
     if (screen === 'over') {
       await tia.page.click('#rematch');
       games += 1;
-      await waitScreen(tia.page, 'table');
+      await waitGame(tia.page, games);  // the table, or this game already over (see waitGame)
       return false;
     }
     const s = await tia.page.evaluate(() => {
@@ -144,7 +144,7 @@ export default async function ({ baseUrl, browser, log }) {
   await uma.page.click('#settings-dialog button[type=submit]');
   await createRoom(uma.page, 'Uma', { preset: 'pairs', others: ['easy'] });
   await uma.page.click('#start-game');
-  await waitScreen(uma.page, 'table');
+  await waitGame(uma.page, 1);
   const t0 = Date.now();
   await playToEnd([uma.page]);
   const wins = () => uma.page.$$eval('#scores tbody tr', (rows) => rows.map((r) => Number(r.lastElementChild.textContent)));
@@ -155,20 +155,26 @@ export default async function ({ baseUrl, browser, log }) {
   const asks = uma.frames.filter((f) => /"type":"asked"/.test(f.payload));
   const botAsks = asks.filter((f) => !/"type":"asked","seat":0,/.test(f.payload)).length;
   const others = heard.filter((t) => !/^You asked|your turn|begins|game is over/.test(t));
-  assert(heard.length > 2 && others.length === 0,
+  // The bot can end a short game of pairs before Uma's first turn (see waitGame): then only
+  // its start and end are spoken, and there was no turn of hers to speak of.
+  assert((heard.length > 2 || asks.length === botAsks) && others.length === 0,
     `"only my turn" speaks of your turns only (${heard.length} announcements for ${asks.length} asks, ` +
     `${botAsks} by the bot; others: ${others.slice(0, 3)})`);
   log(`"only my turn": ${heard.length} announcements for ${asks.length} asks, none of the bot's ${botAsks}`);
   await uma.page.click('#rematch');
-  await waitScreen(uma.page, 'table').catch(async (error) => {
-    // Seen once in CI: say what the page and the socket were doing.
+  // Not waitScreen(table): the bot may have played game 2 out before the page's next frame, and
+  // then the page shows its end without ever showing the table (the one failure seen in CI).
+  await waitGame(uma.page, 2).catch(async (error) => {
+    // Say what the page and the socket were doing.
     const button = await uma.page.evaluate(() => {
       const b = document.getElementById('rematch');
       return `${b.textContent} (aria-disabled ${b.getAttribute('aria-disabled')}); ` +
-        `status "${document.getElementById('rematch-status').textContent}"; screen ${document.body.dataset.screen}`;
+        `status "${document.getElementById('rematch-status').textContent}"; ` +
+        `error "${document.getElementById('over-error').textContent}"; screen ${document.body.dataset.screen}; ` +
+        `game ${window.gofish.state.room?.game_number} ${window.gofish.state.room?.state}`;
     });
     const types = uma.frames.slice(-6).map((f) => f.payload.slice(0, 90));
-    throw new Error(`no table after "Play again": ${button}; rematch requests sent: ` +
+    throw new Error(`game 2 not shown after "Play again": ${button}; rematch requests sent: ` +
       `${sentOfType(uma, 'rematch').length}; last frames: ${types.join(' | ')}; ${error.message}`);
   });
   await playToEnd([uma.page]);

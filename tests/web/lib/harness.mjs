@@ -77,6 +77,19 @@ export const screenOf = (page) => page.evaluate(() => document.body.dataset.scre
 export const waitScreen = (page, name, timeout = TIMEOUT) =>
   page.waitForFunction((n) => document.body.dataset.screen === n, name, { timeout });
 export const online = (page) => page.waitForSelector('#conn.online');
+// Waits until the page has drawn game `n` (after a start or "Play again"):
+// its table, or already its end. Waiting for the table alone is wrong here:
+// with no bot delay (run.mjs) and no pace (openPage), a bot can play a short
+// game out before the page's next frame (pairs: the bot holds one card, asks
+// for it, gets it and lays the pair: the game is over, a hand is empty), and
+// the page goes from the last game's end straight to this one's without ever
+// showing the table (features' one failure in CI; a probe of 119 rematches of
+// pairs against an easy bot saw it 3 times). render() draws the story, which
+// gains the line "Game n" with game_started, and picks the screen in one go,
+// so that line means the screen shown is game n's, not the last game's end.
+export const waitGame = (page, n, timeout = TIMEOUT) => page.waitForFunction((g) =>
+  ['table', 'over'].includes(document.body.dataset.screen) &&
+  [...document.querySelectorAll('#story li.story-game')].some((li) => li.textContent === `Game ${g}`), n, { timeout });
 
 // Home screen -> create a room. `others` is an array for seats 1.. of
 // 'person' or a bot level.
