@@ -5,7 +5,8 @@
 // (rules, seat count, deck after shuffle and cut, dealer, first player, the
 // players) and its decisions, because the engine is deterministic: a
 // finished game's transcript is played again from them when it is asked
-// for (transcript_api.hpp), not stored. The room layer encodes
+// for (finished_transcript in room_restore.hpp, which the transcript API
+// calls), not stored. The room layer encodes
 // each of these as JSON text (protocol/ owns every JSON spelling); the store
 // keeps the text and knows only the keys: room code, seat number, game id,
 // decision sequence number.
