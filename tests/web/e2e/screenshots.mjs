@@ -52,17 +52,19 @@ export default async function ({ baseUrl, browser, root, log }) {
   await ann.page.click('#start-game');
   await Promise.all([waitScreen(ann.page, 'table'), waitScreen(bob.page, 'table')]);
   // A few asks so the table has a story to tell, then stop on a person's turn
-  // with a card chosen, so the choices show.
+  // with a card chosen, so the choices show. Ann and Bob ask each other:
+  // where the player asked goes next (classic), asking a bot can leave a
+  // person waiting while the bots play the game out.
   let asks = 0;
   await waitFor('a few asks', async () => {
-    for (const p of [ann.page, bob.page]) if (await clickAsk(p).catch(() => false)) asks += 1;
+    for (const [p, other] of [[ann.page, 1], [bob.page, 0]]) if (await clickAsk(p, { target: other }).catch(() => false)) asks += 1;
     return asks >= 5 || (await ann.page.evaluate(() => document.body.dataset.screen)) === 'over';
   }, 60_000);
-  // Ann's turn (the desktop shows her choices), Bob playing on until then.
+  // Ann's turn (the desktop shows her choices), Bob asking her until then.
   const turn = await waitFor('Ann to play', async () => {
     if (await myTurn(ann.page)) return ann;
     if ((await ann.page.evaluate(() => document.body.dataset.screen)) === 'over') throw new Error('the game ended first');
-    await clickAsk(bob.page).catch(() => false);
+    await clickAsk(bob.page, { target: 0 }).catch(() => false);
     return null;
   });
   await turn.page.click(ENABLED_RANK);

@@ -127,8 +127,9 @@ export const myTurn = (page) => page.evaluate((s) => !!document.querySelector(s)
 // What a careful player does now, read from the page's own choices: under
 // table rules answer truthfully and put down a full set first; otherwise ask
 // with the first kind of card (and card) at the first player offered.
-// Returns false when it was not this page's turn.
-export async function clickAsk(page) {
+// Returns false when it was not this page's turn. `target`, a seat number,
+// asks that player when the page offers them.
+export async function clickAsk(page, { target: seat = null } = {}) {
   const plan = await page.evaluate(() => {
     const offer = window.gofish.choices();
     const g = window.gofish.state.room?.game;
@@ -163,6 +164,11 @@ export async function clickAsk(page) {
   if (card) await card.click();
   const target = await page.waitForSelector('#actions [data-target]', { timeout: 5000 }).catch(() => null);
   if (!target) return false;
+  const chosen = seat === null ? null : await page.$(`#actions [data-target="${seat}"]`);
+  if (chosen) {
+    await chosen.click();
+    return true;
+  }
   await target.click();
   return true;
 }
