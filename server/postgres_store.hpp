@@ -30,16 +30,19 @@
 // - Leases (schema version 2): room_lease(code, node, epoch, expires_at)
 //   says which node owns a room. A node takes a room with one upsert (the
 //   epoch goes up when it takes over an expired lease), renews all of its
-//   leases with one statement, and a commit's records are guarded by one
-//   call of gofish_fence_rooms(codes, node, epochs) (schema version 4; 2
-//   and 3 called gofish_fence per room), which raises (SQLSTATE GF001,
-//   naming the room in its DETAIL) unless the node still holds each room
-//   at its epoch; the batch is then sent again without the fenced room.
-//   The guard holds its node's advisory lock, shared, until the batch
-//   commits, and taking a lease over from a node takes that node's lock
-//   (a trigger on room_lease, schema version 5; before, the guard locked
-//   each lease row FOR SHARE): so a takeover waits for the batches in
-//   flight, and no batch that starts after it writes under the old epoch.
+//   leases with one statement, and a commit's records are guarded by two
+//   statements at its start (schema version 6; 4 and 5 called the plpgsql
+//   gofish_fence_rooms, 2 and 3 gofish_fence per room): the node's
+//   advisory lock, shared, held until the batch commits; then a check of
+//   every room's epoch, which calls gofish_fenced_out for a room the node
+//   no longer holds at its epoch: that raises (SQLSTATE GF001, naming the
+//   room in its DETAIL), and the batch is sent again without the room.
+//   Taking a lease over from a node takes that node's lock (a trigger on
+//   room_lease, schema version 5; before, the guard locked each lease row
+//   FOR SHARE): so a takeover waits for the batches in flight, and a batch
+//   that starts after it waits for its commit; the check, a statement of
+//   its own, then reads the new epoch, and nothing is written under the
+//   old one.
 //   A node asks another to hand a room over with NOTIFY on the owner's
 //   channel (gofish_handover_<node>).
 // - Durability of a commit is PostgreSQL's: with synchronous_commit on (its
@@ -68,7 +71,7 @@ struct pg_conn;
 namespace gofish::server {
 
 // The schema version this program writes (meta.schema_version).
-inline constexpr int kPostgresSchemaVersion = 5;
+inline constexpr int kPostgresSchemaVersion = 6;
 
 class PostgresStore final : public Store {
  public:
@@ -169,7 +172,7 @@ class PostgresStore final : public Store {
   // The statement the last failed pipeline failed at, and its SQLSTATE.
   std::optional<std::size_t> failed_step_;
   std::string failed_state_;
-  std::string failed_detail_;  // its DETAIL (the room gofish_fence_rooms fenced out)
+  std::string failed_detail_;  // its DETAIL (the room gofish_fenced_out named)
   std::shared_ptr<Fence> fence_;
   // Only the first connection listens for handover requests.
   const bool listens_ = true;

@@ -1230,7 +1230,7 @@ TEST_CASE("postgres store: taking a lease over waits for the old holder's batch 
   db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second'");
   // Node a's batch: guarded under epoch 1, then still open for a second.
   std::thread in_flight([&] {
-    db.sql("BEGIN; SELECT gofish_fence_rooms(ARRAY['BBBBB'], 'node-a', ARRAY[1::bigint]); "
+    db.sql("BEGIN; SELECT pg_advisory_xact_lock_shared(1735353964, hashtext('node-a')); "
            "UPDATE rooms SET settings = '{\"a\":1}' WHERE code = 'BBBBB'; SELECT pg_sleep(1); COMMIT");
   });
   std::this_thread::sleep_for(300ms);
@@ -1245,6 +1245,32 @@ TEST_CASE("postgres store: taking a lease over waits for the old holder's batch 
   CHECK(a.commit_rooms({{"BBBBB", {record::RoomSettingsChanged{"BBBBB", "{\"a\":2}"}}}}) ==
         std::vector<std::string>{"BBBBB"});
   CHECK(db.sql("SELECT settings FROM rooms WHERE code = 'BBBBB'") == "{\"a\":1}");
+}
+
+// The other way round: a takeover not yet committed when the old holder's
+// batch starts. The batch waits for it at the lock, and its check, a
+// statement of its own, reads the new epoch: nothing lands under the old
+// one. (Lock and check in one statement would read the epoch as it was
+// before the wait, and write.)
+TEST_CASE("postgres store: a batch that starts during a takeover waits for it and is fenced out") {
+  PostgresDatabase db;
+  PostgresStore a(db.url());
+  a.fence_as("node-a");
+  REQUIRE(a.take_lease("BBBBB", "node-a", 60'000ms) == 1);
+  CHECK(a.commit_rooms({{"BBBBB", {record::RoomCreated{"BBBBB", "{}", 1}}}}).empty());
+  std::thread takeover([&] {
+    db.sql("BEGIN; UPDATE room_lease SET node = 'node-b', epoch = epoch + 1 WHERE code = 'BBBBB'; "
+           "SELECT pg_sleep(1); COMMIT");
+  });
+  std::this_thread::sleep_for(300ms);
+  const auto asked = std::chrono::steady_clock::now();
+  const auto fenced = a.commit_rooms({{"BBBBB", {record::RoomSettingsChanged{"BBBBB", "{\"a\":1}"}}}});
+  const auto waited = std::chrono::steady_clock::now() - asked;
+  takeover.join();
+  INFO("the batch took " << std::chrono::duration_cast<std::chrono::milliseconds>(waited).count() << " ms");
+  CHECK(waited >= 400ms);
+  CHECK(fenced == std::vector<std::string>{"BBBBB"});
+  CHECK(db.sql("SELECT settings FROM rooms WHERE code = 'BBBBB'") == "{}");
 }
 
 TEST_CASE("postgres store: renewing lists the leases still held, and released leases are taken at once") {
@@ -1298,7 +1324,7 @@ TEST_CASE("postgres store: a version 1 database is migrated to leases and keeps 
   }
   db.sql(
       "DROP TABLE room_lease; DROP FUNCTION gofish_lease_taken(); ALTER TABLE decisions DROP COLUMN v; "
-      "DROP FUNCTION gofish_fence_rooms(TEXT[], TEXT, BIGINT[]); "
+      "DROP FUNCTION gofish_fenced_out(TEXT, TEXT); "
       "UPDATE meta SET value = convert_to('1', 'UTF8') WHERE key = 'schema_version'");
   PostgresStore store(db.url());
   CHECK(store.load_open_rooms().size() == 1);
@@ -1320,7 +1346,7 @@ TEST_CASE("postgres store: a version 2 database is migrated to decisions with ve
     store.commit({record::RoomVersion{"ABCD", 6}});
   }
   db.sql(
-      "ALTER TABLE decisions DROP COLUMN v; DROP FUNCTION gofish_fence_rooms(TEXT[], TEXT, BIGINT[]); "
+      "ALTER TABLE decisions DROP COLUMN v; DROP FUNCTION gofish_fenced_out(TEXT, TEXT); "
       "DROP TRIGGER room_lease_taken ON room_lease; DROP FUNCTION gofish_lease_taken(); "
       "CREATE FUNCTION gofish_fence(room TEXT, holder TEXT, held_epoch BIGINT) RETURNS void LANGUAGE sql AS ''; "
       "UPDATE meta SET value = convert_to('2', 'UTF8') WHERE key = 'schema_version'");
@@ -1336,6 +1362,29 @@ TEST_CASE("postgres store: a version 2 database is migrated to decisions with ve
   CHECK(rooms[0].v == 11);
   CHECK(rooms[0].game->decisions.size() == 3);
   CHECK(db.sql("SELECT to_regprocedure('gofish_fence(text, text, bigint)') IS NULL") == "t");
+}
+
+// Schema version 5 guarded a batch with the plpgsql gofish_fence_rooms;
+// version 6 replaces it with two statements and gofish_fenced_out, which
+// raises only for a room lost.
+TEST_CASE("postgres store: a version 5 database is migrated to the guard in two statements") {
+  PostgresDatabase db;
+  { PostgresStore store(db.url()); }
+  db.sql(
+      "DROP FUNCTION gofish_fenced_out(TEXT, TEXT); "
+      "CREATE FUNCTION gofish_fence_rooms(rooms TEXT[], holder TEXT, held_epochs BIGINT[]) RETURNS void "
+      "LANGUAGE sql AS ''; "
+      "UPDATE meta SET value = convert_to('5', 'UTF8') WHERE key = 'schema_version'");
+  PostgresStore store(db.url());
+  // (Each test has a schema of its own in one database: look on its path.)
+  CHECK(db.sql("SELECT to_regprocedure('gofish_fence_rooms(text[], text, bigint[])') IS NULL") == "t");
+  CHECK(db.sql("SELECT to_regprocedure('gofish_fenced_out(text, text)') IS NOT NULL") == "t");
+  store.fence_as("node-a");
+  REQUIRE(store.take_lease("AAAAA", "node-a", 60'000ms) == 1);
+  CHECK(store.commit_rooms({{"AAAAA", {record::RoomCreated{"AAAAA", "{}", 1}}},
+                            {"BBBBB", {record::RoomCreated{"BBBBB", "{}", 2}}}}) ==
+        std::vector<std::string>{"BBBBB"});
+  CHECK(db.sql("SELECT count(*) FROM rooms") == "1");
 }
 
 TEST_CASE("postgres store writer: a fenced room's callback says not written, the others' say written") {
