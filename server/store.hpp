@@ -284,7 +284,7 @@ class RecordSink {
 // The one writer: collects the records of every room, commits them in one
 // transaction per batch on its own thread, then runs each submission's
 // callback (in submission order) with whether its records were written. A callback
-// must be quick: post to a strand and return. With run_callbacks_with, a
+// must be quick: hand its work to a strand and return. With run_callbacks_with, a
 // batch's callbacks run together, handed over in one piece.
 class StoreWriter final : public RecordSink {
  public:
