@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <functional>
 #include <sstream>
 #include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "gofish/version.hpp"
+#include "server/memory_allocator.hpp"
 #include "server/trusted_proxies.hpp"
 
 namespace gofish::server {
@@ -95,7 +97,10 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   CLI::App app{"gofish-server: the Go Fish room server (HTTP, WebSocket /ws, /metrics)",
                "gofish-server"};
   app.get_formatter()->column_width(44);
-  app.set_version_flag("--version", "gofish-server " + std::string(kVersion));
+  app.set_version_flag("--version", std::function<std::string()>([] {
+                         return "gofish-server " + std::string(kVersion) + "\nmemory allocator: " +
+                                MemoryAllocator::name();
+                       }));
 
   add_value(app, "--port", config.port, "TCP port for HTTP and WebSocket (0: any free port)");
   add_value(app, "--bind", config.bind, "Address to listen on")->check(kIpAddress);

@@ -29,6 +29,7 @@
 #include "protocol/text.hpp"
 #include "server/config.hpp"
 #include "server/lease_keeper.hpp"
+#include "server/memory_allocator.hpp"
 #include "server/metrics.hpp"
 #include "server/rooms_handler.hpp"
 #include "server/postgres_store.hpp"
@@ -150,6 +151,7 @@ std::string default_node_id() {
 
 int main(int argc, char** argv) {
   using namespace gofish::server;
+  MemoryAllocator::configure();
 
   auto parsed = parse_config(argc, argv);
   if (const auto* exit = std::get_if<ConfigExit>(&parsed)) {
@@ -294,6 +296,7 @@ int main(int argc, char** argv) {
     spdlog::info("gofish-server listening on {}:{} (web root {}, data dir {}, {} threads)",
                  config.bind, port, std::filesystem::canonical(config.web_root).string(),
                  std::filesystem::absolute(config.data_dir).string(), config.threads);
+    spdlog::info("memory allocator: {}", MemoryAllocator::name());
     server.wait();
     if (keeper) keeper->stop();
     if (writer) {

@@ -8,15 +8,12 @@
 #include <boost/beast/websocket/error.hpp>
 #include <spdlog/spdlog.h>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include <algorithm>
 #include <cctype>
 #include <csignal>
 #include <stdexcept>
 
+#include "server/memory_allocator.hpp"
 #include "server/server_state.hpp"
 
 namespace gofish::server {
@@ -73,12 +70,8 @@ void Server::State::schedule_memory_trim() {
     trim_timer.async_wait([this](beast::error_code ec) {
       trim_scheduled = false;
       if (ec) return;
-#if defined(__GLIBC__)
-      // What closed connections freed sits in glibc's arenas, which give
-      // memory back to the system only from their tops; this returns every
-      // free page, wherever it is.
-      ::malloc_trim(0);
-#endif
+      // What closed connections freed goes back to the system.
+      MemoryAllocator::release_free_memory();
     });
   });
 }

@@ -14,6 +14,7 @@
 #include "server/connection.hpp"
 #include "server/http_paths.hpp"
 #include "server/log_limiter.hpp"
+#include "server/memory_allocator.hpp"
 #include "server/metrics.hpp"
 
 namespace gofish::server {
@@ -392,6 +393,17 @@ TEST_CASE("paths: splitting and percent-decoding") {
   CHECK(!is_invite_path("/r/AB/CD"));
   CHECK(!is_invite_path("/r/" + std::string(33, 'A')));
   CHECK(!is_invite_path("/x/ABCDE"));
+}
+
+// This program is not linked with tcmalloc (only gofish-server is; the
+// ctest server_memory_allocator checks that one), so malloc is glibc's, and
+// the weak references to tcmalloc are null, not called.
+TEST_CASE("memory allocator: without tcmalloc it is glibc's malloc, and freeing memory back still works") {
+  CHECK(MemoryAllocator::name() == "glibc malloc");
+  std::vector<std::string> blocks(1000, std::string(4096, 'x'));
+  blocks.clear();
+  blocks.shrink_to_fit();
+  MemoryAllocator::release_free_memory();
 }
 
 TEST_CASE("paths: resolution stays inside the web root") {
