@@ -275,7 +275,8 @@ def render(results, command, server_core, load_core, build, load_at_start):
                    + (" and `--storage postgres` (the same, on a throwaway PostgreSQL cluster on this machine, "
                       "pinned to the server's core, with PostgreSQL's default durability: fsync and "
                       "synchronous_commit on, so a flush per commit)" if durable["postgres"] else "")
-                   + ".\n")
+                   + ". The storages take turns, one run each, round after round, so that other work on the "
+                   "machine falls on all of them alike; the best run of each is kept.\n")
         rows = []
         for storage in stores:
             report = durable[storage]
