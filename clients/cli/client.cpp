@@ -429,11 +429,12 @@ class Session : public ConnectionHandler {
       turn_announced_ = false;  // show the turn again below the reconnection lines
       print("Resumed your seat in room " + joined.code + ".");
       // A rematch sent just before the drop may never have arrived (the
-      // server was stopping, say): ask again; a vote already counted counts
-      // once.
-      if (!interactive_ && table_.you() && table_.state() == protocol::RoomState::kOver && !finished_all_games()) {
-        send(protocol::Rematch{}, Request::kRevote);
-      }
+      // server was stopping, say), and a game may have ended while this
+      // client was away (its end then comes in the snapshot, with no event
+      // to answer): once the room is known, a finished game gets a rematch
+      // vote; a vote already counted counts once.
+      revote_ = true;
+      revote_if_over();
     } else if (joined.as == protocol::JoinAs::kSpectator) {
       print("Watching room " + joined.code + ".");
     } else {
@@ -441,8 +442,16 @@ class Session : public ConnectionHandler {
     }
   }
 
+  // After a resume (revote_), the first time the room is seen finished.
+  void revote_if_over() {
+    if (!revote_ || interactive_ || !table_.you() || table_.state() != protocol::RoomState::kOver) return;
+    revote_ = false;
+    if (!finished_all_games()) send(protocol::Rematch{}, Request::kRevote);
+  }
+
   void on_snapshot(const protocol::RoomSnapshot& snapshot) {
     table_.apply_snapshot(snapshot);
+    revote_if_over();
     decided_at_v_ = -1;
     if (bot_ && table_.has_game()) bot_->restart(table_);
     if (interactive_) {
@@ -457,6 +466,7 @@ class Session : public ConnectionHandler {
 
   void on_event(const protocol::EventMessage& message) {
     if (!table_.apply(message.v, message.event)) return;  // seen before a resume replayed it
+    revote_ = false;  // a replay: a game over among its events asks for the rematch itself
     if (std::holds_alternative<protocol::NewGame>(message.event)) game_log_.clear();
     const std::string line = narrate(message.event, table_);
     if (!line.empty()) {
@@ -723,6 +733,7 @@ class Session : public ConnectionHandler {
   Connection* connection_ = nullptr;
   Table table_;
   std::optional<RemoteBot> bot_;
+  bool revote_ = false;  // resumed, and no finished game seen since
   std::optional<std::string> token_;
   // The room's code once known (--join, an invite link, created, joined):
   // every connection then asks for /ws?room=CODE, so a proxy in front of

@@ -26,9 +26,11 @@ WEB_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, o
 
 
 class Server:
-    def __init__(self, binary, *extra, bot_delay_ms=0):
+    def __init__(self, binary, *extra, bot_delay_ms=0, port=0, data_dir=None):
+        # With a data_dir, the rooms are kept in SQLite there (a restart restores them).
+        storage = ["--storage", "sqlite", "--data-dir", data_dir] if data_dir else ["--storage", "none"]
         self.proc = subprocess.Popen(
-            [binary, "--port", "0", "--bind", "127.0.0.1", "--storage", "none", "--bot-delay-ms", str(bot_delay_ms),
+            [binary, "--port", str(port), "--bind", "127.0.0.1", *storage, "--bot-delay-ms", str(bot_delay_ms),
              "--web-root", WEB_ROOT, "--log-level", "info", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.log = []
