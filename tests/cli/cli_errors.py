@@ -8,7 +8,7 @@ import struct
 import sys
 import threading
 
-from harness import Cli, Server, check, run
+from harness import Cli, Server, check, free_port, run
 
 server_binary, cli_binary = sys.argv[1], sys.argv[2]
 
@@ -20,12 +20,6 @@ def expect(args, status, sentence, timeout=30):
     check(sentence in client.stderr,
           f"gofish-cli {' '.join(args)} did not say {sentence!r} on stderr; it said: {client.stderr!r}")
     print(f"exit {status}: {client.stderr.strip()}")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class FakeServer:

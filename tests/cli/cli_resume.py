@@ -4,71 +4,13 @@ middle of the game, twice; the client must resume its seat with its token
 the winner the server announced in the summary. Then a person's interactive
 client (in tmux) loses its connection on its turn: it resumes by itself,
 shows the turn again, and the ask typed after it is played."""
-import socket
 import sys
-import threading
 import time
 
-from harness import Cli, Server, check, run
+from harness import Cli, Proxy, Server, check, run
 from terminal import Terminal
 
 server_binary, cli_binary = sys.argv[1], sys.argv[2]
-
-
-class CuttingProxy:
-    """Forwards 127.0.0.1:port to the server; cut() drops every open connection."""
-
-    def __init__(self, target_port):
-        self.target_port = target_port
-        self.listener = socket.socket()
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(8)
-        self.port = self.listener.getsockname()[1]
-        self.open = []
-        self.accepted = 0
-        self.lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            upstream = socket.create_connection(("127.0.0.1", self.target_port))
-            with self.lock:
-                self.open += [client, upstream]
-                self.accepted += 1
-            for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
-
-    @staticmethod
-    def _pipe(source, sink):
-        try:
-            while data := source.recv(65536):
-                sink.sendall(data)
-        except OSError:
-            pass
-        for s in (source, sink):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-    def cut(self):
-        with self.lock:
-            sockets, self.open = self.open, []
-        for s in sockets:
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-                s.close()
-            except OSError:
-                pass
-
-    def close(self):
-        self.listener.close()
-        self.cut()
 
 
 def count(client, text):
@@ -78,7 +20,7 @@ def count(client, text):
 def main():
     # A short bot delay so the game lasts long enough to be cut twice.
     server = Server(server_binary, bot_delay_ms=60)
-    proxy = CuttingProxy(server.port)
+    proxy = Proxy(server.port)
     bot = None
     term = None
     try:

@@ -5,6 +5,7 @@ stopped, by their own handles."""
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -62,6 +63,91 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+def free_port():
+    """A loopback port that nothing listens on (for a server started later)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Proxy:
+    """A TCP proxy from 127.0.0.1:port to the server at target_port, to take a
+    client's connection away: cut() drops every open connection (the client
+    may reconnect at once); close_gate() drops them and refuses new ones until
+    open_gate(). accepted counts the connections it has forwarded."""
+
+    def __init__(self, target_port):
+        self.target_port = target_port
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.port = self.listener.getsockname()[1]
+        self.open = []
+        self.accepted = 0
+        self.gate_open = True
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            with self.lock:
+                refused = not self.gate_open
+            if refused:
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.open += [client, upstream]
+                self.accepted += 1
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source, sink):
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for end in (source, sink):
+            try:
+                end.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        with self.lock:
+            ends, self.open = self.open, []
+        for end in ends:
+            try:
+                end.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            end.close()
+
+    def close_gate(self):
+        with self.lock:
+            self.gate_open = False
+        self.cut()
+
+    def open_gate(self):
+        with self.lock:
+            self.gate_open = True
+
+    def close(self):
+        self.close_gate()
+        self.listener.close()
 
 
 class Cli:
