@@ -71,7 +71,7 @@ struct pg_conn;
 namespace gofish::server {
 
 // The schema version this program writes (meta.schema_version).
-inline constexpr int kPostgresSchemaVersion = 6;
+inline constexpr int kPostgresSchemaVersion = 7;
 
 class PostgresStore final : public Store {
  public:
@@ -154,6 +154,9 @@ class PostgresStore final : public Store {
   void fill_locked(StoredRoom& room);
   static StoredGame game_of(const Result& games);
   bool holds_rooms_or_games();
+  // After the guard found the node's count of lost leases moved: reads it
+  // again, with the rooms of `epochs` lost, and drops those.
+  void recheck_fence(const std::string& node);
 
   // fence_as: this node, and the epoch of each lease it took; shared with
   // the writer connections (open_writer), behind its own mutex.
@@ -161,6 +164,9 @@ class PostgresStore final : public Store {
     std::mutex mutex;
     std::string node;
     std::unordered_map<std::string, std::int64_t> epochs;
+    // node_fence.losses as of the node's last check: the leases taken from
+    // it that `epochs` accounts for. -1 until the first check.
+    std::int64_t losses = -1;
   };
   struct WriterTag {};
   PostgresStore(const PostgresStore& parent, WriterTag);
@@ -172,7 +178,6 @@ class PostgresStore final : public Store {
   // The statement the last failed pipeline failed at, and its SQLSTATE.
   std::optional<std::size_t> failed_step_;
   std::string failed_state_;
-  std::string failed_detail_;  // its DETAIL (the room gofish_fenced_out named)
   std::shared_ptr<Fence> fence_;
   // Only the first connection listens for handover requests.
   const bool listens_ = true;

@@ -1316,6 +1316,9 @@ TEST_CASE("postgres store: a handover request reaches the node holding the lease
   CHECK_FALSE(b.ask_handover("AAAAA"));
 }
 
+// What schema version 7 added, gone: a database as versions 1 to 6 left it.
+const std::string kWithoutNodeFence = "DROP TABLE node_fence; DROP FUNCTION gofish_node_lost_lease(TEXT); ";
+
 TEST_CASE("postgres store: a version 1 database is migrated to leases and keeps its rooms") {
   PostgresDatabase db;
   {
@@ -1324,8 +1327,8 @@ TEST_CASE("postgres store: a version 1 database is migrated to leases and keeps 
   }
   db.sql(
       "DROP TABLE room_lease; DROP FUNCTION gofish_lease_taken(); ALTER TABLE decisions DROP COLUMN v; "
-      "DROP FUNCTION gofish_fenced_out(TEXT, TEXT); "
-      "UPDATE meta SET value = convert_to('1', 'UTF8') WHERE key = 'schema_version'");
+      "DROP FUNCTION gofish_fenced_out(TEXT, TEXT); " +
+      kWithoutNodeFence + "UPDATE meta SET value = convert_to('1', 'UTF8') WHERE key = 'schema_version'");
   PostgresStore store(db.url());
   CHECK(store.load_open_rooms().size() == 1);
   CHECK(db.sql("SELECT convert_from(value, 'UTF8') FROM meta WHERE key = 'schema_version'") ==
@@ -1348,8 +1351,8 @@ TEST_CASE("postgres store: a version 2 database is migrated to decisions with ve
   db.sql(
       "ALTER TABLE decisions DROP COLUMN v; DROP FUNCTION gofish_fenced_out(TEXT, TEXT); "
       "DROP TRIGGER room_lease_taken ON room_lease; DROP FUNCTION gofish_lease_taken(); "
-      "CREATE FUNCTION gofish_fence(room TEXT, holder TEXT, held_epoch BIGINT) RETURNS void LANGUAGE sql AS ''; "
-      "UPDATE meta SET value = convert_to('2', 'UTF8') WHERE key = 'schema_version'");
+      "CREATE FUNCTION gofish_fence(room TEXT, holder TEXT, held_epoch BIGINT) RETURNS void LANGUAGE sql AS ''; " +
+      kWithoutNodeFence + "UPDATE meta SET value = convert_to('2', 'UTF8') WHERE key = 'schema_version'");
   PostgresStore store(db.url());
   auto rooms = store.load_open_rooms();
   REQUIRE(rooms.size() == 1);
@@ -1373,8 +1376,8 @@ TEST_CASE("postgres store: a version 5 database is migrated to the guard in two 
   db.sql(
       "DROP FUNCTION gofish_fenced_out(TEXT, TEXT); "
       "CREATE FUNCTION gofish_fence_rooms(rooms TEXT[], holder TEXT, held_epochs BIGINT[]) RETURNS void "
-      "LANGUAGE sql AS ''; "
-      "UPDATE meta SET value = convert_to('5', 'UTF8') WHERE key = 'schema_version'");
+      "LANGUAGE sql AS ''; " +
+      kWithoutNodeFence + "UPDATE meta SET value = convert_to('5', 'UTF8') WHERE key = 'schema_version'");
   PostgresStore store(db.url());
   // (Each test has a schema of its own in one database: look on its path.)
   CHECK(db.sql("SELECT to_regprocedure('gofish_fence_rooms(text[], text, bigint[])') IS NULL") == "t");
@@ -1385,6 +1388,65 @@ TEST_CASE("postgres store: a version 5 database is migrated to the guard in two 
                             {"BBBBB", {record::RoomCreated{"BBBBB", "{}", 2}}}}) ==
         std::vector<std::string>{"BBBBB"});
   CHECK(db.sql("SELECT count(*) FROM rooms") == "1");
+}
+
+// Schema version 6 checked every room's epoch in every batch; version 7
+// counts the leases taken from each node (node_fence, added to by the
+// takeover's trigger), and a batch checks that count.
+TEST_CASE("postgres store: a version 6 database is migrated to the count of leases lost") {
+  PostgresDatabase db;
+  { PostgresStore store(db.url()); }
+  db.sql(
+      "CREATE OR REPLACE FUNCTION gofish_lease_taken() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+      "IF NEW.epoch <> OLD.epoch THEN PERFORM pg_advisory_xact_lock(1735353964, hashtext(OLD.node)); END IF; "
+      "RETURN NEW; END $$; " +
+      kWithoutNodeFence + "UPDATE meta SET value = convert_to('6', 'UTF8') WHERE key = 'schema_version'");
+  PostgresStore a(db.url()), b(db.url());
+  CHECK(db.sql("SELECT convert_from(value, 'UTF8') FROM meta WHERE key = 'schema_version'") ==
+        std::to_string(kPostgresSchemaVersion));
+  a.fence_as("node-a");
+  b.fence_as("node-b");
+  CHECK(db.sql("SELECT string_agg(node || ' ' || losses, ', ' ORDER BY node) FROM node_fence") ==
+        "node-a 0, node-b 0");
+  REQUIRE(a.take_lease("AAAAA", "node-a", 60'000ms) == 1);
+  CHECK(a.commit_rooms({{"AAAAA", {record::RoomCreated{"AAAAA", "{}", 1}}}}).empty());
+  db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second'");
+  REQUIRE(b.take_lease("AAAAA", "node-b", 60'000ms) == 2);
+  CHECK(db.sql("SELECT string_agg(node || ' ' || losses, ', ' ORDER BY node) FROM node_fence") ==
+        "node-a 1, node-b 0");
+  CHECK(a.commit_rooms({{"AAAAA", {record::RoomSettingsChanged{"AAAAA", "{\"a\":1}"}}}}) ==
+        std::vector<std::string>{"AAAAA"});
+  CHECK(db.sql("SELECT settings FROM rooms WHERE code = 'AAAAA'") == "{}");
+}
+
+// The count says that some lease was lost, not which: the check that
+// follows covers every room the node holds, not only the batch's. A room
+// lost while it had nothing to write stays fenced when it writes later,
+// and a room taken again since its loss is written under its new epoch.
+TEST_CASE("postgres store: a lease lost while its room was not in a batch fences the room's next batch") {
+  PostgresDatabase db;
+  PostgresStore a(db.url()), b(db.url());
+  a.fence_as("node-a");
+  b.fence_as("node-b");
+  for (const char* code : {"AAAAA", "BBBBB", "CCCCC"}) REQUIRE(a.take_lease(code, "node-a", 60'000ms) == 1);
+  CHECK(a.commit_rooms({{"AAAAA", {record::RoomCreated{"AAAAA", "{}", 1}}},
+                        {"BBBBB", {record::RoomCreated{"BBBBB", "{}", 2}}},
+                        {"CCCCC", {record::RoomCreated{"CCCCC", "{}", 3}}}})
+            .empty());
+  db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second' WHERE code IN ('BBBBB', 'CCCCC')");
+  REQUIRE(b.take_lease("BBBBB", "node-b", 60'000ms) == 2);
+  // CCCCC: lost to b, then back to a, one epoch further.
+  REQUIRE(b.take_lease("CCCCC", "node-b", 60'000ms) == 2);
+  db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second' WHERE code = 'CCCCC'");
+  REQUIRE(a.take_lease("CCCCC", "node-a", 60'000ms) == 3);
+  // A batch of AAAAA alone: written (the check finds BBBBB lost on the way).
+  CHECK(a.commit_rooms({{"AAAAA", {record::RoomSettingsChanged{"AAAAA", "{\"a\":1}"}}}}).empty());
+  // Then BBBBB's: fenced, though nothing was taken since that check.
+  CHECK(a.commit_rooms({{"BBBBB", {record::RoomSettingsChanged{"BBBBB", "{\"a\":2}"}}},
+                        {"CCCCC", {record::RoomSettingsChanged{"CCCCC", "{\"a\":3}"}}}}) ==
+        std::vector<std::string>{"BBBBB"});
+  CHECK(db.sql("SELECT string_agg(code || ' ' || settings, ', ' ORDER BY code) FROM rooms") ==
+        "AAAAA {\"a\":1}, BBBBB {}, CCCCC {\"a\":3}");
 }
 
 TEST_CASE("postgres store writer: a fenced room's callback says not written, the others' say written") {
