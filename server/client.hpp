@@ -47,6 +47,9 @@ class Client {
   void send(const SharedText& text) const {
     if (auto connection = connection_.lock()) connection->send(text);
   }
+  void send(SharedText&& text) const {
+    if (auto connection = connection_.lock()) connection->send(std::move(text));
+  }
   void close(CloseReason reason) const {
     if (auto connection = connection_.lock()) connection->close(std::move(reason));
   }

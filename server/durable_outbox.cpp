@@ -21,7 +21,7 @@ bool DurableOutbox::version_moved() {
 void DurableOutbox::send(const std::shared_ptr<Client>& client, SharedText text) {
   const std::uint64_t needs = submitted_ + (pending() ? 1 : 0);
   if (needs <= durable_ || (final_ && !pending())) {
-    client->send(text);
+    client->send(std::move(text));
   } else {
     held_.push_back(Held{needs, client, std::move(text)});
   }
@@ -61,7 +61,7 @@ void DurableOutbox::submit_final(std::int64_t v) {
   auto orphans = std::make_shared<std::deque<Held>>(std::move(held_));
   held_.clear();
   sink_->submit(room_, take(v), [orphans](bool) {
-    for (Held& held : *orphans) held.client->send(held.text);
+    for (Held& held : *orphans) held.client->send(std::move(held.text));
   });
 }
 
@@ -75,7 +75,7 @@ void DurableOutbox::abandon() {
 void DurableOutbox::committed(std::uint64_t number, bool /*written*/) {
   durable_ = std::max(durable_, number);
   while (!held_.empty() && held_.front().needs <= durable_) {
-    held_.front().client->send(held_.front().text);
+    held_.front().client->send(std::move(held_.front().text));
     held_.pop_front();
   }
 }
