@@ -31,18 +31,20 @@
 //   says which node owns a room. A node takes a room with one upsert (the
 //   epoch goes up when it takes over an expired lease), renews all of its
 //   leases with one statement, and a commit's records are guarded by two
-//   statements at its start (schema version 6; 4 and 5 called the plpgsql
-//   gofish_fence_rooms, 2 and 3 gofish_fence per room): the node's
-//   advisory lock, shared, held until the batch commits; then a check of
-//   every room's epoch, which calls gofish_fenced_out for a room the node
-//   no longer holds at its epoch: that raises (SQLSTATE GF001, naming the
-//   room in its DETAIL), and the batch is sent again without the room.
-//   Taking a lease over from a node takes that node's lock (a trigger on
-//   room_lease, schema version 5; before, the guard locked each lease row
-//   FOR SHARE): so a takeover waits for the batches in flight, and a batch
-//   that starts after it waits for its commit; the check, a statement of
-//   its own, then reads the new epoch, and nothing is written under the
-//   old one.
+//   statements at its start: the node's advisory lock, shared, held until
+//   the batch commits; then a check that node_fence still counts as many
+//   leases taken from the node as it knows of (schema version 7; 2 to 6
+//   checked each room's epoch, in the end with gofish_fenced_out). If the
+//   count moved, gofish_node_lost_lease raises (SQLSTATE GF002), and the
+//   node reads the count again with every room of its own it lost at the
+//   epoch it holds, in one snapshot, forgets those, and sends the batch
+//   again: the rooms it lost come back to the writer as fenced.
+//   Taking a lease over from a node takes that node's lock and adds one to
+//   its count (a trigger on room_lease, schema versions 5 and 7; before,
+//   the guard locked each lease row FOR SHARE): so a takeover waits for the
+//   batches in flight, and a batch that starts after it waits for its
+//   commit; the check, a statement of its own, then reads the new count,
+//   and nothing is written under the old epoch.
 //   A node asks another to hand a room over with NOTIFY on the owner's
 //   channel (gofish_handover_<node>).
 // - Durability of a commit is PostgreSQL's: with synchronous_commit on (its
