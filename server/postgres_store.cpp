@@ -150,7 +150,7 @@ DROP FUNCTION IF EXISTS gofish_fence_rooms(TEXT[], TEXT, BIGINT[]);
 )sql",
     // 6 -> 7: the guard reads one row per batch, not every room's lease
     // (the check of each room's epoch cost PostgreSQL 57 to 116 us a batch,
-    // about 2% of bench/run's actions/s). node_fence counts the leases
+    // about 3% of bench/run's actions/s). node_fence counts the leases
     // taken from each node; the takeover's trigger adds to it in the same
     // transaction as the new epoch. A batch checks that its node's count is
     // still the one it knows; if not, the node reads the count and which of
@@ -848,21 +848,19 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
   // its count moved again after each check; past a few rounds the batch
   // fails, and the writer commits its rooms one by one.
   for (int checks = 0;; ++checks) {
-    // The epochs this batch is written under and the count they go with,
-    // read together: a lease taken meanwhile is the next batch's.
+    // The rooms this batch writes (those whose lease the node holds) and
+    // the count of leases lost that goes with them, read together.
     std::string node;
     std::int64_t losses = -1;
-    std::vector<std::pair<const RoomRecords*, std::int64_t>> writing;
+    std::vector<const RoomRecords*> writing;
     {
       std::lock_guard fence(fence_->mutex);
       node = fence_->node;
       losses = fence_->losses;
       for (const RoomRecords& room : batch) {
         if (room.records.empty()) continue;
-        if (node.empty()) {
-          writing.emplace_back(&room, 0);
-        } else if (const auto held = fence_->epochs.find(room.room); held != fence_->epochs.end()) {
-          writing.emplace_back(&room, held->second);
+        if (node.empty() || fence_->epochs.contains(room.room)) {
+          writing.push_back(&room);
         } else if (std::find(fenced.begin(), fenced.end(), room.room) == fenced.end()) {
           fenced.push_back(room.room);
         }
@@ -876,7 +874,7 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
       steps.push_back(step(kFenceLock, node));
       steps.push_back(step(kFenceNode, node, losses));
     }
-    for (const auto& [room, epoch] : writing) {
+    for (const RoomRecords* room : writing) {
       for (const Record& record : room->records) {
         for (auto& one : steps_for(record)) steps.push_back(std::move(one));
       }
@@ -893,7 +891,7 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
     // A closed room's lease is gone with it: the code may be leased again,
     // by any node, from epoch 1.
     std::lock_guard fence(fence_->mutex);
-    for (const auto& [room, epoch] : writing) {
+    for (const RoomRecords* room : writing) {
       if (std::holds_alternative<record::RoomClosed>(room->records.back())) fence_->epochs.erase(room->room);
     }
     return fenced;
@@ -901,10 +899,10 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
 }
 
 void PostgresStore::recheck_fence(const std::string& node) {
-  std::vector<std::pair<std::string, std::int64_t>> checked;
+  std::unordered_map<std::string, std::int64_t> checked;
   {
     std::lock_guard fence(fence_->mutex);
-    checked.assign(fence_->epochs.begin(), fence_->epochs.end());
+    checked = fence_->epochs;
   }
   std::vector<std::string> codes;
   std::string epochs = "{";
@@ -927,7 +925,7 @@ void PostgresStore::recheck_fence(const std::string& node) {
       const std::string code = lost.substr(start, end - start);
       start = end + 1;
       // Lost at the epoch checked; a lease taken again since is held at its new one.
-      const auto was = std::find_if(checked.begin(), checked.end(), [&](const auto& c) { return c.first == code; });
+      const auto was = checked.find(code);
       const auto held = fence_->epochs.find(code);
       if (was != checked.end() && held != fence_->epochs.end() && held->second == was->second) {
         fence_->epochs.erase(held);
