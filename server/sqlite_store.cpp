@@ -158,8 +158,10 @@ class SqliteStore::Statement {
     Statement& s;
   };
 
+  // Not copied: the text outlives the statement's use (Use unbinds it
+  // before run() or each() returns).
   void bind(int index, const std::string& text) {
-    check(sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT));
+    check(sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_STATIC));
   }
   void bind(int index, std::int64_t value) { check(sqlite3_bind_int64(stmt_, index, value)); }
   void bind(int index, int value) { check(sqlite3_bind_int64(stmt_, index, value)); }
@@ -362,6 +364,9 @@ void SqliteStore::apply(const Record& record) {
           delete_seat_->run(r.room, r.seat);
         } else if constexpr (std::is_same_v<R, record::GameStarted>) {
           insert_game_->run(r.game_id, r.room, r.game, r.setup, r.started_ms);
+          // New (its id is the table's key): no decision yet, so its first
+          // does not look for earlier ones in the table.
+          batch_seq_[r.game_id] = 0;
         } else if constexpr (std::is_same_v<R, record::DecisionAccepted>) {
           // No index keeps a game's decisions unique: the sequence is checked
           // here, so a decision written twice or out of order fails its batch.
