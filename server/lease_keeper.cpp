@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <exception>
 #include <vector>
@@ -43,6 +45,7 @@ std::optional<std::string> LeaseKeeper::problem() const {
 }
 
 void LeaseKeeper::run() {
+  pthread_setname_np(pthread_self(), "lease-keeper");
   auto next_renewal = std::chrono::steady_clock::now();
   for (;;) {
     {

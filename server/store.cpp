@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <cstring>
 #include <exception>
@@ -92,6 +94,7 @@ std::uint64_t StoreWriter::batches() const {
 }
 
 void StoreWriter::run() {
+  pthread_setname_np(pthread_self(), "store-writer");
   // One vector goes back and forth with queue_, so the queue keeps the
   // capacity of the batches before it: growing it from nothing on every
   // batch, on the rooms' threads, cost reallocations and, at a few KiB,
