@@ -1165,11 +1165,17 @@ std::vector<std::string> handovers_asked(PostgresStore& store) {
   return asked;
 }
 
-TEST_CASE("postgres store: a lease is held by one node at a time and taken over, with a higher epoch, once expired") {
+// Two nodes on one database, each fenced as itself.
+struct TwoNodes {
   PostgresDatabase db;
-  PostgresStore a(db.url()), b(db.url());
-  a.fence_as("node-a");
-  b.fence_as("node-b");
+  PostgresStore a{db.url()}, b{db.url()};
+  TwoNodes() {
+    a.fence_as("node-a");
+    b.fence_as("node-b");
+  }
+};
+
+TEST_CASE_FIXTURE(TwoNodes, "postgres store: a lease is held by one node at a time and taken over, with a higher epoch, once expired") {
   CHECK(a.take_lease("ROOM1", "node-a", 60'000ms) == 1);
   CHECK(a.take_lease("ROOM1", "node-a", 60'000ms) == 1);  // its own, live: renewed, same epoch
   CHECK_FALSE(b.take_lease("ROOM1", "node-b", 60'000ms));  // live and not b's
@@ -1180,11 +1186,7 @@ TEST_CASE("postgres store: a lease is held by one node at a time and taken over,
   CHECK(db.sql("SELECT node || ' ' || epoch FROM room_lease WHERE code = 'ROOM1'") == "node-b 2");
 }
 
-TEST_CASE("postgres store: a fenced room's records are not written, and another room's in the same batch are") {
-  PostgresDatabase db;
-  PostgresStore a(db.url()), b(db.url());
-  a.fence_as("node-a");
-  b.fence_as("node-b");
+TEST_CASE_FIXTURE(TwoNodes, "postgres store: a fenced room's records are not written, and another room's in the same batch are") {
   REQUIRE(a.take_lease("AAAAA", "node-a", 60'000ms));
   REQUIRE(a.take_lease("BBBBB", "node-a", 60'000ms));
   CHECK(a.commit_rooms({{"AAAAA", {record::RoomCreated{"AAAAA", "{}", 1}}},
@@ -1220,11 +1222,7 @@ TEST_CASE("postgres store: a fenced room's records are not written, and another 
 // takeover waits until that batch has committed, so the new owner, which
 // reads the room back after taking it, misses nothing the old one wrote;
 // and the old owner's next batch is fenced out.
-TEST_CASE("postgres store: taking a lease over waits for the old holder's batch in flight") {
-  PostgresDatabase db;
-  PostgresStore a(db.url()), b(db.url());
-  a.fence_as("node-a");
-  b.fence_as("node-b");
+TEST_CASE_FIXTURE(TwoNodes, "postgres store: taking a lease over waits for the old holder's batch in flight") {
   REQUIRE(a.take_lease("BBBBB", "node-a", 60'000ms) == 1);
   CHECK(a.commit_rooms({{"BBBBB", {record::RoomCreated{"BBBBB", "{}", 1}}}}).empty());
   db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second'");
@@ -1273,11 +1271,7 @@ TEST_CASE("postgres store: a batch that starts during a takeover waits for it an
   CHECK(db.sql("SELECT settings FROM rooms WHERE code = 'BBBBB'") == "{}");
 }
 
-TEST_CASE("postgres store: renewing lists the leases still held, and released leases are taken at once") {
-  PostgresDatabase db;
-  PostgresStore a(db.url()), b(db.url());
-  a.fence_as("node-a");
-  b.fence_as("node-b");
+TEST_CASE_FIXTURE(TwoNodes, "postgres store: renewing lists the leases still held, and released leases are taken at once") {
   for (const char* code : {"AAAAA", "BBBBB", "CCCCC"}) REQUIRE(a.take_lease(code, "node-a", 60'000ms));
   auto held = a.renew_leases("node-a", 60'000ms);
   std::sort(held.begin(), held.end());
@@ -1423,11 +1417,7 @@ TEST_CASE("postgres store: a version 6 database is migrated to the count of leas
 // follows covers every room the node holds, not only the batch's. A room
 // lost while it had nothing to write stays fenced when it writes later,
 // and a room taken again since its loss is written under its new epoch.
-TEST_CASE("postgres store: a lease lost while its room was not in a batch fences the room's next batch") {
-  PostgresDatabase db;
-  PostgresStore a(db.url()), b(db.url());
-  a.fence_as("node-a");
-  b.fence_as("node-b");
+TEST_CASE_FIXTURE(TwoNodes, "postgres store: a lease lost while its room was not in a batch fences the room's next batch") {
   for (const char* code : {"AAAAA", "BBBBB", "CCCCC"}) REQUIRE(a.take_lease(code, "node-a", 60'000ms) == 1);
   CHECK(a.commit_rooms({{"AAAAA", {record::RoomCreated{"AAAAA", "{}", 1}}},
                         {"BBBBB", {record::RoomCreated{"BBBBB", "{}", 2}}},
