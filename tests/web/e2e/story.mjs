@@ -31,16 +31,15 @@ export default async function ({ browser, serverPath, webRoot, log }) {
     while (!(await over.isVisible())) {
       assert(Date.now() < deadline, 'the game ended in time');
       if (!(await askButtons.count()) && (await cards.count())) {
-        await cards.first().click();
+        // The turn can move on between the count and the click (our ask's answer
+        // disables the hand, or the game ends): then go round the loop again.
+        if (!(await cards.first().click({ timeout: 3000 }).then(() => true, () => false))) continue;
         await askButtons.first().waitFor({ timeout: 5000 }).catch(() => {});
         if (!axeDone && await askButtons.count()) {
           await checkAxe(page, 'table, choosing whom to ask');
           axeDone = true;
         }
-        if (await askButtons.count()) {
-          await askButtons.first().click();
-          asks += 1;
-        }
+        if (await askButtons.count() && await askButtons.first().click({ timeout: 3000 }).then(() => true, () => false)) asks += 1;
       } else {
         await page.waitForTimeout(50);
       }
