@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include <boost/asio/post.hpp>
@@ -345,7 +346,7 @@ void Registry::find_token(const TokenHash& hash, std::function<void(FoundSeat)> 
   });
 }
 
-std::vector<protocol::LobbyRoom> Registry::lobby(std::size_t limit) const {
+std::vector<protocol::LobbyRoom> Registry::held_lobby(std::size_t limit) const {
   std::vector<std::shared_ptr<Room>> rooms;
   {
     std::lock_guard lock(mutex_);
@@ -357,15 +358,41 @@ std::vector<protocol::LobbyRoom> Registry::lobby(std::size_t limit) const {
     if (out.size() >= limit) break;
     if (auto entry = room->lobby_entry()) out.push_back(std::move(*entry));
   }
-  if (out.size() >= limit || node_.empty()) return out;
-  // Other nodes' rooms; a room held here is as it is here, not as stored.
-  const auto others = stored_lobby();
-  std::lock_guard lock(mutex_);
-  for (const auto& entry : others) {
-    if (out.size() >= limit) break;
-    if (!rooms_.contains(entry.code) && !closed_.contains(entry.code)) out.push_back(entry);
-  }
   return out;
+}
+
+std::vector<protocol::LobbyRoom> Registry::with_stored(std::vector<protocol::LobbyRoom> held,
+                                                       const std::vector<protocol::LobbyRoom>& stored,
+                                                       std::size_t limit) const {
+  // A room held here is as it is here, not as stored.
+  std::lock_guard lock(mutex_);
+  for (const auto& entry : stored) {
+    if (held.size() >= limit) break;
+    if (!rooms_.contains(entry.code) && !closed_.contains(entry.code)) held.push_back(entry);
+  }
+  return held;
+}
+
+void Registry::lobby(std::size_t limit, LobbyDone done) {
+  auto held = held_lobby(limit);
+  if (held.size() >= limit || node_.empty() || on_demand_ == nullptr) return done(std::move(held));
+  std::vector<protocol::LobbyRoom> stored;
+  bool fresh = false;
+  {
+    std::lock_guard lock(stored_lobby_mutex_);
+    const auto age = std::chrono::steady_clock::now() - stored_lobby_read_;
+    fresh = stored_lobby_read_ != std::chrono::steady_clock::time_point{} && age < kStoredLobbyMaxAge;
+    if (fresh) {
+      stored = stored_lobby_;
+    } else {
+      // Answered with the rooms held here as they are once the read is done.
+      lobby_waiters_.push_back(LobbyWaiter{limit, std::move(done)});
+      if (stored_lobby_reading_) return;
+      stored_lobby_reading_ = true;
+    }
+  }
+  if (fresh) return done(with_stored(std::move(held), stored, limit));
+  boost::asio::post(*lookups_, [self = shared_from_this()] { self->read_stored_lobby(); });
 }
 
 namespace {
@@ -393,26 +420,38 @@ std::optional<protocol::LobbyRoom> stored_lobby_entry(const StoredRoom& stored) 
 
 }  // namespace
 
-std::vector<protocol::LobbyRoom> Registry::stored_lobby() const {
-  if (node_.empty() || on_demand_ == nullptr) return {};
-  std::lock_guard lock(stored_lobby_mutex_);
-  const auto now = std::chrono::steady_clock::now();
-  if (stored_lobby_read_ != std::chrono::steady_clock::time_point{} && now - stored_lobby_read_ < kStoredLobbyMaxAge) {
-    return stored_lobby_;
-  }
-  std::vector<protocol::LobbyRoom> entries;
+void Registry::read_stored_lobby() {
+  const auto started = std::chrono::steady_clock::now();
+  std::optional<std::vector<protocol::LobbyRoom>> read;
   try {
+    std::vector<protocol::LobbyRoom> entries;
     for (const StoredRoom& room : on_demand_->waiting_rooms(kStoredLobbyScan)) {
-      if (auto entry = stored_lobby_entry(room)) entries.push_back(std::move(*entry));
+      if (auto entry = stored_lobby_entry(room)) entries.push_back(std::move(entry.value()));
     }
+    read = std::move(entries);
   } catch (const std::exception& error) {
-    // The lobby still lists this node's rooms; the next poll tries again.
+    // The lobby still lists this node's rooms (and what was read before);
+    // the next request reads again.
     spdlog::warn("lobby: cannot read other nodes' rooms: {}", error.what());
-    return stored_lobby_;
   }
-  stored_lobby_ = std::move(entries);
-  stored_lobby_read_ = now;
-  return stored_lobby_;
+  std::vector<LobbyWaiter> waiters;
+  std::vector<protocol::LobbyRoom> stored;
+  {
+    std::lock_guard lock(stored_lobby_mutex_);
+    if (read) {
+      stored_lobby_ = std::move(*read);
+      stored_lobby_read_ = started;
+    }
+    stored = stored_lobby_;
+    waiters.swap(lobby_waiters_);
+    stored_lobby_reading_ = false;
+  }
+  boost::asio::post(services_.io, [self = shared_from_this(), waiters = std::move(waiters),
+                                   stored = std::move(stored)]() mutable {
+    for (LobbyWaiter& waiter : waiters) {
+      waiter.done(self->with_stored(self->held_lobby(waiter.limit), stored, waiter.limit));
+    }
+  });
 }
 
 }  // namespace gofish::server

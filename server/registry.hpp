@@ -53,8 +53,9 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   void find_token(const TokenHash& hash, std::function<void(FoundSeat)> done) override;
   // The listed rooms waiting for players held here, newest first; with
   // leases (several nodes on one store) followed by those other nodes hold,
-  // read from the store (Store::waiting_rooms) at most once a second.
-  std::vector<protocol::LobbyRoom> lobby(std::size_t limit = kLobbyLimit) const override;
+  // read from the store (Store::waiting_rooms) at most once a second, on a
+  // lookup thread: requests that come during a read wait for that one.
+  void lobby(std::size_t limit, LobbyDone done) override;
   const TokenHasher& hasher() const override { return *services_.hasher; }
   bool joins_refused(const std::string& address) override;
   void join_failed(const std::string& address) override;
@@ -144,9 +145,14 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   std::shared_ptr<Room> load(const std::string& code);
   // Removes the room from the maps without marking it closed; null if not held.
   std::shared_ptr<Room> let_go(const std::string& code);
-  // The listed, waiting, not full rooms in the store, newest first, read
-  // again when older than kStoredLobbyMaxAge; empty without leases.
-  std::vector<protocol::LobbyRoom> stored_lobby() const;
+  // The lobby of the rooms held here, at most `limit`.
+  std::vector<protocol::LobbyRoom> held_lobby(std::size_t limit) const;
+  // `held` followed by the stored rooms not held or closed here, at most `limit`.
+  std::vector<protocol::LobbyRoom> with_stored(std::vector<protocol::LobbyRoom> held,
+                                               const std::vector<protocol::LobbyRoom>& stored, std::size_t limit) const;
+  // On a lookup thread: reads the listed, waiting, not full rooms in the
+  // store, newest first, then answers every lobby request waiting for it.
+  void read_stored_lobby();
 
   const RoomServices services_;
   Store* on_demand_ = nullptr;
@@ -166,11 +172,17 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   std::unordered_set<std::string> closed_;
   std::vector<std::string> order_;  // codes in creation order, for the lobby
   std::unordered_map<TokenHash, TokenEntry, TokenHashHash> tokens_;
-  // stored_lobby()'s last read; its own lock, held across the read so that
-  // pollers wait for one read rather than each make their own.
-  mutable std::mutex stored_lobby_mutex_;
-  mutable std::chrono::steady_clock::time_point stored_lobby_read_{};
-  mutable std::vector<protocol::LobbyRoom> stored_lobby_;
+  // The stored lobby's last read and the requests waiting for the next;
+  // its own lock, never held across the read.
+  struct LobbyWaiter {
+    std::size_t limit = 0;
+    LobbyDone done;
+  };
+  std::mutex stored_lobby_mutex_;
+  std::chrono::steady_clock::time_point stored_lobby_read_{};
+  std::vector<protocol::LobbyRoom> stored_lobby_;
+  bool stored_lobby_reading_ = false;
+  std::vector<LobbyWaiter> lobby_waiters_;
 };
 
 }  // namespace gofish::server

@@ -51,7 +51,10 @@ class RoomDirectory {
   using FoundSeat = std::variant<TokenSeat, protocol::Error>;
   virtual void find_token(const TokenHash& hash, std::function<void(FoundSeat)> done) = 0;
   // Listed rooms still waiting for players, newest first, at most `limit`.
-  virtual std::vector<protocol::LobbyRoom> lobby(std::size_t limit) const = 0;
+  // `done` runs at once or later on an I/O thread (a store read, on a
+  // cluster, is made off them).
+  using LobbyDone = std::function<void(std::vector<protocol::LobbyRoom>)>;
+  virtual void lobby(std::size_t limit, LobbyDone done) = 0;
   // The keyed hash of seat tokens.
   virtual const TokenHasher& hasher() const = 0;
   // Failed joins from an address: a join whose code names no room, or a

@@ -165,6 +165,17 @@ bool RoomsHandler::dispatch(const std::shared_ptr<Client>& client, protocol::Cli
     });
     return true;
   }
+  if (std::holds_alternative<protocol::Lobby>(message.body)) {
+    // On a cluster, perhaps after a store read: what follows waits, so
+    // replies keep the order of their requests.
+    look_up(client);
+    directory().lobby(Registry::kLobbyLimit,
+                      [this, client, id = std::move(id)](std::vector<protocol::LobbyRoom> rooms) mutable {
+                        if (!closed(client)) send(*client, protocol::LobbyList{std::move(id), std::move(rooms)});
+                        looked_up(client);
+                      });
+    return true;
+  }
   dispatch_now(client, message, arrived);
   return false;
 }
@@ -211,9 +222,6 @@ void RoomsHandler::dispatch_now(const std::shared_ptr<Client>& client, protocol:
     return send(*client, welcome);
   }
   if (std::holds_alternative<protocol::Ping>(message.body)) return send(*client, protocol::Pong{std::move(id)});
-  if (std::holds_alternative<protocol::Lobby>(message.body)) {
-    return send(*client, protocol::LobbyList{std::move(id), directory().lobby(Registry::kLobbyLimit)});
-  }
 
   if (auto* create = std::get_if<protocol::CreateRoom>(&message.body)) {
     if (client->room()) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));

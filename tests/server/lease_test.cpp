@@ -10,6 +10,7 @@
 // - A stopped (SIGTERM) releases its leases: B takes the room at once.
 // - /readyz answers 503 while lease renewal cannot reach the database.
 // - A listed room made on A shows in B's lobby until it fills.
+// - A lobby request waiting for a slow store read holds up no other request.
 // - B waiting for the rooms of a paused A keeps answering other requests,
 //   then answers those joins room/busy, which are no failed joins; it keeps
 //   32 messages behind a waiting join and drops more (protocol/rate_limited).
@@ -210,6 +211,57 @@ TEST_CASE("lease with PostgreSQL: a listed room made on node A shows in node B's
   ann.peer->expect<protocol::Ok>(protocol::Start{});
   CHECK_FALSE(listed_in(a.port(), ann.code));
   CHECK(eventually([&] { return !listed_in(b.port(), ann.code).has_value(); }, 5s));
+  CHECK(a.process.stop(SIGTERM) == 0);
+  CHECK(b.process.stop(SIGTERM) == 0);
+}
+
+// While the store is slow to say which rooms other nodes hold (a session
+// holds a lock on the rooms table), a lobby request waits for it off the
+// I/O thread: the node's only I/O thread answers a ping at once, and the
+// lobby answers, with the other node's room, once the lock is gone.
+TEST_CASE("lease with PostgreSQL: a lobby request waiting for a slow store read holds up no other request") {
+  TempDir dir("gofish-lobby");
+  PostgresDatabase db;
+  Node a(dir, db, "a", 30'000), b(dir, db, "b", 30'000, {"--threads=1"});
+  INFO("node B's log:\n" << b.process.log_text());
+  auto request = create_request("Ann", "classic", 3);
+  request.settings.listed = true;
+  Seated ann = create_room(a.port(), request);
+  // B's lobby is read once now, so the read below is one it makes again.
+  lobby_of(b.port());
+  std::this_thread::sleep_for(1100ms);  // B reads the store at most once a second
+
+  // Both connections are made before the lock (a handshake has no timeout).
+  Peer asker(b.port());
+  Peer other(b.port());
+  // Closed (its lock released) before the nodes stop, even when a check throws.
+  std::unique_ptr<PGconn, decltype(&PQfinish)> locker(
+      PQconnectdb(db.url("gofish_locker_" + db.schema()).c_str()), &PQfinish);
+  REQUIRE(PQstatus(locker.get()) == CONNECTION_OK);
+  const auto run = [&locker](const char* statement) {
+    PGresult* result = PQexec(locker.get(), statement);
+    const bool ok = PQresultStatus(result) == PGRES_COMMAND_OK;
+    PQclear(result);
+    return ok;
+  };
+  REQUIRE(run("BEGIN"));
+  REQUIRE(run("LOCK TABLE rooms IN ACCESS EXCLUSIVE MODE"));
+  const auto lobby_id = asker.send(protocol::Lobby{});
+  std::this_thread::sleep_for(300ms);
+  const auto asked = std::chrono::steady_clock::now();
+  const auto pong = other.reply(other.send(protocol::Ping{}), 2s);
+  CHECK(std::holds_alternative<protocol::Pong>(pong));
+  CHECK(std::chrono::steady_clock::now() - asked < 500ms);
+  std::this_thread::sleep_for(300ms);
+  REQUIRE(run("COMMIT"));
+  locker.reset();
+
+  const auto reply = asker.reply(lobby_id, 10s);
+  const auto* list = std::get_if<protocol::LobbyList>(&reply);
+  REQUIRE(list != nullptr);
+  bool listed = false;
+  for (const auto& room : list->rooms) listed = listed || room.code == ann.code;
+  CHECK(listed);
   CHECK(a.process.stop(SIGTERM) == 0);
   CHECK(b.process.stop(SIGTERM) == 0);
 }
