@@ -914,7 +914,8 @@ void PostgresStore::recheck_fence(const std::string& node) {
   recheck.values = {text_array(codes), node, epochs + "}"};
   recheck.formats = {0, 1, 0};
   recheck.nulls = {0, 0, 0};
-  const Result result = run(recheck);
+  // Only reads: on a connection lost meanwhile it is asked again.
+  const Result result = with_retry([&] { return run(recheck); });
   std::lock_guard fence(fence_->mutex);
   if (node != fence_->node) return;
   if (!result.null(0, 1)) {
