@@ -451,6 +451,7 @@ class Session : public ConnectionHandler {
 
   void on_snapshot(const protocol::RoomSnapshot& snapshot) {
     table_.apply_snapshot(snapshot);
+    if (count_game_missed(snapshot)) return;
     revote_if_over();
     decided_at_v_ = -1;
     if (bot_ && table_.has_game()) bot_->restart(table_);
@@ -462,6 +463,28 @@ class Session : public ConnectionHandler {
     }
     maybe_start();
     settled();  // a snapshot is complete in itself
+  }
+
+  // A game that ended while this client was away comes only in the
+  // snapshot, with no event: a --games run counts it as played (the
+  // server's bot finished it in its seat), so it plays no game too many.
+  // True when that was the last game to play (the client is quitting).
+  bool count_game_missed(const protocol::RoomSnapshot& snapshot) {
+    // Only after a resume: a join between games is shown the last game too.
+    if (!revote_ || interactive_ || !table_.you() || snapshot.state != protocol::RoomState::kOver || !snapshot.result) {
+      return false;
+    }
+    if (!results_.empty() && results_.back().game == snapshot.game_number) return false;
+    GameResult result{snapshot.game_number, {}, *snapshot.result};
+    for (engine::Seat s = 0; s < snapshot.result->players; ++s) result.names.push_back(table_.name_of(s));
+    results_.push_back(result);
+    print("Game " + std::to_string(snapshot.game_number) + " ended while you were away. " +
+          winners_text(snapshot.result->winners, table_));
+    if (!finished_all_games()) return false;
+    revote_ = false;
+    print_summary();
+    quit();
+    return true;
   }
 
   void on_event(const protocol::EventMessage& message) {
