@@ -52,7 +52,10 @@ std::string MemoryAllocator::name() {
     const char* patch = nullptr;
     return std::string("tcmalloc (") + tc_version(&major, &minor, &patch) + ")";
   }
-#if defined(__GLIBC__)
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer replaces malloc() whatever the libc (GOFISH_SANITIZE).
+  return "AddressSanitizer's malloc";
+#elif defined(__GLIBC__)
   return "glibc malloc";
 #else
   return "the system's malloc";
