@@ -247,6 +247,11 @@ function applyItem(item) {
     if (msg.players?.length) state.players = msg.players;
     else if (!state.players && msg.seats) state.players = msg.seats.map((s) => ({ name: s.name, bot: s.bot }));
     if (msg.state === 'over' && !ui.transcript) fetchTranscript();
+    // Came in during a game (watching, or a seat resumed on another device):
+    // the story starts here rather than sitting empty.
+    if (msg.state === 'playing' && ui.story.length === 0) {
+      addStory(null, `Game ${msg.game_number} was under way when you came in.`, 'game');
+    }
     return;
   }
   if (item.kind === 'turn') {

@@ -135,6 +135,7 @@ export function renderMe(state, ui, offer) {
     setText($('me-sets'), '');
     setText($('prompt'), room.state === 'playing' ? `${state.nameOf(game.to_act)} is playing.` : '');
     setText($('my-result'), '');
+    $('my-result').classList.add('empty');
     $('hand').replaceChildren();
     $('actions').replaceChildren();
     $('card-picker').hidden = true;
