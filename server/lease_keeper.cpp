@@ -12,8 +12,9 @@ namespace gofish::server {
 
 namespace {
 // How often handover requests are looked for: a node asking waits at most
-// about this long before the owner starts handing over.
-constexpr std::chrono::milliseconds kHandoverPoll{100};
+// about this long before the owner starts handing over. A look reads only
+// what the connection has already received (no round trip).
+constexpr std::chrono::milliseconds kHandoverPoll{20};
 }  // namespace
 
 LeaseKeeper::LeaseKeeper(Store& store, std::shared_ptr<Registry> registry, std::string node,

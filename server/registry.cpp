@@ -162,7 +162,7 @@ void Registry::attempt(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> l
     return answer(std::move(self), std::move(lookup), protocol::default_error(protocol::ErrorCode::kServerInternal));
   }
   lookup->timer.expires_after(lookup->pause);
-  lookup->pause = std::min(lookup->pause * 2, std::chrono::milliseconds(100));
+  lookup->pause = std::min(lookup->pause * 2, kLookupMaxPause);
   auto& timer = lookup->timer;
   timer.async_wait([self = std::move(self), lookup = std::move(lookup)](boost::system::error_code ec) mutable {
     if (ec) return;  // the server is stopping

@@ -161,6 +161,9 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // The threads of lookups with leases: a few suffice, since they only make
   // store round trips (each waits on a timer between tries, on no thread).
   static constexpr std::size_t kLookupThreads = 2;
+  // The longest pause between a lookup's tries of the lease (they start at
+  // 10 ms and double): a room released by its owner is taken about this soon.
+  static constexpr std::chrono::milliseconds kLookupMaxPause{20};
   std::unique_ptr<boost::asio::thread_pool> lookups_;  // use_leases
   std::mutex load_mutex_;  // one rebuild at a time
   mutable std::mutex mutex_;
