@@ -1,27 +1,20 @@
 #include "clients/cli/client.hpp"
 
-#include <poll.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <iostream>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <variant>
 
-// libedit's readline-compatible interface (line editing and history).
-#include <editline/readline.h>
-
 #include "clients/cli/commands.hpp"
 #include "clients/cli/connection.hpp"
+#include "clients/cli/line_reader.hpp"
 #include "engine/overloaded.hpp"
 #include "gofish/version.hpp"
 #include "protocol/text.hpp"
@@ -74,15 +67,7 @@ constexpr const char* kPrompt = "gofish> ";
 // The share of the server's message rate the client allows itself.
 constexpr double kRateMargin = 0.8;
 
-// How long libedit's idle hook waits for a key before it prints queued output.
-constexpr int kKeyWaitMs = 30;
-
 enum class Request { kHello, kCreate, kJoin, kResume, kResync, kDecision, kLeave, kRevote, kOther };
-
-// The session whose reader thread waits in readline(), for libedit's
-// plain-function event hook.
-Session* g_reader_session = nullptr;
-int on_readline_idle();
 
 }  // namespace
 
@@ -94,10 +79,7 @@ class Session : public ConnectionHandler {
     line_editing_ = interactive_ && isatty(STDIN_FILENO) != 0;
   }
 
-  ~Session() override {
-    release_terminal();
-    if (g_reader_session == this) g_reader_session = nullptr;
-  }
+  ~Session() override { release_terminal(); }
 
   int run() {
     bool first = true;
@@ -117,19 +99,16 @@ class Session : public ConnectionHandler {
       }
       if (!first) note(token_ ? "Reconnected; resuming the seat." : "Reconnected; joining again.");
       first = false;
-      {
-        std::lock_guard lock(typed_mutex_);  // the reader thread posts to it
-        connection_ = &connection;
-      }
+      connection_ = &connection;
+      // The reader thread posts each typed line to this connection's loop.
+      reader_.set_wake([this, &connection] { connection.post([this] { drain_typed_lines(); }); });
       outgoing_.clear();
       flush_scheduled_ = false;
       bucket_ = hello_only_bucket();
       send(protocol::Hello{o_.protocol_version, std::string(kCliName)}, Request::kHello);
       const std::optional<std::string> ended = connection.run(*this);
-      {
-        std::lock_guard lock(typed_mutex_);
-        connection_ = nullptr;
-      }
+      reader_.set_wake(nullptr);
+      connection_ = nullptr;
       entered_since_connect_ = false;
       if (done_ || !ended) break;
       // Lost: resume the seat with its token (a spectator, who has none, joins again).
@@ -186,46 +165,22 @@ class Session : public ConnectionHandler {
     if (!line) return quit();
     const std::string text(line);
     if (text.find_first_not_of(" \t") == std::string::npos) return;
-    if (line_editing_) add_history(line);
+    if (line_editing_) reader_.remember(text);
     auto parsed = parse_command(text);
     if (auto* problem = std::get_if<std::string>(&parsed)) return print(*problem);
     run_command(std::get<Command>(parsed));
-  }
-
-  // libedit's event hook: on the reader thread, while readline() waits for a
-  // key. Waits a little for one, then prints what was queued and draws the
-  // prompt and the half-typed line again below it.
-  void show_queued_output() {
-    pollfd key{STDIN_FILENO, POLLIN, 0};
-    ::poll(&key, 1, kKeyWaitMs);
-    std::vector<std::string> lines;
-    {
-      std::lock_guard lock(output_mutex_);
-      lines.swap(queued_output_);
-    }
-    if (lines.empty()) return;
-    std::fputs("\r\x1b[K", stdout);
-    for (const auto& line : lines) {
-      std::fputs(line.c_str(), stdout);
-      std::fputc('\n', stdout);
-    }
-    std::fflush(stdout);
-    rl_forced_update_display();
   }
 
  private:
   // ------------------------------------------------------------ output
 
   // A line for the person: on stdout, around the prompt. Nothing in --json mode.
-  // While the reader thread owns the terminal, lines are queued for it to
-  // print above its prompt (show_queued_output), so that the prompt and the
-  // output are never written at the same time.
+  // While the prompt owns the terminal, lines are queued for it to print
+  // above itself (LineReader), so that the prompt and the output are never
+  // written at the same time.
   void print(const std::string& line) {
     if (o_.json) return;
-    {
-      std::lock_guard lock(output_mutex_);
-      if (reader_owns_terminal_) return queued_output_.push_back(line);
-    }
+    if (reader_.queue(line)) return;
     std::fputs(line.c_str(), stdout);
     std::fputc('\n', stdout);
     std::fflush(stdout);
@@ -251,73 +206,28 @@ class Session : public ConnectionHandler {
     return code;
   }
 
-  // Lines are read by a thread of their own, blocked in libedit's
-  // readline() (line editing and history); each line is handed to the
-  // connection's loop, and the next prompt waits until it has been handled.
+  // Lines are read by LineReader's thread (line editing and history); each
+  // line is handed to the connection's loop, and the next prompt waits until
+  // it has been handled.
   void watch_terminal(Connection& connection) {
     if (!line_editing_) return connection.watch_input(STDIN_FILENO);
-    if (reader_.joinable()) return;
-    tcgetattr(STDIN_FILENO, &saved_terminal_);
-    {
-      std::lock_guard lock(output_mutex_);
-      reader_owns_terminal_ = true;
-    }
-    g_reader_session = this;
-    rl_event_hook = on_readline_idle;
-    reader_ = std::thread([this] {
-      while (true) {
-        reading_ = true;
-        char* line = readline(kPrompt);
-        reading_ = false;
-        std::unique_lock lock(typed_mutex_);
-        typed_lines_.push_back(line ? std::optional<std::string>(line) : std::nullopt);
-        std::free(line);
-        if (connection_) connection_->post([this] { drain_typed_lines(); });
-        typed_handled_.wait(lock, [this] { return typed_lines_.empty() || stopping_reader_; });
-        if (stopping_reader_) return;
-      }
-    });
+    reader_.start(kPrompt);
   }
 
   void drain_typed_lines() {
-    std::unique_lock lock(typed_mutex_);
-    while (!typed_lines_.empty() && !done_) {
-      const std::optional<std::string> line = typed_lines_.front();
-      lock.unlock();
-      handle_line(line ? line->c_str() : nullptr);
-      lock.lock();
-      typed_lines_.pop_front();
+    while (!done_) {
+      const std::optional<LineReader::Line> line = reader_.next();
+      if (!line) return;
+      handle_line(line->end_of_input ? nullptr : line->text.c_str());
+      reader_.handled();
     }
-    if (done_) typed_lines_.clear();
-    typed_handled_.notify_all();
+    reader_.discard();
   }
 
-  // Gives the terminal back as it was; a reader thread still waiting in
-  // readline() is left to end with the process.
+  // Gives the terminal back as it was, and prints what the prompt had queued.
   void release_terminal() {
-    if (!reader_.joinable()) return;
-    {
-      std::lock_guard lock(typed_mutex_);
-      stopping_reader_ = true;
-    }
-    typed_handled_.notify_all();
-    std::vector<std::string> lines;
-    {
-      std::lock_guard lock(output_mutex_);
-      reader_owns_terminal_ = false;
-      lines.swap(queued_output_);
-    }
-    if (reading_) {
-      rl_event_hook = nullptr;
-      tcsetattr(STDIN_FILENO, TCSANOW, &saved_terminal_);
-      std::fputs("\r\x1b[K", stdout);
-      reader_.detach();
-    } else if (reader_.get_id() != std::this_thread::get_id()) {
-      reader_.join();
-    } else {
-      reader_.detach();
-    }
-    for (const auto& line : lines) print(line);
+    if (!reader_.started()) return;
+    for (const auto& line : reader_.stop()) print(line);
     std::fflush(stdout);
   }
 
@@ -740,16 +650,7 @@ class Session : public ConnectionHandler {
   Options o_;
   bool interactive_ = false;
   bool line_editing_ = false;
-  termios saved_terminal_{};
-  std::thread reader_;
-  std::atomic<bool> reading_{false};  // the reader thread waits in readline()
-  std::mutex typed_mutex_;
-  std::condition_variable typed_handled_;
-  std::deque<std::optional<std::string>> typed_lines_;  // nullopt: end of input
-  bool stopping_reader_ = false;
-  std::mutex output_mutex_;
-  bool reader_owns_terminal_ = false;
-  std::vector<std::string> queued_output_;
+  LineReader reader_{STDIN_FILENO, STDOUT_FILENO};
   bool entered_since_connect_ = false;  // a resync is answered with joined again
   // Since when joins or resumes have been answered room/busy; reset by joined.
   std::optional<std::chrono::steady_clock::time_point> busy_since_;
@@ -778,13 +679,6 @@ class Session : public ConnectionHandler {
   bool stop_when_sent_ = false;  // leave_and_stop(): stop once the queue is empty
   int exit_code_ = kExitOk;
 };
-
-namespace {
-int on_readline_idle() {
-  if (g_reader_session) g_reader_session->show_queued_output();
-  return 0;
-}
-}  // namespace
 
 Client::Client(Options options) : session_(std::make_unique<Session>(std::move(options))) {}
 Client::~Client() = default;
