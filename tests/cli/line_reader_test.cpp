@@ -53,8 +53,7 @@ TEST_CASE("prompt: typed lines, output above the prompt, and a stop while readli
 
     // Output while the prompt waits is queued and printed by libedit's idle hook.
     CHECK(reader.queue("Bob asked Ann for sevens."));
-    CHECK(read_until(master, "Bob asked Ann for sevens.", seen).find("Bob asked Ann for sevens.") !=
-          std::string::npos);
+    CHECK(read_until(master, "Bob asked Ann for sevens.", seen).find("Bob asked Ann for sevens.") != std::string::npos);
 
     // A typed line wakes the session and waits until it has been handled.
     type(master, "ask 2 7\r");
