@@ -24,8 +24,8 @@ class Rng {
   std::uint64_t s_[4];
 };
 
-// A seed from the operating system's random source (std::random_device, which
-// reads getrandom/urandom on Linux), never from a clock.
+// A seed from the operating system's random source (std::random_device on
+// the kernel's getrandom), never from a clock.
 std::uint64_t os_seed();
 
 // Fisher-Yates: for i from 51 down to 1, swap card i with a card in [0, i].

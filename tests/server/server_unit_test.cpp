@@ -502,6 +502,27 @@ TEST_CASE("metrics: every series, in Prometheus text") {
     CAPTURE(line);
     CHECK(text.find(line) != std::string::npos);
   }
+
+  // The series counted between two reads are added once, not again.
+  metrics.action_applied();
+  metrics.bytes_sent(50);
+  metrics.observe_action_latency(std::chrono::microseconds(1600));  // on a bound: "less than or equal"
+  metrics.observe_action_latency(2s);                                // above the last bound: +Inf only
+  const auto again = metrics.serialize();
+  for (const char* line : {
+           "gofish_actions_total 3",
+           "gofish_sent_bytes_total 300",
+           "gofish_received_bytes_total 100",
+           "gofish_action_latency_seconds_count 3",
+           "gofish_action_latency_seconds_bucket{le=\"0.0016\"} 1",
+           "gofish_action_latency_seconds_bucket{le=\"0.0032\"} 2",
+           "gofish_action_latency_seconds_bucket{le=\"1.6384\"} 2",
+           "gofish_action_latency_seconds_bucket{le=\"+Inf\"} 3",
+           "gofish_action_latency_seconds_sum 2.0046",
+       }) {
+    CAPTURE(line);
+    CHECK(again.find(line) != std::string::npos);
+  }
 }
 
 }  // namespace
