@@ -252,6 +252,12 @@ function applyItem(item) {
     if (msg.state === 'playing' && ui.story.length === 0) {
       addStory(null, `Game ${msg.game_number} was under way when you came in.`, 'game');
     }
+    // Nor does the middle of the table: it says whose turn it is until the next move.
+    const g = state.room?.game;
+    if (msg.state === 'playing' && !ui.move && g) {
+      const whose = g.to_act === state.you ? 'your turn' : `${state.nameOf(g.to_act)}'s turn`;
+      ui.move = { id: 'came-in', text: `Game ${msg.game_number} is under way: it's ${whose}.` };
+    }
     return;
   }
   if (item.kind === 'turn') {

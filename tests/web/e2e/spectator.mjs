@@ -1,6 +1,7 @@
 // A spectator, joined by code, sees the table with every seat's card backs
-// and no hand: not a single face-up card until the game is over.
-import { assert, createRoom, joinByCode, openPage, playToEnd, waitScreen } from '../lib/harness.mjs';
+// and no hand: not a single face-up card until the game is over. One who
+// comes in mid-game is told whose turn it is.
+import { assert, createRoom, joinByCode, myTurn, openPage, playToEnd, waitFor, waitScreen } from '../lib/harness.mjs';
 import { checkAxe } from '../lib/axe.mjs';
 
 export default async function ({ baseUrl, browser }) {
@@ -32,6 +33,16 @@ export default async function ({ baseUrl, browser }) {
   assert(first.opponents === 2 && first.seats.every(backsMatch),
     `both seats shown with card backs for their hand sizes (${JSON.stringify(first.seats)})`);
   await checkAxe(zoe.page, 'table, watching');
+
+  // A second spectator comes in while the game waits for Ann: nothing has
+  // happened since, yet the middle of the table says where the game stands.
+  await waitFor("Ann's turn", () => myTurn(ann.page));
+  const yan = await openPage(browser, baseUrl);
+  await joinByCode(yan.page, 'Yan', code, 'spectator');
+  await waitScreen(yan.page, 'table');
+  const middle = await yan.page.textContent('#latest');
+  assert(middle === "Game 1 is under way: it's Ann's turn.", `the late spectator's middle says whose turn it is: "${middle}"`);
+  await yan.context.close();
   let samples = 0;
   await playToEnd([ann.page], {
     onStep: async () => {
