@@ -26,6 +26,8 @@ let welcome = null;
 let current = null;          // { code, as, name } of the room this page is in (or is resuming)
 let receivedV = -1;          // the last room version received (the picture may be behind it)
 let renderQueued = false;
+// The move renderLatest() put up in this frame, if any.
+let drawnMove = null;
 let hadTurn = false;
 let advanced = null;         // advanced.js, once the create screen has opened
 
@@ -385,13 +387,20 @@ function render() {
   }
   hadAsk = canAsk;
   ui.fresh.clear();
+  // A move's time on screen starts once this frame is drawn, after the rest of it.
+  if (drawnMove !== null) pacer.shown(drawnMove);
+  drawnMove = null;
 }
 
 function renderLatest() {
   const latest = $('latest');
   const text = ui.move?.text ?? '';
   if (latest.textContent !== text) latest.textContent = text;
-  latest.dataset.move = String(ui.move?.id ?? '');
+  const id = String(ui.move?.id ?? '');
+  if (latest.dataset.move !== id) {
+    latest.dataset.move = id;
+    if (ui.move) drawnMove = ui.move.id;
+  }
   latest.classList.toggle('long', text.length > 100 && text.length <= 150);
   latest.classList.toggle('longer', text.length > 150);
 }

@@ -36,7 +36,7 @@ export class Pacer {
   constructor({ apply, onMove, onChange, onIdle, mine, pace }) {
     Object.assign(this, { apply, onMove, onChange, onIdle, mine, pace });
     this.queue = [];
-    this.move = null;     // {id, events, until}
+    this.move = null;     // {id, events, started, shown, until}
     this.timer = null;
     this.nextId = Date.now();   // move ids stay unique across reloads (the story keeps them)
   }
@@ -57,6 +57,21 @@ export class Pacer {
   // True while something waits to be shown or the latest move is still being
   // read: the page offers the player nothing until the story has caught up.
   get busy() { return this.queue.length > 0 || (!!this.move && performance.now() < this.move.until); }
+
+  // The page drew move `id` only now: its time on screen counts from here, not
+  // from when it left the queue. A busy page draws its next frame late, and
+  // the move before it, drawn on time, would otherwise get that much of its
+  // time back.
+  shown(id) {
+    const move = this.move;
+    if (!move || move.id !== id || move.shown) return;
+    move.shown = true;
+    const late = performance.now() - move.started;
+    if (late <= 0 || move.until <= move.started) return;  // no time to stay (pace 0): none added
+    move.until += late;
+    // The queue may have gone idle meanwhile; it must look again when the new time is up.
+    if (!this.timer) this.timer = setTimeout(() => this.pump(), move.until - performance.now());
+  }
 
   startsMove(item) { return item.kind === 'event' && STARTS.has(item.event.type); }
 
@@ -80,7 +95,8 @@ export class Pacer {
         }
         this.queue.shift();
         this.apply(item);
-        this.move = { id: this.nextId++, events: [item.event], until: now + dwellFor(this.pace, this.backlog()) };
+        this.move = { id: this.nextId++, events: [item.event], started: now, shown: false,
+          until: now + dwellFor(this.pace, this.backlog()) };
         this.onMove(this.move, true);
         changed = true;
         continue;
@@ -91,7 +107,7 @@ export class Pacer {
       if (item.kind !== 'event' || !GAME.has(item.event.type)) continue;
       if (!this.move) {
         // A move already under way when this page started (after a snapshot).
-        this.move = { id: this.nextId++, events: [], until: now };
+        this.move = { id: this.nextId++, events: [], started: now, shown: false, until: now };
       }
       this.move.events.push(item.event);
       // A late part of a move (an answer under table rules) gets its own time too.
