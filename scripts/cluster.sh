@@ -17,9 +17,10 @@
 #       SERVER-FLAGs after -- go to every node (e.g. --bot-delay-ms=0 --lease-ttl-ms=2000)
 #   scripts/cluster.sh stop-node DIR K [--signal TERM|KILL|STOP|CONT]
 #       Sends node K the signal (TERM by default); for TERM and KILL waits until it has exited.
-#   scripts/cluster.sh start-node DIR K
+#   scripts/cluster.sh start-node DIR K [-- SERVER-FLAG...]
 #       Starts node K again with its recorded command line, on its port, and waits until it is
-#       ready and HAProxy sees it up.
+#       ready and HAProxy sees it up. SERVER-FLAGs after -- are added for this start only
+#       (e.g. another --lease-ttl-ms, to give nodes different leases).
 #   scripts/cluster.sh status DIR
 #       Each node's pid, whether it runs, its /readyz, and HAProxy's view of it.
 #   scripts/cluster.sh down DIR
@@ -116,9 +117,11 @@ haproxy_sees() {
 
 start_node() {
   local k=$1 command pid
+  shift
   command=$(value "node${k}_command")
   [[ -n $command ]] || die "no node $k in $dir/cluster.env"
   alive "$(value "node${k}_pid")" && die "node $k is running already (pid $(value "node${k}_pid"))"
+  (($# == 0)) || command+=" $(printf '%q ' "$@")"
   # exec: the recorded pid is the server's own.
   eval "exec $command" >>"$dir/node$k.log" 2>&1 </dev/null &
   pid=$!
@@ -344,7 +347,13 @@ case $action in
         [[ $signal =~ ^(TERM|KILL|STOP|CONT)$ ]] || usage
         signal_node "$k" "$signal"
         ;;
-      start-node) (($# == 1)) || usage; start_node "$1" ;;
+      start-node)
+        (($# == 1)) || { (($# >= 2)) && [[ $2 == -- ]]; } || usage
+        k=$1
+        shift
+        (($# == 0)) || shift
+        start_node "$k" "$@"
+        ;;
       status) (($# == 0)) || usage; status ;;
       down) (($# == 0)) || usage; down_all ;;
     esac

@@ -57,9 +57,14 @@ void WebSocketSession::run(http::request<http::string_body> request) {
   // reason; Beast's own limit would close with a bare 1009.
   ws_.read_message_max(0);
   ws_.text(true);
-  // Runs inside the read, before Beast answers a close frame.
+  // Runs inside the read, before Beast answers a close frame: from here on
+  // nothing more is written (Beast writes its answer behind what already was).
   ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
-    if (kind == websocket::frame_type::close) ws_.next_layer().peer_closed(ws_.reason().code);
+    if (kind != websocket::frame_type::close) return;
+    ws_.next_layer().peer_closed(ws_.reason().code);
+    peer_closed_ = true;
+    queue_.clear();
+    queued_bytes_ = 0;
   });
   ws_.next_layer().set_owner(weak_from_this());
   ws_.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
@@ -217,7 +222,7 @@ void WebSocketSession::write_if_idle() {
 
 // Queues without writing: drain_outbox starts the write once the burst is in.
 void WebSocketSession::enqueue(SharedText text) {
-  if (closing_ || finished_) return;
+  if (closing_ || finished_ || peer_closed_) return;
   if (queue_.size() >= limits_.send_queue_messages ||
       queued_bytes_ + text->size() > limits_.send_queue_bytes) {
     state_->metrics->send_queue_closed();

@@ -106,6 +106,10 @@ class WebSocketSession : public WebSocketHandle, public std::enable_shared_from_
   bool opened_ = false;
   bool closing_ = false;
   bool close_started_ = false;
+  // The peer's close frame has been read, and Beast answers it: the session
+  // hears of it (the read ends) only once the peer has closed its end too,
+  // and meanwhile no message may follow the answer.
+  bool peer_closed_ = false;
   CloseReason close_reason_;
   net::steady_timer close_deadline_;
   // Read from any thread by send()/close() to skip posting to a dead session.

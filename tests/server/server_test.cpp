@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "server/server.hpp"
+#include "raw_client.hpp"
 #include "test_client.hpp"
 
 namespace gofish::server {
@@ -399,6 +400,45 @@ TEST_CASE("a client that does not read is closed when its queue overflows") {
 
   reader.send("ping");
   CHECK(reader.read() == "hi");
+}
+
+// Found in the browser on a cluster: a node paused under its clients found,
+// once it ran again, a close frame from a page that had given up on it, and
+// sent that page the room's news after its own close frame (Chrome: "Data
+// frame received after close"). Beast answers a peer's close frame at once,
+// but the session learns of it only once the peer has closed its end too: in
+// between, messages must not follow the close frame. Here the close frame
+// comes while the server's writes to this client are stuck (it reads
+// nothing) and the handler goes on sending.
+TEST_CASE("after the answer to a client's close frame, no message follows") {
+  auto config = test_config();
+  config.limits.send_queue_messages = 100'000;  // no slow_reader close meanwhile
+  config.limits.send_queue_bytes = std::size_t{1} << 30;
+  auto handler = std::make_shared<StreamingHandler>();
+  Running running(config, handler);
+  testing::RawWebSocket::Options options;
+  options.receive_buffer = 4096;
+  options.max_segment = 1024;
+  testing::RawWebSocket client(running.port, options);
+  REQUIRE(client.open());
+  REQUIRE(client.send_text("stream"));
+  std::this_thread::sleep_for(200ms);  // the server's writes back up
+  REQUIRE(client.send_close(1000, "bye"));
+  std::this_thread::sleep_for(200ms);  // the server reads it and answers, and streams on
+  int before = 0;
+  int after = 0;
+  bool closed = false;
+  while (auto frame = client.read_frame(1000ms)) {
+    if (frame->opcode == 8) {
+      closed = true;
+    } else {
+      ++(closed ? after : before);
+    }
+  }
+  MESSAGE(before << " messages before the close frame, " << after << " after it");
+  CHECK(before > 0);
+  CHECK(closed);
+  CHECK(after == 0);
 }
 
 TEST_CASE("a silent peer that does not answer pings is closed after the idle timeout") {

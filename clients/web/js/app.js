@@ -155,11 +155,13 @@ function startPage() {
 }
 
 // A join or resume answered room/busy (the room is moving between servers)
-// is asked again in a moment, as after a reconnection, for about 30 s.
-async function enterRequest(msg) {
+// is asked again in a moment, as after a reconnection, for about 30 s;
+// onBusy() tells the person meanwhile.
+async function enterRequest(msg, onBusy = () => {}) {
   for (let attempt = 1; ; attempt++) {
     const reply = await conn.request(msg);
     if (reply.code !== 'room/busy' || attempt >= 40) return reply;
+    onBusy();
     await new Promise((resolve) => { setTimeout(resolve, 750); });
   }
 }
@@ -669,13 +671,20 @@ async function join(code, as, nameInput, errorId) {
   if (!code) { $(errorId).textContent = 'Please type the room code first.'; return; }
   let name = nameFrom(nameInput);
   if (conn.useRoom(code)) await conn.whenWelcomed();
-  let reply = await enterRequest({ type: 'join', code, name, as });
+  const note = $(errorId);
+  const moving = () => {
+    note.classList.add('pending');
+    note.textContent = `Room ${code} is moving to another server. Trying again…`;
+  };
+  let reply = await enterRequest({ type: 'join', code, name, as }, moving);
   // A made-up name that someone in the room already has: make up another.
   if (reply.code === 'room/name_taken' && !$(nameInput).value.trim()) {
     name = `${name} ${Math.floor(Math.random() * 90) + 10}`;
-    reply = await enterRequest({ type: 'join', code, name, as });
+    reply = await enterRequest({ type: 'join', code, name, as }, moving);
   }
-  if (reply.type === 'error') { $(errorId).textContent = reply.message; return; }
+  note.classList.remove('pending');
+  if (reply.type === 'error') { note.textContent = reply.message; return; }
+  note.textContent = '';
   enteredRoom(reply, name);
 }
 

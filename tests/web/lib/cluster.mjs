@@ -29,8 +29,14 @@ export async function startCluster(root, serverPath, { nodes = 2, serverFlags = 
     // The node id holding the room's lease ("nodeK"), or '' if none.
     holder: (code) => sql(`SELECT node FROM room_lease WHERE code = '${code.replace(/[^0-9A-Z]/g, '')}' AND expires_at > now()`),
     stopNode: (k) => run('stop-node', dir, String(k)),
-    startNode: (k) => run('start-node', dir, String(k)),
+    // flags: added to the node's command line for this start only.
+    startNode: (k, flags = []) => run('start-node', dir, String(k), ...(flags.length ? ['--', ...flags] : [])),
+    // SIGSTOP and SIGCONT: the node keeps its sockets and its leases but answers nothing.
+    pauseNode: (k) => run('stop-node', dir, String(k), '--signal', 'STOP'),
+    resumeNode: (k) => run('stop-node', dir, String(k), '--signal', 'CONT'),
     log: (k) => readFileSync(join(dir, `node${k}.log`), 'utf8'),
+    // Whether HAProxy sends node k traffic (its health checks pass), from `cluster.sh status`.
+    seenUp: (k) => new RegExp(`^node${k} .* haproxy UP$`, 'm').test(run('status', dir)),
     down: (keepLogs = false) => {
       try { run('down', dir); } catch { keepLogs = true; }
       if (!keepLogs) rmSync(dir, { recursive: true, force: true });
