@@ -40,6 +40,8 @@ RoomsServer::RoomsServer(Config config, RecordSink* writer) : metrics_(std::make
   port_ = server_->start(handler_);
 }
 
+void RoomsServer::stop() { server_->stop(); }
+
 RoomsServer::~RoomsServer() {
   server_->stop();
   // The rooms' timers belong to the server's io_context: drop them first.

@@ -38,10 +38,15 @@ Config rooms_config();
 // A running server with the rooms layer, stopped on destruction.
 class RoomsServer {
  public:
-  // `writer` (optional) makes the rooms durable through it; it must outlive
-  // this server.
+  // `writer` (optional) makes the rooms durable through it. As in
+  // gofish-server's main, stop() this server, then the writer, before this
+  // server is destroyed: the writer's last callbacks may hold the last
+  // reference to a room, whose timers belong to this server's io_context.
   explicit RoomsServer(Config config = rooms_config(), RecordSink* writer = nullptr);
   ~RoomsServer();
+  // Ends the I/O threads (the rooms and their io_context stay until the
+  // destructor).
+  void stop();
   std::uint16_t port() const { return port_; }
   Metrics& metrics() { return *metrics_; }
   Server& server() { return *server_; }
