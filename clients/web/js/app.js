@@ -672,9 +672,12 @@ async function join(code, as, nameInput, errorId) {
   let name = nameFrom(nameInput);
   if (conn.useRoom(code)) await conn.whenWelcomed();
   const note = $(errorId);
+  // Set once, not at each retry: the note is a live region (role=alert), and
+  // the same words written again would be read out again every 750 ms.
   const moving = () => {
+    const text = `Room ${code} is moving to another server. Trying again…`;
     note.classList.add('pending');
-    note.textContent = `Room ${code} is moving to another server. Trying again…`;
+    if (note.textContent !== text) note.textContent = text;
   };
   let reply = await enterRequest({ type: 'join', code, name, as }, moving);
   // A made-up name that someone in the room already has: make up another.
