@@ -66,6 +66,7 @@
 #include <string>
 #include <vector>
 
+#include "server/decision_sequences.hpp"
 #include "server/store.hpp"
 
 struct pg_conn;
@@ -73,7 +74,7 @@ struct pg_conn;
 namespace gofish::server {
 
 // The schema version this program writes (meta.schema_version).
-inline constexpr int kPostgresSchemaVersion = 7;
+inline constexpr int kPostgresSchemaVersion = 8;
 
 class PostgresStore final : public Store {
  public:
@@ -106,7 +107,8 @@ class PostgresStore final : public Store {
   void fence_as(const std::string& node);
   // Another connection to the same database for a writer lane: it commits
   // under this store's fence (the node and the epochs of the leases this
-  // store takes), neither migrates nor listens, and shares nothing else.
+  // store takes), knows the same games' decision numbers, neither migrates
+  // nor listens, and shares nothing else.
   std::unique_ptr<PostgresStore> open_writer() const;
   bool has_leases() const override { return true; }
   std::optional<std::int64_t> take_lease(const std::string& code, const std::string& node,
@@ -154,6 +156,9 @@ class PostgresStore final : public Store {
   auto with_retry(Work&& work);
   void truncate_locked(const std::string& game_id, std::int64_t keep);
   void fill_locked(StoredRoom& room);
+  // A record's statements, onto `steps`, its decision numbers checked and
+  // counted in `numbers`.
+  void add_steps(const Record& record, DecisionSequences::Batch& numbers, std::vector<Step>& steps);
   static StoredGame game_of(const Result& games);
   bool holds_rooms_or_games();
   // After the guard found the node's count of lost leases moved: reads it
@@ -181,6 +186,8 @@ class PostgresStore final : public Store {
   std::optional<std::size_t> failed_step_;
   std::string failed_state_;
   std::shared_ptr<Fence> fence_;
+  // Each game's next decision number: shared with the writer connections.
+  std::shared_ptr<DecisionSequences> sequences_;
   // Only the first connection listens for handover requests.
   const bool listens_ = true;
 };

@@ -366,16 +366,11 @@ void SqliteStore::apply(const Record& record) {
           insert_game_->run(r.game_id, r.room, r.game, r.setup, r.started_ms);
           // New (its id is the table's key): no decision yet, so its first
           // does not look for earlier ones in the table.
-          batch_seq_[r.game_id] = 0;
+          batch_.started(r.game_id);
         } else if constexpr (std::is_same_v<R, record::DecisionAccepted>) {
           // No index keeps a game's decisions unique: the sequence is checked
           // here, so a decision written twice or out of order fails its batch.
-          const std::int64_t expected = next_seq(r.game_id);
-          if (r.seq != expected) {
-            throw StoreError("game " + r.game_id + ": decision " + std::to_string(r.seq) +
-                             " is out of sequence (the next is " + std::to_string(expected) + ")");
-          }
-          batch_seq_[r.game_id] = r.seq + 1;
+          sequences_.accept(batch_, r.game_id, r.seq, [this](const std::string& game_id) { return next_seq(game_id); });
           if (r.v) {
             insert_decision_->run(r.game_id, r.seq, r.decision, *r.v);
           } else {
@@ -384,12 +379,12 @@ void SqliteStore::apply(const Record& record) {
           if (r.seq == 0) first_decision_->run(static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_)), r.game_id);
         } else if constexpr (std::is_same_v<R, record::GameFinished>) {
           finish_game_->run(r.finished_ms, r.game_id);
-          batch_seq_[r.game_id] = -1;  // no more decisions: nothing to remember
+          batch_.ended(r.game_id);
         } else if constexpr (std::is_same_v<R, record::RoomVersion>) {
           update_version_->run(r.v, r.room);
         } else if constexpr (std::is_same_v<R, record::RoomClosed>) {
           Statement open_games(db_, "SELECT game_id FROM games WHERE room = ? AND finished_ms IS NULL");
-          open_games.each([&](sqlite3_stmt* stmt) { batch_seq_[column_text(stmt, 0)] = -1; }, r.room);
+          open_games.each([&](sqlite3_stmt* stmt) { batch_.ended(column_text(stmt, 0)); }, r.room);
           close_room_->run(r.room);
           Statement games(db_, "DELETE FROM games WHERE room = ? AND finished_ms IS NULL");
           games.run(r.room);
@@ -425,32 +420,21 @@ std::vector<std::string> SqliteStore::commit_rooms(const std::vector<RoomRecords
 
 void SqliteStore::commit_with(const std::function<void()>& apply_records) {
   std::lock_guard lock(mutex_);
-  batch_seq_.clear();
+  batch_ = {};
   exec("BEGIN IMMEDIATE");
   try {
     apply_records();
     exec("COMMIT");
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    batch_seq_.clear();
+    batch_ = {};
     throw;
   }
   // Committed: what the batch moved is now so.
-  for (auto& [game_id, next] : batch_seq_) {
-    if (next < 0) {
-      next_seq_.erase(game_id);
-    } else {
-      next_seq_[game_id] = next;
-    }
-  }
-  batch_seq_.clear();
+  sequences_.land(batch_);
 }
 
 std::int64_t SqliteStore::next_seq(const std::string& game_id) {
-  if (const auto in_batch = batch_seq_.find(game_id); in_batch != batch_seq_.end() && in_batch->second >= 0) {
-    return in_batch->second;
-  }
-  if (const auto known = next_seq_.find(game_id); known != next_seq_.end()) return known->second;
   // A game this process has not written yet: its decisions since its first.
   std::int64_t next = 0;
   Statement last(db_,
@@ -480,7 +464,7 @@ void SqliteStore::truncate_locked(const std::string& game_id, std::int64_t keep)
 
 void SqliteStore::truncate_decisions(const std::string& game_id, std::int64_t keep) {
   std::lock_guard lock(mutex_);
-  next_seq_.erase(game_id);
+  sequences_.forget(game_id);
   truncate_locked(game_id, keep);
 }
 
@@ -583,7 +567,7 @@ std::vector<StoredRoom> SqliteStore::load_rooms_locked(const std::optional<std::
     spdlog::warn("storage: room {} game {}: the decision log is torn; cut back to its {} whole decisions", room.room,
                  game_id, room.game->decisions.size());
     truncate_locked(game_id, static_cast<std::int64_t>(room.game->decisions.size()));
-    next_seq_.erase(game_id);
+    sequences_.forget(game_id);
   }
   return rooms;
 }

@@ -49,6 +49,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "server/decision_sequences.hpp"
 #include "server/store.hpp"
 
 struct sqlite3;
@@ -104,11 +105,12 @@ class SqliteStore final : public Store {
   sqlite3* db_ = nullptr;
   std::filesystem::path file_;
   const MissingTokenKey missing_key_;
-  // Each game's next decision number, as committed (a cache: a game not in
-  // it is looked up), and as the batch being written moves it (-1: forget).
-  std::unordered_map<std::string, std::int64_t> next_seq_, batch_seq_;
+  // Each game's next decision number, as committed, and as the batch being
+  // written moves it.
+  DecisionSequences sequences_;
+  DecisionSequences::Batch batch_;
   void close_statements();
-  // The sequence number a game's next decision must have.
+  // The number a game's next decision must have, read from the file.
   std::int64_t next_seq(const std::string& game_id);
 
   std::unique_ptr<Statement> insert_room_, update_settings_, upsert_seat_, delete_seat_, insert_game_, insert_decision_,
