@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -243,8 +244,8 @@ constexpr Sql kFinishGame{"finish_game",
                           "UPDATE games SET finished_ms = $2, last_decision = (SELECT max(id) FROM decisions) "
                           "WHERE game_id = $1"};
 constexpr Sql kUpdateVersion{"update_version", "UPDATE rooms SET v = $2 WHERE code = $1"};
-// The four above, many at once (merge_steps): each parameter an array (text
-// format), one element a record, whatever their rooms.
+// The four above, many at once (merge_steps): each parameter an array (in
+// binary form), one element a record, whatever their rooms.
 constexpr Sql kInsertGames{"insert_games",
                            "INSERT INTO games(game_id, room, game, setup, started_ms, first_decision) "
                            "SELECT *, nextval('decision_ids') "
@@ -538,7 +539,7 @@ std::string text_array(const std::vector<std::string>& elements) {
 
 // The statements a batch runs most (an action, a game dealt or finished, a
 // room's version) and, for each, the statement that runs many at once: the
-// same columns in the same order, each parameter an array (text format).
+// same columns in the same order, each parameter an array (binary form).
 struct Merged {
   const Sql* one;
   const Sql* all;
@@ -550,28 +551,67 @@ constexpr Merged kMerged[] = {
     {&kUpdateVersion, &kUpdateVersions},
 };
 
-// Many steps of one statement as one step of its merged statement: text
-// parameters (sent as bytes) become text[] literals, integers bigint[].
+// A parameter array in PostgreSQL's binary form (what array_recv reads):
+// one dimension, then each element as its length and bytes, big-endian.
+// The server reads it with no parsing or unescaping, where a text array
+// literal is read a character at a time (array_in), and decisions are
+// JSON, full of quotes to escape.
+class BinaryArray {
+ public:
+  static constexpr std::uint32_t kText = 25;  // the element types' OIDs (pg_type)
+  static constexpr std::uint32_t kBigint = 20;
+
+  BinaryArray(std::uint32_t element, std::size_t count, bool nulls) {
+    put(1);  // dimensions
+    put(nulls ? 1 : 0);
+    put(element);
+    put(static_cast<std::uint32_t>(count));
+    put(1);  // the first index
+  }
+  void add_bytes(const std::string& bytes) {
+    put(static_cast<std::uint32_t>(bytes.size()));
+    out_ += bytes;
+  }
+  void add_bigint(std::int64_t value) {
+    put(8);
+    put(static_cast<std::uint32_t>(static_cast<std::uint64_t>(value) >> 32));
+    put(static_cast<std::uint32_t>(static_cast<std::uint64_t>(value)));
+  }
+  void add_null() { put(0xffffffffu); }  // length -1
+  std::string take() { return std::move(out_); }
+
+ private:
+  void put(std::uint32_t value) {
+    for (int shift = 24; shift >= 0; shift -= 8) out_.push_back(static_cast<char>((value >> shift) & 0xff));
+  }
+  std::string out_;
+};
+
+// Many steps of one statement as one step of its merged statement: each
+// parameter becomes an array in binary form, text parameters (sent as
+// bytes) text[], integers (sent in decimal) bigint[].
 PostgresStore::Step merged_step(const Sql& all, const std::vector<PostgresStore::Step>& steps) {
   PostgresStore::Step merged;
   merged.name = all.name;
   const std::size_t columns = steps.front().values.size();
   for (std::size_t column = 0; column < columns; ++column) {
-    std::string array;
-    if (steps.front().formats[column] == 1) {
-      std::vector<std::string> texts;
-      for (const auto& one : steps) texts.push_back(one.values[column]);
-      array = text_array(texts);
-    } else {
-      array = "{";
-      for (const auto& one : steps) {
-        if (array.size() > 1) array.push_back(',');
-        array += one.nulls[column] ? std::string("NULL") : one.values[column];
+    const bool text = steps.front().formats[column] == 1;
+    const bool nulls = std::any_of(steps.begin(), steps.end(), [&](const auto& one) { return one.nulls[column]; });
+    BinaryArray array(text ? BinaryArray::kText : BinaryArray::kBigint, steps.size(), nulls);
+    for (const auto& one : steps) {
+      const std::string& value = one.values[column];
+      if (one.nulls[column]) {
+        array.add_null();
+      } else if (text) {
+        array.add_bytes(value);
+      } else {
+        std::int64_t number = 0;
+        std::from_chars(value.data(), value.data() + value.size(), number);
+        array.add_bigint(number);
       }
-      array.push_back('}');
     }
-    merged.values.push_back(std::move(array));
-    merged.formats.push_back(0);
+    merged.values.push_back(array.take());
+    merged.formats.push_back(1);
     merged.nulls.push_back(0);
   }
   return merged;
