@@ -64,10 +64,22 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   using State = protocol::RoomState;
   using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
 
+  // Runs `work` on the strand as one turn: what it writes goes to the store
+  // in one submission as the turn ends (post_submit).
   template <class F>
   void on_strand(F&& work) {
-    boost::asio::post(strand_, [self = shared_from_this(), work = std::forward<F>(work)]() mutable { work(*self); });
+    boost::asio::post(strand_, [self = shared_from_this(), work = std::forward<F>(work)]() mutable {
+      Turn turn(*self);
+      work(*self);
+    });
   }
+  struct Turn {
+    explicit Turn(RoomImpl& in) : room(in) { room.in_turn_ = true; }
+    ~Turn() { room.end_turn(); }
+    Turn(const Turn&) = delete;
+    Turn& operator=(const Turn&) = delete;
+    RoomImpl& room;
+  };
 
   // ---- room.cpp: requests
   void do_create(const std::shared_ptr<Client>& client, protocol::CreateRoom request, Id id);
@@ -112,6 +124,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void record(protocol::RoomEvent event);
   void write(Record record);
   void post_submit();
+  void end_turn();
   void submit();
   void write_seats();
   RoomView view() const {
@@ -149,6 +162,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   State state_ = State::kWaiting;
   bool closed_ = false;
+  // In a turn of on_strand, and whether it has records to submit at its end.
+  bool in_turn_ = false;
+  bool submit_due_ = false;
   SeatTable seats_;
   RoomLog log_;
   DurableOutbox outbox_;

@@ -4,6 +4,8 @@
 #include <boost/asio/dispatch.hpp>
 #include <spdlog/spdlog.h>
 
+#include <utility>
+
 #include "server/room_impl.hpp"
 
 namespace gofish::server {
@@ -35,10 +37,21 @@ void RoomImpl::write(Record record) {
   if (outbox_.write(std::move(record))) post_submit();
 }
 
-// Everything this room writes until the strand gets back here goes in one
-// submission; the writer groups submissions of all rooms further.
+// Everything this room writes in a turn of the strand goes in one
+// submission, made as the turn ends (end_turn; outside on_strand, a timer's
+// handler for one, the submission gets a turn of its own); the writer
+// groups submissions of all rooms further.
 void RoomImpl::post_submit() {
+  if (in_turn_) {
+    submit_due_ = true;
+    return;
+  }
   on_strand([](RoomImpl& room) { room.submit(); });
+}
+
+void RoomImpl::end_turn() {
+  in_turn_ = false;
+  if (std::exchange(submit_due_, false)) submit();
 }
 
 void RoomImpl::submit() {
