@@ -15,15 +15,11 @@
 // Leases: 15 s on the node that holds the room, 1 s on the one that asks
 // (which then waits 2 s before room/busy). This test starts and ends its own
 // cluster; only processes cluster.sh recorded are signalled.
-import { assert, createRoom, online, openPage, playToEnd, recordPage, screenOf, waitFor, waitScreen } from '../lib/harness.mjs';
+import { assert, createRoom, online, openPage, playToEnd, receivedWhere, recordPage, screenOf, waitFor, waitScreen }
+  from '../lib/harness.mjs';
 import { startCluster } from '../lib/cluster.mjs';
 
-const replies = (p, code) => p.frames.filter((f) => {
-  try {
-    const m = JSON.parse(f.payload);
-    return m.type === 'error' && m.code === code;
-  } catch { return false; }
-}).length;
+const replies = (p, code) => receivedWhere(p, (m) => m.type === 'error' && m.code === code);
 
 export default async function ({ browser, root, serverPath, log }) {
   const cluster = await startCluster(root, serverPath, { nodes: 2, serverFlags: ['--bot-delay-ms=0', '--lease-ttl-ms=15000'] });

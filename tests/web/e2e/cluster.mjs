@@ -15,16 +15,11 @@
 //  - no page error, no message dropped for its rate.
 // This test starts and ends its own cluster; only processes cluster.sh
 // recorded are signalled.
-import { assert, clickAsk, createRoom, joinByCode, online, openPage, playToEnd, recordPage, screenOf, sentOfType, waitFor,
-  waitScreen } from '../lib/harness.mjs';
+import { assert, clickAsk, createRoom, joinByCode, online, openPage, playToEnd, receivedWhere, recordPage, screenOf,
+  sentOfType, waitFor, waitScreen } from '../lib/harness.mjs';
 import { startCluster } from '../lib/cluster.mjs';
 
-const closings = (p, reason) => p.frames.filter((f) => {
-  try {
-    const m = JSON.parse(f.payload);
-    return m.type === 'closing' && m.reason === reason;
-  } catch { return false; }
-}).length;
+const closings = (p, reason) => receivedWhere(p, (m) => m.type === 'closing' && m.reason === reason);
 
 export default async function ({ browser, root, serverPath, log }) {
   const cluster = await startCluster(root, serverPath, { nodes: 2, serverFlags: ['--bot-delay-ms=0', '--lease-ttl-ms=2000'] });

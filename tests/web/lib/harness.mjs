@@ -199,8 +199,12 @@ export function assert(cond, message) {
   if (!cond) throw new Error(`assertion failed: ${message}`);
 }
 
+// The frames whose JSON message passes `test`.
+const framesWhere = (frames, test) => frames.filter((f) => { try { return test(JSON.parse(f.payload)); } catch { return false; } });
 // The requests of one type a page sent (e.g. 'resume').
-export const sentOfType = (p, type) => p.sent.filter((f) => { try { return JSON.parse(f.payload).type === type; } catch { return false; } });
+export const sentOfType = (p, type) => framesWhere(p.sent, (m) => m.type === type);
+// How many messages a page received that pass `test`.
+export const receivedWhere = (p, test) => framesWhere(p.frames, test).length;
 
 // Recorders installed before the page's own scripts run, then the page
 // loaded again: the move told in the middle of the table (#latest), the live
