@@ -25,6 +25,7 @@ void DecisionSequences::accept(Batch& batch, const std::string& game_id, std::in
 
 void DecisionSequences::land(Batch& batch) {
   std::lock_guard lock(mutex_);
+  if (next_.size() + batch.next_.size() > most_) next_.clear();
   for (const auto& [game_id, next] : batch.next_) {
     if (next == Batch::kEnded) {
       next_.erase(game_id);

@@ -12,6 +12,7 @@
 // Thread-safe: PostgresStore's writer connections share one.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -40,6 +41,12 @@ class DecisionSequences {
   // The next number of a game not known here, read from the store.
   using Lookup = std::function<std::int64_t(const std::string& game_id)>;
 
+  // Keeps at most about `most` games. A game is forgotten once it finishes,
+  // but not when its room closes mid-game on PostgreSQL, or moves to
+  // another node: past `most`, every game not in the batch that lands is
+  // forgotten and looked up again when next written.
+  explicit DecisionSequences(std::size_t most = 100'000) : most_(most) {}
+
   // Counts decision `seq` of the game in `batch`; throws StoreError unless
   // it is the game's next.
   void accept(Batch& batch, const std::string& game_id, std::int64_t seq, const Lookup& lookup);
@@ -51,6 +58,7 @@ class DecisionSequences {
   void forget(const std::string& game_id);
 
  private:
+  const std::size_t most_;
   std::mutex mutex_;
   std::unordered_map<std::string, std::int64_t> next_;
 };

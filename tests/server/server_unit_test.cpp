@@ -12,10 +12,12 @@
 #include "protocol/errors.hpp"
 #include "server/config.hpp"
 #include "server/connection.hpp"
+#include "server/decision_sequences.hpp"
 #include "server/http_paths.hpp"
 #include "server/log_limiter.hpp"
 #include "server/memory_allocator.hpp"
 #include "server/metrics.hpp"
+#include "server/store.hpp"
 
 namespace gofish::server {
 namespace {
@@ -526,4 +528,67 @@ TEST_CASE("metrics: every series, in Prometheus text") {
 }
 
 }  // namespace
+// The numbers of each game's decisions, as both stores check them on write.
+TEST_CASE("decision sequences: a decision out of order fails, and counts only once its batch lands") {
+  DecisionSequences sequences;
+  int lookups = 0;
+  const auto lookup = [&](const std::string&) {
+    ++lookups;
+    return std::int64_t{5};
+  };
+  DecisionSequences::Batch first;
+  sequences.accept(first, "g", 5, lookup);
+  sequences.accept(first, "g", 6, lookup);
+  CHECK_THROWS_WITH_AS(sequences.accept(first, "g", 6, lookup), "game g: decision 6 is out of sequence (the next is 7)",
+                       StoreError);
+  // Not landed: the store still says 5.
+  DecisionSequences::Batch lost;
+  sequences.accept(lost, "g", 5, lookup);
+  CHECK(lookups == 2);
+  sequences.land(first);
+  DecisionSequences::Batch next;
+  sequences.accept(next, "g", 7, lookup);
+  CHECK(lookups == 2);
+  // A new game starts at 0 without a lookup; a finished one is forgotten.
+  next.started("h");
+  sequences.accept(next, "h", 0, lookup);
+  next.ended("g");
+  sequences.land(next);
+  DecisionSequences::Batch after;
+  sequences.accept(after, "h", 1, lookup);
+  CHECK(lookups == 2);
+  sequences.accept(after, "g", 5, lookup);
+  CHECK(lookups == 3);
+}
+
+// Games a store never hears the end of (a room closed mid-game, or moved to
+// another node) do not pile up: past the bound, what is not in the landing
+// batch is looked up again.
+TEST_CASE("decision sequences: past its bound it forgets the games not in the batch that lands") {
+  DecisionSequences sequences(3);
+  int lookups = 0;
+  const auto lookup = [&](const std::string&) {
+    ++lookups;
+    return std::int64_t{0};
+  };
+  for (const char* game : {"a", "b", "c"}) {
+    DecisionSequences::Batch batch;
+    batch.started(game);
+    sequences.accept(batch, game, 0, lookup);
+    sequences.land(batch);
+  }
+  DecisionSequences::Batch known;
+  sequences.accept(known, "a", 1, lookup);
+  CHECK(lookups == 0);
+  DecisionSequences::Batch fourth;
+  fourth.started("d");
+  sequences.accept(fourth, "d", 0, lookup);
+  sequences.land(fourth);
+  DecisionSequences::Batch after;
+  sequences.accept(after, "d", 1, lookup);
+  CHECK(lookups == 0);
+  CHECK_THROWS_AS(sequences.accept(after, "a", 1, lookup), StoreError);  // forgotten: the store says 0
+  CHECK(lookups == 1);
+}
+
 }  // namespace gofish::server
