@@ -141,7 +141,7 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
   app.add_option_function<std::int64_t>(
          "--store-commit-delay-us",
          [&limits](const std::int64_t& us) { limits.store_commit_delay = std::chrono::microseconds(us); },
-         "How long the store's writer waits for more rooms' records before it commits a batch (0: at once)")
+         "How long the store's writer waits for more rooms' records before it commits a batch, unless the I/O threads run out of work first (0: at once)")
       ->envname(env_name("--store-commit-delay-us"))
       ->default_str(std::to_string(limits.store_commit_delay.count()))
       ->type_name("US")

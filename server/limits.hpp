@@ -145,8 +145,10 @@ struct Limits {
   // (--store-commit-delay-us). A commit costs about the same for one action
   // as for fifty (SQLite writes at least the decision log's last page, 4
   // KiB, and a sync at checkpoints; PostgreSQL a flush), so a busy server
-  // writes far less per action; what it costs is this much more time before
-  // an action's answer goes out, far below what a person notices. 0 commits
+  // writes far less per action; what it costs is up to this much more time
+  // before an action's answer goes out, far below what a person notices. The
+  // wait ends early once the I/O threads have run everything that was ready
+  // (StoreWriter::flush_now): a quiet server answers without it. 0 commits
   // as soon as the writer is free.
   std::chrono::microseconds store_commit_delay{1'000};
 

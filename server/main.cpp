@@ -249,6 +249,7 @@ int main(int argc, char** argv) {
       }
       writer = std::make_unique<ShardedWriter>(lanes, std::chrono::seconds(config.finished_game_retention_seconds));
       writer->commit_delay(config.limits.store_commit_delay);
+      server.on_idle([writer = writer.get()] { writer->flush_now(); });
       writer->run_callbacks_with([&io = server.io_context()](StoreWriter::Callbacks callbacks) {
         boost::asio::post(io, std::move(callbacks));
       });

@@ -190,8 +190,19 @@ std::uint16_t Server::start(std::shared_ptr<ConnectionHandler> handler) {
       pthread_setname_np(pthread_self(), ("io-" + std::to_string(i)).c_str());
       for (;;) {
         try {
-          state->ioc.run();
-          return;
+          if (!state->idle) {
+            state->ioc.run();
+            return;
+          }
+          // run(), except that before blocking the thread says it is idle.
+          // poll() runs what is ready (polling the sockets without waiting)
+          // and counts it; 0 means nothing was.
+          for (;;) {
+            if (state->ioc.poll() > 0) continue;
+            if (state->ioc.stopped()) return;
+            state->idle();
+            if (state->ioc.run_one() == 0) return;
+          }
         } catch (const std::exception& error) {
           // A handler threw: log it and keep the other connections served.
           spdlog::error("unhandled exception on an I/O thread: {}", error.what());
@@ -270,6 +281,7 @@ Metrics& Server::metrics() { return *state_->metrics; }
 const Config& Server::config() const { return state_->config; }
 bool Server::ready() const { return state_->ready; }
 void Server::set_readiness(std::function<std::optional<std::string>()> check) { state_->readiness = std::move(check); }
+void Server::on_idle(std::function<void()> hook) { state_->idle = std::move(hook); }
 std::size_t Server::connection_count() const { return state_->session_count(); }
 
 }  // namespace gofish::server

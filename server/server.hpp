@@ -67,6 +67,10 @@ class Server {
   // returns, whenever it returns one (the database or lease renewal fails).
   // Called on I/O threads: it must be quick.
   void set_readiness(std::function<std::optional<std::string>()> check);
+  // Before start(): an I/O thread calls `hook` each time it has run every
+  // handler that was ready and is about to wait for more (the store's writer
+  // then commits at once: nothing more is coming soon). Quick, as above.
+  void on_idle(std::function<void()> hook);
   // Open WebSocket connections.
   std::size_t connection_count() const;
 

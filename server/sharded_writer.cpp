@@ -36,6 +36,10 @@ void ShardedWriter::commit_delay(std::chrono::microseconds delay) {
   for (auto& lane : lanes_) lane->commit_delay(delay);
 }
 
+void ShardedWriter::flush_now() {
+  for (auto& lane : lanes_) lane->flush_now();
+}
+
 void ShardedWriter::run_callbacks_with(const std::function<void(StoreWriter::Callbacks)>& hand_over) {
   for (auto& lane : lanes_) lane->run_callbacks_with(hand_over);
 }

@@ -37,6 +37,7 @@ class ShardedWriter final : public RecordSink {
   // As StoreWriter's, for every lane.
   void on_fenced(const std::function<void(const std::string& room)>& fenced);
   void commit_delay(std::chrono::microseconds delay);
+  void flush_now();
   void run_callbacks_with(const std::function<void(StoreWriter::Callbacks)>& hand_over);
   void stop();
   std::uint64_t batches() const;

@@ -76,6 +76,13 @@ void StoreWriter::submit(std::string room, std::vector<Record> records, Done don
   write(batch);
 }
 
+void StoreWriter::flush_now() {
+  std::lock_guard lock(mutex_);
+  if (queue_.empty() || flush_) return;
+  flush_ = true;
+  wake_.notify_one();
+}
+
 void StoreWriter::stop() {
   {
     std::lock_guard lock(mutex_);
@@ -113,9 +120,11 @@ void StoreWriter::run() {
       }
       if (queue_.empty() && stopping_) return;  // everything is written
       if (!queue_.empty() && commit_delay_.count() > 0) {
-        // Group commit: other rooms' records join this batch meanwhile.
-        wake_.wait_for(lock, commit_delay_, [this] { return stopping_; });
+        // Group commit: other rooms' records join this batch meanwhile,
+        // until the I/O threads have nothing more to do (flush_now).
+        wake_.wait_for(lock, commit_delay_, [this] { return stopping_ || flush_; });
       }
+      flush_ = false;
       batch.swap(queue_);
     }
     if (!batch.empty()) write(batch);

@@ -307,6 +307,11 @@ class StoreWriter final : public RecordSink {
   // for more before committing (Limits::store_commit_delay). Set before the
   // first submission; 0 (the default) commits as soon as the thread is free.
   void commit_delay(std::chrono::microseconds delay) { commit_delay_ = delay; }
+  // The I/O threads have run everything that was ready (Server::on_idle):
+  // the batch under way, if any, is committed without waiting out the rest
+  // of its delay, since no room has more to add before its answers go out.
+  // From any thread; cheap when nothing is queued.
+  void flush_now();
   // Set before the first submission: each batch's callbacks go, as one
   // function that runs them in order, to `hand_over` (the server posts it to
   // its I/O threads, where a room's callback can enter the room's strand at
@@ -349,6 +354,7 @@ class StoreWriter final : public RecordSink {
   std::vector<Pending> queue_;
   bool stopping_ = false;
   bool stopped_ = false;
+  bool flush_ = false;  // flush_now() came for what is queued
   std::uint64_t batches_ = 0;
   std::thread thread_;
 };

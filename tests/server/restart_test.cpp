@@ -481,5 +481,21 @@ TEST_CASE("restart: a torn last decision is cut back and the game resumes before
   CHECK(transcript.actions.size() >= static_cast<std::size_t>(decisions_before - 1));
 }
 
+// The writer's group commit waits up to --store-commit-delay-us for other
+// rooms' records, but not once the I/O threads have run dry (Server::on_idle):
+// with one client nothing else is coming, so each create is answered without
+// waiting out the delay. Ten in a row take less than ten delays, which
+// waiting each one out could not.
+TEST_CASE("commit: a server with nothing else to do does not wait out the group-commit delay") {
+  TempDir dir("gofish-commit");
+  ServerProcess server(dir.path / "data", dir.path / "server.log", {"--store-commit-delay-us=100000"});
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; ++i) {
+    const Seated host = create_room(server.port(), create_request("Ann", "classic", 2));
+    CHECK_FALSE(host.code.empty());
+  }
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1000));
+}
+
 }  // namespace
 }  // namespace gofish::server::testing

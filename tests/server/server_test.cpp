@@ -289,6 +289,38 @@ TEST_CASE("a WebSocket client says hello and is welcomed") {
   CHECK(eventually([&] { return running.server.connection_count() == 0; }));
 }
 
+// The store's writer commits at once when the I/O threads run dry
+// (Server::on_idle): the hook runs after the work a message made, and a
+// server with nothing to do waits for it instead of calling the hook in a loop.
+TEST_CASE("the idle hook runs once the ready work is done, and not in a loop while there is none") {
+  struct Counting : HelloHandler {
+    std::atomic<int> messages{0};
+    void on_message(const std::shared_ptr<Connection>& connection, std::string_view text) override {
+      HelloHandler::on_message(connection, text);
+      ++messages;
+    }
+  };
+  auto handler = std::make_shared<Counting>();
+  Server server(test_config());
+  std::atomic<int> calls{0};
+  std::atomic<int> messages_seen{-1};  // by the hook's last call
+  server.on_idle([&] {
+    ++calls;
+    messages_seen = handler->messages.load();
+  });
+  spdlog::set_level(spdlog::level::warn);
+  const auto port = server.start(handler);
+  WsClient client;
+  REQUIRE(client.connect(port) == 101);
+  REQUIRE(welcomed(client));
+  CHECK(eventually([&] { return messages_seen == 1; }));
+  const int before = calls;
+  std::this_thread::sleep_for(300ms);  // nothing to do: the threads wait
+  CHECK(calls - before < 20);
+  client.close();
+  server.stop();
+}
+
 TEST_CASE("/ws is the only WebSocket path") {
   Running running;
   WsClient client;

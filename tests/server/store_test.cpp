@@ -15,6 +15,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -685,6 +686,36 @@ TEST_CASE_TEMPLATE("store writer: every submission is written before its callbac
   }
   CHECK(all_written);
   CHECK(store->load_open_rooms()[0].game->decisions.size() == 201);
+}
+
+// Group commit waits for other rooms' records, but not once the I/O threads
+// have nothing left to run (Server::on_idle calls flush_now): every room that
+// had work has submitted it, and waiting on only delays the answers.
+TEST_CASE("store writer: flush_now commits a batch waiting out its delay, and only that batch") {
+  Sqlite kind;
+  const auto store = kind.open();
+  StoreWriter writer(*store);
+  writer.commit_delay(std::chrono::seconds(60));
+  const auto submit = [&](Record record) {
+    auto written = std::make_shared<std::promise<bool>>();
+    auto future = written->get_future();
+    writer.submit("ROOM", {std::move(record)}, [written](bool ok) { written->set_value(ok); });
+    return future;
+  };
+  auto first = submit(record::RoomCreated{"ROOM", "{}", 1});
+  CHECK(first.wait_for(std::chrono::milliseconds(300)) == std::future_status::timeout);  // waiting out its delay
+  writer.flush_now();
+  REQUIRE(first.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  CHECK(first.get());
+  // Asked with nothing queued, it does not carry over to the next batch.
+  writer.flush_now();
+  auto second = submit(record::RoomVersion{"ROOM", 2});
+  CHECK(second.wait_for(std::chrono::milliseconds(300)) == std::future_status::timeout);
+  writer.flush_now();
+  REQUIRE(second.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  CHECK(second.get());
+  CHECK(writer.batches() == 2);
+  CHECK(store->load_open_rooms().at(0).v == 2);
 }
 
 // The server hands each batch's callbacks to its I/O threads in one piece.
