@@ -621,7 +621,7 @@ function enteredRoom(reply, name) {
   if (reply.token) seatStore.set(reply.code, { token: reply.token, seat: reply.seat, name });
   localStorage.removeItem(`gofish.kicked.${reply.code}`);
   if (location.pathname !== reply.invite) history.pushState(null, '', reply.invite);
-  for (const id of ['home-error', 'create-error', 'invite-error']) $(id).textContent = '';
+  for (const id of ['home-error', 'join-error', 'create-error', 'invite-error']) $(id).textContent = '';
 }
 
 function forgetRoom(code) {
@@ -655,6 +655,7 @@ function goHome() {
   $('name').value = $('name').value || savedName();
   const away = settings.get('away', '');
   $('away-box').hidden = !(away && seatStore.get(away));
+  $('join-error').textContent = '';  // about an earlier try, not this visit
   if (away) $('away-text').textContent = `You stepped away from your game in room ${away}. A computer player takes your turns until you come back.`;
   showScreen('home');
   refreshLobby();
@@ -856,11 +857,11 @@ function wire() {
   $('seat-count').addEventListener('change', () => renderSeatSetup(Number($('seat-count').value), welcome?.bot_levels ?? ['easy', 'medium', 'hard']));
   $('preset-list').addEventListener('change', (e) => { if (e.target.name === 'preset') advanced?.renderAdvanced(e.target.value); });
   $('create-form').addEventListener('submit', createRoom);
-  $('join-form').addEventListener('submit', (e) => { e.preventDefault(); join($('join-code').value, 'player', 'name', 'home-error'); });
-  $('watch-button').addEventListener('click', () => join($('join-code').value, 'spectator', 'name', 'home-error'));
+  $('join-form').addEventListener('submit', (e) => { e.preventDefault(); join($('join-code').value, 'player', 'name', 'join-error'); });
+  $('watch-button').addEventListener('click', () => join($('join-code').value, 'spectator', 'name', 'join-error'));
   $('lobby-list').addEventListener('click', (e) => {
     const code = e.target.closest('[data-join]')?.dataset.join;
-    if (code) join(code, 'player', 'name', 'home-error');
+    if (code) join(code, 'player', 'name', 'join-error');
   });
   $('invite-form').addEventListener('submit', (e) => { e.preventDefault(); join($('invite-code').textContent, 'player', 'invite-name', 'invite-error'); });
   $('invite-watch').addEventListener('click', () => join($('invite-code').textContent, 'spectator', 'invite-name', 'invite-error'));

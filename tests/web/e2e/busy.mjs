@@ -5,8 +5,8 @@
 // hand the room over, gets no answer within its wait and says room/busy.
 // Measured:
 //  - the watching page asks again on its own, says meanwhile that the room is
-//    moving ("Trying again…"), and reaches the table once the lease has run
-//    out, with that note gone;
+//    moving ("Trying again…") right under the buttons it pressed, and reaches
+//    the table once the lease has run out, with that note gone;
 //  - the player, whose node was paused under her, is at the table again
 //    (her page gives up on the silent node and resumes through the proxy,
 //    told busy too until the lease runs out) once the paused node runs again,
@@ -15,8 +15,8 @@
 // Leases: 15 s on the node that holds the room, 1 s on the one that asks
 // (which then waits 2 s before room/busy). This test starts and ends its own
 // cluster; only processes cluster.sh recorded are signalled.
-import { assert, createRoom, online, openPage, playToEnd, receivedWhere, recordPage, screenOf, waitFor, waitScreen }
-  from '../lib/harness.mjs';
+import { assert, createRoom, online, openPage, pixelsBelow, playToEnd, receivedWhere, recordPage, screenOf, waitFor,
+  waitScreen } from '../lib/harness.mjs';
 import { startCluster } from '../lib/cluster.mjs';
 
 const replies = (p, code) => receivedWhere(p, (m) => m.type === 'error' && m.code === code);
@@ -55,7 +55,7 @@ export default async function ({ browser, root, serverPath, log }) {
     const zoe = await openPage(browser, cluster.baseUrl);
     await recordPage(zoe.page);
     await zoe.page.evaluate(() => {
-      const note = document.getElementById('home-error');
+      const note = document.getElementById('join-error');
       window.__notes = [];
       new MutationObserver(() => window.__notes.push(note.textContent)).observe(note, { childList: true, characterData: true, subtree: true });
     });
@@ -65,12 +65,14 @@ export default async function ({ browser, root, serverPath, log }) {
     await zoe.page.fill('#join-code', code);
     await zoe.page.click('#watch-button');
     await waitFor('the spectator told the room is moving', async () => replies(zoe, 'room/busy') > 0, 15_000);
-    const shown = await zoe.page.textContent('#home-error');
+    const shown = await zoe.page.textContent('#join-error');
     assert(shown === `Room ${code} is moving to another server. Trying again…`, `the watching page says the room is moving: "${shown}"`);
-    assert(await zoe.page.$('#home-error.pending'), 'the note is shown as a wait, not as an error');
+    assert(await zoe.page.$('#join-error.pending'), 'the note is shown as a wait, not as an error');
+    const gap = await pixelsBelow(zoe.page, '#join-form', '#join-error');
+    assert(gap >= -1 && gap < 24, `the note is right under the Join and Watch buttons (${Math.round(gap)} px below them)`);
     await waitScreen(zoe.page, 'table', 30_000);
     const watched = Date.now() - paused;
-    assert(await zoe.page.textContent('#home-error') === '' && !(await zoe.page.$('#home-error.pending')),
+    assert(await zoe.page.textContent('#join-error') === '' && !(await zoe.page.$('#join-error.pending')),
       'the note is gone once the spectator is in');
     const busy = replies(zoe, 'room/busy');
     assert(cluster.holder(code) !== holder, `the room left the paused ${holder}`);

@@ -1,6 +1,6 @@
 // Refused actions show the server's message: a room that does not exist, a
 // name that is taken, rules that cannot be played at that table size.
-import { assert, createRoom, joinByCode, openPage, waitFor, waitScreen } from '../lib/harness.mjs';
+import { assert, createRoom, joinByCode, openPage, pixelsBelow, waitFor, waitScreen } from '../lib/harness.mjs';
 
 export default async function ({ baseUrl, browser }) {
   const ann = await openPage(browser, baseUrl);
@@ -9,17 +9,19 @@ export default async function ({ baseUrl, browser }) {
   const bob = await openPage(browser, baseUrl);
   const missing = code === '22222' ? '33333' : '22222';
   await joinByCode(bob.page, 'Bob', missing);
-  await bob.page.waitForFunction(() => document.getElementById('home-error').textContent.length > 0);
-  const notFound = await bob.page.textContent('#home-error');
+  await bob.page.waitForFunction(() => document.getElementById('join-error').textContent.length > 0);
+  const notFound = await bob.page.textContent('#join-error');
   assert(/no room/i.test(notFound), `not found: "${notFound}"`);
-  assert(await bob.page.isVisible('#home-error'), 'the message is on screen');
-  assert((await bob.page.getAttribute('#home-error', 'role')) === 'alert', 'and announced');
+  assert(await bob.page.isVisible('#join-error'), 'the message is on screen');
+  assert((await bob.page.getAttribute('#join-error', 'role')) === 'alert', 'and announced');
+  const gap = await pixelsBelow(bob.page, '#join-form', '#join-error');
+  assert(gap >= -1 && gap < 24, `the message is right under the Join button (${Math.round(gap)} px below it)`);
 
   await bob.page.fill('#name', 'ann');
   await bob.page.fill('#join-code', code);
   await bob.page.click('#join-button');
-  await waitFor('name taken message', async () => /name/i.test(await bob.page.textContent('#home-error')) &&
-    (await bob.page.textContent('#home-error')) !== notFound);
+  await waitFor('name taken message', async () => /name/i.test(await bob.page.textContent('#join-error')) &&
+    (await bob.page.textContent('#join-error')) !== notFound);
   assert((await bob.page.evaluate(() => document.body.dataset.screen)) === 'home', 'still at home');
 
   // Authors needs three or more players.

@@ -77,6 +77,12 @@ export const screenOf = (page) => page.evaluate(() => document.body.dataset.scre
 export const waitScreen = (page, name, timeout = TIMEOUT) =>
   page.waitForFunction((n) => document.body.dataset.screen === n, name, { timeout });
 export const online = (page) => page.waitForSelector('#conn.online');
+// How far the top of `lower` is below the bottom of `upper`, in CSS pixels
+// (negative when they overlap).
+export async function pixelsBelow(page, upper, lower) {
+  const [a, b] = await Promise.all([upper, lower].map((selector) => page.locator(selector).boundingBox()));
+  return b.y - (a.y + a.height);
+}
 // Waits until the page has drawn game `n` (after a start or "Play again"):
 // its table, or already its end. Waiting for the table alone is wrong here:
 // with no bot delay (run.mjs) and no pace (openPage), a bot can play a short
