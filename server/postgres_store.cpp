@@ -445,6 +445,13 @@ inline constexpr bool kAlwaysFalse = false;
 
 }  // namespace
 
+std::optional<std::string> PostgresStore::statement_text(std::string_view name) {
+  for (const Sql* sql : kStatements) {
+    if (name == sql->name) return std::string(sql->text);
+  }
+  return std::nullopt;
+}
+
 struct PostgresStore::Step {
   const char* name = nullptr;       // the prepared statement
   std::vector<std::string> values;  // each parameter's bytes

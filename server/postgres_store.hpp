@@ -64,6 +64,7 @@
 #include <optional>
 #include <unordered_map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "server/decision_sequences.hpp"
@@ -89,6 +90,9 @@ class PostgresStore final : public Store {
 
   // "database gofish on 127.0.0.1:5432 as gofish", for the log.
   std::string where() const;
+  // The text of the statement every connection prepares as `name`, or
+  // nothing: for tests that look at its plan (EXPLAIN) in their own session.
+  static std::optional<std::string> statement_text(std::string_view name);
 
   void commit(const std::vector<Record>& records) override;
   std::vector<std::string> commit_rooms(const std::vector<RoomRecords>& batch) override;
