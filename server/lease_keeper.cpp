@@ -93,12 +93,16 @@ void LeaseKeeper::hand_over_requested() {
     spdlog::debug("leases: reading handover requests failed: {}", error.what());
     return;
   }
+  // A node that asked again and again while this one was paused has left
+  // one request per try: each room is handed over once, and a request for a
+  // room no longer here (handed over already) only releases the lease row.
+  std::sort(codes.begin(), codes.end());
+  codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
   for (const auto& code : codes) {
-    spdlog::info("room {}: another server asks for it; handing it over", code);
-    registry_->hand_over(code, [this, code] {
+    registry_->hand_over(code, [this, code](bool was_here) {
+      if (was_here) spdlog::info("room {}: another server asked for it; handed over, releasing its lease", code);
       try {
         store_.release_leases(node_, {code});
-        spdlog::info("room {}: handed over, its lease released", code);
       } catch (const std::exception& error) {
         spdlog::error("room {}: releasing its lease failed ({}); it expires by itself", code, error.what());
       }

@@ -213,13 +213,15 @@ void Registry::lost(const std::string& code) {
   }
 }
 
-void Registry::hand_over(const std::string& code, std::function<void()> released) {
+void Registry::hand_over(const std::string& code, std::function<void(bool was_here)> released) {
   auto room = let_go(code);
   if (!room) {
-    if (released) released();
+    if (released) released(false);
     return;
   }
-  room->move_away(true, std::move(released));
+  room->move_away(true, [released = std::move(released)] {
+    if (released) released(true);
+  });
 }
 
 std::shared_ptr<Room> Registry::rebuild(const StoredRoom& stored, Store& store, std::string* problem) {

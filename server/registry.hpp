@@ -104,9 +104,9 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // it is let go here without a record, its connections are told `moved`.
   void lost(const std::string& code);
   // Another node asks for the room: it is let go as by lost(), after what it
-  // wrote is committed; `released` runs then (or at once if the room is not
-  // held here), to release the lease.
-  void hand_over(const std::string& code, std::function<void()> released);
+  // wrote is committed; `released(true)` runs then, or `released(false)` at
+  // once if the room is not held here, to release the lease.
+  void hand_over(const std::string& code, std::function<void(bool was_here)> released);
 
   // A room rebuilt from the store, under its own code; false if the code is
   // taken already.

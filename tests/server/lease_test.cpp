@@ -141,7 +141,7 @@ TEST_CASE("lease with PostgreSQL: a room made on node A and joined through node 
   CHECK(sql(db, "SELECT node || ' ' || epoch FROM room_lease WHERE code = '" + ann.code + "'") ==
         "b-" + db.schema() + " 2");
   check_moved(*ann.peer);
-  CHECK(a.process.log_text().find("room " + ann.code + ": another server asks for it") != std::string::npos);
+  CHECK(a.process.log_text().find("room " + ann.code + ": another server asked for it; handed over") != std::string::npos);
 
   // Ann resumes on B with her token and the last version she saw, as a
   // client does after `moved`, and the table plays a game there.
@@ -400,8 +400,23 @@ TEST_CASE("lease with PostgreSQL: node B waiting for the rooms of a paused node 
   CHECK(pongs == 32);
   // Twelve busy rooms later, a wrong code is a failed join, not refused.
   CHECK(other.error_of(protocol::Join{"ZZZZZ", "Bob", protocol::JoinAs::kPlayer}) == "room/not_found");
+  // Each try asks A again: three requests for the first room wait for A.
+  for (int i = 0; i < 2; ++i) {
+    CHECK(other.error_of(protocol::Join{hosts[0].code, "Cy", protocol::JoinAs::kPlayer}) == "room/busy");
+  }
 
+  // Running again, A hands each room over once, however often it was asked.
   REQUIRE(::kill(a.process.pid(), SIGCONT) == 0);
+  const std::string handed = "room " + hosts[0].code + ": another server asked for it; handed over";
+  const auto count = [&](const std::string& text) {
+    const std::string log = a.process.log_text();
+    std::size_t n = 0;
+    for (auto at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++n;
+    return n;
+  };
+  CHECK(eventually([&] { return count(handed) > 0; }, 10s));
+  std::this_thread::sleep_for(300ms);  // the later requests, had they been handled as new
+  CHECK(count(handed) == 1);
   CHECK(a.process.stop(SIGTERM) == 0);
   CHECK(b.process.stop(SIGTERM) == 0);
 }
