@@ -1607,6 +1607,31 @@ TEST_CASE_FIXTURE(TwoNodes, "postgres store: a lease lost while its room was not
         "AAAAA {\"a\":1}, BBBBB {}, CCCCC {\"a\":3}");
 }
 
+TEST_CASE_FIXTURE(TwoNodes, "postgres store: a connection lost while the guard reads again which leases were lost "
+                            "is made again, and the batch is written") {
+  REQUIRE(a.take_lease("AAAAA", "node-a", 60'000ms) == 1);
+  REQUIRE(a.take_lease("BBBBB", "node-a", 60'000ms) == 1);
+  CHECK(a.commit_rooms({{"AAAAA", {record::RoomCreated{"AAAAA", "{}", 1}}}}).empty());
+  // b takes BBBBB over: a's count of leases lost moves, so a's next batch
+  // fails its guard and a reads again which of its leases it lost.
+  db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second' WHERE code = 'BBBBB'");
+  REQUIRE(b.take_lease("BBBBB", "node-b", 60'000ms) == 2);
+  // That read is the next statement to look at room_lease: put a view in
+  // the table's place whose first row ends the session reading it (a's
+  // prepared statements are planned again against the view).
+  db.sql("CREATE SEQUENCE lease_reads; "
+         "CREATE FUNCTION end_first_lease_read() RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$ BEGIN "
+         "IF nextval('lease_reads') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); "
+         "PERFORM pg_sleep(10); END IF; RETURN true; END $$; "
+         "ALTER TABLE room_lease RENAME TO room_lease_table; "
+         "CREATE VIEW room_lease AS SELECT * FROM room_lease_table WHERE end_first_lease_read()");
+  CHECK(a.commit_rooms({{"AAAAA", {record::RoomSettingsChanged{"AAAAA", "{\"a\":1}"}}}}).empty());
+  CHECK(db.sql("SELECT settings FROM rooms WHERE code = 'AAAAA'") == "{\"a\":1}");
+  CHECK(db.sql("SELECT last_value FROM lease_reads") != "1");  // read once more after the lost one
+  // And the read again found BBBBB lost: fenced from now on.
+  CHECK(a.commit_rooms({{"BBBBB", {record::RoomCreated{"BBBBB", "{}", 2}}}}) == std::vector<std::string>{"BBBBB"});
+}
+
 TEST_CASE("postgres store writer: a fenced room's callback says not written, the others' say written") {
   PostgresDatabase db;
   PostgresStore a(db.url());
