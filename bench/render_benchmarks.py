@@ -362,6 +362,10 @@ def render(results, command, server_core, load_core, build, load_at_start):
                        f"own CPU per action (PostgreSQL's processes, on the same core, are not counted in it); p99 "
                        f"was {p99['postgres']} ms. Each batch is one transaction sent in one round trip (libpq's "
                        "pipeline mode), so the flush per commit is shared by every action in the batch.\n")
+            if durable["postgres-4"]:
+                out.append(f"With four writer connections committing side by side (`--postgres-writers 4`; "
+                           f"the default is one) it made {share['postgres-4']:.0%}, at {cpu['postgres-4']:.0f} µs "
+                           f"per action; p99 was {p99['postgres-4']} ms.\n")
             if durable["sqlite-full"] and durable["postgres-async"]:
                 out.append("The two defaults differ in what a commit waits for. SQLite's (`--sqlite-synchronous "
                            "normal`) returns once the commit is in the operating system's hands: a crash of the "
@@ -375,10 +379,6 @@ def render(results, command, server_core, load_core, build, load_at_start):
                            "`synchronous_commit` off is weaker than SQLite's `normal`: a crash of PostgreSQL "
                            "itself, not only of its machine, may lose the last commits (up to three times "
                            "`wal_writer_delay`). The targets above are judged at each store's default.\n")
-            if durable["postgres-4"]:
-                out.append(f"With four writer connections committing side by side (`--postgres-writers 4`; "
-                           f"the default is one) it made {share['postgres-4']:.0%}, at {cpu['postgres-4']:.0f} µs "
-                           f"per action; p99 was {p99['postgres-4']} ms.\n")
         else:
             out.append("PostgreSQL was not measured: this machine has no PostgreSQL server binaries "
                        "(Debian's `postgresql`, from `scripts/install-deps.sh --bench`).\n")
