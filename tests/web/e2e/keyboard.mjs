@@ -42,11 +42,21 @@ export default async function ({ baseUrl, browser, log }) {
   let arrows = 0;
   const places = new Map();
   for (;;) {
+    // Our turn, as the page shows it: the hand offers a card (the model's
+    // choices() alone can be ahead of the drawing, e.g. while the answer to
+    // our last ask is still on its way), and focus is in the hand.
     await page.waitForFunction(() => document.body.dataset.screen === 'over' ||
-      (!!window.gofish.choices()?.ask && !window.gofish.pacer.busy && !!document.activeElement?.closest('#hand')), null, { timeout: 60_000 });
+      (!!window.gofish.choices()?.ask && !window.gofish.pacer.busy && !!document.activeElement?.closest('#hand') &&
+        !!document.querySelector('#hand .rank-group[aria-disabled="false"]')), null, { timeout: 60_000 });
     if ((await page.evaluate(() => document.body.dataset.screen)) === 'over') break;
     // The event that gave us the turn put focus on a card we may ask for.
-    assert(await page.evaluate(() => document.activeElement.getAttribute('aria-disabled') === 'false'), 'focus is on a card you may ask for');
+    const focused = await page.evaluate(() => {
+      const a = document.activeElement;
+      return { enabled: a.getAttribute('aria-disabled') === 'false', rank: a.dataset.rank ?? a.tagName,
+        offered: [...document.querySelectorAll('#hand .rank-group[aria-disabled="false"]')].map((n) => n.dataset.rank),
+        sending: window.gofish.ui.sending, v: window.gofish.state.v };
+    });
+    assert(focused.enabled, `focus is on a card you may ask for (${JSON.stringify(focused)})`);
     await page.keyboard.press('Enter');
     await page.waitForSelector('#actions [data-target]');
     // Press 0: the first player is focused. Press 1 (every other time): the next one.
