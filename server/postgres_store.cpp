@@ -313,9 +313,12 @@ constexpr Sql kRenewLeases{"renew_leases",
 constexpr Sql kReleaseLeases{"release_leases",
                              "UPDATE room_lease SET expires_at = '-infinity' WHERE node = $1 AND code = ANY($2::text[])"};
 constexpr Sql kReleaseAllLeases{"release_all_leases", "UPDATE room_lease SET expires_at = '-infinity' WHERE node = $1"};
+// Never the asker itself: two lookups of one room on one node, the first
+// of which has taken the lease by the time the second asks, would have the
+// node hand over (close) the room it has just loaded.
 constexpr Sql kAskHandover{"ask_handover",
                            "SELECT pg_notify($2 || node, code) FROM room_lease "
-                           "WHERE code = $1 AND expires_at > clock_timestamp()"};
+                           "WHERE code = $1 AND node <> $3 AND expires_at > clock_timestamp()"};
 
 // Reads and upkeep. Codes sort byte by byte, as in SQLite, whatever the
 // database's collation.
@@ -1140,9 +1143,9 @@ void PostgresStore::release_leases(const std::string& node, const std::vector<st
   }
 }
 
-bool PostgresStore::ask_handover(const std::string& code) {
+bool PostgresStore::ask_handover(const std::string& code, const std::string& asker) {
   std::lock_guard lock(mutex_);
-  return with_retry([&] { return run(step(kAskHandover, code, std::string(kHandoverChannel))).rows() > 0; });
+  return with_retry([&] { return run(step(kAskHandover, code, std::string(kHandoverChannel), asker)).rows() > 0; });
 }
 
 std::vector<std::string> PostgresStore::handover_requests() {

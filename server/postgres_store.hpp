@@ -119,7 +119,7 @@ class PostgresStore final : public Store {
                                          std::chrono::milliseconds ttl) override;
   std::vector<std::string> renew_leases(const std::string& node, std::chrono::milliseconds ttl) override;
   void release_leases(const std::string& node, const std::vector<std::string>& codes) override;
-  bool ask_handover(const std::string& code) override;
+  bool ask_handover(const std::string& code, const std::string& asker) override;
   std::vector<std::string> handover_requests() override;
   void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
   std::vector<SetAsideRoom> set_aside_rooms() override;

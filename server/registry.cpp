@@ -149,9 +149,10 @@ void Registry::attempt(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> l
       // that or for the lease to run out.
       lookup->asked = true;
       lookup->deadline = std::chrono::steady_clock::now() + self->lease_ttl_ + std::chrono::seconds(1);
-      const bool asked = store.ask_handover(code);
-      spdlog::info("room {}: another server holds it; {}", code,
-                   asked ? "asked it to hand the room over" : "waiting for its lease to run out");
+      const bool asked = store.ask_handover(code, self->node_);
+      spdlog::info("room {}: {}", code,
+                   asked ? "another server holds it; asked it to hand the room over"
+                         : "no other server holds it now (its lease was let go, or taken here meanwhile); trying again");
     }
     if (std::chrono::steady_clock::now() >= lookup->deadline) {
       spdlog::warn("room {}: its lease could not be had within {} ms", code, self->lease_ttl_.count());

@@ -202,9 +202,10 @@ class Store {
   // waiting for them to expire; their epochs stay, so the next holder's is
   // higher.
   virtual void release_leases(const std::string& node, const std::vector<std::string>& codes);
-  // Asks the node holding a live lease on `code` to hand the room over;
-  // false when no live lease holds it.
-  virtual bool ask_handover(const std::string& code);
+  // Asks the node holding a live lease on `code` to hand the room over,
+  // unless that is `asker` itself; false when no other node holds a live
+  // lease on it (the lease is free, or already the asker's).
+  virtual bool ask_handover(const std::string& code, const std::string& asker);
   // The codes other nodes have asked this store's node (fence_as) to hand
   // over since the last call.
   virtual std::vector<std::string> handover_requests();
