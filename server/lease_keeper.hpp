@@ -5,8 +5,8 @@
 //   lease the renewal no longer lists was taken over by another node while
 //   this one could not renew (paused, cut off): the registry lets it go and
 //   its players are sent `moved` (Registry::lost);
-// - hands rooms over when another node asks (NOTIFY, checked every tenth of
-//   a second): the room commits what it has, then the lease is released;
+// - hands rooms over when another node asks (NOTIFY, checked every 20 ms,
+//   kHandoverPoll): the room commits what it has, then the lease is released;
 // - says whether the node is ready (/readyz): the last renewal succeeded,
 //   less than a TTL ago.
 // On SIGTERM the server releases every lease once its writes are committed
