@@ -2,19 +2,29 @@
 
 #include <spdlog/spdlog.h>
 
+#include <poll.h>
 #include <pthread.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
 #include <exception>
+#include <system_error>
 #include <vector>
 
 namespace gofish::server {
 
 namespace {
-// How often handover requests are looked for: a node asking waits at most
-// about this long before the owner starts handing over. A look reads only
-// what the connection has already received (no round trip).
-constexpr std::chrono::milliseconds kHandoverPoll{20};
+// How long a wait leaves out a socket that woke the last one for nothing.
+constexpr std::chrono::milliseconds kQuietSocket{20};
+
+int make_stop_fd() {
+  const int fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "leases: eventfd");
+  return fd;
+}
 }  // namespace
 
 LeaseKeeper::LeaseKeeper(Store& store, std::shared_ptr<Registry> registry, std::string node,
@@ -24,17 +34,22 @@ LeaseKeeper::LeaseKeeper(Store& store, std::shared_ptr<Registry> registry, std::
       node_(std::move(node)),
       ttl_(ttl),
       renew_period_(renew_period),
+      stop_fd_(make_stop_fd()),
       last_renewal_(std::chrono::steady_clock::now()),
       thread_([this] { run(); }) {}
 
-LeaseKeeper::~LeaseKeeper() { stop(); }
+LeaseKeeper::~LeaseKeeper() {
+  stop();
+  ::close(stop_fd_);
+}
 
 void LeaseKeeper::stop() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const auto written = ::write(stop_fd_, &one, sizeof one);
   if (thread_.joinable()) thread_.join();
 }
 
@@ -49,16 +64,30 @@ void LeaseKeeper::run() {
   pthread_setname_np(pthread_self(), "lease-keeper");
   auto next_renewal = std::chrono::steady_clock::now();
   for (;;) {
-    {
-      std::unique_lock lock(mutex_);
-      if (wake_.wait_for(lock, kHandoverPoll, [this] { return stopping_; })) return;
-    }
-    hand_over_requested();
     if (std::chrono::steady_clock::now() >= next_renewal) {
       next_renewal = std::chrono::steady_clock::now() + renew_period_;
       renew();
     }
+    if (wait(next_renewal)) return;
   }
+}
+
+bool LeaseKeeper::wait(std::chrono::steady_clock::time_point deadline) {
+  const int socket = socket_idle_ ? -1 : store_.handover_socket();
+  if (socket_idle_) deadline = std::min(deadline, std::chrono::steady_clock::now() + kQuietSocket);
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+  pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {socket, POLLIN, 0}};
+  // EINTR is as good as a timeout: the caller looks at the clock again.
+  ::poll(fds, socket >= 0 ? 2 : 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return true;
+  }
+  // Reads what came (and, should the connection have dropped, connects
+  // again) whatever woke the wait: a request that came during a renewal's
+  // round trip is then not left for the next one.
+  socket_idle_ = !hand_over_requested() && socket >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+  return false;
 }
 
 void LeaseKeeper::renew() {
@@ -85,14 +114,15 @@ void LeaseKeeper::renew() {
   }
 }
 
-void LeaseKeeper::hand_over_requested() {
+bool LeaseKeeper::hand_over_requested() {
   std::vector<std::string> codes;
   try {
     codes = store_.handover_requests();
   } catch (const std::exception& error) {
     spdlog::debug("leases: reading handover requests failed: {}", error.what());
-    return;
+    return false;
   }
+  if (codes.empty()) return false;
   // A node that asked again and again while this one was paused has left
   // one request per try: each room is handed over once, and a request for a
   // room no longer here (handed over already) only releases the lease row.
@@ -108,6 +138,7 @@ void LeaseKeeper::hand_over_requested() {
       }
     });
   }
+  return true;
 }
 
 }  // namespace gofish::server

@@ -5,8 +5,10 @@
 //   lease the renewal no longer lists was taken over by another node while
 //   this one could not renew (paused, cut off): the registry lets it go and
 //   its players are sent `moved` (Registry::lost);
-// - hands rooms over when another node asks (NOTIFY, checked every 20 ms,
-//   kHandoverPoll): the room commits what it has, then the lease is released;
+// - hands rooms over when another node asks (NOTIFY): the room commits what
+//   it has, then the lease is released. Between renewals the thread sleeps
+//   on the store's handover socket, so a request is taken up as it comes
+//   and an idle node does not wake for nothing;
 // - says whether the node is ready (/readyz): the last renewal succeeded,
 //   less than a TTL ago.
 // On SIGTERM the server releases every lease once its writes are committed
@@ -15,7 +17,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -45,7 +46,8 @@ class LeaseKeeper {
  private:
   void run();
   void renew();
-  void hand_over_requested();
+  // Hands over the rooms other nodes asked for; false when none had asked.
+  bool hand_over_requested();
 
   Store& store_;
   const std::shared_ptr<Registry> registry_;
@@ -53,9 +55,18 @@ class LeaseKeeper {
   const std::chrono::milliseconds ttl_;
   const std::chrono::milliseconds renew_period_;
 
+  // Waits until `deadline`, or less: until the store's handover socket is
+  // readable or stop() is called. True when stopping.
+  bool wait(std::chrono::steady_clock::time_point deadline);
+
   mutable std::mutex mutex_;
-  std::condition_variable wake_;
   bool stopping_ = false;
+  // Written by stop(), to wake the thread from its wait.
+  int stop_fd_ = -1;
+  // The socket woke the last wait and nothing was read from it: the next
+  // wait leaves it out for a moment, so that a socket that stays readable
+  // cannot make the thread spin.
+  bool socket_idle_ = false;
   std::chrono::steady_clock::time_point last_renewal_;  // the last that succeeded
   std::string last_error_;                              // of the last renewal that failed, "" after a success
   std::thread thread_;

@@ -766,9 +766,24 @@ PostgresStore::PostgresStore(const PostgresStore& parent, WriterTag)
     : url_(parent.url_),
       missing_key_(parent.missing_key_),
       fence_(parent.fence_),
-      sequences_(parent.sequences_),
-      listens_(false) {
+      sequences_(parent.sequences_) {
   open(false);
+}
+
+PostgresStore::PostgresStore(const PostgresStore& parent, ListenerTag)
+    : url_(parent.url_),
+      missing_key_(parent.missing_key_),
+      fence_(parent.fence_),
+      sequences_(parent.sequences_),
+      listens_(true) {
+  open(false);
+  try {
+    listen();
+  } catch (...) {
+    PQfinish(conn_);
+    conn_ = nullptr;
+    throw;
+  }
 }
 
 void PostgresStore::open(bool migrate) {
@@ -1061,15 +1076,20 @@ void PostgresStore::recheck_fence(const std::string& node) {
 }
 
 void PostgresStore::fence_as(const std::string& node) {
-  std::lock_guard lock(mutex_);
-  // The node's count of leases lost, 0 if new; read by the first batch.
-  with_retry([&] { run(step(kAddNodeFence, node)); });
   {
+    std::lock_guard lock(mutex_);
+    // The node's count of leases lost, 0 if new; read by the first batch.
+    with_retry([&] { run(step(kAddNodeFence, node)); });
     std::lock_guard fence(fence_->mutex);
     fence_->node = node;
     fence_->losses = -1;
   }
-  listen();
+  // Handover requests come on a connection of their own: were they heard
+  // on this one, any query run here could take one in, and a wait on the
+  // socket would miss it.
+  auto listener = std::shared_ptr<PostgresStore>(new PostgresStore(*this, ListenerTag{}));
+  std::lock_guard lock(mutex_);
+  listener_ = std::move(listener);
 }
 
 void PostgresStore::listen() {
@@ -1149,6 +1169,26 @@ bool PostgresStore::ask_handover(const std::string& code, const std::string& ask
 }
 
 std::vector<std::string> PostgresStore::handover_requests() {
+  std::shared_ptr<PostgresStore> listener;
+  {
+    std::lock_guard lock(mutex_);
+    listener = listener_;
+  }
+  return listener ? listener->notifications() : std::vector<std::string>{};
+}
+
+int PostgresStore::handover_socket() {
+  std::shared_ptr<PostgresStore> listener;
+  {
+    std::lock_guard lock(mutex_);
+    listener = listener_;
+  }
+  if (!listener) return -1;
+  std::lock_guard lock(listener->mutex_);
+  return listener->connection_lost() ? -1 : PQsocket(listener->conn_);
+}
+
+std::vector<std::string> PostgresStore::notifications() {
   std::lock_guard lock(mutex_);
   reconnect_if_lost();  // also reads what arrived while idle
   std::vector<std::string> codes;

@@ -106,8 +106,10 @@ class PostgresStore final : public Store {
   // (take_lease), at that epoch: a room whose lease this store never took,
   // or lost (renew_leases no longer lists it, release_leases let it go), is
   // fenced out. It also listens for other nodes' handover requests (NOTIFY
-  // on the node's channel), which handover_requests() collects. commit()
-  // itself stays unfenced (tools, tests).
+  // on the node's channel), on a connection of its own that nothing else
+  // reads, so that its socket (handover_socket()) is readable exactly when
+  // one may have come; handover_requests() collects them. commit() itself
+  // stays unfenced (tools, tests).
   void fence_as(const std::string& node);
   // Another connection to the same database for a writer lane: it commits
   // under this store's fence (the node and the epochs of the leases this
@@ -121,6 +123,7 @@ class PostgresStore final : public Store {
   void release_leases(const std::string& node, const std::vector<std::string>& codes) override;
   bool ask_handover(const std::string& code, const std::string& asker) override;
   std::vector<std::string> handover_requests() override;
+  int handover_socket() override;
   void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
   std::vector<SetAsideRoom> set_aside_rooms() override;
   bool restore_set_aside(const std::string& room) override;
@@ -181,6 +184,11 @@ class PostgresStore final : public Store {
   };
   struct WriterTag {};
   PostgresStore(const PostgresStore& parent, WriterTag);
+  // The connection that listens for the node's handover requests.
+  struct ListenerTag {};
+  PostgresStore(const PostgresStore& parent, ListenerTag);
+  // What arrived on this (listening) connection.
+  std::vector<std::string> notifications();
 
   mutable std::mutex mutex_;
   pg_conn* conn_ = nullptr;
@@ -192,8 +200,9 @@ class PostgresStore final : public Store {
   std::shared_ptr<Fence> fence_;
   // Each game's next decision number: shared with the writer connections.
   std::shared_ptr<DecisionSequences> sequences_;
-  // Only the first connection listens for handover requests.
-  const bool listens_ = true;
+  // Only the listener (fence_as) listens for handover requests.
+  const bool listens_ = false;
+  std::shared_ptr<PostgresStore> listener_;
 };
 
 }  // namespace gofish::server

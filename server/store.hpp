@@ -209,6 +209,10 @@ class Store {
   // The codes other nodes have asked this store's node (fence_as) to hand
   // over since the last call.
   virtual std::vector<std::string> handover_requests();
+  // A socket that becomes readable when a handover request may have come
+  // (or its connection dropped), for a caller to wait on instead of asking
+  // handover_requests() again and again; -1 when there is none.
+  virtual int handover_socket() { return -1; }
 
   // Every room not closed and not set aside, with its latest game; a torn
   // decision tail has been cut back (with a warning naming the room) before

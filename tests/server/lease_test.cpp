@@ -8,6 +8,8 @@
 // - A paused (SIGSTOP) past its TTL while B takes the room, then resumed
 //   (SIGCONT): nothing A writes lands, and its players get `moved`.
 // - A stopped (SIGTERM) releases its leases: B takes the room at once.
+// - An idle node's lease keeper wakes only to renew, and takes a handover
+//   request up as it comes.
 // - /readyz answers 503 while lease renewal cannot reach the database.
 // - A listed room made on A shows in B's lobby until it fills.
 // - A lobby request waiting for a slow store read holds up no other request.
@@ -21,6 +23,8 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -443,6 +447,51 @@ TEST_CASE("lease with PostgreSQL: node A stopped with SIGTERM releases its lease
   check_nothing_seen_is_lost(*peer, last_v);
   peer.reset();
   play_to_the_end(*ann, b.port());
+  CHECK(b.process.stop(SIGTERM) == 0);
+}
+
+// The voluntary context switches of the node's lease-keeper thread so far:
+// how often it has gone to sleep and been woken.
+long keeper_wakeups(const ServerProcess& process) {
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(process.pid()) + "/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name != "lease-keeper") continue;
+    std::ifstream status(task.path() / "status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0) return std::stol(line.substr(line.find(':') + 1));
+    }
+  }
+  FAIL("no lease-keeper thread in process " << process.pid());
+  return 0;
+}
+
+TEST_CASE("lease with PostgreSQL: an idle node's lease keeper sleeps until a renewal or a handover request, and "
+          "takes a request up at once") {
+  TempDir dir("gofish-lease");
+  PostgresDatabase db;
+  // A renewal every second (a third of the TTL, at most a second).
+  Node a(dir, db, "a", 3'000), b(dir, db, "b", 3'000);
+  Seated ann = create_room(a.port(), create_request("Ann", "classic", 3, {{1, protocol::BotLevel::kEasy}}));
+  std::this_thread::sleep_for(500ms);
+  // Two idle seconds: two renewals, each a round trip or two, and nothing
+  // else (looking for requests every 20 ms made over a hundred wakes).
+  const long before = keeper_wakeups(a.process);
+  std::this_thread::sleep_for(2s);
+  const long woken = keeper_wakeups(a.process) - before;
+  CHECK(woken <= 12);
+
+  // A request reaches a sleeping keeper: B asks for the room over SQL, as
+  // a node does, and A lets it go well before its next renewal could have
+  // looked.
+  const std::string channel = "gofish_handover_a-" + db.schema();
+  std::this_thread::sleep_for(100ms);  // just after a renewal, at the earliest
+  const auto asked = std::chrono::steady_clock::now();
+  sql(db, "SELECT pg_notify('" + channel + "', '" + ann.code + "')");
+  CHECK(ann.peer->await(is_moved, 10s));
+  CHECK(std::chrono::steady_clock::now() - asked < 500ms);
+  CHECK(a.process.stop(SIGTERM) == 0);
   CHECK(b.process.stop(SIGTERM) == 0);
 }
 

@@ -7,6 +7,7 @@
 #include "server/store.hpp"
 
 #include <doctest/doctest.h>
+#include <poll.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -1346,6 +1347,31 @@ TEST_CASE("postgres store: a handover request reaches the node holding the lease
   CHECK(handovers_asked(a).empty());
   db.sql("UPDATE room_lease SET expires_at = now() - interval '1 second'");
   CHECK_FALSE(b.ask_handover("AAAAA", node_b));
+}
+
+TEST_CASE("postgres store: the handover socket turns readable when a request comes, whatever the store ran "
+          "meanwhile, and quiet once it is read") {
+  PostgresDatabase db;
+  PostgresStore a(db.url()), b(db.url());
+  CHECK(a.handover_socket() == -1);  // not fenced as a node: nothing to hear
+  const std::string node = "socket-a-" + db.schema();
+  a.fence_as(node);
+  b.fence_as("socket-b-" + db.schema());
+  REQUIRE(a.take_lease("AAAAA", node, 60'000ms));
+  const auto readable = [&](int wait_ms) {
+    pollfd socket{a.handover_socket(), POLLIN, 0};
+    REQUIRE(socket.fd >= 0);
+    return ::poll(&socket, 1, wait_ms) == 1;
+  };
+  CHECK_FALSE(readable(100));
+  REQUIRE(b.ask_handover("AAAAA", "socket-b-" + db.schema()));
+  // The node's own queries go on meanwhile; none of them takes the request
+  // in, as they would on a connection that also listened.
+  REQUIRE(a.take_lease("BBBBB", node, 60'000ms));
+  CHECK(a.renew_leases(node, 60'000ms).size() == 2);
+  CHECK(readable(2000));
+  CHECK(a.handover_requests() == std::vector<std::string>{"AAAAA"});
+  CHECK_FALSE(readable(100));
 }
 
 // What schema version 8 changed, undone: decisions keyed by game and number
