@@ -762,20 +762,12 @@ PostgresStore::PostgresStore(const std::string& url, MissingTokenKey missing_key
 }
 
 // The parent has checked and migrated the schema already.
-PostgresStore::PostgresStore(const PostgresStore& parent, WriterTag)
-    : url_(parent.url_),
-      missing_key_(parent.missing_key_),
-      fence_(parent.fence_),
-      sequences_(parent.sequences_) {
-  open(false);
-}
-
-PostgresStore::PostgresStore(const PostgresStore& parent, ListenerTag)
+PostgresStore::PostgresStore(const PostgresStore& parent, Role role)
     : url_(parent.url_),
       missing_key_(parent.missing_key_),
       fence_(parent.fence_),
       sequences_(parent.sequences_),
-      listens_(true) {
+      listens_(role == Role::kListener) {
   open(false);
   try {
     listen();
@@ -799,7 +791,7 @@ void PostgresStore::open(bool migrate) {
 }
 
 std::unique_ptr<PostgresStore> PostgresStore::open_writer() const {
-  return std::unique_ptr<PostgresStore>(new PostgresStore(*this, WriterTag{}));
+  return std::unique_ptr<PostgresStore>(new PostgresStore(*this, Role::kWriter));
 }
 
 PostgresStore::~PostgresStore() { PQfinish(conn_); }
@@ -1087,7 +1079,7 @@ void PostgresStore::fence_as(const std::string& node) {
   // Handover requests come on a connection of their own: were they heard
   // on this one, any query run here could take one in, and a wait on the
   // socket would miss it.
-  auto listener = std::shared_ptr<PostgresStore>(new PostgresStore(*this, ListenerTag{}));
+  auto listener = std::shared_ptr<PostgresStore>(new PostgresStore(*this, Role::kListener));
   std::lock_guard lock(mutex_);
   listener_ = std::move(listener);
 }
@@ -1168,21 +1160,18 @@ bool PostgresStore::ask_handover(const std::string& code, const std::string& ask
   return with_retry([&] { return run(step(kAskHandover, code, std::string(kHandoverChannel), asker)).rows() > 0; });
 }
 
+std::shared_ptr<PostgresStore> PostgresStore::listener() const {
+  std::lock_guard lock(mutex_);
+  return listener_;
+}
+
 std::vector<std::string> PostgresStore::handover_requests() {
-  std::shared_ptr<PostgresStore> listener;
-  {
-    std::lock_guard lock(mutex_);
-    listener = listener_;
-  }
+  const auto listener = this->listener();
   return listener ? listener->notifications() : std::vector<std::string>{};
 }
 
 int PostgresStore::handover_socket() {
-  std::shared_ptr<PostgresStore> listener;
-  {
-    std::lock_guard lock(mutex_);
-    listener = listener_;
-  }
+  const auto listener = this->listener();
   if (!listener) return -1;
   std::lock_guard lock(listener->mutex_);
   return listener->connection_lost() ? -1 : PQsocket(listener->conn_);

@@ -182,11 +182,11 @@ class PostgresStore final : public Store {
     // it that `epochs` accounts for. -1 until the first check.
     std::int64_t losses = -1;
   };
-  struct WriterTag {};
-  PostgresStore(const PostgresStore& parent, WriterTag);
-  // The connection that listens for the node's handover requests.
-  struct ListenerTag {};
-  PostgresStore(const PostgresStore& parent, ListenerTag);
+  // Another connection beside `parent`: a writer lane's (open_writer), or
+  // the one that listens for the node's handover requests (fence_as).
+  enum class Role { kWriter, kListener };
+  PostgresStore(const PostgresStore& parent, Role role);
+  std::shared_ptr<PostgresStore> listener() const;
   // What arrived on this (listening) connection.
   std::vector<std::string> notifications();
 
