@@ -129,6 +129,10 @@ bool LeaseKeeper::hand_over_requested() {
   std::sort(codes.begin(), codes.end());
   codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
   for (const auto& code : codes) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!handing_over_.insert(code).second) continue;  // already on its way
+    }
     registry_->hand_over(code, [this, code](bool was_here) {
       if (was_here) spdlog::info("room {}: another server asked for it; handed over, releasing its lease", code);
       try {
@@ -136,6 +140,8 @@ bool LeaseKeeper::hand_over_requested() {
       } catch (const std::exception& error) {
         spdlog::error("room {}: releasing its lease failed ({}); it expires by itself", code, error.what());
       }
+      std::lock_guard lock(mutex_);
+      handing_over_.erase(code);
     });
   }
   return true;

@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -67,6 +68,11 @@ class LeaseKeeper {
   // wait leaves it out for a moment, so that a socket that stays readable
   // cannot make the thread spin.
   bool socket_idle_ = false;
+  // Rooms being handed over: until one's lease is released, another
+  // request for it is ignored (the room is no longer in the registry, and
+  // releasing its lease then would let the asker load it before its last
+  // records are committed).
+  std::set<std::string> handing_over_;
   std::chrono::steady_clock::time_point last_renewal_;  // the last that succeeded
   std::string last_error_;                              // of the last renewal that failed, "" after a success
   std::thread thread_;
