@@ -69,9 +69,10 @@ class LeaseKeeper {
   // cannot make the thread spin.
   bool socket_idle_ = false;
   // Rooms being handed over: until one's lease is released, another
-  // request for it is ignored (the room is no longer in the registry, and
-  // releasing its lease then would let the asker load it before its last
-  // records are committed).
+  // request for it is ignored. The room is no longer in the registry, and
+  // releasing its lease then would let the asker take the room before the
+  // handover's last records are committed; the fence would keep them out,
+  // and the new owner would start from the records before them.
   std::set<std::string> handing_over_;
   std::chrono::steady_clock::time_point last_renewal_;  // the last that succeeded
   std::string last_error_;                              // of the last renewal that failed, "" after a success
