@@ -315,9 +315,10 @@ constexpr Sql kReleaseLeases{"release_leases",
 constexpr Sql kReleaseAllLeases{"release_all_leases", "UPDATE room_lease SET expires_at = '-infinity' WHERE node = $1"};
 // Never the asker itself: two lookups of one room on one node, the first
 // of which has taken the lease by the time the second asks, would have the
-// node hand over (close) the room it has just loaded.
+// node hand over (close) the room it has just loaded. Nor a node the
+// lookup has asked before ($4): it is only told again which node holds it.
 constexpr Sql kAskHandover{"ask_handover",
-                           "SELECT pg_notify($2 || node, code) FROM room_lease "
+                           "SELECT node, (SELECT pg_notify($2 || node, code) WHERE node <> $4) FROM room_lease "
                            "WHERE code = $1 AND node <> $3 AND expires_at > clock_timestamp()"};
 
 // Reads and upkeep. Codes sort byte by byte, as in SQLite, whatever the
@@ -1155,9 +1156,14 @@ void PostgresStore::release_leases(const std::string& node, const std::vector<st
   }
 }
 
-bool PostgresStore::ask_handover(const std::string& code, const std::string& asker) {
+std::optional<std::string> PostgresStore::ask_handover(const std::string& code, const std::string& asker,
+                                                       const std::string& asked_before) {
   std::lock_guard lock(mutex_);
-  return with_retry([&] { return run(step(kAskHandover, code, std::string(kHandoverChannel), asker)).rows() > 0; });
+  return with_retry([&]() -> std::optional<std::string> {
+    const Result rows = run(step(kAskHandover, code, std::string(kHandoverChannel), asker, asked_before));
+    if (rows.rows() == 0) return std::nullopt;
+    return rows.bytes(0, 0);
+  });
 }
 
 std::shared_ptr<PostgresStore> PostgresStore::listener() const {

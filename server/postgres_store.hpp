@@ -121,7 +121,8 @@ class PostgresStore final : public Store {
                                          std::chrono::milliseconds ttl) override;
   std::vector<std::string> renew_leases(const std::string& node, std::chrono::milliseconds ttl) override;
   void release_leases(const std::string& node, const std::vector<std::string>& codes) override;
-  bool ask_handover(const std::string& code, const std::string& asker) override;
+  std::optional<std::string> ask_handover(const std::string& code, const std::string& asker,
+                                          const std::string& asked_before = "") override;
   std::vector<std::string> handover_requests() override;
   int handover_socket() override;
   void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;

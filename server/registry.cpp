@@ -85,8 +85,10 @@ struct Registry::Lookup {
       : code(std::move(room)), done(std::move(answer)), timer(io) {}
   const std::string code;
   std::function<void(Found)> done;
-  bool asked = false;  // the owner was asked to hand the room over
-  std::chrono::steady_clock::time_point deadline;
+  bool started = false;
+  std::string asked;  // the node last asked to hand the room over ("" none yet)
+  std::chrono::steady_clock::time_point deadline;  // room/busy from then on
+  std::chrono::steady_clock::time_point last_deadline;  // however many nodes are asked
   std::chrono::milliseconds pause{10};
   boost::asio::steady_timer timer;  // the pause between tries, on the I/O threads
 };
@@ -136,26 +138,41 @@ void Registry::stop_lookups() {
 void Registry::attempt(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> lookup) {
   Store& store = *self->on_demand_;
   const std::string& code = lookup->code;
+  // One holder's wait: its handover, or its lease running out.
+  const auto wait = self->lease_ttl_ + std::chrono::seconds(1);
   try {
-    // The room is this node's before it is read for good.
-    if (!lookup->asked && !store.load_room(code)) return answer(std::move(self), std::move(lookup), not_found());
+    const auto now = std::chrono::steady_clock::now();
+    const bool first = !lookup->started;
+    if (first) {
+      // The room is this node's before it is read for good.
+      if (!store.load_room(code)) return answer(std::move(self), std::move(lookup), not_found());
+      lookup->started = true;
+      lookup->deadline = now + wait;
+      lookup->last_deadline = now + 2 * wait;
+    }
     if (store.take_lease(code, self->node_, self->lease_ttl_)) {
-      if (lookup->asked) spdlog::info("room {}: its lease is this server's now", code);
+      if (!first) spdlog::info("room {}: its lease is this server's now", code);
       auto room = self->load(code);
       return answer(std::move(self), std::move(lookup), room ? Found{std::move(room)} : Found{not_found()});
     }
-    if (!lookup->asked) {
-      // Another node holds it: ask it to hand the room over, and wait for
-      // that or for the lease to run out.
-      lookup->asked = true;
-      lookup->deadline = std::chrono::steady_clock::now() + self->lease_ttl_ + std::chrono::seconds(1);
-      const bool asked = store.ask_handover(code, self->node_);
-      spdlog::info("room {}: {}", code,
-                   asked ? "another server holds it; asked it to hand the room over"
-                         : "no other server holds it now (its lease was let go, or taken here meanwhile); trying again");
+    // Another node holds it: ask it to hand the room over, and wait for
+    // that or for its lease to run out. The holder may change meanwhile
+    // (a dead owner's lease runs out and a third node takes it): the new
+    // one is asked too, and waited for afresh.
+    const auto holder = store.ask_handover(code, self->node_, lookup->asked);
+    if (holder && *holder != lookup->asked) {
+      spdlog::info("room {}: {} holds it; asked it to hand the room over", code,
+                   lookup->asked.empty() ? "another server" : "now server " + *holder);
+      if (!lookup->asked.empty()) lookup->deadline = std::min(now + wait, lookup->last_deadline);
+      lookup->asked = *holder;
+    } else if (!holder && first) {
+      spdlog::info("room {}: no other server holds it now (its lease was let go, or taken here meanwhile); trying "
+                   "again",
+                   code);
     }
-    if (std::chrono::steady_clock::now() >= lookup->deadline) {
-      spdlog::warn("room {}: its lease could not be had within {} ms", code, self->lease_ttl_.count());
+    if (now >= lookup->deadline) {
+      spdlog::warn("room {}: its lease could not be had in time (held by {})", code,
+                   lookup->asked.empty() ? "another server" : "server " + lookup->asked);
       return answer(std::move(self), std::move(lookup), protocol::default_error(protocol::ErrorCode::kRoomBusy));
     }
   } catch (const std::exception& error) {

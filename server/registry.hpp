@@ -89,10 +89,12 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // whose live lease another node holds is asked for (Store::ask_handover)
   // and waited for, at most the TTL and a little more: the owner hands it
   // over, or its lease runs out; if neither happens, the lookup answers
-  // room/busy. Such lookups (every find and find_token of a room not held
-  // here) do their store round trips on a few threads of their own and wait
-  // on timers, so no I/O thread waits and this node keeps handing its own
-  // rooms over meanwhile. Call after load_on_demand, before serving.
+  // room/busy. When a third node takes the lease meanwhile (a dead owner's
+  // ran out), that node is asked in turn and waited for afresh, up to twice
+  // that wait in all. Such lookups (every find and find_token of a room not
+  // held here) do their store round trips on a few threads of their own and
+  // wait on timers, so no I/O thread waits and this node keeps handing its
+  // own rooms over meanwhile. Call after load_on_demand, before serving.
   void use_leases(std::string node, std::chrono::milliseconds ttl);
   // Stops the lookup threads, once the I/O threads have stopped and before
   // the io_context goes: lookups under way are dropped unanswered.

@@ -45,7 +45,9 @@ std::optional<std::int64_t> Store::take_lease(const std::string&, const std::str
 }
 std::vector<std::string> Store::renew_leases(const std::string&, std::chrono::milliseconds) { return {}; }
 void Store::release_leases(const std::string&, const std::vector<std::string>&) {}
-bool Store::ask_handover(const std::string&, const std::string&) { return false; }
+std::optional<std::string> Store::ask_handover(const std::string&, const std::string&, const std::string&) {
+  return std::nullopt;
+}
 std::vector<std::string> Store::handover_requests() { return {}; }
 
 NullStore::NullStore() {

@@ -203,9 +203,12 @@ class Store {
   // higher.
   virtual void release_leases(const std::string& node, const std::vector<std::string>& codes);
   // Asks the node holding a live lease on `code` to hand the room over,
-  // unless that is `asker` itself; false when no other node holds a live
-  // lease on it (the lease is free, or already the asker's).
-  virtual bool ask_handover(const std::string& code, const std::string& asker);
+  // unless that node is `asker` itself or `asked_before` (which a lookup
+  // has asked already). Returns that node, asked now or before; nullopt
+  // when no other node holds a live lease on it (the lease is free, or
+  // already the asker's).
+  virtual std::optional<std::string> ask_handover(const std::string& code, const std::string& asker,
+                                                  const std::string& asked_before = "");
   // The codes other nodes have asked this store's node (fence_as) to hand
   // over since the last call.
   virtual std::vector<std::string> handover_requests();

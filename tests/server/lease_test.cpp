@@ -5,6 +5,8 @@
 //   the lease and closes its players with `moved` (4001); they resume on B.
 // - A killed (SIGKILL): once its lease has run out, B restores the room
 //   mid-game from the journal and nothing seen before the kill is lost.
+//   When B and C both wait for A's room, the one that does not get the
+//   lease asks the one that did.
 // - A paused (SIGSTOP) past its TTL while B takes the room, then resumed
 //   (SIGCONT): nothing A writes lands, and its players get `moved`.
 // - A stopped (SIGTERM) releases its leases: B takes the room at once.
@@ -294,6 +296,50 @@ TEST_CASE("lease with PostgreSQL: node A killed mid-game, a resume on node B res
   peer.reset();
   play_to_the_end(*ann, b.port());
   CHECK(b.process.stop(SIGTERM) == 0);
+}
+
+TEST_CASE("lease with PostgreSQL: node A killed, and B and C both waiting for its room: the one that does not get "
+          "the lease asks the one that did, and both are answered with the room") {
+  TempDir dir("gofish-lease");
+  PostgresDatabase db;
+  constexpr int kTtl = 2'000;
+  Node b(dir, db, "b", kTtl);
+  Node c(dir, db, "c", kTtl);
+  std::string code;
+  std::unique_ptr<AutoPlayer> ann;
+  std::int64_t last_v = 0;
+  {
+    Node a(dir, db, "a", kTtl);
+    ann = game_under_way(a.port(), code, 3);
+    last_v = ann->peer().last_v();
+    REQUIRE(WIFSIGNALED(a.process.stop(SIGKILL)));
+  }
+  // Both lookups begin while A's lease still runs, so both ask A, which is
+  // dead. When the lease runs out one of B and C takes it; the other must
+  // then ask that one, not wait for a lease that is live again (and answer
+  // room/busy when its wait is over).
+  Peer on_b(b.port());
+  Peer on_c(c.port());
+  const auto resume = on_b.send(protocol::Resume{ann->token(), last_v});
+  const auto watch = on_c.send(protocol::Join{code, "Zed", protocol::JoinAs::kSpectator});
+  // The node that took the lease first hands the room over when asked, so
+  // its connection may be told `moved` rather than answered.
+  const auto answer = [&](Peer& peer, std::int64_t id) {
+    const protocol::RequestId wanted = id;
+    const auto message = peer.await([&](const protocol::ServerMessage& m) { return id_of(m) == wanted || is_moved(m); },
+                                    std::chrono::milliseconds(kTtl) + 5s);
+    REQUIRE(message);
+    CHECK_MESSAGE((std::holds_alternative<protocol::Joined>(*message) || is_moved(*message)),
+                  Peer::describe(*message));
+    return std::holds_alternative<protocol::Joined>(*message);
+  };
+  const bool b_joined = answer(on_b, resume);
+  const bool c_joined = answer(on_c, watch);
+  CHECK((b_joined || c_joined));
+  const auto holder = sql(db, "SELECT node FROM room_lease WHERE code = '" + code + "'");
+  CHECK(holder == (c_joined ? "c-" : "b-") + db.schema());
+  CHECK(b.process.stop(SIGTERM) == 0);
+  CHECK(c.process.stop(SIGTERM) == 0);
 }
 
 TEST_CASE("lease with PostgreSQL: node A paused past its lease while B takes the room, then resumed, is fenced out "

@@ -1328,7 +1328,8 @@ TEST_CASE_FIXTURE(TwoNodes, "postgres store: renewing lists the leases still hel
   CHECK(a.commit_rooms({{"BBBBB", {record::RoomCreated{"BBBBB", "{}", 1}}}}) == std::vector<std::string>{"BBBBB"});
 }
 
-TEST_CASE("postgres store: a handover request reaches the node holding the lease, and only while it is live") {
+TEST_CASE("postgres store: a handover request reaches the node holding the lease, once, and only while it is "
+          "live") {
   PostgresDatabase db;
   PostgresStore a(db.url()), b(db.url());
   const std::string node_a = "handover-a-" + db.schema(), node_b = "handover-b-" + db.schema();
@@ -1336,9 +1337,13 @@ TEST_CASE("postgres store: a handover request reaches the node holding the lease
   b.fence_as(node_b);
   REQUIRE(a.take_lease("AAAAA", node_a, 60'000ms));
   CHECK_FALSE(b.ask_handover("ZZZZZ", node_b));  // nobody holds it
-  CHECK(b.ask_handover("AAAAA", node_b));
+  CHECK(b.ask_handover("AAAAA", node_b) == node_a);
   CHECK(handovers_asked(a) == std::vector<std::string>{"AAAAA"});
   CHECK(b.handover_requests().empty());
+  // A lookup that has asked a node already is told who holds the lease,
+  // and that node is not asked again.
+  CHECK(b.ask_handover("AAAAA", node_b, node_a) == node_a);
+  CHECK(handovers_asked(a).empty());
   // The holder itself asking (two lookups of one room on one node, the
   // first of which took the lease meanwhile) asks nobody: a node that
   // handed a room over to itself would close every connection of a room it
