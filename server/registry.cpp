@@ -333,7 +333,7 @@ void Registry::find_token(const TokenHash& hash, std::function<void(FoundSeat)> 
     const auto it = tokens_.find(hash);
     auto room = it == tokens_.end() ? nullptr : it->second.room.lock();
     if (!room) return protocol::default_error(protocol::ErrorCode::kRoomBadToken);
-    return TokenSeat{std::move(room), it->second.seat};
+    return TokenSeat{std::move(room)};
   };
   if (auto found = lookup(); std::holds_alternative<TokenSeat>(found) || !on_demand_) return done(std::move(found));
   // Perhaps a seat of a room not loaded yet: the store knows which room, and
@@ -347,7 +347,12 @@ void Registry::find_token(const TokenHash& hash, std::function<void(FoundSeat)> 
     self->find(*code, [self, lookup, done = std::move(done)](Found found) mutable {
       const auto* error = std::get_if<protocol::Error>(&found);
       if (error && error->code != protocol::ErrorCode::kRoomNotFound) return done(*error);
-      done(lookup());
+      auto seat = lookup();
+      if (error || std::holds_alternative<TokenSeat>(seat)) return done(std::move(seat));
+      // Found, but gone from here before its tokens were read: handed over
+      // to another server meanwhile (or the room has closed). The room
+      // answers, room/busy or room/bad_token.
+      done(TokenSeat{std::get<std::shared_ptr<Room>>(std::move(found))});
     });
   };
   if (node_.empty()) return then(on_demand_->room_of_token(bytes), false);

@@ -123,7 +123,7 @@ void RoomImpl::do_create(const std::shared_ptr<Client>& client, protocol::Create
 }
 
 void RoomImpl::do_join(const std::shared_ptr<Client>& client, protocol::Join request, Id id) {
-  if (closed_) return refuse(client, ErrorCode::kRoomNotFound, std::move(id));
+  if (closed_) return refuse(client, moved_ ? ErrorCode::kRoomBusy : ErrorCode::kRoomNotFound, std::move(id));
   if (seats_.member_of(*client)) return reply_error(client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
   const bool player = request.as == protocol::JoinAs::kPlayer;
   if (player && seats_.kicked_player(*client, request.name))
@@ -156,6 +156,7 @@ void RoomImpl::do_join(const std::shared_ptr<Client>& client, protocol::Join req
 
 void RoomImpl::do_resume(const std::shared_ptr<Client>& client, const std::string& token, const TokenHash& hash,
                          std::optional<std::int64_t> last_v, Id id) {
+  if (moved_) return refuse(client, ErrorCode::kRoomBusy, std::move(id));
   std::optional<engine::Seat> found;
   for (int i = 0; i < seats_.size(); ++i) {
     if (seats_[i].held() && *seats_[i].token == hash) found = i;

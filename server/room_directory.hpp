@@ -42,11 +42,11 @@ class RoomDirectory {
   // The open room with this code.
   using Found = std::variant<std::shared_ptr<Room>, protocol::Error>;
   virtual void find(const std::string& code, std::function<void(Found)> done) = 0;
-  // The room and seat a seat token (by its keyed hash) belongs to; also a
-  // kicked player's token, so the room can answer room/kicked.
+  // The room a seat token (by its keyed hash) belongs to, which finds the
+  // seat itself; also a kicked player's token, so the room can answer
+  // room/kicked.
   struct TokenSeat {
     std::shared_ptr<Room> room;
-    engine::Seat seat = 0;
   };
   using FoundSeat = std::variant<TokenSeat, protocol::Error>;
   virtual void find_token(const TokenHash& hash, std::function<void(FoundSeat)> done) = 0;

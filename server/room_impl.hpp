@@ -162,6 +162,10 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   State state_ = State::kWaiting;
   bool closed_ = false;
+  // Closed because another server now holds the room (do_move_away): a join
+  // or resume that found it here just before is answered room/busy, which
+  // clients ask again after, not as if the room or the seat were gone.
+  bool moved_ = false;
   // In a turn of on_strand, and whether it has records to submit at its end.
   bool in_turn_ = false;
   bool submit_due_ = false;

@@ -23,6 +23,7 @@ void RoomImpl::do_move_away(bool commit_first, std::function<void()> after) {
   if (closed_) return finished();
   spdlog::info("room {} moved to another server{}", code_, commit_first ? " (handed over)" : " (lease lost)");
   closed_ = true;
+  moved_ = true;
   clock_.stop();
   idle_timer_.cancel();
   const auto reason = protocol::CloseReason::kMoved;

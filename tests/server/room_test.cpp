@@ -355,5 +355,23 @@ TEST_CASE("room: a room nobody is connected to closes after the idle expiry") {
   CHECK(bench.host().closed.size() == 1);
 }
 
+TEST_CASE("room: a join or resume that reaches a room just moved to another server is answered room/busy") {
+  // Another server asked for the room between a lookup finding it here and
+  // the request reaching it: the room and its seats live on there, so the
+  // answer is the one clients ask again after, not room/not_found or
+  // room/bad_token.
+  RoomBench bench;
+  FakeClient& ann = bench.create(room_of(3));
+  bool moved = false;
+  bench.room().move_away(false, [&] { moved = true; });
+  bench.settle();
+  REQUIRE(moved);
+  REQUIRE(ann.connection().close_reason);
+  CHECK(ann.connection().close_reason->code == protocol::close_code(protocol::CloseReason::kMoved));
+  CHECK(bench.join("Bob").reply() == "room/busy");
+  CHECK(bench.join("Zoe", protocol::JoinAs::kSpectator).reply() == "room/busy");
+  CHECK(bench.resume(ann.token, std::nullopt).reply() == "room/busy");
+}
+
 }  // namespace
 }  // namespace gofish::server::testing
