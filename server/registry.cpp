@@ -218,7 +218,7 @@ std::shared_ptr<Room> Registry::let_go(const std::string& code) {
   std::erase(order_, code);
   // Its tokens now lead to the store, and from there to the new owner.
   std::erase_if(tokens_, [&](const auto& entry) {
-    const auto holder = entry.second.room.lock();
+    const auto holder = entry.second.lock();
     return !holder || holder == room;
   });
   return room;
@@ -317,9 +317,9 @@ std::size_t Registry::room_count() const {
   return rooms_.size();
 }
 
-void Registry::token_issued(const TokenHash& hash, const std::shared_ptr<Room>& room, engine::Seat seat) {
+void Registry::token_issued(const TokenHash& hash, const std::shared_ptr<Room>& room, engine::Seat) {
   std::lock_guard lock(mutex_);
-  tokens_[hash] = TokenEntry{room, seat};
+  tokens_[hash] = room;
 }
 
 void Registry::token_revoked(const TokenHash& hash) {
@@ -331,7 +331,7 @@ void Registry::find_token(const TokenHash& hash, std::function<void(FoundSeat)> 
   const auto lookup = [this, hash]() -> FoundSeat {
     std::lock_guard lock(mutex_);
     const auto it = tokens_.find(hash);
-    auto room = it == tokens_.end() ? nullptr : it->second.room.lock();
+    auto room = it == tokens_.end() ? nullptr : it->second.lock();
     if (!room) return protocol::default_error(protocol::ErrorCode::kRoomBadToken);
     return TokenSeat{std::move(room)};
   };

@@ -120,10 +120,6 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   const RoomServices& services() const { return services_; }
 
  private:
-  struct TokenEntry {
-    std::weak_ptr<Room> room;
-    engine::Seat seat = 0;
-  };
   struct Entry {
     std::shared_ptr<Room> room;
     std::string creator;  // an address key; empty for a room restored from the store
@@ -176,7 +172,7 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // from a store that may not have committed the closing yet.
   std::unordered_set<std::string> closed_;
   std::vector<std::string> order_;  // codes in creation order, for the lobby
-  std::unordered_map<TokenHash, TokenEntry, TokenHashHash> tokens_;
+  std::unordered_map<TokenHash, std::weak_ptr<Room>, TokenHashHash> tokens_;  // each seat token's room
   // The stored lobby's last read and the requests waiting for the next;
   // its own lock, never held across the read.
   struct LobbyWaiter {
