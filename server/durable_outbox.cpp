@@ -1,6 +1,7 @@
 #include "server/durable_outbox.hpp"
 
 #include <algorithm>
+#include <exception>
 
 namespace gofish::server {
 
@@ -49,7 +50,14 @@ std::vector<Record> DurableOutbox::take(std::int64_t v) {
 void DurableOutbox::submit(std::int64_t v, std::function<void(std::uint64_t, bool)> on_commit) {
   if (!sink_ || !pending()) return;
   const std::uint64_t number = ++submitted_;
-  sink_->submit(room_, take(v), [number, on_commit = std::move(on_commit)](bool written) { on_commit(number, written); });
+  auto done = std::make_shared<std::function<void(std::uint64_t, bool)>>(std::move(on_commit));
+  try {
+    sink_->submit(room_, take(v), [number, done](bool written) { (*done)(number, written); });
+  } catch (const std::exception&) {
+    // The sink refused the records (out of memory): a failed write, whose
+    // messages go out all the same, as when a commit fails.
+    (*done)(number, false);
+  }
 }
 
 void DurableOutbox::submit_final(std::int64_t v) {
@@ -60,9 +68,14 @@ void DurableOutbox::submit_final(std::int64_t v) {
   // everything sent before.
   auto orphans = std::make_shared<std::deque<Held>>(std::move(held_));
   held_.clear();
-  sink_->submit(room_, take(v), [orphans](bool) {
+  auto release = [orphans](bool) {
     for (Held& held : *orphans) held.client->send(std::move(held.text));
-  });
+  };
+  try {
+    sink_->submit(room_, take(v), release);
+  } catch (const std::exception&) {
+    release(false);
+  }
 }
 
 void DurableOutbox::abandon() {

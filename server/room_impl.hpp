@@ -75,7 +75,10 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   }
   struct Turn {
     explicit Turn(RoomImpl& in) : room(in) { room.in_turn_ = true; }
-    ~Turn() { room.end_turn(); }
+    // Also while a turn's work unwinds from an exception: what the turn
+    // wrote and sent happened, so it is submitted as usual. Nothing may
+    // leave a destructor: a failure here is logged.
+    ~Turn();
     Turn(const Turn&) = delete;
     Turn& operator=(const Turn&) = delete;
     RoomImpl& room;

@@ -49,6 +49,14 @@ void RoomImpl::post_submit() {
   on_strand([](RoomImpl& room) { room.submit(); });
 }
 
+RoomImpl::Turn::~Turn() {
+  try {
+    room.end_turn();
+  } catch (const std::exception& error) {
+    spdlog::error("room {}: ending a turn failed: {}", room.code_, error.what());
+  }
+}
+
 void RoomImpl::end_turn() {
   in_turn_ = false;
   if (std::exchange(submit_due_, false)) submit();

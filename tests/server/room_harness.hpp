@@ -81,8 +81,11 @@ class FakeConnection final : public Connection {
 class ManualSink final : public RecordSink {
  public:
   void submit(std::string, std::vector<Record> records, Done done) override {
+    if (refuse) throw std::bad_alloc();
     waiting.push_back({std::move(records), std::move(done)});
   }
+  // Throws instead of taking a submission, as a writer out of memory would.
+  bool refuse = false;
   // Commits every submission so far, in order.
   void commit_all(bool written = true);
   std::vector<std::vector<Record>> committed;

@@ -2,6 +2,8 @@
 // the durability hold and the guarded timer. No sockets, no sleeps.
 #include <doctest/doctest.h>
 
+#include <new>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/strand.hpp>
 
@@ -171,6 +173,34 @@ TEST_CASE("durable outbox: a message waits for the records written before it, in
   CHECK(connection->sent.back() == "the room closed");
   outbox.send(client, make_shared_text("afterwards"));
   CHECK(connection->sent.back() == "afterwards");
+}
+
+// A sink that throws instead of taking a submission (out of memory).
+class RefusingSink final : public RecordSink {
+ public:
+  void submit(std::string, std::vector<Record>, Done) override { throw std::bad_alloc(); }
+};
+
+TEST_CASE("durable outbox: a sink that throws counts as a failed write, and what it held goes out") {
+  RefusingSink sink;
+  DurableOutbox outbox(&sink, "K7QXM");
+  auto connection = std::make_shared<FakeConnection>(1);
+  const auto client = client_on(connection);
+  std::vector<std::pair<std::uint64_t, bool>> commits;
+  CHECK(outbox.write(record::RoomClosed{"A"}));
+  outbox.send(client, make_shared_text("held"));
+  CHECK(connection->sent.empty());
+  CHECK_NOTHROW(outbox.submit(3, [&](std::uint64_t number, bool written) { commits.push_back({number, written}); }));
+  REQUIRE(commits.size() == 1);
+  CHECK_FALSE(commits[0].second);
+  outbox.committed(commits[0].first, commits[0].second);
+  CHECK(connection->sent == std::vector<std::string>{"held"});
+
+  // The final submission: what it held goes out too.
+  CHECK(outbox.write(record::RoomClosed{"B"}));
+  outbox.send(client, make_shared_text("the room closed"));
+  CHECK_NOTHROW(outbox.submit_final(4));
+  CHECK(connection->sent.back() == "the room closed");
 }
 
 TEST_CASE("durable outbox: without a store nothing is written or held") {
