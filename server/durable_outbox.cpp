@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <exception>
 
+#include <spdlog/spdlog.h>
+
 namespace gofish::server {
 
 bool DurableOutbox::write(Record record) {
@@ -50,13 +52,14 @@ std::vector<Record> DurableOutbox::take(std::int64_t v) {
 void DurableOutbox::submit(std::int64_t v, std::function<void(std::uint64_t, bool)> on_commit) {
   if (!sink_ || !pending()) return;
   const std::uint64_t number = ++submitted_;
-  auto done = std::make_shared<std::function<void(std::uint64_t, bool)>>(std::move(on_commit));
   try {
-    sink_->submit(room_, take(v), [number, done](bool written) { (*done)(number, written); });
-  } catch (const std::exception&) {
+    sink_->submit(room_, take(v), [number, on_commit = std::move(on_commit)](bool written) { on_commit(number, written); });
+  } catch (const std::exception& error) {
     // The sink refused the records (out of memory): a failed write, whose
     // messages go out all the same, as when a commit fails.
-    (*done)(number, false);
+    spdlog::error("room {}: the store writer refused a write ({}); what it recorded may not survive a restart",
+                  room_, error.what());
+    committed(number, false);
   }
 }
 

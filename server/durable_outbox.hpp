@@ -44,8 +44,8 @@ class DurableOutbox {
   // Hands what was queued (and the version `v`, if it moved) to the sink.
   // `on_commit(number, written)` is called from the sink: the caller brings
   // it back to its strand and calls committed() there. A sink that throws
-  // instead of taking the records counts as a write that failed: on_commit
-  // is called at once with `written` false.
+  // instead of taking the records counts as a write that failed: it is
+  // logged, and what waited for it goes out at once (on_commit is not called).
   void submit(std::int64_t v, std::function<void(std::uint64_t number, bool written)> on_commit);
   // The room's last submission (its closing): once it is gone nobody holds
   // the room, so every message still held travels with this write and is
