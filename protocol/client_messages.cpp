@@ -340,6 +340,10 @@ std::string_view to_string(RoomClosedReason reason) {
   return reason == RoomClosedReason::kPlayersLeft ? "players_left" : "idle";
 }
 
+std::string_view to_string(PauseReason reason) {
+  return reason == PauseReason::kSavingFailed ? "saving_failed" : "store_unreachable";
+}
+
 std::optional<ChatMode> parse_chat_mode(std::string_view text) {
   for (ChatMode mode : {ChatMode::kFree, ChatMode::kPhrases, ChatMode::kOff}) {
     if (to_string(mode) == text) return mode;

@@ -50,6 +50,8 @@ CodeInfo info(ErrorCode code) {
       return {"room/transcript_unavailable", "The transcript is available once the game is over."};
     case ErrorCode::kRoomBusy:
       return {"room/busy", "The room is moving between servers; try again in a moment."};
+    case ErrorCode::kRoomPaused:
+      return {"room/paused", "The game is paused while the server tries again to save it; try once play goes on."};
     case ErrorCode::kRoomTooManyAttempts:
       return {"room/too_many_attempts",
               "Too many joins with a wrong room code or seat token came from your address; wait a little and try "
@@ -61,6 +63,8 @@ CodeInfo info(ErrorCode code) {
     case ErrorCode::kServerShuttingDown: return {"server/shutting_down", "The server is shutting down."};
     case ErrorCode::kServerFull: return {"server/full", "The server is full; try again later."};
     case ErrorCode::kServerInternal: return {"server/internal", "Something went wrong on the server."};
+    case ErrorCode::kServerStoreUnavailable:
+      return {"server/store_unavailable", "The server cannot save games just now; try again in a moment."};
     case ErrorCode::kApiGameNotFound: return {"api/game_not_found", "No finished game with this id is kept here."};
     case ErrorCode::kApiStorage: return {"api/storage", "The game store could not be read."};
     case ErrorCode::kActionGameOver: return {"action/game_over", "The game is over."};
@@ -116,6 +120,7 @@ constexpr std::array kAllCodes = {
     ErrorCode::kRoomTranscriptUnavailable,
     ErrorCode::kRoomTooManyAttempts,
     ErrorCode::kRoomBusy,
+    ErrorCode::kRoomPaused,
     ErrorCode::kChatOff,
     ErrorCode::kChatTooLong,
     ErrorCode::kChatRateLimited,
@@ -123,6 +128,7 @@ constexpr std::array kAllCodes = {
     ErrorCode::kServerShuttingDown,
     ErrorCode::kServerFull,
     ErrorCode::kServerInternal,
+    ErrorCode::kServerStoreUnavailable,
     ErrorCode::kApiGameNotFound,
     ErrorCode::kApiStorage,
     ErrorCode::kActionGameOver,

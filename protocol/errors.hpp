@@ -54,6 +54,7 @@ enum class ErrorCode {
   kRoomTranscriptUnavailable,
   kRoomTooManyAttempts,
   kRoomBusy,
+  kRoomPaused,
   // chat/
   kChatOff,
   kChatTooLong,
@@ -63,6 +64,7 @@ enum class ErrorCode {
   kServerShuttingDown,
   kServerFull,
   kServerInternal,
+  kServerStoreUnavailable,
   // api/: the HTTP API (GET /api/...), whose error bodies are error messages too
   kApiGameNotFound,
   kApiStorage,

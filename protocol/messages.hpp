@@ -48,6 +48,11 @@ enum class RoomClosedReason {
   kPlayersLeft,  // no player holds a seat any more
   kIdle,         // nobody was connected for the room's expiry time
 };
+// Why a room paused (the `room_paused` message).
+enum class PauseReason {
+  kSavingFailed,      // the store refused or failed a write; it is tried again
+  kStoreUnreachable,  // this server cannot reach the store to confirm it still holds the room
+};
 enum class Occupant { kEmpty, kHuman, kBot };
 enum class TakeoverReason {
   kDisconnected,  // until the seat's owner reconnects
@@ -62,6 +67,7 @@ std::string_view to_string(RoomState state);   // "waiting", "playing", "over"
 std::string_view to_string(Occupant occupant);  // "empty", "human", "bot"
 std::string_view to_string(TakeoverReason reason);  // "disconnected", "timeout", "left", "kicked"
 std::string_view to_string(RoomClosedReason reason);  // "players_left", "idle"
+std::string_view to_string(PauseReason reason);       // "saving_failed", "store_unreachable"
 std::optional<ChatMode> parse_chat_mode(std::string_view text);
 
 // ------------------------------------------------------------ client messages
@@ -438,6 +444,27 @@ struct RoomClosed {
   friend bool operator==(const RoomClosed&, const RoomClosed&) = default;
 };
 
+// The room has paused: what it did last is not saved yet (the store failed
+// a write, or this server cannot reach the store), and the server keeps
+// trying. Sent at once to everyone in the room, outside the room's versions;
+// until `room_resumed` the room takes no decision, chat or change of seats
+// (room/paused) and runs no bot or timer, and nothing it did after its last
+// saved moment is sent.
+struct RoomPaused {
+  std::string code;
+  PauseReason reason = PauseReason::kSavingFailed;
+  std::string message;
+  friend bool operator==(const RoomPaused&, const RoomPaused&) = default;
+};
+
+// Play goes on: everything the room did is saved, and whatever waited for it
+// has been sent before this.
+struct RoomResumed {
+  std::string code;
+  std::string message;
+  friend bool operator==(const RoomResumed&, const RoomResumed&) = default;
+};
+
 // Sent just before the server closes the connection, when it can.
 struct Closing {
   CloseReason reason = CloseReason::kShuttingDown;
@@ -446,7 +473,8 @@ struct Closing {
 };
 
 using ServerMessage = std::variant<Welcome, Ok, Created, Joined, RoomSnapshot, EventMessage, LobbyList,
-                                   TranscriptMessage, Pong, Error, Closing, Turn, RoomClosed>;
+                                   TranscriptMessage, Pong, Error, Closing, Turn, RoomClosed, RoomPaused,
+                                   RoomResumed>;
 
 // The wire `type` of a server message: "welcome", "room", "event", ...
 std::string_view message_type(const ServerMessage& message);
@@ -467,6 +495,8 @@ std::string encode(const Error& message);
 std::string encode(const Closing& message);
 std::string encode(const Turn& message);
 std::string encode(const RoomClosed& message);
+std::string encode(const RoomPaused& message);
+std::string encode(const RoomResumed& message);
 
 // For clients written in C++ and for tests. Treats the frame as
 // untrusted: malformed input yields a sentence, never an exception.

@@ -22,9 +22,9 @@ using detail::Reader;
 
 namespace {
 
-constexpr std::array<std::string_view, 13> kServerTypes = {
-    "welcome", "ok",    "created", "joined",  "room", "event",       "lobby",
-    "transcript", "pong", "error", "closing", "turn", "room_closed",
+constexpr std::array<std::string_view, 15> kServerTypes = {
+    "welcome", "ok",    "created", "joined",  "room", "event",       "lobby",       "transcript",
+    "pong",    "error", "closing", "turn",    "room_closed", "room_paused", "room_resumed",
 };
 static_assert(kServerTypes.size() == std::variant_size_v<ServerMessage>, "one wire type per server message");
 
@@ -330,6 +330,21 @@ OrderedJson to_json(const RoomClosed& m) {
   OrderedJson out = start("room_closed", std::nullopt);
   out["code"] = m.code;
   out["reason"] = to_string(m.reason);
+  out["message"] = m.message;
+  return out;
+}
+
+OrderedJson to_json(const RoomPaused& m) {
+  OrderedJson out = start("room_paused", std::nullopt);
+  out["code"] = m.code;
+  out["reason"] = to_string(m.reason);
+  out["message"] = m.message;
+  return out;
+}
+
+OrderedJson to_json(const RoomResumed& m) {
+  OrderedJson out = start("room_resumed", std::nullopt);
+  out["code"] = m.code;
   out["message"] = m.message;
   return out;
 }
@@ -667,6 +682,8 @@ std::string encode(const Error& m) { return to_json(m).dump(); }
 std::string encode(const Closing& m) { return to_json(m).dump(); }
 std::string encode(const Turn& m) { return to_json(m).dump(); }
 std::string encode(const RoomClosed& m) { return to_json(m).dump(); }
+std::string encode(const RoomPaused& m) { return to_json(m).dump(); }
+std::string encode(const RoomResumed& m) { return to_json(m).dump(); }
 
 std::string transcript_document(const engine::Transcript& transcript, const std::vector<Player>& players) {
   return transcript_object(transcript, players).dump();
@@ -763,6 +780,17 @@ std::variant<ServerMessage, std::string> parse_server_message(std::string_view f
     RoomClosed m;
     m.code = read_text(r, "code");
     m.reason = read_enum(r, "reason", {RoomClosedReason::kPlayersLeft, RoomClosedReason::kIdle});
+    m.message = read_text(r, "message");
+    result = std::move(m);
+  } else if (type == "room_paused") {
+    RoomPaused m;
+    m.code = read_text(r, "code");
+    m.reason = read_enum(r, "reason", {PauseReason::kSavingFailed, PauseReason::kStoreUnreachable});
+    m.message = read_text(r, "message");
+    result = std::move(m);
+  } else if (type == "room_resumed") {
+    RoomResumed m;
+    m.code = read_text(r, "code");
     m.message = read_text(r, "message");
     result = std::move(m);
   } else {

@@ -7,6 +7,8 @@
 #   scripts/pg-throwaway.sh start STATE          make and start a cluster, describe it in the file STATE
 #   scripts/pg-throwaway.sh createdb STATE NAME  make an empty database NAME in it, print its URL
 #   scripts/pg-throwaway.sh stop STATE           stop the cluster STATE describes, remove its directory and STATE
+#   scripts/pg-throwaway.sh halt STATE           stop its server (as an outage would), keeping its data
+#   scripts/pg-throwaway.sh resume STATE         start that server again, on the same port with the same data
 #
 # STATE holds key=value lines: dir, owner, port, user, password, and url, the
 # superuser's URL for database gofish (postgresql://gofish:...@127.0.0.1:PORT/gofish).
@@ -20,7 +22,7 @@
 # stops that one first.
 set -euo pipefail
 
-usage() { echo "usage: $0 start STATE | createdb STATE NAME | stop STATE" >&2; exit 2; }
+usage() { echo "usage: $0 start STATE | createdb STATE NAME | stop STATE | halt STATE | resume STATE" >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 action=$1
 state=$2
@@ -91,8 +93,7 @@ start() {
   for _ in $(seq 20); do
     local try=$((20000 + RANDOM % 40000))
     if as "$owner" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-        -o "-c listen_addresses=127.0.0.1 -p $try -k $dir -c fsync=off -c full_page_writes=off ${PG_THROWAWAY_SETTINGS:-}" \
-        start >/dev/null; then
+        -o "$(server_options "$try")" start >/dev/null; then
       port=$try
       break
     fi
@@ -126,8 +127,28 @@ createdb() {
   echo "postgresql://gofish:$password@127.0.0.1:$port/$name"
 }
 
+# The server's own flags, the same at every start.
+server_options() { echo "-c listen_addresses=127.0.0.1 -p $1 -k $dir -c fsync=off -c full_page_writes=off ${PG_THROWAWAY_SETTINGS:-}"; }
+
+halt() {
+  [[ -f $state ]] || { say "no cluster: $state does not exist"; exit 1; }
+  dir=$(value dir)
+  as "$(value owner)" "$bindir/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop >/dev/null
+  say "PostgreSQL on 127.0.0.1:$(value port) halted (data kept in $dir)"
+}
+
+resume() {
+  [[ -f $state ]] || { say "no cluster: $state does not exist"; exit 1; }
+  dir=$(value dir)
+  as "$(value owner)" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
+    -o "$(server_options "$(value port)")" start >/dev/null
+  say "PostgreSQL on 127.0.0.1:$(value port) running again"
+}
+
 case $action in
   start) [[ $# -eq 2 ]] || usage; start ;;
+  halt) [[ $# -eq 2 ]] || usage; halt ;;
+  resume) [[ $# -eq 2 ]] || usage; resume ;;
   createdb) [[ $# -eq 3 ]] || usage; createdb "$3" ;;
   stop) [[ $# -eq 2 ]] || usage; stop ;;
   *) usage ;;

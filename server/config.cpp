@@ -147,6 +147,18 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
       ->type_name("US")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{100'000}));
+  add_millis(app, "--store-outage-limit-ms", limits.store_outage_limit,
+             "While writes fail (the rooms waiting for them paused, the writes tried again), /healthz answers 503 "
+             "once the oldest waiting record is this old")
+      ->check(CLI::Range(std::int64_t{1'000}, std::int64_t{86'400'000}));
+  add_millis(app, "--store-drain-ms", limits.store_drain,
+             "On SIGTERM, how long records still waiting for a failing store are tried before the server exits "
+             "with code 4, naming them")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{3'600'000}));
+  add_millis(app, "--store-connect-wait-ms", limits.store_connect_wait,
+             "With --storage postgres: how long a start waits for a database that cannot be reached before it exits "
+             "with code 3 (0: no wait)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{3'600'000}));
   add_value(app, "--sqlite-synchronous", config.sqlite_synchronous,
             "normal (survives a process crash) or full (survives power loss too, slower)")
       ->check(CLI::IsMember({"normal", "full"}));

@@ -17,7 +17,7 @@ void DecisionSequences::accept(Batch& batch, const std::string& game_id, std::in
   // Looked up without the lock: it waits for the store.
   if (!expected) expected = lookup(game_id);
   if (seq != *expected) {
-    throw StoreError("game " + game_id + ": decision " + std::to_string(seq) + " is out of sequence (the next is " +
+    throw RecordsRefused("game " + game_id + ": decision " + std::to_string(seq) + " is out of sequence (the next is " +
                      std::to_string(*expected) + ")");
   }
   batch.next_[game_id] = seq + 1;

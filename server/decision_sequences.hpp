@@ -18,6 +18,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace gofish::server {
 
@@ -31,6 +32,12 @@ class DecisionSequences {
     // Finished, or closed with its room: no decision follows, and the game
     // is forgotten once the batch has committed.
     void ended(const std::string& game_id) { next_[game_id] = kEnded; }
+    // The games the batch moves.
+    std::vector<std::string> games() const {
+      std::vector<std::string> out;
+      for (const auto& [game, next] : next_) out.push_back(game);
+      return out;
+    }
 
    private:
     friend class DecisionSequences;

@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "server/store_health.hpp"
+
 namespace gofish::server {
 
 bool DurableOutbox::write(Record record) {
@@ -21,9 +23,12 @@ bool DurableOutbox::version_moved() {
   return first;
 }
 
+bool DurableOutbox::may_release() const { return health_ == nullptr || health_->may_release(); }
+
 void DurableOutbox::send(const std::shared_ptr<Client>& client, SharedText text) {
+  if (!sink_ || final_) return client->send(std::move(text));
   const std::uint64_t needs = submitted_ + (pending() ? 1 : 0);
-  if (needs <= durable_ || (final_ && !pending())) {
+  if (needs <= durable_ && held_.empty() && may_release()) {
     client->send(std::move(text));
   } else {
     held_.push_back(Held{needs, client, std::move(text)});
@@ -49,35 +54,66 @@ std::vector<Record> DurableOutbox::take(std::int64_t v) {
   return records;
 }
 
-void DurableOutbox::submit(std::int64_t v, std::function<void(std::uint64_t, bool)> on_commit) {
-  if (!sink_ || !pending()) return;
-  const std::uint64_t number = ++submitted_;
+bool DurableOutbox::hand_over(std::uint64_t number, std::vector<Record> records, const OnOutcome& on_outcome) {
   try {
-    sink_->submit(room_, take(v), [number, on_commit = std::move(on_commit)](bool written) { on_commit(number, written); });
+    // A sink that throws leaves the records where they were.
+    sink_->submit(room_, std::move(records),
+                  [number, on_outcome](WriteOutcome outcome) { on_outcome(number, outcome); });
   } catch (const std::exception& error) {
-    // The sink refused the records (out of memory): a failed write, whose
-    // messages go out all the same, as when a commit fails.
-    spdlog::error("room {}: the store writer refused a write ({}); what it recorded may not survive a restart",
-                  room_, error.what());
-    committed(number, false);
+    // Not taken: kept, and handed over again before anything later (said once).
+    if (!unsent_tries_++) {
+      spdlog::error("room {}: the store writer refused a write ({}); it is tried again", room_, error.what());
+    }
+    unsent_ = Unsent{number, std::move(records)};
+    return false;
   }
+  unsent_tries_ = 0;
+  return true;
+}
+
+bool DurableOutbox::submit(std::int64_t v, const OnOutcome& on_outcome) {
+  if (!sink_) return true;
+  if (unsent_) {
+    Unsent again = std::move(*unsent_);
+    unsent_.reset();
+    if (!hand_over(again.number, std::move(again.records), on_outcome)) return false;
+  }
+  if (!pending()) return true;
+  return hand_over(++submitted_, take(v), on_outcome);
 }
 
 void DurableOutbox::submit_final(std::int64_t v) {
   final_ = true;
-  if (!sink_ || !pending()) return;
-  ++submitted_;
+  if (!sink_) return;
+  if (unsent_) {
+    // The writer refused an earlier write and the room closes: its records
+    // and everything after them are lost, and nothing held is sent.
+    spdlog::error("room {}: closing with a write the store writer refused; its last records are lost", room_);
+    unsent_.reset();
+    queued_.clear();
+    version_moved_ = false;
+    held_.clear();
+    return;
+  }
+  if (!pending() && held_.empty()) return;
   // Commits and their callbacks run in submission order, so these follow
-  // everything sent before.
+  // everything sent before; an empty submission (nothing new queued) is
+  // committed once those before it are.
   auto orphans = std::make_shared<std::deque<Held>>(std::move(held_));
   held_.clear();
-  auto release = [orphans](bool) {
+  const StoreHealth* health = health_;
+  auto release = [orphans, health](WriteOutcome outcome) {
+    if (outcome == WriteOutcome::kRetrying) return;
+    // Fenced out, or past the node's leases: never sent.
+    if (outcome != WriteOutcome::kWritten || (health && !health->may_release())) return;
     for (Held& held : *orphans) held.client->send(std::move(held.text));
   };
+  std::vector<Record> records = take(v);
+  ++submitted_;
   try {
-    sink_->submit(room_, take(v), release);
-  } catch (const std::exception&) {
-    release(false);
+    sink_->submit(room_, std::move(records), release);
+  } catch (const std::exception& error) {
+    spdlog::error("room {}: the store writer refused the room's last write ({}); it is lost", room_, error.what());
   }
 }
 
@@ -85,11 +121,24 @@ void DurableOutbox::abandon() {
   final_ = true;
   queued_.clear();
   version_moved_ = false;
+  unsent_.reset();
   held_.clear();
 }
 
-void DurableOutbox::committed(std::uint64_t number, bool /*written*/) {
+void DurableOutbox::committed(std::uint64_t number) {
   durable_ = std::max(durable_, number);
+  release_committed();
+}
+
+bool DurableOutbox::retrying(std::uint64_t number) {
+  if (number <= durable_) return false;  // written meanwhile: the news came late
+  const bool was = stalled();
+  retrying_ = std::max(retrying_, number);
+  return !was;
+}
+
+void DurableOutbox::release_committed() {
+  if (!may_release()) return;
   while (!held_.empty() && held_.front().needs <= durable_) {
     held_.front().client->send(std::move(held_.front().text));
     held_.pop_front();

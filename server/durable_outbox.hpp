@@ -9,12 +9,20 @@
 // version_moved() says the first record of a turn arrived); each submission
 // is numbered, and a message waits for the submission that was pending when
 // it was sent. Without a sink nothing is written or held.
+//
+// A write that fails is tried again by the writer until it is written: what
+// waits for it stays held, however long that takes (the room pauses
+// meanwhile: room_impl.hpp). Nothing held is ever sent unless its records
+// are committed. With leases (several servers on one store) nothing is sent
+// either while the node's leases could have run out (StoreHealth::
+// may_release): it is sent once a renewal confirms them.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,10 +31,17 @@
 
 namespace gofish::server {
 
+class StoreHealth;
+
 class DurableOutbox {
  public:
-  // `sink` may be null (no durability); it outlives the outbox's submissions.
-  DurableOutbox(RecordSink* sink, std::string room_code) : sink_(sink), room_(std::move(room_code)) {}
+  // What became of submission `number` (RecordSink::Done, numbered).
+  using OnOutcome = std::function<void(std::uint64_t number, WriteOutcome outcome)>;
+
+  // `sink` may be null (no durability); it outlives the outbox's
+  // submissions. `health` may be null (always free to send).
+  DurableOutbox(RecordSink* sink, std::string room_code, const StoreHealth* health = nullptr)
+      : sink_(sink), health_(health), room_(std::move(room_code)) {}
 
   bool enabled() const { return sink_ != nullptr; }
 
@@ -42,19 +57,28 @@ class DurableOutbox {
   void send(const std::shared_ptr<Client>& client, SharedText text);
 
   // Hands what was queued (and the version `v`, if it moved) to the sink.
-  // `on_commit(number, written)` is called from the sink: the caller brings
-  // it back to its strand and calls committed() there. A sink that throws
-  // instead of taking the records counts as a write that failed: it is
-  // logged, and what waited for it goes out at once (on_commit is not called).
-  void submit(std::int64_t v, std::function<void(std::uint64_t number, bool written)> on_commit);
+  // `on_outcome` is called from the sink: the caller brings it back to its
+  // strand and calls committed() or retrying() there. A sink that throws
+  // instead of taking the records (out of memory) is a write that failed:
+  // the records are kept and handed over again by the next submit(), first;
+  // false then, and the caller pauses and calls submit() again later.
+  bool submit(std::int64_t v, const OnOutcome& on_outcome);
   // The room's last submission (its closing): once it is gone nobody holds
   // the room, so every message still held travels with this write and is
-  // released by the sink's callback itself. Later messages go out at once.
+  // released by the sink's callback itself once it is written. Later
+  // messages go out at once.
   void submit_final(std::int64_t v);
-  // Releases, in order, the messages waiting for submission `number` or
-  // earlier. `written` false: the write failed; they go out all the same
-  // (holding them forever would freeze the table), and the caller logs it.
-  void committed(std::uint64_t number, bool written);
+  // Submission `number` is committed: releases, in order, the messages
+  // waiting for it or an earlier one (unless the node may not send now).
+  void committed(std::uint64_t number);
+  // Submission `number` failed and is tried again. True when the room was
+  // not stalled before: it pauses.
+  bool retrying(std::uint64_t number);
+  // A write failed and is not committed yet: the room is paused.
+  bool stalled() const { return unsent_.has_value() || retrying_ > durable_; }
+  // The node may send again (its leases are confirmed): releases what is
+  // committed and was held only for that.
+  void release_committed();
   // The room has moved to another server and lost its lease: nothing more
   // is written, and what is held is never sent (its records will not be
   // committed here).
@@ -66,16 +90,27 @@ class DurableOutbox {
     std::shared_ptr<Client> client;
     SharedText text;
   };
+  struct Unsent {
+    std::uint64_t number = 0;
+    std::vector<Record> records;
+  };
   bool pending() const { return !queued_.empty() || version_moved_; }
+  bool may_release() const;
   std::vector<Record> take(std::int64_t v);
+  // Hands one numbered submission to the sink; false (kept in unsent_) when it throws.
+  bool hand_over(std::uint64_t number, std::vector<Record> records, const OnOutcome& on_outcome);
 
   RecordSink* const sink_;
+  const StoreHealth* const health_;
   const std::string room_;
   std::vector<Record> queued_;
   bool version_moved_ = false;
   bool final_ = false;
   std::uint64_t submitted_ = 0;
   std::uint64_t durable_ = 0;
+  std::uint64_t retrying_ = 0;  // the latest submission reported failing
+  std::optional<Unsent> unsent_;
+  std::uint64_t unsent_tries_ = 0;  // hand-overs refused in a row
   std::deque<Held> held_;
 };
 

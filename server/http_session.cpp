@@ -226,7 +226,9 @@ void HttpSession::handle(const Request& request) {
   if (!path) return send(text_response(http::status::bad_request, "bad path\n", keep_alive));
 
   if (*path == "/healthz") {
-    return send(text_response(http::status::ok, "ok\n", keep_alive));
+    if (!state_->health) return send(text_response(http::status::ok, "ok\n", keep_alive));
+    const auto health = state_->health();
+    return send(text_response(static_cast<http::status>(health.status), health.text, keep_alive));
   }
   if (*path == "/readyz") {
     if (!state_->ready) {

@@ -28,12 +28,13 @@ int make_stop_fd() {
 }  // namespace
 
 LeaseKeeper::LeaseKeeper(Store& store, std::shared_ptr<Registry> registry, std::string node,
-                         std::chrono::milliseconds ttl, std::chrono::milliseconds renew_period)
+                         std::chrono::milliseconds ttl, std::chrono::milliseconds renew_period, StoreHealth* health)
     : store_(store),
       registry_(std::move(registry)),
       node_(std::move(node)),
       ttl_(ttl),
       renew_period_(renew_period),
+      health_(health),
       stop_fd_(make_stop_fd()),
       last_renewal_(std::chrono::steady_clock::now()),
       thread_([this] { run(); }) {}
@@ -68,7 +69,11 @@ void LeaseKeeper::run() {
       next_renewal = std::chrono::steady_clock::now() + renew_period_;
       renew();
     }
-    if (wait(next_renewal)) return;
+    check_lapse();
+    // Awake too when the leases could run out, to pause the rooms then.
+    auto until = next_renewal;
+    if (health_ && !lapsed_) until = std::min(until, health_->leases_valid_until());
+    if (wait(until)) return;
   }
 }
 
@@ -90,10 +95,25 @@ bool LeaseKeeper::wait(std::chrono::steady_clock::time_point deadline) {
   return false;
 }
 
+void LeaseKeeper::check_lapse() {
+  if (!health_ || lapsed_ || health_->may_release()) return;
+  lapsed_ = true;
+  spdlog::warn("leases: not renewed for {} ms; every room of this server is paused until a renewal confirms its "
+               "lease, since another server may take it after {} ms",
+               ttl_.count() - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  health_->leases_valid_until() - std::chrono::steady_clock::now())
+                                  .count(),
+               ttl_.count());
+  registry_->leases_confirmed(false);
+}
+
 void LeaseKeeper::renew() {
   // Only rooms held before the renewal started can be judged by it: a room
   // taken meanwhile is listed or not depending on timing.
   const auto before = registry_->held_codes();
+  // The database counts the TTL from when it runs the renewal, which is
+  // after it was sent: counted from here, the leases hold at least as long.
+  const auto sent = std::chrono::steady_clock::now();
   std::vector<std::string> held;
   try {
     held = store_.renew_leases(node_, ttl_);
@@ -111,6 +131,13 @@ void LeaseKeeper::renew() {
   }
   for (const auto& code : before) {
     if (std::find(held.begin(), held.end(), code) == held.end()) registry_->lost(code);
+  }
+  if (!health_) return;
+  health_->leases_renewed(sent);
+  if (lapsed_ && health_->may_release()) {
+    lapsed_ = false;
+    spdlog::info("leases: renewed again; the rooms this server still holds go on");
+    registry_->leases_confirmed(true);
   }
 }
 

@@ -10,7 +10,13 @@
 //   on the store's handover socket, so a request is taken up as it comes
 //   and an idle node does not wake for nothing;
 // - says whether the node is ready (/readyz): the last renewal succeeded,
-//   less than a TTL ago.
+//   less than a TTL ago;
+// - keeps the node from speaking for rooms it may have lost: it tells the
+//   store's health when each renewal was sent (StoreHealth::leases_renewed),
+//   so rooms send nothing past the moment their leases could run out, and
+//   when that moment passes it pauses every room (Registry::
+//   leases_confirmed), until a renewal confirms the leases again (the rooms
+//   it no longer holds are let go first).
 // On SIGTERM the server releases every lease once its writes are committed
 // (main.cpp), so other nodes take the rooms at once.
 #pragma once
@@ -26,14 +32,17 @@
 
 #include "server/registry.hpp"
 #include "server/store.hpp"
+#include "server/store_health.hpp"
 
 namespace gofish::server {
 
 class LeaseKeeper {
  public:
   // `store` and `registry` outlive the keeper (or stop() is called first).
+  // `health` (may be null) outlives the keeper; it must be told of the
+  // leases (StoreHealth::use_leases) before the first room is taken.
   LeaseKeeper(Store& store, std::shared_ptr<Registry> registry, std::string node, std::chrono::milliseconds ttl,
-              std::chrono::milliseconds renew_period);
+              std::chrono::milliseconds renew_period, StoreHealth* health = nullptr);
   ~LeaseKeeper();  // stop()
   LeaseKeeper(const LeaseKeeper&) = delete;
   LeaseKeeper& operator=(const LeaseKeeper&) = delete;
@@ -47,6 +56,8 @@ class LeaseKeeper {
  private:
   void run();
   void renew();
+  // The leases could have run out since the last renewal: every room pauses (once).
+  void check_lapse();
   // Hands over the rooms other nodes asked for; false when none had asked.
   bool hand_over_requested();
 
@@ -55,6 +66,8 @@ class LeaseKeeper {
   const std::string node_;
   const std::chrono::milliseconds ttl_;
   const std::chrono::milliseconds renew_period_;
+  StoreHealth* const health_;
+  bool lapsed_ = false;  // the rooms were paused for it (on the keeper's thread)
 
   // Waits until `deadline`, or less: until the store's handover socket is
   // readable or stop() is called. True when stopping.

@@ -151,6 +151,20 @@ struct Limits {
   // (StoreWriter::flush_now): a quiet server answers without it. 0 commits
   // as soon as the writer is free.
   std::chrono::microseconds store_commit_delay{1'000};
+  // A write that fails is tried again until it is written, and the rooms
+  // waiting for it pause (never closed, never dropped). Once the oldest
+  // waiting record is this old, /healthz answers 503 ("degraded") so that a
+  // supervisor or an alert sees it (--store-outage-limit-ms); the rooms stay
+  // paused.
+  std::chrono::milliseconds store_outage_limit{30'000};
+  // On SIGTERM, how long the writer keeps trying records that still wait
+  // for a failing store before the server gives up on them and exits with
+  // code 4, naming them (--store-drain-ms). Nothing they held was sent.
+  std::chrono::milliseconds store_drain{10'000};
+  // With --storage postgres: how long a start waits for a database that
+  // cannot be reached (it may be starting too) before it exits with code 3
+  // (--store-connect-wait-ms; 0: no wait).
+  std::chrono::milliseconds store_connect_wait{30'000};
 
   // ---- Process ----
 

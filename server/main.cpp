@@ -5,7 +5,10 @@
 // Exit codes: 0 done; 1 an unexpected failure; 2 a bad flag or value (or no
 // such set-aside room); 3 a database that cannot be used as a whole (not
 // SQLite, a newer schema, a failed integrity check, a lost seat-token key;
-// a PostgreSQL server that cannot be reached or refuses the login).
+// a PostgreSQL server that refuses the login, or cannot be reached within
+// --store-connect-wait-ms); 4 stopped with records a failing store never
+// took (after --store-drain-ms of tries; the log names their rooms, and
+// nothing they held was sent).
 // A single room that cannot be rebuilt does not stop the start: it is set
 // aside (RoomsHandler::restore).
 #include <boost/asio/post.hpp>
@@ -24,6 +27,7 @@
 #include <memory>
 #include <string>
 #include <system_error>
+#include <thread>
 
 #include "gofish/version.hpp"
 #include "protocol/text.hpp"
@@ -37,12 +41,14 @@
 #include "server/sharded_writer.hpp"
 #include "server/sqlite_store.hpp"
 #include "server/store.hpp"
+#include "server/store_health.hpp"
 #include "server/transcript_api.hpp"
 
 namespace {
 
 constexpr int kBadValueExitCode = 2;
 constexpr int kStoreRefusedExitCode = 3;
+constexpr int kUnwrittenExitCode = 4;
 
 std::filesystem::path executable_path(const char* argv0) {
   std::error_code ec;
@@ -147,6 +153,28 @@ std::string default_node_id() {
   return id + "-" + std::to_string(::getpid());
 }
 
+// A database that is starting (or restarting) beside this server is waited
+// for, up to --store-connect-wait-ms; anything else it says stops the start.
+std::unique_ptr<gofish::server::PostgresStore> open_postgres(const gofish::server::Config& config) {
+  using namespace gofish::server;
+  const auto missing_key = config.new_token_key ? MissingTokenKey::kMakeNew : MissingTokenKey::kRefuse;
+  const auto deadline = std::chrono::steady_clock::now() + config.limits.store_connect_wait;
+  for (bool told = false;; told = true) {
+    try {
+      return std::make_unique<PostgresStore>(config.postgres_url, missing_key);
+    } catch (const StoreUnreachable& error) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) throw;
+      if (!told) {
+        spdlog::warn("storage: {}; waiting up to {} ms for it (--store-connect-wait-ms)", error.what(),
+                     config.limits.store_connect_wait.count());
+      }
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(500),
+                                                                                 deadline - now));
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -206,8 +234,7 @@ int main(int argc, char** argv) {
       spdlog::info("storage: sqlite at {} (synchronous={})", std::filesystem::absolute(file).string(),
                    config.sqlite_synchronous);
     } else if (config.storage == "postgres") {
-      auto postgres = std::make_unique<PostgresStore>(
-          config.postgres_url, config.new_token_key ? MissingTokenKey::kMakeNew : MissingTokenKey::kRefuse);
+      auto postgres = open_postgres(config);
       spdlog::info("storage: postgres, {}", postgres->where());
       postgres->fence_as(node_id);
       spdlog::info("storage: this server is node {}; it holds its rooms by leases of {} ms", node_id,
@@ -225,7 +252,23 @@ int main(int argc, char** argv) {
 
   try {
     auto metrics = std::make_shared<Metrics>();
+    // What the writers and the lease keeper see of the store: read by the
+    // rooms, /healthz, /readyz and /metrics. Outlives all of them.
+    const std::size_t lanes = config.storage == "postgres" ? config.postgres_writers : 1;
+    StoreHealth health(lanes, config.limits.store_outage_limit);
+    if (leases) {
+      // Rooms send nothing past the moment their leases could run out,
+      // less a margin for the database's clock and this one drifting.
+      health.use_leases(config.limits.lease_ttl, std::min(std::chrono::milliseconds(500), config.limits.lease_ttl / 4));
+    }
+    metrics->watch_store(&health);
     Server server(config, metrics);
+    if (config.storage != "none") {
+      server.set_health([&health] {
+        const auto answer = health.health();
+        return Server::Health{answer.status, answer.text};
+      });
+    }
     server.handle_signals();
     // Renews this node's leases and hands rooms over (--storage postgres);
     // outlives the writer, whose callbacks may release a lease through it.
@@ -238,16 +281,17 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<Store>> writer_stores;
     std::unique_ptr<ShardedWriter> writer;
     if (config.storage != "none") {
-      std::vector<Store*> lanes;
+      std::vector<Store*> lanes_of;
       if (auto* postgres = dynamic_cast<PostgresStore*>(store.get())) {
         for (unsigned i = 0; i < config.postgres_writers; ++i) {
           writer_stores.push_back(postgres->open_writer());
-          lanes.push_back(writer_stores.back().get());
+          lanes_of.push_back(writer_stores.back().get());
         }
       } else {
-        lanes.push_back(store.get());
+        lanes_of.push_back(store.get());
       }
-      writer = std::make_unique<ShardedWriter>(lanes, std::chrono::seconds(config.finished_game_retention_seconds));
+      writer = std::make_unique<ShardedWriter>(lanes_of, std::chrono::seconds(config.finished_game_retention_seconds),
+                                               std::chrono::minutes(1), &health);
       writer->commit_delay(config.limits.store_commit_delay);
       server.on_idle([writer = writer.get()] { writer->flush_now(); });
       writer->run_callbacks_with([&io = server.io_context()](StoreWriter::Callbacks callbacks) {
@@ -257,7 +301,7 @@ int main(int argc, char** argv) {
     add_transcript_api(server.api(), *store);
     auto handler =
         std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, std::string(gofish::kVersion),
-                                       std::make_shared<const TokenHasher>(token_key), writer.get());
+                                       std::make_shared<const TokenHasher>(token_key), writer.get(), &health);
     try {
       if ((config.load_rooms == "on-demand" && config.storage != "none") || leases) {
         handler->load_on_demand(*store);
@@ -290,9 +334,12 @@ int main(int argc, char** argv) {
     if (leases) {
       const auto renew = std::min(std::chrono::milliseconds(1000), config.limits.lease_ttl / 3);
       keeper = std::make_unique<LeaseKeeper>(*store, handler->registry().shared_from_this(), node_id,
-                                             config.limits.lease_ttl, renew);
-      server.set_readiness([&keeper] { return keeper->problem(); });
+                                             config.limits.lease_ttl, renew, &health);
     }
+    server.set_readiness([&keeper, &health]() -> std::optional<std::string> {
+      if (auto problem = health.not_ready()) return problem;
+      return keeper ? keeper->problem() : std::nullopt;
+    });
     const auto port = server.start(handler);
     spdlog::info("gofish-server listening on {}:{} (web root {}, data dir {}, {} threads)",
                  config.bind, port, std::filesystem::canonical(config.web_root).string(),
@@ -300,9 +347,25 @@ int main(int argc, char** argv) {
     spdlog::info("memory allocator: {}", MemoryAllocator::name());
     server.wait();
     if (keeper) keeper->stop();
+    std::size_t unwritten_records = 0;
     if (writer) {
-      writer->stop();
-      spdlog::info("storage: every write committed ({} batches)", writer->batches());
+      // Records that wait for a failing store are tried until the drain
+      // deadline; what is left then was never acknowledged to anyone.
+      const auto unwritten = writer->stop(std::chrono::steady_clock::now() + config.limits.store_drain);
+      if (unwritten.empty()) {
+        spdlog::info("storage: every write committed ({} batches)", writer->batches());
+      } else {
+        std::string rooms;
+        for (const auto& [code, count] : unwritten) {
+          unwritten_records += count;
+          rooms += (rooms.empty() ? "" : ", ") + code + " (" + std::to_string(count) + ")";
+        }
+        const auto records = std::to_string(unwritten_records) + (unwritten_records == 1 ? " record" : " records");
+        const auto of_rooms = std::to_string(unwritten.size()) + (unwritten.size() == 1 ? " room" : " rooms");
+        spdlog::critical("storage: not stored within {} ms (--store-drain-ms): {} of {} in all: {}; nothing they "
+                         "held was sent, and the rooms come back as the store last had them",
+                         config.limits.store_drain.count(), records, of_rooms, rooms);
+      }
     }
     if (leases) {
       // Drained: other nodes may take every room at once, without waiting
@@ -314,6 +377,7 @@ int main(int argc, char** argv) {
         spdlog::error("leases: releasing them failed ({}); they expire by themselves", error.what());
       }
     }
+    if (unwritten_records > 0) return kUnwrittenExitCode;
   } catch (const std::exception& error) {
     spdlog::critical("{}", error.what());
     return 1;

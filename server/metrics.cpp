@@ -1,5 +1,7 @@
 #include "server/metrics.hpp"
 
+#include "server/store_health.hpp"
+
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
@@ -115,6 +117,59 @@ struct Metrics::Impl {
           .Register(registry)
           .Add({});
 
+  prometheus::Gauge& rooms_paused = prometheus::BuildGauge()
+                                        .Name("gofish_rooms_paused")
+                                        .Help("Rooms paused until the store saves what they did")
+                                        .Register(registry)
+                                        .Add({});
+  prometheus::Counter& store_failures = prometheus::BuildCounter()
+                                            .Name("gofish_store_write_failures_total")
+                                            .Help("Tries to write to the store that failed (each is tried again)")
+                                            .Register(registry)
+                                            .Add({});
+  prometheus::Counter& store_outages = prometheus::BuildCounter()
+                                           .Name("gofish_store_outages_total")
+                                           .Help("Times writing to the store began to fail")
+                                           .Register(registry)
+                                           .Add({});
+  prometheus::Gauge& store_waiting_records = prometheus::BuildGauge()
+                                                 .Name("gofish_store_waiting_records")
+                                                 .Help("Records waiting to be written after a failed write")
+                                                 .Register(registry)
+                                                 .Add({});
+  prometheus::Gauge& store_waiting_rooms = prometheus::BuildGauge()
+                                               .Name("gofish_store_waiting_rooms")
+                                               .Help("Rooms with records waiting to be written after a failed write")
+                                               .Register(registry)
+                                               .Add({});
+  prometheus::Gauge& store_oldest_waiting = prometheus::BuildGauge()
+                                                .Name("gofish_store_oldest_waiting_seconds")
+                                                .Help("Age of the oldest record waiting to be written (0: none)")
+                                                .Register(registry)
+                                                .Add({});
+  prometheus::Gauge& store_leases_unconfirmed =
+      prometheus::BuildGauge()
+          .Name("gofish_store_leases_unconfirmed")
+          .Help("1 while this node's room leases could have run out unrenewed")
+          .Register(registry)
+          .Add({});
+  const StoreHealth* store_health = nullptr;
+  std::uint64_t store_failures_handed = 0;
+  std::uint64_t store_outages_handed = 0;
+
+  void read_store() {
+    if (!store_health) return;
+    const auto report = store_health->report();
+    store_failures.Increment(static_cast<double>(report.failures - store_failures_handed));
+    store_failures_handed = report.failures;
+    store_outages.Increment(static_cast<double>(report.outages - store_outages_handed));
+    store_outages_handed = report.outages;
+    store_waiting_records.Set(static_cast<double>(report.records));
+    store_waiting_rooms.Set(static_cast<double>(report.rooms));
+    store_oldest_waiting.Set(report.oldest_age ? std::chrono::duration<double>(*report.oldest_age).count() : 0.0);
+    store_leases_unconfirmed.Set(report.leases_lapsed ? 1.0 : 0.0);
+  }
+
   // The hot series, and what of them prometheus-cpp has been handed.
   std::atomic<std::uint64_t> actions_count{0};
   std::atomic<std::uint64_t> bytes_received_count{0};
@@ -138,6 +193,7 @@ struct Metrics::Impl {
       buckets.push_back(static_cast<double>(taken(latency_counts[i], latency_handed[i])));
     }
     action_latency.ObserveMultiple(buckets, static_cast<double>(taken(latency_sum_ns, latency_sum_ns_handed)) / 1e9);
+    read_store();
   }
 
   prometheus::Gauge& rooms_in(protocol::RoomState state) {
@@ -198,6 +254,19 @@ void Metrics::bytes_received(std::size_t bytes) {
 void Metrics::bytes_sent(std::size_t bytes) { impl_->bytes_sent_count.fetch_add(bytes, std::memory_order_relaxed); }
 
 void Metrics::send_queue_closed() { impl_->send_queue_closes.Increment(); }
+
+void Metrics::room_paused(std::int64_t delta) {
+  if (delta >= 0) {
+    impl_->rooms_paused.Increment(static_cast<double>(delta));
+  } else {
+    impl_->rooms_paused.Decrement(static_cast<double>(-delta));
+  }
+}
+
+void Metrics::watch_store(const StoreHealth* health) {
+  std::lock_guard lock(impl_->handing);
+  impl_->store_health = health;
+}
 
 std::string Metrics::serialize() const {
   impl_->hand_over();

@@ -15,6 +15,7 @@
 
 namespace gofish::server {
 
+class StoreHealth;
 
 class Metrics {
  public:
@@ -64,6 +65,17 @@ class Metrics {
 
   // gofish_send_queue_closes_total: clients closed for not reading.
   void send_queue_closed();
+
+  // gofish_rooms_paused: rooms paused because a write failed or the node's
+  // leases could not be confirmed (room_pause.cpp).
+  void room_paused(std::int64_t delta);
+  // Read when /metrics is: gofish_store_write_failures_total (failed tries
+  // to write), gofish_store_outages_total, gofish_store_waiting_records and
+  // gofish_store_waiting_rooms (after failed writes),
+  // gofish_store_oldest_waiting_seconds (0 when none waits) and
+  // gofish_store_leases_unconfirmed (1 while the node's leases could have
+  // run out). `health` outlives the metrics' readers.
+  void watch_store(const StoreHealth* health);
 
   // The Prometheus text exposition format (version 0.0.4).
   std::string serialize() const;

@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -383,6 +384,11 @@ constexpr Sql kAddTokenKey{"add_token_key",
 constexpr Sql kReplaceTokenKey{"replace_token_key",
                                "INSERT INTO meta(key, value) VALUES('token_key', $1::bytea) "
                                "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"};
+// The writer's batch begins with its transaction's id, read back before the
+// rest runs: when the connection is lost after the commit was sent, the id
+// says (on a new connection) whether it committed.
+constexpr Sql kTxid{"txid", "SELECT txid_current()"};
+constexpr Sql kTxidStatus{"txid_status", "SELECT txid_status($1)"};
 constexpr Sql kHoldsRoomsOrGames{"holds_rooms_or_games",
                                  "SELECT EXISTS(SELECT 1 FROM rooms) OR EXISTS(SELECT 1 FROM games)"};
 
@@ -395,6 +401,7 @@ constexpr const Sql* kStatements[] = {
     &kFenceLock,  &kFenceRecheck, &kAddNodeFence,
     &kTakeLease,  &kRenewLeases,    &kReleaseLeases,   &kReleaseAllLeases,  &kAskHandover,    &kInsertDecisions, &kNextDecision,
     &kWaitingRooms, &kOpenRoom,     &kRoomOfToken,  &kInsertGames,  &kFinishGames,   &kUpdateVersions,
+    &kTxid,         &kTxidStatus,
 };
 
 // The channel a node listens on for handover requests: one per node, in the
@@ -711,14 +718,29 @@ class PostgresStore::Result {
 
 namespace {
 
+// Throws `text` as what its SQLSTATE (or a lost connection) makes it: the
+// records' fault (class 22, data exception; 23, integrity constraint
+// violation), a database that cannot be reached (08, connection exception;
+// 57, operator intervention, a shutdown among them; a connection lost), or
+// any other failure of the store (a full disk, 53; an I/O error, 58; ...),
+// which a write may meet no more once the store works again.
+[[noreturn]] void throw_for(PGconn* conn, const std::string& state, const std::string& text) {
+  if (state.starts_with("22") || state.starts_with("23")) throw RecordsRefused(text);
+  if (conn == nullptr || PQstatus(conn) == CONNECTION_BAD || state.starts_with("08") || state.starts_with("57")) {
+    throw StoreUnreachable(text);
+  }
+  throw StoreError(text);
+}
+
 // Throws unless `result` says the statement ran.
 PostgresStore::Result checked(PGconn* conn, PGresult* raw, const std::string& what) {
   PostgresStore::Result result(raw);
   const auto status = raw ? PQresultStatus(raw) : PGRES_FATAL_ERROR;
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
     const char* state = raw ? PQresultErrorField(raw, PG_DIAG_SQLSTATE) : nullptr;
-    throw StoreError(what + ": " + one_line(raw ? PQresultErrorMessage(raw) : PQerrorMessage(conn)) +
-                     (state ? std::string(" (SQLSTATE ") + state + ")" : std::string()));
+    throw_for(conn, state ? state : "",
+              what + ": " + one_line(raw ? PQresultErrorMessage(raw) : PQerrorMessage(conn)) +
+                  (state ? std::string(" (SQLSTATE ") + state + ")" : std::string()));
   }
   return result;
 }
@@ -799,11 +821,23 @@ PostgresStore::~PostgresStore() { PQfinish(conn_); }
 
 void PostgresStore::connect() {
   // Earlier entries are defaults the URL may override; later ones are not.
-  const char* const keys[] = {"fallback_application_name", "connect_timeout", "dbname", "client_encoding", nullptr};
-  const char* const values[] = {"gofish-server", "10", url_.c_str(), "UTF8", nullptr};
+  // A database that does not answer is found out in seconds, not left to
+  // the kernel's TCP timeouts (a quarter of an hour): 3 s to connect, then
+  // (over TCP) keepalives after 5 s idle and 5 s for sent data to be
+  // acknowledged.
+  const char* const keys[] = {"fallback_application_name", "connect_timeout", "keepalives_idle", "keepalives_interval",
+                              "keepalives_count", "tcp_user_timeout", "dbname", "client_encoding", nullptr};
+  const char* const values[] = {"gofish-server", "3", "5", "2", "2", "5000", url_.c_str(), "UTF8", nullptr};
   conn_ = PQconnectdbParams(keys, values, 1);
   if (conn_ == nullptr) throw StoreError("cannot connect to PostgreSQL: out of memory");
-  if (PQstatus(conn_) != CONNECTION_OK) throw StoreError(connect_failure(one_line(PQerrorMessage(conn_))));
+  if (PQstatus(conn_) != CONNECTION_OK) {
+    const std::string message = one_line(PQerrorMessage(conn_));
+    const std::string sentence = connect_failure(message);
+    // A login refused or a database missing is final; a server down or
+    // starting may be waited for.
+    if (sentence.starts_with("cannot connect")) throw StoreUnreachable(sentence);
+    throw StoreError(sentence);
+  }
   // The server's notices and warnings (and the last words of a session it
   // ends) go to the log rather than stderr.
   PQsetNoticeProcessor(
@@ -825,10 +859,40 @@ PostgresStore::Result PostgresStore::exec(const char* sql) { return checked(conn
 PostgresStore::Result PostgresStore::run(const Step& step) {
   const std::vector<const char*> values = step.pointers();
   const std::vector<int> lengths = step.lengths();
-  return checked(conn_,
-                 PQexecPrepared(conn_, step.name, static_cast<int>(values.size()), values.data(), lengths.data(),
-                                step.formats.data(), 1),
-                 step.name);
+  if (PQsendQueryPrepared(conn_, step.name, static_cast<int>(values.size()), values.data(), lengths.data(),
+                          step.formats.data(), 1) != 1) {
+    return checked(conn_, nullptr, step.name);
+  }
+  // As PQexecPrepared, but a database that stops answering is given up on.
+  const auto deadline = std::chrono::steady_clock::now() + kStatementTimeout;
+  PGresult* last = nullptr;
+  for (;;) {
+    await_input(deadline);
+    PGresult* next = PQgetResult(conn_);
+    if (next == nullptr) break;
+    PQclear(last);
+    last = next;
+  }
+  return checked(conn_, last, step.name);
+}
+
+void PostgresStore::await_input(std::chrono::steady_clock::time_point deadline) {
+  while (!connection_lost() && PQisBusy(conn_) == 1) {
+    const int socket = PQsocket(conn_);
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (socket < 0) return;
+    if (left.count() <= 0) {
+      // Taken for lost, as if the database had dropped it: what follows
+      // reads an error, and the connection is made again before its next use.
+      spdlog::warn("storage: PostgreSQL did not answer in time; dropping the connection");
+      ::shutdown(socket, SHUT_RDWR);
+      PQconsumeInput(conn_);
+      return;
+    }
+    pollfd wait{socket, POLLIN, 0};
+    ::poll(&wait, 1, static_cast<int>(left.count()));
+    if (PQconsumeInput(conn_) != 1) return;
+  }
 }
 
 void PostgresStore::rollback() {
@@ -848,8 +912,8 @@ void PostgresStore::reconnect_if_lost() {
   if (!connection_lost()) return;
   PQreset(conn_);
   if (connection_lost()) {
-    throw StoreError("the connection to PostgreSQL was lost and cannot be made again: " +
-                     one_line(PQerrorMessage(conn_)));
+    throw StoreUnreachable("the connection to PostgreSQL was lost and cannot be made again: " +
+                           one_line(PQerrorMessage(conn_)));
   }
   prepare_statements();
   listen();
@@ -940,7 +1004,7 @@ void PostgresStore::commit(const std::vector<Record>& records) {
   std::vector<Step> steps;
   for (const auto& record : records) add_steps(record, numbers, steps);
   merge_steps(steps);
-  commit_steps(steps);
+  commit_steps(steps, false);
   sequences_->land(numbers);
 }
 
@@ -961,14 +1025,15 @@ void PostgresStore::add_steps(const Record& record, DecisionSequences::Batch& nu
   for (auto& one : steps_for(record)) steps.push_back(std::move(one));
 }
 
-void PostgresStore::commit_steps(const std::vector<Step>& steps) {
+void PostgresStore::commit_steps(const std::vector<Step>& steps, bool track_xid) {
   reconnect_if_lost();
-  if (!pipeline(steps) && connection_lost()) {
+  if (!pipeline(steps, track_xid) && connection_lost()) {
     // Lost before the Sync went out: the database rolled back what it had
     // of the batch, so it is sent once more on a new connection.
     reconnect_if_lost();
-    if (!pipeline(steps)) {
-      throw StoreError("writing: the connection to PostgreSQL was lost twice: " + one_line(PQerrorMessage(conn_)));
+    if (!pipeline(steps, track_xid)) {
+      throw StoreUnreachable("writing: the connection to PostgreSQL was lost twice: " +
+                             one_line(PQerrorMessage(conn_)));
     }
   }
 }
@@ -1012,22 +1077,58 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
     }
     merge_steps(steps);
     if (steps.empty()) return fenced;
+    // A closed room's lease is gone with it once this commits: the code
+    // may be leased again, by any node, from epoch 1.
+    std::vector<std::string> closed;
+    for (const RoomRecords* room : writing) {
+      if (std::holds_alternative<record::RoomClosed>(room->records.back())) closed.push_back(room->room);
+    }
     try {
-      commit_steps(steps);
+      commit_steps(steps, true);
+    } catch (const CommitUncertain&) {
+      // Settled by resolve_uncertain() before the writer writes anything else.
+      uncertain_ = Uncertain{xid_, std::move(numbers), std::move(fenced), std::move(closed)};
+      throw;
     } catch (const StoreError&) {
       if (failed_state_ != kLostLease || !failed_step_ || *failed_step_ != 1 || checks >= 4) throw;
       recheck_fence(node);
       continue;
     }
-    sequences_->land(numbers);
-    // A closed room's lease is gone with it: the code may be leased again,
-    // by any node, from epoch 1.
-    std::lock_guard fence(fence_->mutex);
-    for (const RoomRecords* room : writing) {
-      if (std::holds_alternative<record::RoomClosed>(room->records.back())) fence_->epochs.erase(room->room);
-    }
+    landed(numbers, closed);
     return fenced;
   }
+}
+
+void PostgresStore::landed(DecisionSequences::Batch& numbers, const std::vector<std::string>& closed) {
+  sequences_->land(numbers);
+  std::lock_guard fence(fence_->mutex);
+  for (const std::string& room : closed) fence_->epochs.erase(room);
+}
+
+std::optional<std::vector<std::string>> PostgresStore::resolve_uncertain() {
+  std::lock_guard lock(mutex_);
+  if (!uncertain_) return std::nullopt;
+  reconnect_if_lost();  // throws while the database cannot be reached
+  if (!uncertain_->xid) {
+    // Lost before even the transaction's id came back: nothing after it
+    // ran. Its games' numbers are read again from the database when next
+    // written, so a batch that committed after all is refused, not doubled.
+    spdlog::warn("storage: a batch's transaction id was lost with its connection; it is sent again");
+    for (const std::string& game : uncertain_->numbers.games()) sequences_->forget(game);
+    uncertain_.reset();
+    return std::nullopt;
+  }
+  const Result status = run(step(kTxidStatus, *uncertain_->xid));
+  const std::string state = status.null(0, 0) ? "" : status.bytes(0, 0);
+  if (state == "in progress") {
+    // The old session is still being ended; asked again at the next try.
+    throw StoreError("the transaction of a batch whose connection was lost is still in progress");
+  }
+  Uncertain settled = std::move(*uncertain_);
+  uncertain_.reset();
+  if (state != "committed") return std::nullopt;
+  landed(settled.numbers, settled.closed);
+  return std::move(settled.fenced);
 }
 
 void PostgresStore::recheck_fence(const std::string& node) {
@@ -1195,12 +1296,23 @@ std::vector<std::string> PostgresStore::notifications() {
   return codes;
 }
 
-bool PostgresStore::pipeline(const std::vector<Step>& steps) {
+bool PostgresStore::pipeline(const std::vector<Step>& steps, bool track_xid) {
   if (PQenterPipelineMode(conn_) != 1) throw StoreError("writing: " + one_line(PQerrorMessage(conn_)));
   // Statements sent, each a result and then a null to read.
   std::size_t sent = 0;
   bool synced = true;
+  xid_.reset();
+  if (track_xid) {
+    // Asked to answer at once, before the rest runs (a flush request).
+    if (PQsendQueryPrepared(conn_, kTxid.name, 0, nullptr, nullptr, nullptr, 1) != 1 ||
+        PQsendFlushRequest(conn_) != 1) {
+      synced = false;
+    } else {
+      ++sent;
+    }
+  }
   for (const auto& step : steps) {
+    if (!synced) break;
     const std::vector<const char*> values = step.pointers();
     const std::vector<int> lengths = step.lengths();
     if (PQsendQueryPrepared(conn_, step.name, static_cast<int>(values.size()), values.data(), lengths.data(),
@@ -1224,7 +1336,10 @@ bool PostgresStore::pipeline(const std::vector<Step>& steps) {
   std::size_t ends = 0;
   failed_step_.reset();
   failed_state_.clear();
+  const std::size_t first_step = track_xid ? 1 : 0;
+  const auto deadline = std::chrono::steady_clock::now() + kCommitTimeout;
   for (bool done = false; !done;) {
+    await_input(deadline);
     PGresult* raw = PQgetResult(conn_);
     if (raw == nullptr) {
       if (connection_lost() || ++ends > sent) {
@@ -1236,25 +1351,30 @@ bool PostgresStore::pipeline(const std::vector<Step>& steps) {
     const Result result(raw);
     switch (PQresultStatus(raw)) {
       case PGRES_PIPELINE_SYNC: done = true; break;
-      case PGRES_COMMAND_OK:
       case PGRES_TUPLES_OK:
+        if (track_xid && ends == 0 && result.rows() == 1) xid_ = result.integer(0, 0);
+        break;
+      case PGRES_COMMAND_OK:
       case PGRES_PIPELINE_ABORTED: break;
       default:
         if (error.empty()) {
           const char* state = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
           error = one_line(PQresultErrorMessage(raw)) + (state ? std::string(" (SQLSTATE ") + state + ")" : "");
-          failed_step_ = ends;  // the statement whose results are being read
+          if (ends >= first_step) failed_step_ = ends - first_step;  // the statement whose results are being read
           if (state) failed_state_ = state;
         }
     }
   }
+  const bool lost = connection_lost();
   if (PQexitPipelineMode(conn_) != 1 && !connection_lost()) {
     PQreset(conn_);
     if (!connection_lost()) prepare_statements();
   }
-  // Lost after the Sync went out: committed or not, nobody can tell.
-  if (!error.empty()) throw StoreError("writing: " + error);
-  return true;
+  if (error.empty()) return true;
+  // Lost after the Sync went out, with no statement refused: committed or
+  // not, only the database can tell now (resolve_uncertain).
+  if (lost && failed_state_.empty()) throw CommitUncertain("writing: the connection was lost after the commit: " + error);
+  throw_for(conn_, failed_state_, "writing: " + error);
 }
 
 void PostgresStore::truncate_locked(const std::string& game_id, std::int64_t keep) {

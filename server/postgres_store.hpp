@@ -58,6 +58,7 @@
 //   agree on one key.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -96,6 +97,7 @@ class PostgresStore final : public Store {
 
   void commit(const std::vector<Record>& records) override;
   std::vector<std::string> commit_rooms(const std::vector<RoomRecords>& batch) override;
+  std::optional<std::vector<std::string>> resolve_uncertain() override;
   std::vector<StoredRoom> load_open_rooms() override;
   std::optional<StoredRoom> load_room(const std::string& code) override;
   std::optional<std::string> room_of_token(const std::string& token_hash) override;
@@ -150,14 +152,26 @@ class PostgresStore final : public Store {
   void reconnect_if_lost();
   bool connection_lost() const;
   Result exec(const char* sql);
+  // One prepared statement, its last result; given up on (the connection
+  // dropped, StoreUnreachable) after kStatementTimeout without an answer.
   Result run(const Step& step);
+  static constexpr std::chrono::seconds kStatementTimeout{10};
+  // A writer's batch, given up on likewise after this.
+  static constexpr std::chrono::seconds kCommitTimeout{5};
+  // Waits until a result can be read without blocking, or until
+  // `deadline`: then the connection is shut down and taken for lost.
+  void await_input(std::chrono::steady_clock::time_point deadline);
   // Sends `steps` and a Sync in pipeline mode, which commits them as one
   // implicit transaction, and reads every result: one round trip for the
-  // batch. Returns false if the connection was lost before the Sync was
-  // sent (nothing was committed); throws StoreError on anything else.
-  bool pipeline(const std::vector<Step>& steps);
+  // batch. With `track_xid` the transaction's id is read first (xid_).
+  // Returns false if the connection was lost before the Sync was sent
+  // (nothing was committed); throws CommitUncertain if it was lost after,
+  // and RecordsRefused, StoreUnreachable or StoreError on anything else.
+  bool pipeline(const std::vector<Step>& steps, bool track_xid);
   // pipeline(), sent once more if the connection was lost before the Sync.
-  void commit_steps(const std::vector<Step>& steps);
+  void commit_steps(const std::vector<Step>& steps, bool track_xid);
+  // A batch committed: its decision numbers count, its closed rooms' leases are gone.
+  void landed(DecisionSequences::Batch& numbers, const std::vector<std::string>& closed);
   void listen();
   void rollback();
   template <class Work>
@@ -198,6 +212,17 @@ class PostgresStore final : public Store {
   // The statement the last failed pipeline failed at, and its SQLSTATE.
   std::optional<std::size_t> failed_step_;
   std::string failed_state_;
+  // The last pipeline's transaction id, when it came back.
+  std::optional<std::int64_t> xid_;
+  // The writer's batch whose commit is uncertain (CommitUncertain), and
+  // what it would have done.
+  struct Uncertain {
+    std::optional<std::int64_t> xid;
+    DecisionSequences::Batch numbers;
+    std::vector<std::string> fenced;
+    std::vector<std::string> closed;
+  };
+  std::optional<Uncertain> uncertain_;
   std::shared_ptr<Fence> fence_;
   // Each game's next decision number: shared with the writer connections.
   std::shared_ptr<DecisionSequences> sequences_;

@@ -46,9 +46,14 @@ std::variant<std::shared_ptr<Room>, protocol::Error> Registry::create_room(const
            (on_demand_ && on_demand_->load_room(candidate).has_value()) ||
            (!node_.empty() && !on_demand_->take_lease(candidate, node_, lease_ttl_));
   };
-  do {
-    code = protocol::room_code_from_index(os_random_below(protocol::room_code_count()));
-  } while (taken(code));
+  try {
+    do {
+      code = protocol::room_code_from_index(os_random_below(protocol::room_code_count()));
+    } while (taken(code));
+  } catch (...) {
+    addresses_.room_closed(creator);  // no room was made after all
+    throw;
+  }
   closed_.erase(code);
   auto room = Room::make(services_, weak_from_this(), code, settings);
   rooms_.emplace(code, Entry{room, creator});
@@ -229,6 +234,16 @@ void Registry::lost(const std::string& code) {
     spdlog::warn("room {}: this server no longer holds its lease; its players are sent to its new owner", code);
     room->move_away(false, {});
   }
+}
+
+void Registry::leases_confirmed(bool confirmed) {
+  std::vector<std::shared_ptr<Room>> rooms;
+  {
+    std::lock_guard lock(mutex_);
+    rooms.reserve(rooms_.size());
+    for (const auto& [code, entry] : rooms_) rooms.push_back(entry.room);
+  }
+  for (const auto& room : rooms) room->leases_confirmed(confirmed);
 }
 
 void Registry::hand_over(const std::string& code, std::function<void(bool was_here)> released) {

@@ -105,6 +105,9 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // The room's lease is lost (a renewal left it out, or a commit was fenced):
   // it is let go here without a record, its connections are told `moved`.
   void lost(const std::string& code);
+  // Every room held here: whether the node's leases are confirmed
+  // (Room::leases_confirmed; from the lease keeper).
+  void leases_confirmed(bool confirmed);
   // Another node asks for the room: it is let go as by lost(), after what it
   // wrote is committed; `released(true)` runs then, or `released(false)` at
   // once if the room is not held here, to release the lease.

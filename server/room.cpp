@@ -33,10 +33,11 @@ RoomImpl::RoomImpl(const RoomServices& services, std::weak_ptr<RoomHost> host, s
       strand_(boost::asio::make_strand(services.io)),
       seats_(std::move(seats)),
       log_(limits_.room_history_events, v),
-      outbox_(services.writer, code_),
+      outbox_(services.writer, code_, services.health),
       fanout_(seats_, log_, outbox_, limits_),
       clock_(*services.timers, strand_, limits_.bot_delay, settings_.bot_pace, settings_.turn_timer_seconds),
       idle_timer_(*services.timers, strand_),
+      resubmit_timer_(*services.timers, strand_),
       rng_(engine::os_seed()) {
   for (int i = 0; i < settings_.seats; ++i)
     grace_timers_.push_back(std::make_unique<GuardedTimer>(*services.timers, strand_));
@@ -122,8 +123,18 @@ void RoomImpl::do_create(const std::shared_ptr<Client>& client, protocol::Create
   after_membership_change();
 }
 
+namespace {
+
+// A paused room lets nobody in: what it would show them is not saved yet.
+// room/busy is what clients ask again after.
+constexpr const char* kPausedEntry =
+    "This room is paused while the server tries again to save its game; try again in a moment.";
+
+}  // namespace
+
 void RoomImpl::do_join(const std::shared_ptr<Client>& client, protocol::Join request, Id id) {
   if (closed_) return refuse(client, moved_ ? ErrorCode::kRoomBusy : ErrorCode::kRoomNotFound, std::move(id));
+  if (paused_) return refuse_paused(client, ErrorCode::kRoomBusy, std::move(id), kPausedEntry);
   if (seats_.member_of(*client)) return reply_error(client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
   const bool player = request.as == protocol::JoinAs::kPlayer;
   if (player && seats_.kicked_player(*client, request.name))
@@ -157,6 +168,7 @@ void RoomImpl::do_join(const std::shared_ptr<Client>& client, protocol::Join req
 void RoomImpl::do_resume(const std::shared_ptr<Client>& client, const std::string& token, const TokenHash& hash,
                          std::optional<std::int64_t> last_v, Id id) {
   if (moved_) return refuse(client, ErrorCode::kRoomBusy, std::move(id));
+  if (paused_ && !closed_) return refuse_paused(client, ErrorCode::kRoomBusy, std::move(id), kPausedEntry);
   std::optional<engine::Seat> found;
   for (int i = 0; i < seats_.size(); ++i) {
     if (seats_[i].held() && *seats_[i].token == hash) found = i;
@@ -231,6 +243,10 @@ void RoomImpl::do_handle(const std::shared_ptr<Client>& client, protocol::Client
                                       },
                                       message.body);
   if (seat_action && !member->seat) return reply_error(client, ErrorCode::kRoomSpectator, std::move(id));
+  // Paused, the room changes nothing; a finished game's transcript is saved.
+  if (paused_ && !std::holds_alternative<protocol::GetTranscript>(message.body)) {
+    return refuse_paused(client, ErrorCode::kRoomPaused, std::move(id));
+  }
   if (auto decision = protocol::decision_of(message.body, member->seat.value_or(0))) {
     return do_decision(client, *decision, std::move(id), arrived);
   }
@@ -479,7 +495,7 @@ void RoomImpl::finish_game() {
 // Arms what the next decision waits for: a bot's move, or the turn timer
 // of a human seat.
 void RoomImpl::schedule() {
-  if (state_ != State::kPlaying || !game_) return clock_.stop();
+  if (state_ != State::kPlaying || !game_ || paused_) return clock_.stop();
   const std::size_t key = game_->game().decisions().size();
   const engine::Seat seat = game_->game().to_act();
   SeatSlot& slot = seats_[seat];
@@ -501,7 +517,7 @@ void RoomImpl::schedule() {
 }
 
 void RoomImpl::on_bot_timer() {
-  if (closed_ || state_ != State::kPlaying || !game_) return;
+  if (closed_ || paused_ || state_ != State::kPlaying || !game_) return;
   const engine::Seat seat = game_->game().to_act();
   if (bot_controls(seat)) bot_move(seat);
 }
@@ -509,7 +525,7 @@ void RoomImpl::on_bot_timer() {
 // The seat let its timer run out: one bot move for it, announced, then play
 // goes on (a new timer if the same seat must decide again).
 void RoomImpl::on_turn_timeout() {
-  if (closed_ || state_ != State::kPlaying || !game_) return;
+  if (closed_ || paused_ || state_ != State::kPlaying || !game_) return;
   const auto expired = clock_.take_expired();
   const engine::Seat seat = game_->game().to_act();
   if (expired && expired->seat == seat && !bot_controls(seat)) {

@@ -65,6 +65,7 @@ class io_context;
 namespace gofish::server {
 
 class RecordSink;
+class StoreHealth;
 struct RestoredRoom;
 
 // What every room shares.
@@ -77,6 +78,10 @@ struct RoomServices {
   // records go through it, and what those records caused is sent only once
   // they are committed (durable_outbox.hpp). Outlives every room's strand work.
   RecordSink* writer = nullptr;
+  // Null: the store never fails and holds no leases. Otherwise what it says
+  // of the node's leases decides whether a room may send (may_release), and
+  // a failing store refuses new rooms (store_health.hpp).
+  const StoreHealth* health = nullptr;
   // The clock of the rooms' timers: the steady clock, or a test's.
   std::shared_ptr<const TimerSource> timers = steady_timers();
 };
@@ -130,6 +135,13 @@ class Room {
   // rest) what is not committed yet is dropped, unseen, and `after` runs at
   // once. `after` may run on any thread; it may be empty.
   virtual void move_away(bool commit_first, std::function<void()> after) = 0;
+
+  // Whether this node's leases are confirmed (several servers on one
+  // store: lease_keeper.hpp). While they are not, the room pauses: it sends
+  // nothing of what it does (StoreHealth::may_release), takes no decision
+  // and runs no timer, and tells everyone in it; once they are, it sends
+  // what waited and goes on.
+  virtual void leases_confirmed(bool confirmed) = 0;
 
   // The room's lobby entry while it is listed, waiting and has a free seat;
   // thread-safe (a copy refreshed on the strand after every change).

@@ -36,6 +36,11 @@ void RoomFanout::to_everyone(const protocol::ServerMessage& message) {
   for_each_member([&](const auto& client, auto) { outbox_.send(client, text); });
 }
 
+void RoomFanout::notify_everyone(const protocol::ServerMessage& message) {
+  const SharedText text = encode_shared(message);
+  for_each_member([&](const auto& client, auto) { client->send(text); });
+}
+
 const RoomLog::Entry& RoomFanout::record(protocol::RoomEvent event) {
   const RoomLog::Entry& entry = log_.append(std::move(event));
   const auto* game_event = std::get_if<engine::Event>(&entry.event);

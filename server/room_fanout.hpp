@@ -5,7 +5,8 @@
 // is sent what it missed, as its seat sees it, when that fits.
 //
 // Every message passes through the room's DurableOutbox, so none overtakes
-// the records that caused it.
+// the records that caused it; only the news that the room paused or goes on
+// again does not (notify_everyone).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,9 @@ class RoomFanout {
   void send(const std::shared_ptr<Client>& client, const protocol::ServerMessage& message);
   // To every seat owner connected and every spectator.
   void to_everyone(const protocol::ServerMessage& message);
+  // To everyone at once, past the durability hold: news about the room
+  // itself (room_paused, room_resumed), which is no effect of any record.
+  void notify_everyone(const protocol::ServerMessage& message);
   // Logs the event and sends it to everyone.
   const RoomLog::Entry& record(protocol::RoomEvent event);
   // `shared` to everyone but the seat to act, which gets `own` instead (its

@@ -58,6 +58,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   std::optional<protocol::LobbyRoom> lobby_entry() const override;
   void begin_after_restore() override;
   void move_away(bool commit_first, std::function<void()> after) override;
+  void leases_confirmed(bool confirmed) override;
 
  private:
   using ErrorCode = protocol::ErrorCode;
@@ -124,12 +125,25 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void reply_ok(const std::shared_ptr<Client>& client, Id id) { send(client, protocol::Ok{std::move(id)}); }
   void reply_error(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message = {});
   void refuse(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message = {});
+  // Refused because the room is paused: at once, past the durability hold
+  // (the refusal is no effect of anything held), so the client need not
+  // wait for the store to hear it. A client in no room is let go.
+  void refuse_paused(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message = {});
   void record(protocol::RoomEvent event);
   void write(Record record);
   void post_submit();
   void end_turn();
   void submit();
   void write_seats();
+  // What became of submission `number` (on the strand).
+  void on_write(std::uint64_t number, WriteOutcome outcome);
+  // ---- room_pause.cpp: a room whose store fails, or whose node cannot
+  // confirm its lease, pauses until both are well again.
+  std::optional<protocol::PauseReason> pause_reason() const;
+  // Pauses or goes on as pause_reason() now says, telling everyone once.
+  void update_pause();
+  void pause();
+  void go_on();
   RoomView view() const {
     return RoomView(code_, settings_, seats_, state_, game_number_, game_, log_.v(), clock_.timer());
   }
@@ -169,6 +183,11 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // or resume that found it here just before is answered room/busy, which
   // clients ask again after, not as if the room or the seat were gone.
   bool moved_ = false;
+  // Paused (update_pause): everyone was told, and no decision, timer or
+  // change of seats is taken until play goes on. `leases_lapsed_`: the
+  // node's leases are not confirmed (leases_confirmed).
+  bool paused_ = false;
+  bool leases_lapsed_ = false;
   // In a turn of on_strand, and whether it has records to submit at its end.
   bool in_turn_ = false;
   bool submit_due_ = false;
@@ -185,6 +204,8 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   TurnClock clock_;                                          // a bot's move or a human's turn timer
   std::vector<std::unique_ptr<GuardedTimer>> grace_timers_;  // one per seat
   GuardedTimer idle_timer_;
+  // Hands a write the store writer refused (out of memory) over again.
+  GuardedTimer resubmit_timer_;
   engine::Rng rng_;
 
   mutable std::mutex lobby_mutex_;

@@ -46,14 +46,16 @@ void RoomImpl::do_move_away(bool commit_first, std::function<void()> after) {
     lobby_.reset();
   }
   services_.metrics->rooms_changed(state_, -1);
+  resubmit_timer_.cancel();
+  if (std::exchange(paused_, false)) services_.metrics->room_paused(-1);
   if (!commit_first || !services_.writer) {
     outbox_.abandon();
     return finished();
   }
   outbox_.submit_final(log_.v());
   // Submissions commit in order: once this empty one is, so is the rest.
-  services_.writer->submit(code_, {}, [after = std::move(after)](bool) {
-    if (after) after();
+  services_.writer->submit(code_, {}, [after = std::move(after)](WriteOutcome outcome) {
+    if (outcome != WriteOutcome::kRetrying && after) after();
   });
 }
 

@@ -26,6 +26,13 @@ void RoomImpl::refuse(const std::shared_ptr<Client>& client, ErrorCode code, Id 
   if (!seats_.member_of(*client)) client->clear_room(this);
 }
 
+void RoomImpl::refuse_paused(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message) {
+  const protocol::Error error = message.empty() ? protocol::default_error(code, std::move(id))
+                                                : protocol::make_error(code, std::move(message), std::move(id));
+  client->send(make_shared_text(protocol::encode(error)));
+  if (!seats_.member_of(*client)) client->clear_room(this);
+}
+
 // Logs an event and sends it to everyone; the store learns the new version
 // in the same submission.
 void RoomImpl::record(protocol::RoomEvent event) {
@@ -69,16 +76,41 @@ void RoomImpl::submit() {
   // the server runs a batch's callbacks on an I/O thread (StoreWriter::
   // run_callbacks_with), where this enters a free strand at once; from any
   // other thread it queues, as a post would.
-  outbox_.submit(log_.v(), [weak = weak_from_this()](std::uint64_t number, bool written) {
+  const bool taken = outbox_.submit(log_.v(), [weak = weak_from_this()](std::uint64_t number, WriteOutcome outcome) {
     if (auto self = weak.lock()) {
-      boost::asio::dispatch(self->strand_, [weak, number, written] {
-        auto room = weak.lock();
-        if (!room) return;
-        if (!written) spdlog::error("room {}: a write failed; what it recorded may not survive a restart", room->code_);
-        room->outbox_.committed(number, written);
+      boost::asio::dispatch(self->strand_, [weak, number, outcome] {
+        if (auto room = weak.lock()) room->on_write(number, outcome);
       });
     }
   });
+  if (taken) return;
+  // The writer refused the records (out of memory): paused, and handed
+  // over again in a moment.
+  update_pause();
+  resubmit_timer_.arm(StoreWriter::kFirstRetry, [weak = weak_from_this()] {
+    if (auto self = weak.lock()) {
+      self->on_strand([](RoomImpl& room) {
+        room.submit();
+        room.update_pause();
+      });
+    }
+  });
+}
+
+void RoomImpl::on_write(std::uint64_t number, WriteOutcome outcome) {
+  switch (outcome) {
+    case WriteOutcome::kWritten:
+      outbox_.committed(number);
+      break;
+    case WriteOutcome::kRetrying:
+      outbox_.retrying(number);
+      break;
+    case WriteOutcome::kFenced:
+      // Another server holds the room now: the registry lets it go here
+      // (Registry::lost), and nothing held is ever sent.
+      return;
+  }
+  update_pause();
 }
 
 void RoomImpl::write_seats() {

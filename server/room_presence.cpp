@@ -36,6 +36,7 @@ TokenBucket RoomImpl::chat_bucket() const {
 }
 
 void RoomImpl::arm_grace(engine::Seat index) {
+  if (paused_) return;  // armed afresh when play goes on
   grace_timers_[static_cast<std::size_t>(index)]->arm(limits_.seat_grace_period, [weak = weak_from_this(), index] {
     if (auto self = weak.lock()) self->on_grace_expired(index);
   });
@@ -43,7 +44,7 @@ void RoomImpl::arm_grace(engine::Seat index) {
 
 void RoomImpl::on_grace_expired(engine::Seat index) {
   SeatSlot& seat = seats_[index];
-  if (closed_ || seat.client || !seat.held()) return;
+  if (closed_ || paused_ || seat.client || !seat.held()) return;
   if (state_ != State::kWaiting) {
     // In a game a bot stands in once the seat is to act (schedule()); after
     // a game the seat stays its owner's until the room closes.
@@ -105,7 +106,9 @@ void RoomImpl::after_membership_change() {
   write_seats();
   refresh_lobby();
   const bool idle = seats_.connected() == 0;
-  if (idle && !idle_timer_.armed()) {
+  if (paused_) {
+    idle_timer_.cancel();  // a paused room is never closed; armed again when play goes on
+  } else if (idle && !idle_timer_.armed()) {
     // A room that never started a game goes sooner: it was most likely
     // created and abandoned, and holds one of max_rooms.
     const auto expiry = game_number_ == 0 ? std::min(limits_.unstarted_room_expiry, limits_.room_idle_expiry)
@@ -119,7 +122,7 @@ void RoomImpl::after_membership_change() {
 }
 
 void RoomImpl::on_idle() {
-  if (closed_ || seats_.connected() != 0) return;
+  if (closed_ || paused_ || seats_.connected() != 0) return;
   close_room(protocol::RoomClosedReason::kIdle, "Nobody was connected for a while, so the room has closed.");
 }
 
@@ -147,6 +150,7 @@ void RoomImpl::close_room(protocol::RoomClosedReason reason, const std::string& 
     lobby_.reset();
   }
   services_.metrics->rooms_changed(state_, -1);
+  if (std::exchange(paused_, false)) services_.metrics->room_paused(-1);
   if (auto host = host_.lock()) host->room_closed(code_, this);
 }
 

@@ -7,6 +7,7 @@
 
 #include "protocol/text.hpp"
 #include "server/store.hpp"
+#include "server/store_health.hpp"
 
 namespace gofish::server {
 
@@ -33,12 +34,12 @@ void send_error(const Client& client, ErrorCode code, std::optional<protocol::Re
 
 RoomsHandler::RoomsHandler(boost::asio::io_context& io, const Limits& limits, std::shared_ptr<Metrics> metrics,
                            std::string server_version, std::shared_ptr<const TokenHasher> hasher,
-                           RecordSink* writer)
+                           RecordSink* writer, const StoreHealth* health)
     : limits_(limits),
       welcome_(welcome_of(limits, std::move(server_version))),
       registry_(std::make_shared<Registry>(
           RoomServices{io, limits, std::move(metrics),
-                       hasher ? std::move(hasher) : std::make_shared<const TokenHasher>(), writer})) {}
+                       hasher ? std::move(hasher) : std::make_shared<const TokenHasher>(), writer, health})) {}
 
 RoomsHandler::~RoomsHandler() { registry_->stop_lookups(); }
 
@@ -226,7 +227,19 @@ void RoomsHandler::dispatch_now(const std::shared_ptr<Client>& client, protocol:
   if (auto* create = std::get_if<protocol::CreateRoom>(&message.body)) {
     if (client->room()) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
     if (shutting_down_) return send_error(*client, ErrorCode::kServerShuttingDown, std::move(id));
-    auto created = directory().create_room(create->settings, client->address());
+    // A room made now could not be saved: refused until the store works.
+    if (const StoreHealth* health = registry_->services().health;
+        health && (health->failing() || !health->may_release())) {
+      return send_error(*client, ErrorCode::kServerStoreUnavailable, std::move(id));
+    }
+    std::variant<std::shared_ptr<Room>, protocol::Error> created;
+    try {
+      created = directory().create_room(create->settings, client->address());
+    } catch (const std::exception& error) {
+      // With a shared store the code is drawn against it, which failed.
+      spdlog::error("connection {}: making a room failed: {}", client->id(), error.what());
+      return send_error(*client, ErrorCode::kServerStoreUnavailable, std::move(id));
+    }
     if (auto* error = std::get_if<protocol::Error>(&created)) {
       error->id = std::move(id);
       return send(*client, *error);

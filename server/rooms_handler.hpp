@@ -48,6 +48,7 @@ namespace gofish::server {
 
 class RecordSink;
 class Store;
+class StoreHealth;
 
 class RoomsHandler : public ConnectionHandler {
  public:
@@ -55,10 +56,13 @@ class RoomsHandler : public ConnectionHandler {
   // Server keeps the handler until its I/O threads have stopped.
   // `hasher` hashes seat tokens; null makes one with a fresh key (a durable
   // store passes one keyed by its stored key, so stored hashes stay valid).
-  // `writer` (may be null: nothing is kept) must outlive the I/O threads.
+  // `writer` (may be null: nothing is kept) must outlive the I/O threads,
+  // and so must `health` (may be null: the store never fails), which
+  // refuses new rooms while the store fails (server/store_unavailable) and
+  // tells rooms whether they may send (store_health.hpp).
   RoomsHandler(boost::asio::io_context& io, const Limits& limits, std::shared_ptr<Metrics> metrics,
                std::string server_version, std::shared_ptr<const TokenHasher> hasher = nullptr,
-               RecordSink* writer = nullptr);
+               RecordSink* writer = nullptr, const StoreHealth* health = nullptr);
 
   // Stops the registry's lookup threads (Registry::stop_lookups).
   ~RoomsHandler() override;

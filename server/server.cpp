@@ -282,6 +282,7 @@ const Config& Server::config() const { return state_->config; }
 bool Server::ready() const { return state_->ready; }
 void Server::set_readiness(std::function<std::optional<std::string>()> check) { state_->readiness = std::move(check); }
 void Server::on_idle(std::function<void()> hook) { state_->idle = std::move(hook); }
+void Server::set_health(std::function<Health()> check) { state_->health = std::move(check); }
 std::size_t Server::connection_count() const { return state_->session_count(); }
 
 }  // namespace gofish::server

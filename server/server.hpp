@@ -67,6 +67,13 @@ class Server {
   // returns, whenever it returns one (the database or lease renewal fails).
   // Called on I/O threads: it must be quick.
   void set_readiness(std::function<std::optional<std::string>()> check);
+  // Before start(): /healthz answers with the status and text `check`
+  // returns (200 "ok\n" without one). Quick, as above.
+  struct Health {
+    int status = 200;
+    std::string text;
+  };
+  void set_health(std::function<Health()> check);
   // Before start(): an I/O thread calls `hook` each time it has run every
   // handler that was ready and is about to wait for more (the store's writer
   // then commits at once: nothing more is coming soon). Quick, as above.

@@ -99,6 +99,7 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   std::atomic<bool> ready{false};
   // Server::set_readiness: why /readyz answers 503 while serving, if it does.
   std::function<std::optional<std::string>()> readiness;
+  std::function<Server::Health()> health;  // Server::set_health
   std::function<void()> idle;  // Server::on_idle
   std::atomic<bool> shutdown_begun{false};
   std::atomic<bool> hook_done{false};

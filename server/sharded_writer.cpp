@@ -1,15 +1,17 @@
 #include "server/sharded_writer.hpp"
 
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 namespace gofish::server {
 
 ShardedWriter::ShardedWriter(const std::vector<Store*>& lanes, std::optional<std::chrono::seconds> retention,
-                             std::chrono::milliseconds prune_period) {
+                             std::chrono::milliseconds prune_period, StoreHealth* health) {
   if (lanes.empty()) throw std::invalid_argument("a ShardedWriter needs at least one lane");
   for (std::size_t i = 0; i < lanes.size(); ++i) {
     lanes_.push_back(
-        std::make_unique<StoreWriter>(*lanes[i], i == 0 ? retention : std::nullopt, prune_period));
+        std::make_unique<StoreWriter>(*lanes[i], i == 0 ? retention : std::nullopt, prune_period, health, i));
   }
 }
 
@@ -23,7 +25,7 @@ std::size_t ShardedWriter::lane_of(const std::string& room) const {
   return static_cast<std::size_t>(hash % lanes_.size());
 }
 
-void ShardedWriter::submit(std::string room, std::vector<Record> records, Done done) {
+void ShardedWriter::submit(std::string room, std::vector<Record>&& records, Done done) {
   auto& lane = *lanes_[lane_of(room)];
   lane.submit(std::move(room), std::move(records), std::move(done));
 }
@@ -44,8 +46,20 @@ void ShardedWriter::run_callbacks_with(const std::function<void(StoreWriter::Cal
   for (auto& lane : lanes_) lane->run_callbacks_with(hand_over);
 }
 
-void ShardedWriter::stop() {
-  for (auto& lane : lanes_) lane->stop();
+StoreWriter::Unwritten ShardedWriter::stop(StoreWriter::Clock::time_point deadline) {
+  // Each lane is asked first, so that they finish side by side.
+  StoreWriter::Unwritten unwritten;
+  std::vector<std::thread> stopping;
+  std::mutex mutex;
+  for (auto& lane : lanes_) {
+    stopping.emplace_back([&, writer = lane.get()] {
+      auto left = writer->stop(deadline);
+      std::lock_guard lock(mutex);
+      unwritten.insert(unwritten.end(), left.begin(), left.end());
+    });
+  }
+  for (auto& thread : stopping) thread.join();
+  return unwritten;
 }
 
 std::uint64_t ShardedWriter::batches() const {

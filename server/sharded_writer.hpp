@@ -30,16 +30,19 @@ class ShardedWriter final : public RecordSink {
  public:
   // One lane per store, in order; each store is used by its lane's thread
   // only (with the first also for pruning). The stores outlive the writer.
+  // Each lane reports to `health` (may be null) under its number.
   explicit ShardedWriter(const std::vector<Store*>& lanes, std::optional<std::chrono::seconds> retention = std::nullopt,
-                         std::chrono::milliseconds prune_period = std::chrono::minutes(1));
+                         std::chrono::milliseconds prune_period = std::chrono::minutes(1),
+                         StoreHealth* health = nullptr);
 
-  void submit(std::string room, std::vector<Record> records, Done done) override;
+  void submit(std::string room, std::vector<Record>&& records, Done done) override;
   // As StoreWriter's, for every lane.
   void on_fenced(const std::function<void(const std::string& room)>& fenced);
   void commit_delay(std::chrono::microseconds delay);
   void flush_now();
   void run_callbacks_with(const std::function<void(StoreWriter::Callbacks)>& hand_over);
-  void stop();
+  // Every lane's StoreWriter::stop, with one deadline: what none could write.
+  StoreWriter::Unwritten stop(StoreWriter::Clock::time_point deadline = StoreWriter::Clock::time_point::max());
   std::uint64_t batches() const;
   std::size_t lanes() const { return lanes_.size(); }
   // The lane a room's records go to.

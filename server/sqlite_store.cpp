@@ -92,8 +92,24 @@ ALTER TABLE games ADD COLUMN last_decision INTEGER;
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
+// The records' fault (a key written twice, a value SQLite will not take),
+// which the same records would meet again; anything else is the store's
+// (a full disk, an I/O error, a file system made read-only, a lock), and the
+// same write may work once the store does (StoreWriter tries it again).
+bool records_fault(sqlite3* db) {
+  switch (db ? sqlite3_errcode(db) & 0xff : SQLITE_NOMEM) {  // the primary code of an extended one
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+    case SQLITE_TOOBIG:
+    case SQLITE_RANGE: return true;
+    default: return false;
+  }
+}
+
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
-  throw StoreError(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+  const std::string text = what + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
+  if (records_fault(db)) throw RecordsRefused(text);
+  throw StoreError(text);
 }
 
 // A decision we can use: a JSON object.
@@ -252,6 +268,7 @@ void SqliteStore::exec(const char* sql) {
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
     std::string text = message ? message : sqlite3_errmsg(db_);
     sqlite3_free(message);
+    if (records_fault(db_)) throw RecordsRefused(text);
     throw StoreError(text);
   }
 }

@@ -27,6 +27,9 @@
 
 #include <array>
 #include <chrono>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -40,12 +43,43 @@
 
 namespace gofish::server {
 
+class StoreHealth;
+
 // A store that cannot be opened safely (not a database, a schema newer than
-// this program knows, a malformed file). The message is a sentence for the
-// operator; the server refuses to start rather than lose rooms.
+// this program knows, a malformed file), or a write or read that failed. The
+// message is a sentence for the operator; the server refuses to start
+// rather than lose rooms. A write that fails with a plain StoreError failed
+// for the store's sake (it cannot be reached, its disk is full, it failed an
+// I/O): the same records are written once it works again.
 class StoreError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A write the store refused for the records in it, not for its own state (a
+// decision out of sequence, a key written twice): writing the same records
+// again fails again, so the writer tries each room's records on its own and
+// keeps only the rooms refused waiting (StoreWriter).
+class RecordsRefused : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
+// The store cannot be reached at all (a database server down or starting,
+// a network that does not answer): a start may wait for it (gofish-server
+// --store-connect-wait-ms), and a write is tried again.
+class StoreUnreachable : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
+// The connection was lost after the commit was sent: the store may or may
+// not have committed it. Store::resolve_uncertain says which, once the store
+// can be reached again; until then nothing else is written, so that the
+// records are not written twice.
+class CommitUncertain : public StoreError {
+ public:
+  using StoreError::StoreError;
 };
 
 namespace record {
@@ -180,8 +214,15 @@ class Store {
   // are written only while this node still holds the room's lease at the
   // epoch it took it with; the rooms whose lease is gone come back, their
   // records not written, and every other room's records are written. Throws
-  // as commit() does. The default commits them all with commit().
+  // as commit() does (RecordsRefused, CommitUncertain or StoreError). The
+  // default commits them all with commit().
   virtual std::vector<std::string> commit_rooms(const std::vector<RoomRecords>& batch);
+  // After commit_rooms threw CommitUncertain: whether that batch committed.
+  // The rooms it fenced out when it did, nothing when it did not (it may be
+  // sent again); throws StoreError while that cannot be told yet (the store
+  // cannot be reached). The default: a store whose commits are never
+  // uncertain.
+  virtual std::optional<std::vector<std::string>> resolve_uncertain() { return std::nullopt; }
 
   // Room leases: which node owns a room when several servers share one
   // store (PostgresStore). The defaults are a single node's, which owns
@@ -277,39 +318,67 @@ class NullStore : public Store {
   std::array<std::uint64_t, 4> key_{};
 };
 
+// What became of a room's submission (RecordSink::Done).
+enum class WriteOutcome {
+  kWritten,   // committed
+  kFenced,    // not written, ever: another node holds the room's lease now
+  kRetrying,  // not written yet: the write failed and is tried again, until written or fenced
+};
+
 // Where a room's records go: the StoreWriter below, or a room test's fake.
-// `done` is called once, from any thread, with whether the records were
-// written; it must be quick (post to a strand and return).
+// `done` is called from any thread, once with kWritten or kFenced, and
+// before that at most once with kRetrying (the first time the write failed);
+// it must be quick (post to a strand and return). A room's submissions are
+// written in the order it made them, and never one before another that
+// failed: a failed write holds back the room's later ones until it is
+// written.
 class RecordSink {
  public:
-  using Done = std::function<void(bool written)>;
+  using Done = std::function<void(WriteOutcome)>;
   virtual ~RecordSink() = default;
   // `room` is the code of the room whose records these are: with leases, a
   // room's records are written only while this node owns the room.
-  virtual void submit(std::string room, std::vector<Record> records, Done done) = 0;
+  // Takes the records only when it returns: one that throws (out of
+  // memory) leaves them to the caller.
+  virtual void submit(std::string room, std::vector<Record>&& records, Done done) = 0;
 };
 
 // The one writer: collects the records of every room, commits them in one
 // transaction per batch on its own thread, then runs each submission's
-// callback (in submission order) with whether its records were written. A callback
-// must be quick: hand its work to a strand and return. With run_callbacks_with, a
+// callback (in submission order) with what became of it. A callback must be
+// quick: hand its work to a strand and return. With run_callbacks_with, a
 // batch's callbacks run together, handed over in one piece.
+//
+// A write that fails is never given up: its submissions wait, each room's in
+// order, and are tried again with a growing pause (kFirstRetry doubling to
+// kLongestRetry) until they are written or fenced out; a room's later
+// submissions wait behind them. While the store itself fails (not the
+// records) everything new waits too, for the next try. A write whose
+// commit is uncertain (CommitUncertain) is settled with the store
+// (Store::resolve_uncertain) before anything else is written. What waits is
+// reported to `health` (store_health.hpp), which logs an outage's start and
+// end and serves /healthz and /metrics.
 class StoreWriter final : public RecordSink {
  public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::milliseconds kFirstRetry{100};
+  static constexpr std::chrono::milliseconds kLongestRetry{1000};
 
   // With `retention`, finished games older than it are deleted on the
   // writer thread: after a batch, or after `prune_period` without one, at
-  // most once per `prune_period`.
+  // most once per `prune_period`. `health` (may be null) outlives the
+  // writer; `lane` is this writer's number there (ShardedWriter).
   explicit StoreWriter(Store& store, std::optional<std::chrono::seconds> retention = std::nullopt,
-                       std::chrono::milliseconds prune_period = std::chrono::minutes(1));
+                       std::chrono::milliseconds prune_period = std::chrono::minutes(1),
+                       StoreHealth* health = nullptr, std::size_t lane = 0);
   ~StoreWriter();  // stop(), so pending writes finish
   StoreWriter(const StoreWriter&) = delete;
   StoreWriter& operator=(const StoreWriter&) = delete;
 
-  void submit(std::string room, std::vector<Record> records, Done done) override;
+  void submit(std::string room, std::vector<Record>&& records, Done done) override;
   // Called on the writer thread, before the callbacks of its batch, with a
   // room whose records were fenced out (another node owns it now; their
-  // callbacks say not written). Set before the first submission.
+  // callbacks say kFenced). Set before the first submission.
   void on_fenced(std::function<void(const std::string& room)> fenced) { on_fenced_ = std::move(fenced); }
   // Group commit: once a batch's first submission has come, wait this long
   // for more before committing (Limits::store_commit_delay). Set before the
@@ -327,9 +396,16 @@ class StoreWriter final : public RecordSink {
   // they run on the writer thread, as they do once stop() is called.
   using Callbacks = std::function<void()>;
   void run_callbacks_with(std::function<void(Callbacks)> hand_over) { hand_over_ = std::move(hand_over); }
-  // Finishes every submitted write, runs its callback, and stops the thread.
-  // Later submissions are written at once on the caller's thread.
-  void stop();
+
+  // What a stop left unwritten: the records of each room, by room code.
+  using Unwritten = std::vector<std::pair<std::string, std::size_t>>;
+  // Writes everything submitted, trying failed writes again until
+  // `deadline`, runs the callbacks of what was written, and stops the
+  // thread. What could not be written by then is returned (and its
+  // callbacks never run: nothing it held may be sent). Later submissions
+  // are written at once on the caller's thread, or added to what stop
+  // returned when that fails.
+  Unwritten stop(Clock::time_point deadline = Clock::time_point::max());
 
   // Batches committed so far (for tests and metrics).
   std::uint64_t batches() const;
@@ -339,14 +415,37 @@ class StoreWriter final : public RecordSink {
     std::string room;
     std::vector<Record> records;
     Done done;
+    Clock::time_point since{};  // when it was submitted
+    bool told = false;          // kRetrying has been sent
   };
+  // What became of each submission of one round, and the callbacks to run.
+  struct Results;
   void run();
-  // Commits the batch in one transaction and runs its callbacks; when that
-  // fails, commits each submission on its own, so one bad record refuses
-  // only its own submission.
-  void write(std::vector<Pending>& batch);
-  // The rooms fenced out, or nothing when the commit failed.
-  std::optional<std::vector<std::string>> commit(const std::vector<RoomRecords>& batch);
+  // Writes what was submitted, and what waits when its next try is due.
+  void write_round(std::vector<Pending>& fresh);
+  // Commits `batch` (each room's submissions in order); what fails waits.
+  // `alone`: one room's, tried on its own.
+  void write(std::vector<Pending> batch, Results& results, bool alone = false);
+  // Commits the batch in one transaction: the rooms fenced out. Throws as
+  // Store::commit_rooms does.
+  std::vector<std::string> commit(const std::vector<Pending>& batch);
+  void written(std::vector<Pending>& batch, const std::vector<std::string>& fenced, Results& results);
+  // A try failed: the next is due after the pause, which grows.
+  void failed(const std::string& error, bool store_failed, Results& results);
+  // kRetrying, once per submission.
+  void tell(Pending& pending, Results& results);
+  void tell_and_hold(Pending pending, Results& results);
+  // Keeps a submission waiting (in front of its room's others, or behind),
+  // and lets a room go once none of its submissions waits.
+  void hold(Pending pending, bool front);
+  void release(const std::string& room);
+  // Settles the uncertain batch with the store; false while it cannot.
+  bool settle_uncertain(Results& results);
+  // stop()'s deadline has passed: what waits goes to unwritten_. Under mutex_.
+  void give_up();
+  // Tells the health what waits, and runs the round's callbacks.
+  void finish_round(Results& results);
+  bool retry_due(Clock::time_point now) const { return !waiting_.empty() && now >= next_retry_; }
 
   void maybe_prune();
 
@@ -354,6 +453,8 @@ class StoreWriter final : public RecordSink {
   std::function<void(const std::string&)> on_fenced_;
   const std::optional<std::chrono::seconds> retention_;
   const std::chrono::milliseconds prune_period_;
+  StoreHealth* const health_;
+  const std::size_t lane_;
   std::chrono::microseconds commit_delay_{0};
   std::function<void(Callbacks)> hand_over_;
   std::chrono::steady_clock::time_point last_prune_{};
@@ -363,7 +464,25 @@ class StoreWriter final : public RecordSink {
   bool stopping_ = false;
   bool stopped_ = false;
   bool flush_ = false;  // flush_now() came for what is queued
+  Clock::time_point stop_deadline_ = Clock::time_point::max();
+  Unwritten unwritten_;  // what stop() gave up on
   std::uint64_t batches_ = 0;
+
+  // On the writer thread only. Submissions whose write failed, in the order
+  // they were made (every room's in its own order), and the rooms they
+  // belong to: a room's later submissions join them here.
+  std::vector<Pending> waiting_;
+  // Each room's submissions in waiting_ and uncertain_: a room listed here
+  // writes nothing new before they are written.
+  std::unordered_map<std::string, std::size_t> waiting_count_;
+  // Rooms whose own records the store refused (RecordsRefused): tried on
+  // their own, so they hold back no other room.
+  std::unordered_set<std::string> own_fault_;
+  // A batch whose commit is uncertain, settled before anything else is written.
+  std::optional<std::vector<Pending>> uncertain_;
+  bool store_failing_ = false;  // the last try failed for the store's sake: new submissions wait too
+  Clock::time_point next_retry_{};
+  std::chrono::milliseconds retry_pause_{kFirstRetry};
   std::thread thread_;
 };
 

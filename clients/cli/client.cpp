@@ -144,6 +144,13 @@ class Session : public ConnectionHandler {
                    [&](const protocol::Closing& m) { on_closing(m); },
                    [&](const protocol::Turn&) { settled(); },
                    [&](const protocol::RoomClosed& m) { on_room_closed(m); },
+                   [&](const protocol::RoomPaused& m) { note("Paused: " + m.message); },
+                   [&](const protocol::RoomResumed& m) {
+                     note(m.message);
+                     // What was refused during the pause is decided again.
+                     decided_at_v_ = -1;
+                     settled();
+                   },
                },
                std::get<protocol::ServerMessage>(parsed));
   }
@@ -455,6 +462,13 @@ class Session : public ConnectionHandler {
         });
         return;
       }
+    }
+    // Paused while the server saves the game again: `room_resumed` says
+    // when play goes on, and the bot decides again then.
+    if (error.code == ErrorCode::kRoomPaused) {
+      if (kind == Request::kDecision) decided_at_v_ = -1;
+      if (!bot_) print("Refused: " + error.message);
+      return;
     }
     switch (kind) {
       case Request::kHello: fail(entry_exit_code(error.code), error.message); return;

@@ -56,13 +56,18 @@ void ManualTimers::advance(Duration duration) { now_ += duration; }
 
 // ---------------------------------------------------------------- ManualSink
 
-void ManualSink::commit_all(bool written) {
+void ManualSink::commit_all(WriteOutcome outcome) {
   auto batch = std::move(waiting);
   waiting.clear();
+  told = 0;
   for (auto& [records, done] : batch) {
-    committed.push_back(records);
-    done(written);
+    if (outcome == WriteOutcome::kWritten) committed.push_back(records);
+    done(outcome);
   }
+}
+
+void ManualSink::fail_all() {
+  for (; told < waiting.size(); ++told) waiting[told].second(WriteOutcome::kRetrying);
 }
 
 // ---------------------------------------------------------------- FakeClient
@@ -126,9 +131,9 @@ Limits RoomBench::bench_limits() {
   return limits;
 }
 
-RoomBench::RoomBench(Limits limits, bool durable)
+RoomBench::RoomBench(Limits limits, bool durable, const StoreHealth* health)
     : services_{io_, limits, std::make_shared<Metrics>(), std::make_shared<const TokenHasher>(),
-                durable ? &sink_ : nullptr, timers_} {}
+                durable ? &sink_ : nullptr, health, timers_} {}
 
 RoomBench::~RoomBench() {
   clients_.clear();

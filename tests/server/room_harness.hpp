@@ -80,16 +80,20 @@ class FakeConnection final : public Connection {
 // A store writer that commits only when the test says so.
 class ManualSink final : public RecordSink {
  public:
-  void submit(std::string, std::vector<Record> records, Done done) override {
+  void submit(std::string, std::vector<Record>&& records, Done done) override {
     if (refuse) throw std::bad_alloc();
     waiting.push_back({std::move(records), std::move(done)});
   }
   // Throws instead of taking a submission, as a writer out of memory would.
   bool refuse = false;
-  // Commits every submission so far, in order.
-  void commit_all(bool written = true);
+  // Commits every submission so far, in order (or fences them all out).
+  void commit_all(WriteOutcome outcome = WriteOutcome::kWritten);
+  // Every submission so far failed, and is tried again: each is told so
+  // once, and stays waiting.
+  void fail_all();
   std::vector<std::vector<Record>> committed;
   std::vector<std::pair<std::vector<Record>, Done>> waiting;
+  std::size_t told = 0;  // of `waiting`, those fail_all() told
 };
 
 // What the room tells its host.
@@ -151,7 +155,8 @@ class FakeClient {
 // A room and everything around it.
 class RoomBench {
  public:
-  explicit RoomBench(Limits limits = bench_limits(), bool durable = false);
+  // With `health`, the rooms ask it whether they may send (leases).
+  explicit RoomBench(Limits limits = bench_limits(), bool durable = false, const StoreHealth* health = nullptr);
   ~RoomBench();
 
   // Defaults for room tests: the server's, with a short bot delay.

@@ -107,7 +107,7 @@ TEST_CASE("room log: versions climb by one, and since() gives what was missed or
 TEST_CASE("durable outbox: a turn ending with a decision puts the room's version in it") {
   ManualSink sink;
   DurableOutbox outbox(&sink, "K7QXM");
-  const auto ignore = [](std::uint64_t, bool) {};
+  const auto ignore = [](std::uint64_t, WriteOutcome) {};
   CHECK(outbox.write(record::DecisionAccepted{"g", 3, "{}", std::nullopt}));
   outbox.version_moved();
   outbox.submit(12, ignore);
@@ -137,8 +137,8 @@ TEST_CASE("durable outbox: a message waits for the records written before it, in
   DurableOutbox outbox(&sink, "K7QXM");
   auto connection = std::make_shared<FakeConnection>(1);
   const auto client = client_on(connection);
-  std::vector<std::pair<std::uint64_t, bool>> commits;
-  const auto remember = [&](std::uint64_t number, bool written) { commits.push_back({number, written}); };
+  std::vector<std::pair<std::uint64_t, WriteOutcome>> outcomes;
+  const auto remember = [&](std::uint64_t number, WriteOutcome outcome) { outcomes.push_back({number, outcome}); };
 
   outbox.send(client, make_shared_text("before any write"));
   CHECK(connection->sent.size() == 1);  // nothing pending: at once
@@ -148,59 +148,95 @@ TEST_CASE("durable outbox: a message waits for the records written before it, in
   CHECK_FALSE(outbox.version_moved());
   outbox.send(client, make_shared_text("after the first write"));
   CHECK(connection->sent.size() == 1);
-  outbox.submit(7, remember);
+  CHECK(outbox.submit(7, remember));
   REQUIRE(sink.waiting.size() == 1);
   CHECK(sink.waiting[0].first.size() == 3);  // two records and the version
   CHECK(std::get<record::RoomVersion>(sink.waiting[0].first[2]).v == 7);
 
   CHECK(outbox.write(record::RoomClosed{"C"}));
   outbox.send(client, make_shared_text("after the second write"));
-  outbox.submit(8, remember);
-  sink.waiting[0].second(true);  // the first commit only
-  REQUIRE(commits.size() == 1);
-  outbox.committed(commits[0].first, commits[0].second);
+  CHECK(outbox.submit(8, remember));
+  sink.waiting[0].second(WriteOutcome::kWritten);  // the first commit only
+  REQUIRE(outcomes.size() == 1);
+  outbox.committed(outcomes[0].first);
   CHECK(connection->sent == std::vector<std::string>{"before any write", "after the first write"});
-  sink.waiting[1].second(false);  // a failed write still releases, in order
-  outbox.committed(commits[1].first, commits[1].second);
-  CHECK(connection->sent.back() == "after the second write");
+  CHECK_FALSE(outbox.stalled());
 
-  // The final submission carries what is still held.
+  // The second write fails: it is tried again, and what waits for it stays
+  // held however long that takes, and so does everything after it.
+  sink.waiting[1].second(WriteOutcome::kRetrying);
+  REQUIRE(outcomes.size() == 2);
+  CHECK(outbox.retrying(outcomes[1].first));  // the room pauses
+  CHECK(outbox.stalled());
+  CHECK_FALSE(outbox.retrying(outcomes[1].first));  // once
+  outbox.send(client, make_shared_text("during the outage"));
+  CHECK(connection->sent.size() == 2);
+  sink.waiting[1].second(WriteOutcome::kWritten);  // written at last
+  outbox.committed(outcomes[2].first);
+  CHECK_FALSE(outbox.stalled());
+  CHECK(connection->sent == std::vector<std::string>{"before any write", "after the first write",
+                                                     "after the second write", "during the outage"});
+  // News of a failure that comes after the write's success is old news.
+  CHECK_FALSE(outbox.retrying(outcomes[1].first));
+  CHECK_FALSE(outbox.stalled());
+
+  // The final submission carries what is still held, and sends it only
+  // once it is written.
   CHECK(outbox.write(record::RoomClosed{"D"}));
   outbox.send(client, make_shared_text("the room closed"));
   outbox.submit_final(9);
-  CHECK(connection->sent.size() == 3);
-  sink.waiting.back().second(true);
+  CHECK(connection->sent.size() == 4);
+  sink.waiting.back().second(WriteOutcome::kRetrying);
+  CHECK(connection->sent.size() == 4);
+  sink.waiting.back().second(WriteOutcome::kWritten);
   CHECK(connection->sent.back() == "the room closed");
   outbox.send(client, make_shared_text("afterwards"));
   CHECK(connection->sent.back() == "afterwards");
 }
 
-// A sink that throws instead of taking a submission (out of memory).
-class RefusingSink final : public RecordSink {
- public:
-  void submit(std::string, std::vector<Record>, Done) override { throw std::bad_alloc(); }
-};
-
-TEST_CASE("durable outbox: a sink that throws counts as a failed write, and what it held goes out") {
-  RefusingSink sink;
+TEST_CASE("durable outbox: a fenced-out write releases nothing, its final one neither") {
+  ManualSink sink;
   DurableOutbox outbox(&sink, "K7QXM");
   auto connection = std::make_shared<FakeConnection>(1);
   CHECK(outbox.write(record::RoomClosed{"A"}));
   outbox.send(client_on(connection), make_shared_text("held"));
+  outbox.submit_final(1);
+  sink.waiting.back().second(WriteOutcome::kFenced);
   CHECK(connection->sent.empty());
-  bool called = false;
-  CHECK_NOTHROW(outbox.submit(3, [&](std::uint64_t, bool) { called = true; }));
-  CHECK_FALSE(called);  // nothing is left to commit
-  CHECK(connection->sent == std::vector<std::string>{"held"});
-  // A later message waits for nothing.
-  outbox.send(client_on(connection), make_shared_text("after"));
-  CHECK(connection->sent.back() == "after");
+}
 
-  // The final submission: what it held goes out too.
+// A sink that throws instead of taking a submission (out of memory) is a
+// write that failed: the records are kept, nothing they hold goes out, and
+// the next submit hands them over first.
+TEST_CASE("durable outbox: records a sink refuses are kept and handed over again, first") {
+  ManualSink sink;
+  DurableOutbox outbox(&sink, "K7QXM");
+  auto connection = std::make_shared<FakeConnection>(1);
+  std::vector<std::uint64_t> written;
+  const auto on_outcome = [&](std::uint64_t number, WriteOutcome outcome) {
+    if (outcome == WriteOutcome::kWritten) written.push_back(number);
+  };
+  CHECK(outbox.write(record::RoomClosed{"A"}));
+  outbox.send(client_on(connection), make_shared_text("held"));
+  sink.refuse = true;
+  bool submitted = true;
+  CHECK_NOTHROW(submitted = outbox.submit(3, on_outcome));
+  CHECK_FALSE(submitted);
+  CHECK(outbox.stalled());
+  CHECK(connection->sent.empty());
+  // Meanwhile the room writes more: it goes after the kept records.
   CHECK(outbox.write(record::RoomClosed{"B"}));
-  outbox.send(client_on(connection), make_shared_text("the room closed"));
-  CHECK_NOTHROW(outbox.submit_final(4));
-  CHECK(connection->sent.back() == "the room closed");
+  outbox.send(client_on(connection), make_shared_text("later"));
+  CHECK_FALSE(outbox.submit(4, on_outcome));
+  sink.refuse = false;
+  CHECK(outbox.submit(4, on_outcome));
+  CHECK_FALSE(outbox.stalled());
+  REQUIRE(sink.waiting.size() == 2);
+  CHECK(std::get<record::RoomClosed>(sink.waiting[0].first[0]).room == "A");
+  CHECK(std::get<record::RoomClosed>(sink.waiting[1].first[0]).room == "B");
+  sink.commit_all();
+  for (const std::uint64_t number : written) outbox.committed(number);
+  CHECK(connection->sent == std::vector<std::string>{"held", "later"});
 }
 
 TEST_CASE("durable outbox: without a store nothing is written or held") {

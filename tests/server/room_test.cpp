@@ -288,33 +288,6 @@ TEST_CASE("room: nothing goes out before what caused it is committed") {
   CHECK(has_game);
 }
 
-// A writer that throws instead of taking a turn's records (out of memory)
-// is a write that failed: the turn's messages go out all the same, and the
-// room plays on. Before, the throw left the turn's destructor and ended the
-// whole server (std::terminate).
-TEST_CASE("room: a store writer that refuses a turn's records fails that write, and the room plays on") {
-  RoomBench bench(RoomBench::bench_limits(), /*durable=*/true);
-  FakeClient& ann = bench.create(room_of(2, {{1, BotLevel::kEasy}}));
-  bench.sink().refuse = true;
-  ann.send(protocol::Start{});
-  bench.settle();
-  CHECK(ann.reply() == "ok");
-  CHECK(ann.events<protocol::NewGame>().size() == 1);
-  for (int i = 0; i < 50 && !(ann.last_turn() && ann.last_turn()->legal); ++i) {
-    bench.pass(bench.limits().bot_delay);
-    bench.settle();
-  }
-  REQUIRE(ann.last_turn()->legal);
-  ann.send(protocol::request_for(ann.last_turn()->legal->nth(0)));
-  CHECK(ann.reply() == "ok");
-  // Once the writer takes records again, they are held for it as before.
-  bench.sink().refuse = false;
-  bench.play_until([&] { return !bench.sink().waiting.empty(); });
-  REQUIRE_FALSE(bench.sink().waiting.empty());
-  bench.sink().commit_all();
-  bench.settle();
-}
-
 // What an action and a resume write (issue 18, "the store writes what it
 // must"): a decision carries the room's version in its own record, and a
 // resume that changes no seat writes no seat row.

@@ -664,13 +664,15 @@ TEST_CASE_TEMPLATE("store writer: every submission is written before its callbac
   {
     StoreWriter writer(*store);
     writer.submit("ROOM", {record::RoomCreated{"ROOM", "{}", 1}, record::GameStarted{"ROOM", 1, "g", "{}", 1}},
-                  [&](bool written) {
+                  [&](WriteOutcome outcome) {
+ const bool written = outcome == WriteOutcome::kWritten;
                     all_written = all_written && written;
                     ++done;
                   });
     for (int seq = 0; seq < 200; ++seq) {
       writer.submit("ROOM", {record::DecisionAccepted{"g", seq, R"({"n":)" + std::to_string(seq) + "}", std::nullopt}},
-                    [&](bool written) {
+                    [&](WriteOutcome outcome) {
+ const bool written = outcome == WriteOutcome::kWritten;
                       all_written = all_written && written;
                       ++done;
                     });
@@ -682,7 +684,8 @@ TEST_CASE_TEMPLATE("store writer: every submission is written before its callbac
     // After stop, a submission is written at once on this thread.
     bool late = false;
     writer.submit("ROOM", {record::DecisionAccepted{"g", 200, "{}", std::nullopt}},
-                  [&](bool written) { late = written; });
+                  [&](WriteOutcome outcome) {
+ const bool written = outcome == WriteOutcome::kWritten; late = written; });
     CHECK(late);
   }
   CHECK(all_written);
@@ -700,7 +703,8 @@ TEST_CASE("store writer: flush_now commits a batch waiting out its delay, and on
   const auto submit = [&](Record record) {
     auto written = std::make_shared<std::promise<bool>>();
     auto future = written->get_future();
-    writer.submit("ROOM", {std::move(record)}, [written](bool ok) { written->set_value(ok); });
+    writer.submit("ROOM", {std::move(record)}, [written](WriteOutcome outcome) {
+ const bool ok = outcome == WriteOutcome::kWritten; written->set_value(ok); });
     return future;
   };
   auto first = submit(record::RoomCreated{"ROOM", "{}", 1});
@@ -738,7 +742,8 @@ TEST_CASE("store writer: a batch's callbacks are handed over in one piece, in or
       handed.push_back(std::move(callbacks));
     });
     const auto note = [&](int n) {
-      return [&, n](bool written) {
+      return [&, n](WriteOutcome outcome) {
+ const bool written = outcome == WriteOutcome::kWritten;
         CHECK(written);
         order.push_back(n);  // under `mutex`: the pieces run below, with it held
         if (!running_handed) ++outside;
@@ -768,7 +773,8 @@ TEST_CASE("store writer: a batch's callbacks are handed over in one piece, in or
     writer.stop();
     // After stop, at once on this thread.
     bool late = false;
-    writer.submit("ROOM", {record::RoomVersion{"ROOM", 101}}, [&](bool written) { late = written; });
+    writer.submit("ROOM", {record::RoomVersion{"ROOM", 101}}, [&](WriteOutcome outcome) {
+ const bool written = outcome == WriteOutcome::kWritten; late = written; });
     CHECK(late);
   }
 }
@@ -803,21 +809,37 @@ TEST_CASE_TEMPLATE("store writer: an idle writer still deletes old finished game
   CHECK(writer.batches() == 0);
 }
 
-TEST_CASE_TEMPLATE("store writer: a failed write is reported to its callback", Kind, GOFISH_STORES) {
+// A write the store refuses for its records (the same room made twice) is
+// never given up: it waits, and its room's later submissions behind it, while
+// every other room goes on. A stop with a deadline names what never got in.
+TEST_CASE_TEMPLATE("store writer: records the store refuses wait, alone, and hold back only their room", Kind,
+                   GOFISH_STORES) {
   Kind kind;
   const auto store = kind.open();
   StoreWriter writer(*store);
-  std::atomic<int> written_count{0};
-  std::atomic<int> failed{0};
-  auto count = [&](bool written) { (written ? written_count : failed) += 1; };
-  writer.submit("ROOM", {record::RoomCreated{"ROOM", "{}", 1}}, count);
-  writer.submit("ROOM", {record::RoomCreated{"ROOM", "{}", 1}}, count);  // the same code twice
-  writer.submit("MOOR", {record::RoomCreated{"MOOR", "{}", 1}}, count);
-  writer.stop();
-  // Whether or not they shared a batch, only the bad submission is refused.
-  CHECK(written_count == 2);
-  CHECK(failed == 1);
-  CHECK(store->load_open_rooms().size() == 2);
+  std::mutex mutex;
+  std::map<std::string, std::vector<WriteOutcome>> outcomes;
+  const auto note = [&](std::string name) {
+    return [&, name](WriteOutcome outcome) {
+      std::lock_guard lock(mutex);
+      outcomes[name].push_back(outcome);
+    };
+  };
+  writer.submit("ROOM", {record::RoomCreated{"ROOM", "{}", 1}}, note("first"));
+  writer.submit("ROOM", {record::RoomCreated{"ROOM", "{}", 1}}, note("again"));  // the same code twice
+  writer.submit("ROOM", {record::RoomVersion{"ROOM", 5}}, note("after"));
+  writer.submit("MOOR", {record::RoomCreated{"MOOR", "{}", 1}}, note("other"));
+  const auto unwritten = writer.stop(std::chrono::steady_clock::now() + std::chrono::milliseconds(500));
+  // Whether or not they shared a batch, the refused submission and the one
+  // behind it wait; the others are written.
+  CHECK(outcomes["first"] == std::vector{WriteOutcome::kWritten});
+  CHECK(outcomes["again"] == std::vector{WriteOutcome::kRetrying});
+  CHECK(outcomes["after"] == std::vector{WriteOutcome::kRetrying});
+  CHECK(outcomes["other"] == std::vector{WriteOutcome::kWritten});
+  CHECK(unwritten == StoreWriter::Unwritten{{"ROOM", 2}});
+  const auto rooms = store->load_open_rooms();
+  CHECK(rooms.size() == 2);
+  for (const auto& room : rooms) CHECK(room.v == 0);  // "after" never overtook the refused write
 }
 
 TEST_CASE_TEMPLATE("transcript api: only a finished game's transcript, by its id, the same 404 otherwise", Kind,
@@ -1659,7 +1681,8 @@ TEST_CASE("postgres store writer: a fenced room's callback says not written, the
       fenced.push_back(room);
     });
     for (const char* code : {"AAAAA", "BBBBB"}) {
-      writer.submit(code, {record::RoomCreated{code, "{}", 1}}, [&, code = std::string(code)](bool ok) {
+      writer.submit(code, {record::RoomCreated{code, "{}", 1}}, [&, code = std::string(code)](WriteOutcome outcome) {
+ const bool ok = outcome == WriteOutcome::kWritten;
         std::lock_guard lock(mutex);
         written[code] = ok;
       });
@@ -1717,7 +1740,8 @@ TEST_CASE("sharded writer: a room's records stay on one lane in order, and lanes
   for (int room = 0; room < 16; ++room) rooms.push_back("ROOM" + std::to_string(room));
   for (std::int64_t seq = 0; seq < 10; ++seq) {
     for (const auto& room : rooms) {
-      writer.submit(room, {record::DecisionAccepted{room, seq, "{}", std::nullopt}}, [&, room, seq](bool written) {
+      writer.submit(room, {record::DecisionAccepted{room, seq, "{}", std::nullopt}}, [&, room, seq](WriteOutcome outcome) {
+ const bool written = outcome == WriteOutcome::kWritten;
         CHECK(written);
         std::lock_guard lock(mutex);
         called[room].push_back(seq);
@@ -1805,13 +1829,15 @@ TEST_CASE("postgres store writer: rooms on several writer connections keep every
     writer.commit_delay(std::chrono::microseconds(500));
     for (const auto& room : rooms) {
       writer.submit(room, {record::RoomCreated{room, "{}", 1}, record::GameStarted{room, 1, "g-" + room, "{}", 1}},
-                    [&](bool ok) { written += ok ? 1 : 0; });
+                    [&](WriteOutcome outcome) {
+ const bool ok = outcome == WriteOutcome::kWritten; written += ok ? 1 : 0; });
     }
     for (std::int64_t seq = 0; seq < 20; ++seq) {
       for (const auto& room : rooms) {
         writer.submit(room,
                       {record::DecisionAccepted{"g-" + room, seq, R"({"n":)" + std::to_string(seq) + "}", seq + 1}},
-                      [&](bool ok) { written += ok ? 1 : 0; });
+                      [&](WriteOutcome outcome) {
+ const bool ok = outcome == WriteOutcome::kWritten; written += ok ? 1 : 0; });
       }
     }
   }
