@@ -337,8 +337,8 @@ int main(int argc, char** argv) {
                                              config.limits.lease_ttl, renew, &health);
     }
     server.set_readiness([&keeper, &health]() -> std::optional<std::string> {
-      if (auto problem = health.not_ready()) return problem;
-      return keeper ? keeper->problem() : std::nullopt;
+      if (auto problem = keeper ? keeper->problem() : std::nullopt) return problem;
+      return health.not_ready();
     });
     const auto port = server.start(handler);
     spdlog::info("gofish-server listening on {}:{} (web root {}, data dir {}, {} threads)",

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <random>
 #include <stdexcept>
+#include <mutex>
 #include <vector>
 
 extern char** environ;
@@ -167,6 +168,95 @@ std::string unreachable_postgres_url() {
   }
   ::close(fd);
   return "postgresql://gofish:secret@127.0.0.1:" + std::to_string(ntohs(address.sin_port)) + "/gofish";
+}
+
+std::uint16_t port_of(const std::string& url) {
+  const auto colon = url.rfind(':');
+  return static_cast<std::uint16_t>(std::stoi(url.substr(colon + 1)));
+}
+
+struct TcpRelay::State {
+  int listener = -1;
+  std::mutex mutex;
+  std::vector<int> sockets;
+  std::vector<std::thread> threads;
+};
+
+namespace {
+
+void pump(int from, int to) {
+  char buffer[16384];
+  for (;;) {
+    const ssize_t n = ::read(from, buffer, sizeof buffer);
+    if (n <= 0) break;
+    for (ssize_t sent = 0; sent < n;) {
+      const ssize_t w = ::send(to, buffer + sent, static_cast<std::size_t>(n - sent), MSG_NOSIGNAL);
+      if (w <= 0) {
+        ::shutdown(from, SHUT_RDWR);
+        return;
+      }
+      sent += w;
+    }
+  }
+  ::shutdown(to, SHUT_RDWR);
+}
+
+}  // namespace
+
+TcpRelay::TcpRelay(std::uint16_t from, std::uint16_t to) : state_(std::make_shared<State>()) {
+  state_->listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int on = 1;
+  ::setsockopt(state_->listener, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(from);
+  if (::bind(state_->listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::listen(state_->listener, 64) != 0) {
+    ::close(state_->listener);
+    throw std::runtime_error("the relay cannot listen on port " + std::to_string(from));
+  }
+  state_->threads.emplace_back([state = state_, to] {
+    for (;;) {
+      const int client = ::accept4(state->listener, nullptr, nullptr, SOCK_CLOEXEC);
+      if (client < 0) return;  // closed by the destructor
+      const int server = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in target{};
+      target.sin_family = AF_INET;
+      target.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      target.sin_port = htons(to);
+      if (::connect(server, reinterpret_cast<sockaddr*>(&target), sizeof target) != 0) {
+        ::close(client);
+        ::close(server);
+        continue;
+      }
+      std::lock_guard lock(state->mutex);
+      state->sockets.push_back(client);
+      state->sockets.push_back(server);
+      state->threads.emplace_back(pump, client, server);
+      state->threads.emplace_back(pump, server, client);
+    }
+  });
+}
+
+TcpRelay::~TcpRelay() {
+  ::shutdown(state_->listener, SHUT_RDWR);
+  ::close(state_->listener);
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard lock(state_->mutex);
+    for (const int socket : state_->sockets) ::shutdown(socket, SHUT_RDWR);
+    threads.swap(state_->threads);
+  }
+  // The accepting thread is first; it may add more while the lock is free.
+  threads.front().join();
+  {
+    std::lock_guard lock(state_->mutex);
+    for (const int socket : state_->sockets) ::shutdown(socket, SHUT_RDWR);
+    for (auto& thread : state_->threads) threads.push_back(std::move(thread));
+  }
+  for (std::size_t i = 1; i < threads.size(); ++i) threads[i].join();
+  for (const int socket : state_->sockets) ::close(socket);
 }
 
 }  // namespace gofish::server::testing

@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace gofish::server::testing {
 
@@ -84,5 +86,22 @@ class PostgresDatabase {
 // A URL of a PostgreSQL server that is not there: a port on 127.0.0.1 that
 // was free a moment ago, so connecting is refused at once.
 std::string unreachable_postgres_url();
+// That URL's port.
+std::uint16_t port_of(const std::string& url);
+
+// Forwards every connection to 127.0.0.1:`from` to 127.0.0.1:`to`, both ways,
+// from its construction (a database "coming up" on `from`) to its
+// destruction, which closes everything.
+class TcpRelay {
+ public:
+  TcpRelay(std::uint16_t from, std::uint16_t to);
+  ~TcpRelay();
+  TcpRelay(const TcpRelay&) = delete;
+  TcpRelay& operator=(const TcpRelay&) = delete;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
 
 }  // namespace gofish::server::testing

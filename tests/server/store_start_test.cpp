@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "engine/rules.hpp"
 #include "postgres_cluster.hpp"
@@ -236,15 +237,23 @@ TEST_CASE("start with PostgreSQL: no server there, a wrong password or a newer s
   TempDir dir("gofish-start");
   PostgresDatabase db;
   const auto start_with = [&](const std::string& url) {
-    return run_server(dir.path / "data", {"--storage", "postgres", "--postgres-url", url});
+    return run_server(dir.path / "data", {"--storage", "postgres", "--postgres-url", url, "--store-connect-wait-ms",
+                                          "20000"});
   };
-  const auto absent = start_with(testing::unreachable_postgres_url());
+  // Not there at all: waited for, up to --store-connect-wait-ms, then refused.
+  const auto waited_from = std::chrono::steady_clock::now();
+  const auto absent = run_server(dir.path / "data", {"--storage", "postgres", "--postgres-url",
+                                                     testing::unreachable_postgres_url(), "--store-connect-wait-ms",
+                                                     "1500"});
+  CHECK(std::chrono::steady_clock::now() - waited_from >= std::chrono::milliseconds(1400));
   CHECK(absent.exit_code == 3);
+  CHECK(absent.output.find("waiting up to 1500 ms for it") != std::string::npos);
   CHECK(absent.output.find("cannot connect to PostgreSQL") != std::string::npos);
   CHECK(absent.output.find("Connection refused") != std::string::npos);
   CHECK(absent.output.find("listening on") == std::string::npos);
   CHECK(absent.output.find("secret") == std::string::npos);
 
+  // A refused login is not waited for, however long the wait allowed.
   const std::string wrong = "not-" + db.cluster().password();
   const auto refused = start_with("postgresql://" + db.cluster().user() + ":" + wrong + "@127.0.0.1:" +
                                   std::to_string(db.cluster().port()) + "/" + PostgresDatabase::kDatabase);
@@ -264,6 +273,31 @@ TEST_CASE("start with PostgreSQL: no server there, a wrong password or a newer s
   // Refused, and left alone.
   CHECK(db.sql("SELECT convert_from(value, 'UTF8') FROM meta WHERE key = 'schema_version'") ==
         std::to_string(kPostgresSchemaVersion + 1));
+}
+
+// A database starting beside the server (a machine booting, compose bringing
+// both up): the server waits for it instead of exiting. Here the database's
+// port answers only after a while, through a relay the test opens late.
+TEST_CASE("start with PostgreSQL: a database that comes up within --store-connect-wait-ms is waited for") {
+  TempDir dir("gofish-start");
+  PostgresDatabase db;
+  const std::uint16_t late_port = testing::port_of(testing::unreachable_postgres_url());
+  // The same database, reached through a port that answers only later.
+  std::string url = db.url();
+  url.replace(url.find(std::to_string(db.cluster().port())), std::to_string(db.cluster().port()).size(),
+              std::to_string(late_port));
+  std::unique_ptr<testing::TcpRelay> relay;
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    relay = std::make_unique<testing::TcpRelay>(late_port, db.cluster().port());
+  });
+  ServerProcess server(dir.path / "data", dir.path / "server.log",
+                       {"--storage=postgres", "--postgres-url=" + url, "--store-connect-wait-ms=20000"});
+  opener.join();
+  const std::string log = server.log_text();
+  CHECK(log.find("waiting up to 20000 ms for it") != std::string::npos);
+  CHECK(log.find("listening on") != std::string::npos);
+  CHECK(server.stop(SIGTERM) == 0);
 }
 
 // The URL from the environment, as a container would be given it.
