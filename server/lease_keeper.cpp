@@ -98,11 +98,14 @@ bool LeaseKeeper::wait(std::chrono::steady_clock::time_point deadline) {
 void LeaseKeeper::check_lapse() {
   if (!health_ || lapsed_ || health_->may_release()) return;
   lapsed_ = true;
+  std::chrono::steady_clock::time_point last;
+  {
+    std::lock_guard lock(mutex_);
+    last = last_renewal_;
+  }
   spdlog::warn("leases: not renewed for {} ms; every room of this server is paused until a renewal confirms its "
-               "lease, since another server may take it after {} ms",
-               ttl_.count() - std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  health_->leases_valid_until() - std::chrono::steady_clock::now())
-                                  .count(),
+               "lease, since another server may take a room whose lease is {} ms old",
+               std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - last).count(),
                ttl_.count());
   registry_->leases_confirmed(false);
 }

@@ -1,0 +1,371 @@
+"""Issue 30: the store fails under rooms of real clients (gofish-cli bots, a
+spectator each), and nothing acknowledged is lost, no room version is
+delivered with two contents, every game completes and replays.
+
+    store_outage.py postgres      SERVER CLI SIM
+        PostgreSQL, HAProxy and three nodes (scripts/cluster.sh); 24 rooms;
+        PostgreSQL halted for 12 s mid-game, then started again.
+    store_outage.py postgres-kill SERVER CLI SIM
+        the same, then the node holding the most rooms killed (SIGKILL) just
+        after PostgreSQL is back: the next owners rebuild the rooms from a
+        journal that holds everything any client saw.
+    store_outage.py sqlite        SERVER CLI SIM FAULT_LIBRARY
+        one node on SQLite, 10 rooms; its data directory's writes fail (the
+        LD_PRELOAD shim tests/server/fault_fs.c) as a full disk, then a file
+        system remounted read-only, then a failing disk, 4 s each; then full
+        again and SIGTERM: the server tries until --store-drain-ms, exits 4
+        naming what it could not store, and is started again on the same
+        port, where every seat resumes and every game finishes.
+
+Checked, besides the games, streams and transcripts (cluster_harness.py):
+every client of every room is told room_paused within 1.5 s of a write
+failing (3 s with PostgreSQL, whose rooms also pause once their leases
+cannot be confirmed) and room_resumed once the store is back; no client
+receives an event between its room_paused and the store's return (nothing
+was accepted or released meanwhile); each outage is logged once when it
+starts and once when it ends.
+"""
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from cluster_harness import (ROOT, CliTable, Cluster, Failure, asks_recorded, check, check_replays, check_stream,
+                             games_seen, is_subsequence, percentile, run, say)
+
+mode = sys.argv[1]
+server_binary, cli_binary, sim_binary = sys.argv[2:5]
+fault_library = sys.argv[5] if len(sys.argv) > 5 else None
+
+PRESETS = ["classic", "specific-card", "keep-playing", "bicycle", "authors", "pairs"]
+THINK_MS = "100"
+STORE_DRAIN_MS = 1500
+
+
+def asks_so_far(cli):
+    return sum(1 for _, m in list(cli.messages) if m.get("type") == "event" and m["event"].get("type") == "asked")
+
+
+def wait_for_asks(rooms, count, timeout=90):
+    deadline = time.monotonic() + timeout
+    while min(asks_so_far(room.watcher) for room in rooms) < count:
+        check(time.monotonic() < deadline, f"not every room reached {count} asks in {timeout} s")
+        time.sleep(0.1)
+
+
+def make_rooms(count, endpoint, games):
+    rooms = [CliTable(cli_binary, endpoint, PRESETS[i % len(PRESETS)], table_rules=i % 4 == 3,
+                      games=games * (3 if PRESETS[i % len(PRESETS)] == "pairs" else 1), think_ms=THINK_MS)
+             for i in range(count)]
+    for room in rooms:
+        room.watch()
+    for room in rooms:
+        room.watcher.first("joined")
+    for room in rooms:
+        room.join()
+    return rooms
+
+
+def check_outage(rooms, began, ended, limit_s, skip=()):
+    """Every client of every room (but those in `skip`) was told room_paused
+    within `limit_s` of `began`, received no event from then until the store
+    was back at `ended`, and was told room_resumed after that."""
+    delays = []
+    for room in rooms:
+        if room.code in skip:
+            continue
+        for client in room.clients():
+            if client.proc.poll() is not None and client.proc.returncode == 0:
+                # Done before the outage: its room had nothing left to play.
+                last = client.messages[-1][0] if client.messages else 0
+                if last < began:
+                    continue
+            name = f"room {room.label()} {client.args[client.args.index('--name') + 1]}"
+            paused = [t for t, m in client.messages if m.get("type") == "room_paused" and t >= began]
+            check(paused, f"{name} was never told room_paused after the store failed; from 2 s before it saw: " +
+                  str([(round(t - began, 2), m.get("type"), m.get("code", m.get("event", {}).get("type", "")))
+                       for t, m in client.messages if t > began - 0.5][:30]))
+            delays.append(paused[0] - began)
+            check(paused[0] - began <= limit_s, f"{name} was told room_paused {paused[0] - began:.2f} s after the "
+                                                f"store failed, later than {limit_s} s")
+            leaked = [m for t, m in client.messages if paused[0] < t < ended and m.get("type") in ("event", "turn")]
+            check(not leaked, f"{name} received {len(leaked)} events or turns while paused: {leaked[:3]}")
+            resumed = [t for t, m in client.messages if m.get("type") == "room_resumed" and t >= ended]
+            check(resumed, f"{name} was never told room_resumed after the store came back")
+    return delays
+
+
+def check_games(rooms, transcripts, work_dir):
+    """As cluster_failover: one stored transcript per game each client saw
+    whole; the asks of a partial view (a resume answered by a snapshot) in
+    order in one of them; every transcript replays."""
+    recorded = [asks_recorded(t) for t in transcripts]
+    games = sum(room.games for room in rooms)
+    check(len(transcripts) == games, f"{len(transcripts)} stored transcripts for {games} games")
+    whole = partial = 0
+    for room in rooms:
+        whole_games = set()
+        partial_games = []
+        for client in room.clients():
+            name = f"room {room.label()} {client.args[client.args.index('--name') + 1]}"
+            events, skips = check_stream(name, client.messages)
+            seen = games_seen(events)
+            if skips == 0:
+                found = []
+                for asks in seen:
+                    matches = [i for i, stored in enumerate(recorded) if stored == asks]
+                    check(len(matches) == 1, f"{name}: the {len(asks)} asks seen of a game are those of "
+                                             f"{len(matches)} stored transcripts, not exactly one")
+                    found.append(matches[0])
+                check(len(found) == room.games, f"{name} saw {len(found)} whole games of {room.games}")
+                whole_games.add(tuple(found))
+                whole += 1
+            else:
+                for asks in seen:
+                    matches = {i for i, stored in enumerate(recorded) if is_subsequence(asks, stored)}
+                    check(matches, f"{name}: the asks seen of a game are in no stored transcript")
+                    partial_games.append((name, matches))
+                partial += 1
+        check(len(whole_games) <= 1, f"room {room.label()}: its clients saw different games: {whole_games}")
+        if whole_games:
+            games_of_room = set(next(iter(whole_games)))
+            for name, matches in partial_games:
+                check(matches & games_of_room, f"{name} saw a game its room's players did not")
+    say(f"{whole} clients saw every version of their games and exactly their stored asks; {partial} resumed from a "
+        f"snapshot and saw a part of them, in order")
+    check_replays(sim_binary, transcripts, work_dir)
+
+
+def finish_all(rooms, until, watchers_may_miss=False):
+    """Every client exits 0 once its games are played. With
+    `watchers_may_miss` (after a restart), a spectator may exit 7 because
+    its room closed: a bot's seat can finish a game before the spectator is
+    back, and gofish-cli counts only the games it saw end; its players must
+    still have finished every game."""
+    for room in rooms:
+        for client in room.clients():
+            status = client.finish(max(1, until - time.monotonic()))
+            if watchers_may_miss and client is room.watcher and status == 7 and "has closed" in client.stderr:
+                continue
+            check(status == 0, f"room {room.label()}: {' '.join(client.args)} exited with {status}: {client.stderr}")
+
+
+def outage_lines(log_text):
+    began = len(re.findall(r"storage: a write failed", log_text))
+    ended = len(re.findall(r"storage: writing works again", log_text))
+    return began, ended
+
+
+# ---------------------------------------------------------------- PostgreSQL
+
+def postgres(kill_after):
+    started = time.monotonic()
+    cluster = Cluster(server_binary, nodes=3, server_flags=[f"--bot-delay-ms={THINK_MS}", "--log-level=info"])
+    state = os.path.join(cluster.dir, "postgres.state")
+    rooms = []
+    passed = False
+    try:
+        rooms = make_rooms(24, cluster, games=1)
+        say(f"{len(rooms)} rooms through {cluster.http_url} in {time.monotonic() - started:.1f} s")
+        wait_for_asks(rooms, 8)
+        halted = time.monotonic()  # its sessions end as the halt begins
+        subprocess.run([os.path.join(ROOT, "scripts", "pg-throwaway.sh"), "halt", state], check=True, timeout=60)
+        say(f"PostgreSQL halted ({time.monotonic() - halted:.1f} s)")
+        time.sleep(12)
+        subprocess.run([os.path.join(ROOT, "scripts", "pg-throwaway.sh"), "resume", state], check=True, timeout=60)
+        back = time.monotonic()
+        say(f"PostgreSQL back after {back - halted:.1f} s")
+        victim_rooms = set()
+        if kill_after:
+            time.sleep(0.5)
+            holders = cluster.lease_holders()
+            codes = {room.code for room in rooms}
+            per_node = {}
+            for code, node in holders.items():
+                if code in codes:
+                    per_node[node] = per_node.get(node, 0) + 1
+            victim_node = max(per_node, key=per_node.get)
+            victim_rooms = {code for code, node in holders.items() if node == victim_node and code in codes}
+            say(f"SIGKILL {victim_node} holding {len(victim_rooms)} rooms, {time.monotonic() - back:.1f} s after "
+                f"PostgreSQL came back")
+            cluster.stop_node(int(victim_node.removeprefix("node")), "KILL")
+        finish_all(rooms, started + 240)
+        say(f"every game finished, {time.monotonic() - back:.1f} s after PostgreSQL came back")
+        # A room whose node was killed may have been moved before its clients
+        # heard room_resumed: they resumed elsewhere instead.
+        delays = check_outage(rooms, halted, back, 3.0, skip=victim_rooms)
+        say(f"room_paused after the halt: p50 {percentile(delays, 0.5):.2f} s, max {max(delays):.2f} s over "
+            f"{len(delays)} clients")
+        for k in range(1, 4):
+            with open(os.path.join(cluster.dir, f"node{k}.log"), errors="replace") as log:
+                text = log.read()
+            began, ended = outage_lines(text)
+            check(began <= 1 and ended <= began + 0, f"node{k} logged {began} outage starts and {ended} ends")
+            check("what it recorded may not survive" not in text, f"node{k} logged a write as lost")
+        from cluster_harness import stored_transcripts
+        check_games(rooms, stored_transcripts(cluster), cluster.dir)
+        passed = True
+    finally:
+        for room in rooms:
+            for client in room.clients():
+                client.stop()
+        cluster.down(keep_logs=not passed)
+    say(f"the PostgreSQL outage test took {time.monotonic() - started:.1f} s")
+
+
+# ---------------------------------------------------------------- SQLite
+
+class Node:
+    """One gofish-server on SQLite whose data directory fails on demand."""
+
+    def __init__(self, work_dir, port):
+        self.dir = work_dir
+        self.data = os.path.realpath(os.path.join(work_dir, "data"))
+        os.makedirs(self.data, exist_ok=True)
+        self.control = os.path.join(work_dir, "fault")
+        self.fault("off")
+        self.port = port
+        self.log_path = os.path.join(work_dir, "server.log")
+        self.proc = None
+
+    @property
+    def ws_url(self):
+        return f"ws://127.0.0.1:{self.port}"
+
+    @property
+    def http_url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def fault(self, word):
+        with open(self.control + ".new", "w") as out:
+            out.write(word)
+        os.replace(self.control + ".new", self.control)
+
+    def start(self):
+        env = dict(os.environ, LD_PRELOAD=fault_library, GOFISH_FAULT_DIR=self.data,
+                   GOFISH_FAULT_CONTROL=self.control)
+        # A sanitizer build's runtime must otherwise come first in the process.
+        env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":")
+        self.log = open(self.log_path, "a")
+        self.proc = subprocess.Popen(
+            [server_binary, "--bind", "127.0.0.1", "--port", str(self.port), "--data-dir", self.data,
+             "--web-root", os.path.join(ROOT, "clients", "web"), f"--bot-delay-ms={THINK_MS}",
+             f"--store-drain-ms={STORE_DRAIN_MS}", "--log-level=info"],
+            stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if "listening on" in self.log_text():
+                return
+            check(self.proc.poll() is None, f"the server exited before listening:\n{self.log_text()}")
+            time.sleep(0.05)
+        raise Failure("the server did not listen in 30 s")
+
+    def log_text(self):
+        with open(self.log_path, errors="replace") as log:
+            return log.read()
+
+    def stop(self, sig=signal.SIGTERM, timeout=30):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode if self.proc else None
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def sqlite_transcripts(node):
+    done = subprocess.run(["sqlite3", os.path.join(node.data, "gofish.sqlite"),
+                           "SELECT game_id FROM games WHERE finished_ms IS NOT NULL ORDER BY game_id"],
+                          capture_output=True, text=True, timeout=30)
+    check(done.returncode == 0, f"sqlite3: {done.stderr}")
+    transcripts = []
+    for game_id in done.stdout.split():
+        with urllib.request.urlopen(f"{node.http_url}/api/games/{game_id}/transcript", timeout=10) as reply:
+            import json
+            transcripts.append(json.loads(reply.read()))
+    return transcripts
+
+
+def sqlite():
+    check(fault_library and os.path.exists(fault_library), f"no fault library at {fault_library}")
+    started = time.monotonic()
+    work = tempfile.mkdtemp(prefix="gofish-outage.")
+    node = Node(work, free_port())
+    node.start()
+    rooms = []
+    passed = False
+    try:
+        rooms = make_rooms(10, node, games=4)
+        say(f"{len(rooms)} rooms on {node.ws_url} in {time.monotonic() - started:.1f} s")
+        wait_for_asks(rooms, 5)
+        for word, meaning in (("full", "a full disk"), ("rofs", "a read-only file system"), ("eio", "a failing disk")):
+            node.fault(word)
+            began = time.monotonic()
+            time.sleep(4)
+            health = urllib.request.urlopen(f"{node.http_url}/healthz", timeout=5).read().decode()
+            check(health.startswith("degraded:"), f"/healthz during {meaning}: {health!r}")
+            node.fault("off")
+            ended = time.monotonic()
+            time.sleep(2)
+            delays = check_outage(rooms, began, ended, 1.5)
+            say(f"{meaning}: every client paused within {max(delays):.2f} s (p50 {percentile(delays, 0.5):.2f} s), "
+                f"saw nothing while paused, and went on")
+        began_lines, ended_lines = outage_lines(node.log_text())
+        check((began_lines, ended_lines) == (3, 3), f"{began_lines} outage starts and {ended_lines} ends logged, "
+                                                    f"not 3 and 3")
+        check("what it recorded may not survive" not in node.log_text(), "a write was logged as lost")
+
+        # Full again, and SIGTERM while records wait: exit 4, naming them.
+        node.fault("full")
+        time.sleep(1.5)
+        stopping = time.monotonic()
+        status = node.stop(signal.SIGTERM)
+        took = time.monotonic() - stopping
+        log = node.log_text()
+        named = re.search(r"not stored within 1500 ms \(--store-drain-ms\): (\d+) records? of (\d+) rooms? in all", log)
+        check(status == 4, f"SIGTERM during the outage: exit status {status}, not 4")
+        check(named, "the log does not say what was not stored:\n" + log[-2000:])
+        say(f"SIGTERM during the outage: exit 4 after {took:.1f} s; {named.group(1)} records of {named.group(2)} rooms "
+            f"not stored, as the log says")
+        node.fault("off")
+        node.start()
+        finish_all(rooms, started + 240, watchers_may_miss=True)
+        say(f"started again: every seat resumed and every game finished, {time.monotonic() - stopping:.1f} s after "
+            f"the SIGTERM")
+        check_games(rooms, sqlite_transcripts(node), work)
+        passed = True
+    finally:
+        for room in rooms:
+            for client in room.clients():
+                client.stop()
+        node.stop()
+        if passed:
+            import shutil
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"the server's log and data are in {work}", file=sys.stderr)
+    say(f"the SQLite outage test took {time.monotonic() - started:.1f} s")
+
+
+if mode == "postgres":
+    run(lambda: postgres(False))
+elif mode == "postgres-kill":
+    run(lambda: postgres(True))
+elif mode == "sqlite":
+    run(sqlite)
+else:
+    print(__doc__, file=sys.stderr)
+    sys.exit(2)
