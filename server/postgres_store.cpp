@@ -367,6 +367,9 @@ constexpr Sql kRestoreSetAside{"restore_set_aside",
 constexpr Sql kFinishedGame{"finished_game",
                             "SELECT game_id, game, setup, started_ms, transcript, finished_ms FROM games "
                             "WHERE game_id = $1 AND finished_ms IS NOT NULL"};
+constexpr Sql kLatestFinishedGame{"latest_finished_game",
+                                  "SELECT game_id FROM games WHERE room = $1 AND finished_ms IS NOT NULL "
+                                  "ORDER BY game DESC LIMIT 1"};
 // Finished before $1, except in a room set aside: that keeps everything.
 constexpr Sql kPruneDecisions{"prune_decisions",
                               "DELETE FROM decisions USING games WHERE games.finished_ms IS NOT NULL AND "
@@ -401,7 +404,7 @@ constexpr const Sql* kStatements[] = {
     &kFenceLock,  &kFenceRecheck, &kAddNodeFence,
     &kTakeLease,  &kRenewLeases,    &kReleaseLeases,   &kReleaseAllLeases,  &kAskHandover,    &kInsertDecisions, &kNextDecision,
     &kWaitingRooms, &kOpenRoom,     &kRoomOfToken,  &kInsertGames,  &kFinishGames,   &kUpdateVersions,
-    &kTxid,         &kTxidStatus,
+    &kTxid,         &kTxidStatus,   &kLatestFinishedGame,
 };
 
 // The channel a node listens on for handover requests: one per node, in the
@@ -1476,6 +1479,11 @@ std::vector<SetAsideRoom> PostgresStore::set_aside_rooms() {
 bool PostgresStore::restore_set_aside(const std::string& room) {
   std::lock_guard lock(mutex_);
   return with_retry([&] { return run(step(kRestoreSetAside, room)).changed() > 0; });
+}
+
+std::optional<std::string> PostgresStore::latest_finished_game(const std::string& room) {
+  std::lock_guard lock(mutex_);
+  return with_retry([&]() -> std::optional<std::string> { return first_bytes(run(step(kLatestFinishedGame, room))); });
 }
 
 std::optional<StoredGame> PostgresStore::finished_game(const std::string& game_id) {

@@ -131,6 +131,7 @@ class PostgresStore final : public Store {
   std::vector<SetAsideRoom> set_aside_rooms() override;
   bool restore_set_aside(const std::string& room) override;
   std::optional<StoredGame> finished_game(const std::string& game_id) override;
+  std::optional<std::string> latest_finished_game(const std::string& room) override;
   std::size_t prune_finished(std::int64_t before_ms) override;
   std::array<std::uint64_t, 4> token_key() override;
   void truncate_decisions(const std::string& game_id, std::int64_t keep) override;

@@ -46,6 +46,7 @@ RoomImpl::RoomImpl(const RoomServices& services, std::weak_ptr<RoomHost> host, s
 
 // A room read back from the store: its game as it was, nobody connected.
 void RoomImpl::adopt_restored(RestoredRoom& restored) {
+  last_finished_ = std::move(restored.last_finished);
   if (restored.game) {
     game_number_ = restored.game->number();
     game_.emplace(std::move(*restored.game));
@@ -389,15 +390,13 @@ void RoomImpl::do_chat(const std::shared_ptr<Client>& client, const Member& memb
 }
 
 // The most recent finished game, to players and spectators alike: its
-// hands are public by then.
+// hands are public by then. While the next game is played, the last one.
 void RoomImpl::do_transcript(const std::shared_ptr<Client>& client, Id id) {
-  if (!game_ || !game_->game().over()) {
-    return reply_error(client, ErrorCode::kRoomTranscriptUnavailable, std::move(id));
-  }
+  if (!last_finished_) return reply_error(client, ErrorCode::kRoomTranscriptUnavailable, std::move(id));
   std::optional<std::string> kept_id;
-  if (outbox_.enabled()) kept_id = game_->id();
-  send(client,
-       protocol::TranscriptMessage{std::move(id), code_, game_->number(), transcript(), game_->players(), kept_id});
+  if (outbox_.enabled() && !last_finished_->id.empty()) kept_id = last_finished_->id;
+  send(client, protocol::TranscriptMessage{std::move(id), code_, last_finished_->number, last_finished_->transcript,
+                                           last_finished_->players, kept_id});
 }
 
 void RoomImpl::do_decision(const std::shared_ptr<Client>& client, const engine::Decision& decision, Id id,
@@ -469,6 +468,7 @@ void RoomImpl::after_events() {
 void RoomImpl::finish_game() {
   clock_.stop();
   set_state(State::kOver);
+  last_finished_ = game_->finished();
   services_.metrics->game_finished();
   game_->drop_bots();
   write(record::GameFinished{game_->id(), now_ms()});

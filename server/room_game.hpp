@@ -17,9 +17,19 @@
 #include "engine/bot.hpp"
 #include "engine/game.hpp"
 #include "engine/random.hpp"
+#include "engine/transcript.hpp"
 #include "protocol/messages.hpp"
 
 namespace gofish::server {
+
+// A finished game as its room serves its transcript (the `transcript`
+// message): the most recent one, kept while the next is played.
+struct FinishedGame {
+  int number = 0;
+  std::string id;  // empty when nothing is stored
+  engine::Transcript transcript;
+  std::vector<protocol::Player> players;
+};
 
 class RoomGame {
  public:
@@ -49,6 +59,8 @@ class RoomGame {
   std::pair<std::optional<engine::Decision>, std::string> bot_decision(engine::Seat seat, engine::Rng& rng);
   // A finished game needs no bots.
   void drop_bots() { bots_.clear(); }
+  // The game as a transcript serves it (once it is over).
+  FinishedGame finished() const { return {number_, id_, engine::make_transcript(game_), players_}; }
 
  private:
   RoomGame(engine::Game game, int number, std::string id, std::vector<protocol::Player> players)

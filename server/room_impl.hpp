@@ -200,6 +200,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   RoomFanout fanout_;
   int game_number_ = 0;
   std::optional<RoomGame> game_;  // the game in play, or the last one finished
+  std::optional<FinishedGame> last_finished_;  // whose transcript `transcript` serves
 
   TurnClock clock_;                                          // a bot's move or a human's turn timer
   std::vector<std::unique_ptr<GuardedTimer>> grace_timers_;  // one per seat

@@ -111,8 +111,8 @@ std::optional<std::string> restore_game(RestoredRoom& room, const StoredGame& st
 
 }  // namespace
 
-std::string finished_transcript(const StoredGame& stored) {
-  if (stored.transcript) return *stored.transcript;
+std::optional<FinishedGame> finished_game(const StoredGame& stored) {
+  if (stored.transcript) return std::nullopt;
   const std::string game = "game " + stored.game_id + ": ";
   auto read = protocol::setup_from_record(stored.setup);
   if (const auto* error = std::get_if<std::string>(&read)) throw StoreError(game + *error);
@@ -133,7 +133,14 @@ std::string finished_transcript(const StoredGame& stored) {
   } else {
     for (int i = 0; i < transcript.players; ++i) players.push_back({"Seat " + std::to_string(i), std::nullopt});
   }
-  return protocol::transcript_document(engine::make_transcript(played), players);
+  return FinishedGame{static_cast<int>(stored.game), stored.game_id, engine::make_transcript(played),
+                      std::move(players)};
+}
+
+std::string finished_transcript(const StoredGame& stored) {
+  if (stored.transcript) return *stored.transcript;
+  const auto played = finished_game(stored);
+  return protocol::transcript_document(played->transcript, played->players);
 }
 
 std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, Store& store) {
@@ -158,6 +165,14 @@ std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, S
   }
   if (stored.game) {
     if (auto problem = restore_game(room, *stored.game, store)) return *problem;
+    if (room.game->game().over()) {
+      room.last_finished = room.game->finished();
+    } else if (stored.game->game > 1) {
+      // Game 1 is over and game 2 in play, say: game 1's transcript is still served.
+      if (const auto id = store.latest_finished_game(stored.room)) {
+        if (const auto previous = store.finished_game(*id)) room.last_finished = finished_game(*previous);
+      }
+    }
   }
   // A vote counts only after a game that is over.
   if (!room.game || !room.game->game().over()) room.seats.clear_votes();

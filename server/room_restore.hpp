@@ -28,6 +28,9 @@ struct RestoredRoom {
   std::int64_t v = 0;  // the last version written
   SeatTable seats{2};
   std::optional<RoomGame> game;  // the latest game, in play or over
+  // The most recent finished game, when the latest is in play: its
+  // transcript is still served (read back through Store::latest_finished_game).
+  std::optional<FinishedGame> last_finished;
   // A finished game whose closing record never made it to the store.
   bool finish_missing = false;
 };
@@ -39,5 +42,8 @@ std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, S
 // engine, or the document an older server stored. Throws StoreError, naming
 // the game and what is wrong, when they do not make a finished game.
 std::string finished_transcript(const StoredGame& stored);
+// The same game played again, as a room serves it; nothing for a game an
+// older server stored only as its transcript. Throws as finished_transcript.
+std::optional<FinishedGame> finished_game(const StoredGame& stored);
 
 }  // namespace gofish::server

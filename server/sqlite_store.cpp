@@ -615,6 +615,15 @@ bool SqliteStore::restore_set_aside(const std::string& room) {
   return sqlite3_changes(db_) > 0;
 }
 
+std::optional<std::string> SqliteStore::latest_finished_game(const std::string& room) {
+  std::lock_guard lock(mutex_);
+  std::optional<std::string> id;
+  Statement latest(db_,
+                   "SELECT game_id FROM games WHERE room = ? AND finished_ms IS NOT NULL ORDER BY game DESC LIMIT 1");
+  latest.each([&](sqlite3_stmt* stmt) { id = column_text(stmt, 0); }, room);
+  return id;
+}
+
 std::optional<StoredGame> SqliteStore::finished_game(const std::string& game_id) {
   std::lock_guard lock(mutex_);
   std::optional<StoredGame> game;

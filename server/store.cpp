@@ -24,6 +24,8 @@ std::optional<StoredRoom> Store::load_room(const std::string& code) {
 
 std::vector<StoredRoom> Store::waiting_rooms(std::size_t) { return {}; }
 
+std::optional<std::string> Store::latest_finished_game(const std::string&) { return std::nullopt; }
+
 std::optional<std::string> Store::room_of_token(const std::string& token_hash) {
   for (const StoredRoom& room : load_open_rooms()) {
     for (const StoredSeat& seat : room.seats) {

@@ -286,6 +286,10 @@ class Store {
   // A finished game still kept, by its public id, with every decision
   // (finished games are never cut back).
   virtual std::optional<StoredGame> finished_game(const std::string& game_id) = 0;
+  // The public id of open room `room`'s most recent finished game, if it
+  // has one (a room rebuilt while its next game is played still serves
+  // that one's transcript). The default keeps none.
+  virtual std::optional<std::string> latest_finished_game(const std::string& room);
   // Deletes finished games (and closed rooms left without games) finished
   // before `before_ms`; returns how many games went.
   virtual std::size_t prune_finished(std::int64_t before_ms) = 0;

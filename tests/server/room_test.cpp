@@ -288,6 +288,32 @@ TEST_CASE("room: nothing goes out before what caused it is committed") {
   CHECK(has_game);
 }
 
+// protocol/README.md: `transcript` serves the room's most recent finished
+// game, so during game 2 it is game 1's (issue 30: it answered
+// room/transcript_unavailable then).
+TEST_CASE("room: while the next game is played, the transcript is the last finished game's") {
+  RoomBench bench;
+  FakeClient& ann = bench.create(room_of(2, {{1, BotLevel::kEasy}}));
+  ann.send(protocol::GetTranscript{});
+  CHECK(ann.reply() == "room/transcript_unavailable");
+  ann.send(protocol::Start{});
+  bench.play_until([&] { return game_over(ann); });
+  REQUIRE(game_over(ann));
+  ann.send(protocol::GetTranscript{});
+  const auto first = ann.last<protocol::TranscriptMessage>();
+  REQUIRE(first);
+  CHECK(first->game == 1);
+  ann.send(protocol::Rematch{});
+  bench.settle();
+  REQUIRE(ann.events<protocol::NewGame>().size() == 2);
+  ann.send(protocol::GetTranscript{});
+  CHECK(ann.reply() == "transcript");
+  const auto during = ann.last<protocol::TranscriptMessage>();
+  REQUIRE(during);
+  CHECK(during->game == 1);
+  CHECK(during->transcript == first->transcript);
+}
+
 // What an action and a resume write (issue 18, "the store writes what it
 // must"): a decision carries the room's version in its own record, and a
 // resume that changes no seat writes no seat row.

@@ -247,6 +247,14 @@ TEST_CASE_TEMPLATE("store: a finished game comes back whole, and its transcript 
   CHECK(game->decisions == played.decisions);
   CHECK_FALSE(game->transcript);
   CHECK(finished_transcript(*game) == played.transcript);
+  // While game 2 is played, game 1 is the room's latest finished game, whose
+  // transcript a room rebuilt now still serves (RestoredRoom::last_finished).
+  CHECK(kind.open()->latest_finished_game("AAAA") == std::optional<std::string>("a-1"));
+  CHECK_FALSE(kind.open()->latest_finished_game("BBBB"));
+  const auto served = server::finished_game(*game);
+  REQUIRE(served);
+  CHECK(served->number == 1);
+  CHECK(protocol::transcript_document(served->transcript, served->players) == played.transcript);
   // A transcript an older server stored is served as it was.
   kind.tamper("UPDATE games SET transcript = '{\"format\":\"gofish-transcript/1\"}' WHERE game_id = 'a-1'");
   CHECK(finished_transcript(*kind.open()->finished_game("a-1")) == R"({"format":"gofish-transcript/1"})");
