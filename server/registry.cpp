@@ -83,6 +83,13 @@ namespace {
 
 protocol::Error not_found() { return protocol::default_error(protocol::ErrorCode::kRoomNotFound); }
 
+// A lookup the store could not answer (down, or failing): asked again by
+// the client after a moment, as for a room that moves.
+protocol::Error store_failing() {
+  return protocol::make_error(protocol::ErrorCode::kRoomBusy,
+                              "The server cannot reach its game store just now; try again in a moment.");
+}
+
 }  // namespace
 
 struct Registry::Lookup {
@@ -108,7 +115,13 @@ void Registry::find(const std::string& code, std::function<void(Found)> done) {
   if (refused(code)) return done(not_found());
   if (node_.empty()) {
     // Without leases the store answers at once: no other node to wait for.
-    auto room = load(code);
+    std::shared_ptr<Room> room;
+    try {
+      room = load(code);
+    } catch (const std::exception& error) {
+      spdlog::error("room {}: looking it up failed: {}", code, error.what());
+      return done(store_failing());
+    }
     return done(room ? Found{std::move(room)} : Found{not_found()});
   }
   auto lookup = std::make_shared<Lookup>(services_.io, code, std::move(done));
@@ -182,7 +195,7 @@ void Registry::attempt(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> l
     }
   } catch (const std::exception& error) {
     spdlog::error("room {}: looking it up failed: {}", code, error.what());
-    return answer(std::move(self), std::move(lookup), protocol::default_error(protocol::ErrorCode::kServerInternal));
+    return answer(std::move(self), std::move(lookup), store_failing());
   }
   lookup->timer.expires_after(lookup->pause);
   lookup->pause = std::min(lookup->pause * 2, kLookupMaxPause);
@@ -357,7 +370,7 @@ void Registry::find_token(const TokenHash& hash, std::function<void(FoundSeat)> 
   // Given the token's room (none: no such seat; failed: the store failed).
   auto then = [self = shared_from_this(), lookup, done = std::move(done)](const std::optional<std::string>& code,
                                                                           bool failed) mutable {
-    if (failed) return done(protocol::default_error(protocol::ErrorCode::kServerInternal));
+    if (failed) return done(store_failing());
     if (!code) return done(protocol::default_error(protocol::ErrorCode::kRoomBadToken));
     self->find(*code, [self, lookup, done = std::move(done)](Found found) mutable {
       const auto* error = std::get_if<protocol::Error>(&found);
@@ -370,7 +383,16 @@ void Registry::find_token(const TokenHash& hash, std::function<void(FoundSeat)> 
       done(TokenSeat{std::get<std::shared_ptr<Room>>(std::move(found))});
     });
   };
-  if (node_.empty()) return then(on_demand_->room_of_token(bytes), false);
+  if (node_.empty()) {
+    std::optional<std::string> code;
+    try {
+      code = on_demand_->room_of_token(bytes);
+    } catch (const std::exception& error) {
+      spdlog::error("looking a seat token up failed: {}", error.what());
+      return then(std::nullopt, true);
+    }
+    return then(code, false);
+  }
   // With leases, the store's round trip too stays off the I/O threads.
   boost::asio::post(*lookups_, [self = shared_from_this(), bytes = std::move(bytes), then = std::move(then)]() mutable {
     std::optional<std::string> code;
