@@ -12,6 +12,11 @@ const kBackoffMs = [250, 750, 1500, 3000];
 // shows within 10 s, not after the server's 60 s idle timeout.
 const kQuietMs = 2500;
 const kDeadMs = 6000;
+// A socket without `welcome` after kHandshakeMs is closed and tried again: a
+// proxy may hand it to a frozen server that takes connections but never
+// answers. TCP, TLS, the upgrade and hello take a second or two on a slow
+// mobile network; 3.5 s allows that and gives up well before kDeadMs.
+const kHandshakeMs = 3500;
 
 // Tokens live in sessionStorage (this tab, survives a reload) and in
 // localStorage (this browser, survives closing the tab). The tab's own copy
@@ -101,6 +106,8 @@ export class Connection {
     this.ws = ws;
     this.heard = performance.now();
     this.pingAt = 0;
+    clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = setTimeout(() => { if (!this.ready) this.closed(ws, {}); }, kHandshakeMs);
     ws.addEventListener('open', () => {
       ws.send(JSON.stringify({ type: 'hello', protocol: 1, client: kClient }));
     });
