@@ -65,6 +65,7 @@ export class Connection {
     this.room = null;       // the code the next socket opens with (?room=)
     this.socketRoom = null; // the code the current socket opened with
     this.welcomed = [];     // resolvers waiting for the next welcome
+    this.paused = false;    // the room is paused: replies held by the server are late, not lost
     setInterval(() => this.heartbeat(), 1000);
     addEventListener('offline', () => this.lost('Your device is offline. Waiting for the network…'));
     addEventListener('online', () => this.reconnectNow());
@@ -235,10 +236,14 @@ export class Connection {
       // waiting after a while rather than wait forever.
       let timer = null;
       this.pending.set(id, (reply) => { clearTimeout(timer); resolve(reply); });
-      this.queue.push(() => {
+      const wait = () => {
         timer = setTimeout(() => {
-          if (this.pending.delete(id)) resolve({ type: 'error', code: 'client/timeout', message: 'The server did not answer; trying again.' });
+          if (this.paused) wait();
+          else if (this.pending.delete(id)) resolve({ type: 'error', code: 'client/timeout', message: 'The server did not answer; trying again.' });
         }, 10_000);
+      };
+      this.queue.push(() => {
+        wait();
         this.ws.send(JSON.stringify({ ...msg, id }));
       });
       this.drain();
