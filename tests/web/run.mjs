@@ -2,7 +2,10 @@
 // Runs the browser client's end-to-end tests: starts the real gofish-server
 // on 127.0.0.1 (a free port, its own temporary storage, no bot delay), then
 // each e2e/*.mjs test in turn, each in a fresh headless Chromium.
-//   node run.mjs [--server PATH] [--only NAME]
+//   node run.mjs [--server PATH] [--fault-fs PATH] [--only NAME]
+// --fault-fs names the store-failing shim (libgofish_fault_fs.so, the target
+// gofish_fault_fs) that paused.mjs preloads into a server of its own; by
+// default it is looked for in the server's build tree.
 // The last line is "N passed, M failed"; the exit code is non-zero on any failure.
 
 import { existsSync, readdirSync } from 'node:fs';
@@ -17,6 +20,7 @@ const option = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const serverPath = resolve(option('--server', join(root, 'build', 'server', 'gofish-server')));
+const faultFs = resolve(option('--fault-fs', join(dirname(serverPath), '..', 'tests', 'server', 'libgofish_fault_fs.so')));
 const only = option('--only', null);
 
 async function main() {
@@ -41,7 +45,7 @@ async function main() {
     const { browser, close } = await launchBrowser();
     try {
       const test = await import(pathToFileURL(join(here, 'e2e', file)).href);
-      await test.default({ baseUrl: server.baseUrl, browser, root, serverPath, webRoot,
+      await test.default({ baseUrl: server.baseUrl, browser, root, serverPath, webRoot, faultFs,
         log: (...m) => console.log(`    ${name}:`, ...m) });
       passed += 1;
       console.log(`ok      ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);

@@ -21,6 +21,7 @@ const state = new RoomState();
 const ui = {
   selected: null, selectedCard: null, fresh: new Set(), replay: null, replayStep: 0, transcript: null,
   said: new Map(), reaction: null, myResult: null, story: [], chat: [], move: null, handOrder: null, compact: true,
+  paused: null,   // { code, reason } until room_resumed
 };
 let welcome = null;
 let current = null;          // { code, as, name } of the room this page is in (or is resuming)
@@ -154,17 +155,23 @@ function startPage() {
   goHome();
 }
 
-// A join or resume answered room/busy (the room is moving between servers)
-// is asked again in a moment, as after a reconnection, for about 30 s;
-// onBusy() tells the person meanwhile.
-async function enterRequest(msg, onBusy = () => {}) {
+// A join or resume answered room/busy (the room is moving between servers,
+// or paused) is asked again in a moment, as after a reconnection: a join for
+// about 30 s, a resume of this page's seat until let in. onBusy(reply) tells
+// the person meanwhile.
+async function enterRequest(msg, onBusy = () => {}, attempts = 40) {
   for (let attempt = 1; ; attempt++) {
     const reply = await conn.request(msg);
-    if (reply.code !== 'room/busy' || attempt >= 40) return reply;
-    onBusy();
+    if (reply.code !== 'room/busy' || attempt >= attempts) return reply;
+    onBusy(reply);
     await new Promise((resolve) => { setTimeout(resolve, 750); });
   }
 }
+
+// Both waits have one code; a paused room's has a sentence naming the pause.
+const pausedBusy = (reply) => reply.code === 'room/busy' && /paus/i.test(reply.message ?? '');
+// A resume or watch told the room is paused: the table says so.
+const busyEntering = (code) => (reply) => { if (pausedBusy(reply) && ui.paused?.code !== code) pauseRoom(code, 'busy'); };
 
 // Back into the room after a reload or a reconnect: resume the seat (with the
 // last version received, so the server replays only what was missed) or, for a
@@ -175,7 +182,8 @@ async function reenter() {
     pacer.clear();
     state.reset();
     receivedV = -1;
-    const reply = await enterRequest({ type: 'join', code, name: current.name, as: 'spectator' });
+    const reply = await enterRequest({ type: 'join', code, name: current.name, as: 'spectator' }, busyEntering(code), Infinity);
+    if (reply.type !== 'error') resumeRoom(code);
     if (reply.type === 'error' && reply.code !== 'client/offline') leftRoom(`Could not watch room ${code} again: ${reply.message}`);
     return;
   }
@@ -183,9 +191,10 @@ async function reenter() {
   if (!seat) { leftRoom(`Your seat in room ${code} is gone.`); return; }
   const msg = { type: 'resume', token: seat.token };
   if (state.room?.code === code && receivedV >= 0) msg.last_v = receivedV;
-  const reply = await enterRequest(msg);
+  const reply = await enterRequest(msg, busyEntering(code), Infinity);
   if (reply.type !== 'error') {
     if (settings.get('away', '') === code) localStorage.removeItem('gofish.away');
+    resumeRoom(code);   // let in: not paused (any more)
     return;
   }
   if (reply.code === 'client/offline' || unanswered(reply)) return;   // the next connection tries again
@@ -199,8 +208,50 @@ async function reenter() {
     'You can start a new game from the start page.');
 }
 
+let pauseView = null;   // pause.js, once a room has paused
+const isPaused = () => !!current && ui.paused?.code === current.code;
+
+// Until room_resumed nothing is offered and held replies are awaited.
+async function pauseRoom(code, reason) {
+  const fresh = ui.paused?.code !== code;
+  ui.paused = { code, reason };
+  conn.paused = true;
+  queueRender();
+  pauseView ??= await import('./pause.js');
+  if (fresh && current?.code === code && ui.paused?.code === code) {
+    addStory(null, pauseView.storyLine, 'room');
+    announcer.flush();
+    announcer.say(pauseView.spoken(reason));
+  }
+  queueRender();
+}
+
+// What the pause held back has come; the controls follow the turn again.
+function resumeRoom(code) {
+  if (ui.paused?.code !== code) return;
+  forgetPause();
+  if (current?.code === code) {
+    addStory(null, 'The game is saved. Play goes on.', 'room');
+    announcer.say('The game is saved. Play goes on.');
+  }
+  queueRender();
+}
+
+function forgetPause() {
+  ui.paused = null;
+  conn.paused = false;
+}
+
+const renderPause = () => pauseView?.renderPause(isPaused() ? ui.paused.reason : null);
+
 function onMessage(msg) {
   switch (msg.type) {
+    case 'room_paused':
+      pauseRoom(msg.code, msg.reason);
+      break;
+    case 'room_resumed':
+      resumeRoom(msg.code);
+      break;
     case 'room':
       if (!current || msg.code !== current.code) return;
       receivedV = msg.v;
@@ -234,7 +285,7 @@ function onMessage(msg) {
         localStorage.setItem(`gofish.kicked.${code}`, '1');
         showGone('The host removed you from the room', `The host of room ${code} removed you, so you can't play there any more. ` +
           'You can start a new game from the start page!');
-      } else {
+      } else if (msg.code !== 'room/paused') {
         showError(msg.message);
       }
       break;
@@ -349,14 +400,15 @@ function queueRender() {
 
 function render() {
   const room = state.room;
-  if (!room || !current) return;
+  if (!room || !current) { renderPause(); return; }
   saveState();
   $('room-label').textContent = `Room ${room.code}`;
   let screen = room.state === 'waiting' ? 'waiting' : room.state === 'over' ? 'over' : 'table';
   if (ui.starting && screen === 'waiting') screen = 'table-wait';
   const focus = rememberFocus();
   if (screen === 'waiting') renderWaiting(state, welcome);
-  const offer = pacer.busy || ui.sending ? null : choices(state);
+  const paused = isPaused();
+  const offer = pacer.busy || ui.sending || paused ? null : choices(state);
   if (ui.selected && !offer?.ask?.ranks.includes(ui.selected) && !offer?.declare?.includes(ui.selected)) {
     ui.selected = null;
     ui.selectedCard = null;
@@ -369,6 +421,7 @@ function render() {
   if (screen === 'over') {
     if (ui.transcript && ui.replay === null) makeReplay();
     renderOver(state, ui);
+    if (paused) $('rematch').setAttribute('aria-disabled', 'true');
   }
   renderStory();
   renderChat();
@@ -379,6 +432,7 @@ function render() {
     placeChat(screen);
     restoreFocus(focus, changed);
   }
+  renderPause();
   // When the page starts waiting for your ask, a keyboard is already on your cards.
   const canAsk = !!offer?.ask && !offer.ask.outOfTurn && !ui.selected;
   if (canAsk && !hadAsk && screen === 'table') {
@@ -609,6 +663,8 @@ function enterRoom(room) {
   receivedV = -1;
   Object.assign(ui, { story: [], chat: [], said: new Map(), reaction: null, myResult: null, move: null, transcript: null,
     replay: null, selected: null, selectedCard: null, handOrder: null, compact: true });
+  // A room_paused may come before the join's answer (held by the pause).
+  if (ui.paused?.code !== room.code) forgetPause();
   current = room;
   alerts.clear();
 }
@@ -625,6 +681,7 @@ function enteredRoom(reply, name) {
 }
 
 function forgetRoom(code) {
+  forgetPause();
   seatStore.forget(code);
   sessionStorage.removeItem(`gofish.state.${code}`);
   if (settings.get('away', '') === code) localStorage.removeItem('gofish.away');
@@ -656,7 +713,10 @@ function goHome() {
   const away = settings.get('away', '');
   $('away-box').hidden = !(away && seatStore.get(away));
   $('join-error').textContent = '';  // about an earlier try, not this visit
-  if (away) $('away-text').textContent = `You stepped away from your game in room ${away}. A computer player takes your turns until you come back.`;
+  if (away) {
+    $('away-text').textContent = `You stepped away from your game in room ${away}. ${settings.get('awayNote', '') === 'paused'
+      ? 'Your seat is kept for you for a while.' : 'A computer player takes your turns until you come back.'}`;
+  }
   showScreen('home');
   refreshLobby();
 }
@@ -675,8 +735,8 @@ async function join(code, as, nameInput, errorId) {
   const note = $(errorId);
   // Set once, not at each retry: the note is a live region (role=alert), and
   // the same words written again would be read out again every 750 ms.
-  const moving = () => {
-    const text = `Room ${code} is moving to another server. Trying again…`;
+  const moving = (busy) => {
+    const text = `Room ${code} is ${pausedBusy(busy) ? 'busy saving its game' : 'moving to another server'}. Trying again…`;
     note.classList.add('pending');
     if (note.textContent !== text) note.textContent = text;
   };
@@ -747,9 +807,10 @@ async function playWithComputer() {
   if (started.type === 'error') queueRender();
 }
 
+// A refusal is shown where the person looks (a pause by its notice).
 async function act(msg) {
   const reply = await conn.request(msg);
-  if (reply.type === 'error') showError(reply.message);
+  if (reply.type === 'error' && reply.code !== 'room/paused') showError(reply.message);
   return reply;
 }
 
@@ -766,7 +827,7 @@ function confirmDialog(title, text, yes, no = 'Cancel') {
 
 // Leaving: between games the seat is given up; during a game the page steps
 // away (the seat stays yours, and the room link brings you back to it until
-// the game is over).
+// the game is over). A paused room lets nobody leave (room/paused).
 async function leave() {
   const room = state.room;
   const playing = room?.state === 'playing' && current?.as === 'player';
@@ -775,25 +836,52 @@ async function leave() {
       'A computer player will take your turns. You can come back to your seat with the room link until the game is over.',
       'Leave the game', 'Keep playing');
     if (!ok) return;
-    const code = current.code;
-    settings.set('away', code);
-    pacer.clear();
-    state.reset();
-    current = null;
-    receivedV = -1;
-    alerts.clear();
-    $('room-label').textContent = '';
-    conn.restart();
-    history.pushState(null, '', '/');
-    goHome();
+    stepAway('game');
     return;
   }
   const reply = await conn.request({ type: 'leave' });
+  if (reply.code === 'room/paused') {
+    if (await leavePaused()) leave();
+    return;
+  }
   if (reply.type === 'error' && !['room/not_in_room', 'client/offline'].includes(reply.code)) { showError(reply.message); return; }
   leftRoom();
 }
 
+// Leaving a paused room: a spectator goes; a player may go, keeping the seat.
+// True when the room went on meanwhile.
+async function leavePaused() {
+  if (current.as === 'spectator') {
+    leftRoom();
+    conn.restart();
+    return false;
+  }
+  pauseView ??= await import('./pause.js');
+  const ok = await confirmDialog(...pauseView.leaveQuestion);
+  if (!ok || !current) return false;
+  if (!isPaused()) return true;
+  stepAway('paused');
+  return false;
+}
+
+// To the start page, keeping the seat.
+function stepAway(why) {
+  settings.set('away', current.code);
+  settings.set('awayNote', why);
+  forgetPause();
+  pacer.clear();
+  state.reset();
+  current = null;
+  receivedV = -1;
+  alerts.clear();
+  $('room-label').textContent = '';
+  conn.restart();
+  history.pushState(null, '', '/');
+  goHome();
+}
+
 async function ask(target) {
+  if (isPaused()) return;
   const offer = choices(state);
   if (!offer?.ask || !ui.selected) return;
   const msg = { type: 'ask', target };
@@ -824,6 +912,7 @@ async function decide(msg) {
 }
 
 function chooseRank(rank) {
+  if (isPaused()) return;
   const offer = pacer.busy || ui.sending ? null : choices(state);
   const enabled = offer?.ask?.ranks.includes(rank) || offer?.declare?.includes(rank);
   if (!enabled) {
@@ -1037,7 +1126,7 @@ function wire() {
   setInterval(() => {
     const t = state.room?.timer;
     const box = $('timer');
-    if (!t || state.room.state !== 'playing') { box.textContent = ''; return; }
+    if (!t || state.room.state !== 'playing' || isPaused()) { box.textContent = ''; return; }
     const left = Math.max(0, Math.round((t.deadline_ms - Date.now()) / 1000));
     box.textContent = `${t.seat === state.you ? 'You have' : `${state.nameOf(t.seat)} has`} ${left} s`;
   }, 500);

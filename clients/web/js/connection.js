@@ -12,6 +12,11 @@ const kBackoffMs = [250, 750, 1500, 3000];
 // shows within 10 s, not after the server's 60 s idle timeout.
 const kQuietMs = 2500;
 const kDeadMs = 6000;
+// A socket without `welcome` after kHandshakeMs is closed and tried again: a
+// proxy may hand it to a frozen server that takes connections but never
+// answers. TCP, TLS, the upgrade and hello take a second or two on a slow
+// mobile network; 3.5 s allows that and gives up well before kDeadMs.
+const kHandshakeMs = 3500;
 
 // Tokens live in sessionStorage (this tab, survives a reload) and in
 // localStorage (this browser, survives closing the tab). The tab's own copy
@@ -60,6 +65,7 @@ export class Connection {
     this.room = null;       // the code the next socket opens with (?room=)
     this.socketRoom = null; // the code the current socket opened with
     this.welcomed = [];     // resolvers waiting for the next welcome
+    this.paused = false;    // the room is paused: replies held by the server are late, not lost
     setInterval(() => this.heartbeat(), 1000);
     addEventListener('offline', () => this.lost('Your device is offline. Waiting for the network…'));
     addEventListener('online', () => this.reconnectNow());
@@ -101,6 +107,8 @@ export class Connection {
     this.ws = ws;
     this.heard = performance.now();
     this.pingAt = 0;
+    clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = setTimeout(() => { if (!this.ready) this.closed(ws, {}); }, kHandshakeMs);
     ws.addEventListener('open', () => {
       ws.send(JSON.stringify({ type: 'hello', protocol: 1, client: kClient }));
     });
@@ -228,10 +236,14 @@ export class Connection {
       // waiting after a while rather than wait forever.
       let timer = null;
       this.pending.set(id, (reply) => { clearTimeout(timer); resolve(reply); });
-      this.queue.push(() => {
+      const wait = () => {
         timer = setTimeout(() => {
-          if (this.pending.delete(id)) resolve({ type: 'error', code: 'client/timeout', message: 'The server did not answer; trying again.' });
+          if (this.paused) wait();
+          else if (this.pending.delete(id)) resolve({ type: 'error', code: 'client/timeout', message: 'The server did not answer; trying again.' });
         }, 10_000);
+      };
+      this.queue.push(() => {
+        wait();
         this.ws.send(JSON.stringify({ ...msg, id }));
       });
       this.drain();

@@ -119,7 +119,10 @@ export function handNeedsTidying(ui) {
   return false;
 }
 
+const kPausedPrompt = 'Wait: play is paused until the game is saved.';
+
 export function renderMe(state, ui, offer) {
+  const paused = !!ui.paused;   // room_paused: nothing can be played
   const room = state.room;
   const game = room.game;
   const you = state.you;
@@ -133,7 +136,7 @@ export function renderMe(state, ui, offer) {
   if (you === null) {
     setText($('me-name'), 'You are watching');
     setText($('me-sets'), '');
-    setText($('prompt'), room.state === 'playing' ? `${state.nameOf(game.to_act)} is playing.` : '');
+    setText($('prompt'), room.state !== 'playing' ? '' : paused ? kPausedPrompt : `${state.nameOf(game.to_act)} is playing.`);
     setText($('my-result'), '');
     $('my-result').classList.add('empty');
     $('hand').replaceChildren();
@@ -145,9 +148,9 @@ export function renderMe(state, ui, offer) {
   me.classList.remove('watching');
   const mine = game.seats[you];
   const yourTurn = room.state === 'playing' && game.turn === you;
-  setText($('me-name'), `${room.seats[you]?.name || state.nameOf(you)} (you)${yourTurn ? ' · your turn!' : ''}`);
+  setText($('me-name'), `${room.seats[you]?.name || state.nameOf(you)} (you)${yourTurn && !paused ? ' · your turn!' : ''}`);
   setText($('me-sets'), `${setsTitle(rules)}: ${setsText(mine)}${mine.misses_next_turn ? ' · you miss your next turn' : ''}`);
-  me.classList.toggle('turn', yourTurn);
+  me.classList.toggle('turn', yourTurn && !paused);
   // Shown when the move told in the middle is another one.
   const result = ui.myResult && ui.myResult.id !== ui.move?.id ? `Your last turn: ${ui.myResult.text}` : '';
   setText($('my-result'), result);
@@ -221,6 +224,7 @@ export function renderMe(state, ui, offer) {
   let prompt = '';
   const p = game.pending;
   if (room.state !== 'playing') prompt = '';
+  else if (paused) prompt = kPausedPrompt;
   else if (offer?.ask && ui.selected) {
     const what = ui.selectedCard ? `the ${cardName(ui.selectedCard)}` : rankPlural(ui.selected);
     if (byCard && !ui.selectedCard) prompt = `Which ${rankWord(ui.selected)} do you want to ask for?`;

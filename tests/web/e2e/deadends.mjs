@@ -3,34 +3,9 @@
 // Back button; the end of the game names everyone; the host leaving after a
 // game never blocks "Play again"; a silent connection shows within 10 s with
 // "Retry now"; the browser going offline shows at once.
-import net from 'node:net';
 import { assert, createRoom, joinByCode, online, openPage, playToEnd, waitFor, waitScreen } from '../lib/harness.mjs';
 import { checkAxe } from '../lib/axe.mjs';
-
-// A TCP relay to the server that can go silent without closing anything,
-// like a train going into a tunnel.
-async function relay(port) {
-  let frozen = false;
-  const sockets = new Set();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(port, '127.0.0.1');
-    sockets.add(client);
-    sockets.add(upstream);
-    const forward = (from, to) => from.on('data', (d) => { if (!frozen) to.write(d); });
-    forward(client, upstream);
-    forward(upstream, client);
-    const end = () => { client.destroy(); upstream.destroy(); sockets.delete(client); sockets.delete(upstream); };
-    client.on('close', end).on('error', end);
-    upstream.on('close', end).on('error', end);
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    freeze: () => { frozen = true; },
-    thaw: () => { frozen = false; },
-    close: () => { for (const s of sockets) s.destroy(); server.close(); },
-  };
-}
+import { relay } from '../lib/relay.mjs';
 
 const badge = (page) => page.evaluate(() => ({ cls: document.getElementById('conn').className, text: document.querySelector('#conn .conn-text').textContent }));
 
