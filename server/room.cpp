@@ -127,7 +127,7 @@ void RoomImpl::do_create(const std::shared_ptr<Client>& client, protocol::Create
 namespace {
 
 // A paused room lets nobody in: what it would show them is not saved yet.
-// room/busy is what clients ask again after.
+// Clients ask again after room/paused, as after room/busy.
 constexpr const char* kPausedEntry =
     "This room is paused while the server tries again to save its game; try again in a moment.";
 
@@ -135,7 +135,7 @@ constexpr const char* kPausedEntry =
 
 void RoomImpl::do_join(const std::shared_ptr<Client>& client, protocol::Join request, Id id) {
   if (closed_) return refuse(client, moved_ ? ErrorCode::kRoomBusy : ErrorCode::kRoomNotFound, std::move(id));
-  if (paused_) return refuse_paused(client, ErrorCode::kRoomBusy, std::move(id), kPausedEntry);
+  if (paused_) return refuse_paused(client, ErrorCode::kRoomPaused, std::move(id), kPausedEntry);
   if (seats_.member_of(*client)) return reply_error(client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
   const bool player = request.as == protocol::JoinAs::kPlayer;
   if (player && seats_.kicked_player(*client, request.name))
@@ -169,7 +169,7 @@ void RoomImpl::do_join(const std::shared_ptr<Client>& client, protocol::Join req
 void RoomImpl::do_resume(const std::shared_ptr<Client>& client, const std::string& token, const TokenHash& hash,
                          std::optional<std::int64_t> last_v, Id id) {
   if (moved_) return refuse(client, ErrorCode::kRoomBusy, std::move(id));
-  if (paused_ && !closed_) return refuse_paused(client, ErrorCode::kRoomBusy, std::move(id), kPausedEntry);
+  if (paused_ && !closed_) return refuse_paused(client, ErrorCode::kRoomPaused, std::move(id), kPausedEntry);
   std::optional<engine::Seat> found;
   for (int i = 0; i < seats_.size(); ++i) {
     if (seats_[i].held() && *seats_[i].token == hash) found = i;

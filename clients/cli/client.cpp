@@ -451,11 +451,15 @@ class Session : public ConnectionHandler {
       if (const auto* id = std::get_if<std::int64_t>(&*error.id); id && requests_.contains(*id)) kind = requests_[*id];
     }
     // The room is moving between servers: ask again shortly, as after a
-    // reconnection, for as long as a reconnection would be tried.
-    if (error.code == ErrorCode::kRoomBusy && (kind == Request::kJoin || kind == Request::kResume)) {
+    // reconnection, for as long as a reconnection would be tried. Or it is
+    // paused while its game is saved again: ask again until let in, however
+    // long the store takes (a paused room is never closed).
+    if ((error.code == ErrorCode::kRoomBusy || error.code == ErrorCode::kRoomPaused) &&
+        (kind == Request::kJoin || kind == Request::kResume)) {
       const auto now = std::chrono::steady_clock::now();
       if (!busy_since_) busy_since_ = now;
-      if (now - *busy_since_ <= std::chrono::milliseconds(o_.resume_window_ms)) {
+      if (error.code == ErrorCode::kRoomPaused ||
+          now - *busy_since_ <= std::chrono::milliseconds(o_.resume_window_ms)) {
         note(error.message + " Trying again...");
         connection_->after(std::chrono::milliseconds(500), [this] {
           if (connection_) enter_room();

@@ -88,7 +88,7 @@ TEST_CASE("room pause: a failed write pauses the room, holds its effects, and pl
   ann.send(protocol::Leave{});
   CHECK(ann.reply() == "room/paused");
   FakeClient& late = bench.join("Late", protocol::JoinAs::kSpectator);
-  CHECK(late.reply() == "room/busy");
+  CHECK(late.reply() == "room/paused");
   const auto submissions = bench.sink().waiting.size();
   bench.pass(10min);
   bench.settle();
@@ -149,7 +149,7 @@ TEST_CASE("room pause: a bot's move waits for the store too, and resumes the bot
   bench.sink().commit_all();
   bench.settle();
   CHECK(back.reply() != "room/bad_token");
-  CHECK(back.reply() != "room/busy");
+  CHECK(back.reply() != "room/paused");
 }
 
 // The writer throws instead of taking a turn's records (out of memory): a

@@ -155,21 +155,21 @@ function startPage() {
   goHome();
 }
 
-// A join or resume answered room/busy (the room is moving between servers,
-// or paused) is asked again in a moment, as after a reconnection: a join for
-// about 30 s, a resume of this page's seat until let in. onBusy(reply) tells
-// the person meanwhile.
+// A join or resume answered room/busy (the room is moving between servers)
+// or room/paused (its game is being saved again) is asked again in a moment,
+// as after a reconnection: a join for about 30 s, a resume of this page's
+// seat until let in. onBusy(reply) tells the person meanwhile.
 async function enterRequest(msg, onBusy = () => {}, attempts = 40) {
   for (let attempt = 1; ; attempt++) {
     const reply = await conn.request(msg);
-    if (reply.code !== 'room/busy' || attempt >= attempts) return reply;
+    if ((reply.code !== 'room/busy' && reply.code !== 'room/paused') || attempt >= attempts) return reply;
     onBusy(reply);
     await new Promise((resolve) => { setTimeout(resolve, 750); });
   }
 }
 
-// Both waits have one code; a paused room's has a sentence naming the pause.
-const pausedBusy = (reply) => reply.code === 'room/busy' && /paus/i.test(reply.message ?? '');
+// The room is paused, not moving.
+const pausedBusy = (reply) => reply.code === 'room/paused';
 // A resume or watch told the room is paused: the table says so.
 const busyEntering = (code) => (reply) => { if (pausedBusy(reply) && ui.paused?.code !== code) pauseRoom(code, 'busy'); };
 
@@ -987,7 +987,7 @@ function wire() {
   });
   $('waiting-seats').addEventListener('click', async (e) => {
     const t = e.target.closest('button');
-    if (!t) return;
+    if (!t || isPaused()) return;
     if (t.dataset.addBot) act({ type: 'add_bot', seat: Number(t.dataset.addBot), level: $(`bot-level-${t.dataset.addBot}`).value });
     if (t.dataset.removeBot) act({ type: 'remove_bot', seat: Number(t.dataset.removeBot) });
     if (t.dataset.kick) {
@@ -1137,7 +1137,7 @@ function wire() {
 // The host starts; empty seats get computer players first.
 async function startGame() {
   const room = state.room;
-  if (!room) return;
+  if (!room || isPaused()) return;
   for (const s of room.seats) {
     if (s.occupant !== 'empty') continue;
     const reply = await act({ type: 'add_bot', seat: s.seat, level: $(`bot-level-${s.seat}`)?.value ?? 'medium' });

@@ -29,7 +29,7 @@ style.textContent = `
 document.head.append(style);
 
 // In a child's words, by the reason room_paused gives; 'busy' is a resume
-// the paused room could not let in yet (room/busy).
+// the paused room could not let in yet (room/paused).
 const TITLES = {
   saving_failed: 'Saving the game failed; trying again…',
   store_unreachable: "The server can't reach the place where it saves games; trying again…",
@@ -47,9 +47,14 @@ note.innerHTML = '<p id="pause-title" class="pause-title"></p><p class="pause-li
   'Wait a moment: the game goes on by itself as soon as it is saved.</p>';
 const heading = note.firstChild;
 
-// Shows the notice for `reason`, or hides it (null).
+// Shows the notice for `reason`, or hides it (null). Paused, the waiting
+// room's buttons offer nothing either: the server would refuse it.
 export function renderPause(reason) {
   note.hidden = reason === null;
+  for (const b of [$('start-game'), ...$('waiting-seats').querySelectorAll('button')]) {
+    if (reason !== null) b.setAttribute('aria-disabled', 'true');
+    else b.removeAttribute('aria-disabled');
+  }
   if (reason === null) return;
   if (heading.textContent !== title(reason)) heading.textContent = title(reason);
   const screen = document.body.dataset.screen;

@@ -14,7 +14,7 @@
 //    the computer" is refused with the server's sentence
 //    (server/store_unavailable) and can be tried again; "Go back to my game"
 //    brings the table back, saying the game is being saved, while the
-//    room's answer is room/busy;
+//    room's answer is room/paused;
 //  - once the disk works again the notice goes, one short announcement says
 //    play goes on, the chat line held back arrives, Ann's cards follow her
 //    turn again, and both games are played to their end.
@@ -124,7 +124,7 @@ export default async function ({ browser, serverPath, webRoot, faultFs, root, lo
     assert(await bob.page.isEnabled('#play-computer'), '"Play with the computer" can be tried again');
     await bob.page.click('#away-back');
     await waitScreen(bob.page, 'table');
-    await waitFor('room/busy for Bob\'s resume', async () => receivedWhere(bob, (m) => m.code === 'room/busy') > 0, 5000);
+    await waitFor('room/paused for Bob\'s resume', async () => receivedWhere(bob, (m) => m.code === 'room/paused') > 0, 5000);
     await waitFor('the notice on Bob\'s table again', () => noteShown(bob.page), 2000);
     const back = await bob.page.textContent('#pause-title');
     assert(/being saved/.test(back), `Bob is told the game is being saved: "${back}"`);
