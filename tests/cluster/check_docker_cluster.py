@@ -3,7 +3,7 @@
 shows or uses one agrees with it:
 - HAProxy accepts it (haproxy -c); it hashes ?room= consistently, checks
   /readyz, retries a request elsewhere when its node fails (option
-  redispatch 1), and sends PROXY headers;
+  redispatch 1, retry-on), and sends PROXY headers;
 - what scripts/cluster.sh writes (its haproxy-config) is the same
   configuration, directive for directive, but for its loopback addresses,
   HAProxy's source address and compose's resolvers; HAProxy accepts it too;
@@ -36,7 +36,7 @@ if check.returncode != 0:
 
 config = config_path.read_text()
 for line in ["balance url_param room", "hash-type consistent", "option httpchk GET /readyz", "timeout tunnel",
-             "option redispatch 1", "timeout server ", "timeout check "]:
+             "option redispatch 1", "retry-on ", "timeout server ", "timeout check "]:
     if not re.search(r"^\s*" + re.escape(line), config, re.M):
         problems.append(f"docker/haproxy.cfg has no '{line}'")
 servers = re.findall(r"^\s*server\s+(\S+)\s+(\S+):8080\b", config, re.M)
