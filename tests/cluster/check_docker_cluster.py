@@ -11,7 +11,8 @@ shows or uses one agrees with it:
   for line, without its comments;
 - docker/compose.cluster.yaml runs PostgreSQL, three nodes with their own
   node ids on that database, and HAProxy with this configuration, the nodes'
-  names being the configuration's servers.
+  names being the configuration's servers; its nodes' lease is the one
+  scripts/cluster.sh gives its nodes.
 
     check_docker_cluster.py REPOSITORY-ROOT
 """
@@ -158,6 +159,13 @@ for name in nodes:
     trusted = services[name].get("environment", {}).get("GOFISH_TRUSTED_PROXY")
     if not haproxy_address or trusted != haproxy_address:
         problems.append(f"{name} trusts {trusted!r} for PROXY headers, not HAProxy's fixed address {haproxy_address!r}")
+# The nodes' lease is scripts/cluster.sh's, which the cluster tests hold to their times.
+script_ttl = re.search(r"^lease_ttl_ms=(\d+)$", (root / "scripts" / "cluster.sh").read_text(), re.M)
+for name in nodes:
+    ttl = services[name].get("environment", {}).get("GOFISH_LEASE_TTL_MS")
+    if not script_ttl or ttl != script_ttl.group(1):
+        problems.append(f"{name}'s GOFISH_LEASE_TTL_MS {ttl!r} is not scripts/cluster.sh's lease_ttl_ms "
+                        f"{script_ttl.group(1) if script_ttl else None!r}")
 volumes = services.get("haproxy", {}).get("volumes", [])
 if not any(str(v).startswith("./haproxy.cfg:") for v in volumes):
     problems.append("the haproxy service does not mount docker/haproxy.cfg")
