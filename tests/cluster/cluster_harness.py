@@ -213,8 +213,8 @@ PRESETS = ["classic", "specific-card", "keep-playing", "bicycle", "authors", "pa
 
 
 class OutageRoom(CliTable):
-    """A room of the tests that take a node away mid-game (cluster_failover):
-    its preset by its index over every preset, table rules
+    """A room of the tests that take a node away mid-game (cluster_failover,
+    cluster_frozen): its preset by its index over every preset, table rules
     in every other round of them, a turn timer in every third room, and the
     short `pairs` games three in a row (the others one)."""
 
