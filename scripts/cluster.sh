@@ -3,7 +3,7 @@
 # PostgreSQL (scripts/pg-throwaway.sh), N gofish-server nodes sharing it
 # (--storage postgres, --node-id nodeK, each on its own port on 127.0.0.1)
 # and HAProxy in front on a loopback port, with docker/haproxy.cfg written
-# out for those ports: a request that names a room (/ws?room=CODE) goes to
+# out for those ports (scripts/haproxy-config.sh): a request that names a room (/ws?room=CODE) goes to
 # the node its code hashes to, one without goes round robin, and a node
 # whose /readyz fails gets nothing new.
 #
@@ -27,7 +27,7 @@
 #       Stops HAProxy and every node (SIGTERM, then SIGKILL after 10 s) and PostgreSQL.
 #   scripts/cluster.sh haproxy-config PROXY-PORT STATS-PORT NODE-PORT...
 #       Prints the HAProxy configuration `up` writes for those ports: docker/haproxy.cfg
-#       with loopback addresses (see haproxy_config below). Starts nothing.
+#       with loopback addresses (scripts/haproxy-config.sh). Starts nothing.
 #
 # DIR/cluster.env holds key=value lines, values quoted for bash (printf %q):
 # dir, proxy_port, proxy_url (http://127.0.0.1:P; WebSockets at ws://127.0.0.1:P/ws),
@@ -240,58 +240,23 @@ up() {
 }
 
 # haproxy_config PROXY-PORT STATS-PORT NODE-PORT...: docker/haproxy.cfg, the
-# one configuration, for this machine: HAProxy listens on 127.0.0.1 (the
-# proxy and the statistics on their ports), reaches the nodes from
-# 127.0.0.2 (the one address they trust for PROXY headers; the script and
-# the tests still reach a node directly from 127.0.0.1, with no header), and
-# has one server line per node, with the options of the file's first
-# server line. Compose's resolvers (its DNS) are left out, with the
-# comments that lead them, and maxconn fits this shell's descriptor limit.
-# Every other line, comments included, is the file's own; the test
-# docker_cluster_config holds the two to that.
+# one configuration, for this machine (scripts/haproxy-config.sh writes it
+# out): HAProxy listens on 127.0.0.1 (the proxy and the statistics on their
+# ports), reaches the nodes from 127.0.0.2 (the one address they trust for
+# PROXY headers; the script and the tests still reach a node directly from
+# 127.0.0.1, with no header), and has one server line per node, nodeK on
+# 127.0.0.1 at its port.
 haproxy_config() {
-  local proxy_port=$1 stats_port=$2
+  local proxy_port=$1 stats_port=$2 k=0 port servers=()
   shift 2
+  for port in "$@"; do servers+=("node$((++k))=127.0.0.1:$port"); done
   # HAProxy refuses to start if it cannot have two descriptors a connection
   # (a container's 4096 is too few for 4096 connections): fit the limit.
   local fds maxconn=4096
   fds=$(ulimit -n)
   if [[ $fds != unlimited ]] && ((fds < 2 * maxconn + 256)); then maxconn=$(((fds - 256) / 2)); fi
-  echo "# Written by scripts/cluster.sh from docker/haproxy.cfg for 127.0.0.1 (see there for the reasons)."
-  awk -v proxy_port="$proxy_port" -v stats_port="$stats_port" -v maxconn="$maxconn" -v node_ports="$*" '
-    # Comment lines are held until the line they lead shows whether they go with it.
-    function flush() { if (held != "") printf "%s", held; held = "" }
-    BEGIN { n = split(node_ports, ports, " "); header = 1 }
-    # The file'"'"'s own opening comment: replaced by the line above.
-    header && /^#/ { next }
-    { header = 0 }
-    /^[ \t]*#/ { held = held $0 "\n"; next }
-    # The resolvers section, to the blank line after it, and the comment before it.
-    /^resolvers / { held = ""; skipping = 1; next }
-    skipping && /^$/ { skipping = 0; next }
-    skipping { next }
-    /^[ \t]*default-server .*resolvers / { held = ""; next }
-    /^[ \t]*maxconn / { flush(); sub(/maxconn [0-9]+/, "maxconn " maxconn); print; next }
-    /^[ \t]*bind :8080$/ { flush(); sub(/:8080/, "127.0.0.1:" proxy_port); print; next }
-    /^[ \t]*bind :8404$/ { flush(); sub(/:8404/, "127.0.0.1:" stats_port); print; next }
-    /^backend / {
-      flush(); print
-      print "    # scripts/cluster.sh: HAProxy reaches the nodes from 127.0.0.2, the one"
-      print "    # address they trust for PROXY headers."
-      print "    source 127.0.0.2"
-      next
-    }
-    /^[ \t]*server / {
-      flush()
-      if (servers++) next
-      indent = $0; sub(/[^ \t].*/, "", indent)
-      options = $0; sub(/^[ \t]*server[ \t]+[^ \t]+[ \t]+[^ \t]+/, "", options)
-      for (k = 1; k <= n; ++k) printf "%sserver node%d 127.0.0.1:%s%s\n", indent, k, ports[k], options
-      next
-    }
-    { flush(); print }
-    END { flush() }
-  ' "$root/docker/haproxy.cfg"
+  "$root/scripts/haproxy-config.sh" --listen "127.0.0.1:$proxy_port" --stats "127.0.0.1:$stats_port" \
+    --source 127.0.0.2 --maxconn "$maxconn" "${servers[@]}"
 }
 
 # The configuration for the cluster in $dir: haproxy_config with its ports.

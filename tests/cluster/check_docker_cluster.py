@@ -4,9 +4,10 @@ shows or uses one agrees with it:
 - HAProxy accepts it (haproxy -c); it hashes ?room= consistently, checks
   /readyz, retries a request elsewhere when its node fails (option
   redispatch 1, retry-on), and sends PROXY headers;
-- what scripts/cluster.sh writes (its haproxy-config) is the same
-  configuration, directive for directive, but for its loopback addresses,
-  HAProxy's source address and compose's resolvers; HAProxy accepts it too;
+- what scripts/haproxy-config.sh writes, for scripts/cluster.sh (its
+  haproxy-config) and for machines of one's own, is the same configuration,
+  directive for directive, but for the addresses, HAProxy's source address
+  and compose's resolvers; HAProxy accepts it too;
 - README.md's example ("Behind a proxy") is the file's backend section, line
   for line, without its comments;
 - docker/compose.cluster.yaml runs PostgreSQL, three nodes with their own
@@ -71,52 +72,64 @@ def section(lines, header):
     return out
 
 
-# What scripts/cluster.sh writes, for three nodes on made-up ports (nothing starts).
-proxy_port, stats_port, node_ports = "18080", "18404", ["18081", "18082", "18083"]
-derived = subprocess.run([str(root / "scripts" / "cluster.sh"), "haproxy-config", proxy_port, stats_port, *node_ports],
-                         capture_output=True, text=True)
-if derived.returncode != 0:
-    problems.append("scripts/cluster.sh haproxy-config failed:\n" + derived.stdout + derived.stderr)
-else:
-    derived_path = pathlib.Path(tempfile.mkdtemp(prefix="check-haproxy.")) / "haproxy.cfg"
-    derived_path.write_text(derived.stdout)
-    check = subprocess.run(["haproxy", "-c", "-f", str(derived_path)], capture_output=True, text=True)
+def check_written(what, command, listen, stats, servers, source):
+    """`command` prints docker/haproxy.cfg written out for `servers` ([(name, address)]),
+    listening on `listen` and `stats`, reaching the nodes from `source` (or None)."""
+    written = subprocess.run(command, capture_output=True, text=True)
+    if written.returncode != 0:
+        problems.append(f"{what} failed:\n" + written.stdout + written.stderr)
+        return
+    path = pathlib.Path(tempfile.mkdtemp(prefix="check-haproxy.")) / "haproxy.cfg"
+    path.write_text(written.stdout)
+    check = subprocess.run(["haproxy", "-c", "-f", str(path)], capture_output=True, text=True)
     if check.returncode != 0:
-        problems.append("haproxy -c rejects what scripts/cluster.sh writes:\n" + check.stdout + check.stderr)
-    shutil.rmtree(derived_path.parent, ignore_errors=True)
+        problems.append(f"haproxy -c rejects what {what} writes:\n" + check.stdout + check.stderr)
+    shutil.rmtree(path.parent, ignore_errors=True)
 
-    # Both files, with what may differ put in the same words: the addresses
-    # HAProxy listens on and reaches the nodes at, maxconn (fitted to the
-    # descriptor limit), compose's resolvers (the file's only) and the
-    # source address (the script's only).
-    def evened(lines, ours):
+    # Both, with what may differ put in the same words: the addresses HAProxy
+    # listens on and reaches the nodes at, maxconn, compose's resolvers (the
+    # file's only) and the source address (the written one's only).
+    def evened(lines, written):
         out = []
         in_resolvers = False
         for indent, line in lines:
             if not indent:
                 in_resolvers = line.startswith("resolvers ")
-            if in_resolvers or (not ours and line.startswith("default-server ") and " resolvers " in f" {line} "):
+            if in_resolvers or (not written and line.startswith("default-server ") and " resolvers " in f" {line} "):
                 continue
-            if ours and line == "source 127.0.0.2":
+            if written and source and line == f"source {source}":
                 continue
             line = re.sub(r"^maxconn \d+$", "maxconn N", line)
-            line = re.sub(r"^bind (:8080|127\.0\.0\.1:" + proxy_port + ")$", "bind PROXY", line)
-            line = re.sub(r"^bind (:8404|127\.0\.0\.1:" + stats_port + ")$", "bind STATS", line)
-            line = re.sub(r"^server (\S+) \S+", r"server \1 ADDRESS", line)
+            line = re.sub(r"^bind (:8080|" + re.escape(listen) + ")$", "bind PROXY", line)
+            line = re.sub(r"^bind (:8404|" + re.escape(stats) + ")$", "bind STATS", line)
+            line = re.sub(r"^server (\S+) \S+", r"server NAME ADDRESS", line)
             out.append(line)
-        return out
+        # As many server lines as there are nodes: one of each kind.
+        return [line for i, line in enumerate(out) if not (line.startswith("server ") and out[i - 1] == line)]
 
-    file_lines = evened(directives(config), ours=False)
-    script_lines = evened(directives(derived.stdout), ours=True)
-    if file_lines != script_lines:
-        diff = difflib.unified_diff(file_lines, script_lines, "docker/haproxy.cfg", "scripts/cluster.sh haproxy-config",
-                                    lineterm="")
-        problems.append("scripts/cluster.sh writes another configuration than docker/haproxy.cfg:\n" + "\n".join(diff))
-    script_servers = re.findall(r"^\s*server\s+(\S+)\s+(\S+)", derived.stdout, re.M)
-    if script_servers != [(f"node{k}", f"127.0.0.1:{port}") for k, port in enumerate(node_ports, 1)]:
-        problems.append(f"scripts/cluster.sh's server lines {script_servers} are not nodeK at 127.0.0.1 and its port")
-    if "source 127.0.0.2" not in section(directives(derived.stdout), "backend nodes"):
-        problems.append("scripts/cluster.sh's backend does not reach the nodes from 127.0.0.2, the address they trust")
+    file_lines = evened(directives(config), written=False)
+    written_lines = evened(directives(written.stdout), written=True)
+    if file_lines != written_lines:
+        diff = difflib.unified_diff(file_lines, written_lines, "docker/haproxy.cfg", what, lineterm="")
+        problems.append(f"{what} writes another configuration than docker/haproxy.cfg:\n" + "\n".join(diff))
+    found = re.findall(r"^\s*server\s+(\S+)\s+(\S+)", written.stdout, re.M)
+    if found != servers:
+        problems.append(f"{what}'s server lines {found} are not {servers}")
+    if source and f"source {source}" not in section(directives(written.stdout), "backend nodes"):
+        problems.append(f"{what}'s backend does not reach the nodes from {source}, the address they trust")
+
+
+# What scripts/cluster.sh writes, for three nodes on made-up ports (nothing starts).
+node_ports = ["18081", "18082", "18083"]
+check_written("scripts/cluster.sh haproxy-config",
+              [str(root / "scripts" / "cluster.sh"), "haproxy-config", "18080", "18404", *node_ports],
+              "127.0.0.1:18080", "127.0.0.1:18404",
+              [(f"node{k}", f"127.0.0.1:{port}") for k, port in enumerate(node_ports, 1)], "127.0.0.2")
+# ... and for machines of one's own, as docs/OPERATIONS.md writes /etc/haproxy/haproxy.cfg.
+check_written("scripts/haproxy-config.sh",
+              [str(root / "scripts" / "haproxy-config.sh"), "--stats", "127.0.0.1:8404", "node1=10.0.0.11:8080",
+               "node2=10.0.0.12:8080"],
+              ":8080", "127.0.0.1:8404", [("node1", "10.0.0.11:8080"), ("node2", "10.0.0.12:8080")], None)
 
 # README's example is the file's backend, line for line, without the comments.
 readme = (root / "README.md").read_text()
