@@ -43,13 +43,15 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-# The nodes' lease, as docker/compose.cluster.yaml gives its own
-# (a flag after -- overrides it). With 2 s, renewed every 667 ms, a
-# crashed or frozen node's rooms can be taken 1.3 to 2 s after it stopped,
-# so its players are back at their tables within 3 s (cluster_failover,
-# cluster_frozen); the server's default of 3 s takes up to a second
-# longer. A node that cannot renew pauses its rooms 1.5 s after its last
-# renewal that went through (the TTL less a 500 ms margin for clock drift).
+# The nodes' lease, as docker/compose.cluster.yaml and
+# deploy/systemd/gofish.env give theirs (a flag after -- overrides it; the
+# tests docker_cluster_config and deploy_systemd hold the three to one
+# value). With 2 s, renewed every 667 ms, a crashed or frozen node's rooms
+# can be taken 1.3 to 2 s after it stopped, so its players are back at
+# their tables within 3 s (cluster_failover, cluster_frozen); the server's
+# default of 3 s takes up to a second longer. A node that cannot renew
+# pauses its rooms 1.5 s after its last renewal that went through (the TTL
+# less a 500 ms margin for clock drift).
 lease_ttl_ms=2000
 
 say() { echo "cluster: $*" >&2; }
