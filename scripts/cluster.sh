@@ -2,9 +2,9 @@
 # A gofish cluster on this machine, for trying it and for tests: a throwaway
 # PostgreSQL (scripts/pg-throwaway.sh), N gofish-server nodes sharing it
 # (--storage postgres, --node-id nodeK, each on its own port on 127.0.0.1)
-# and HAProxy in front on a loopback port, with a generated configuration
-# like docker/haproxy.cfg: a request that names a room (/ws?room=CODE) goes
-# to the node its code hashes to, one without goes round robin, and a node
+# and HAProxy in front on a loopback port, with docker/haproxy.cfg written
+# out for those ports (scripts/haproxy-config.sh): a request that names a room (/ws?room=CODE) goes to
+# the node its code hashes to, one without goes round robin, and a node
 # whose /readyz fails gets nothing new.
 #
 #   scripts/cluster.sh up [DIR] [--nodes N] [--server BIN] [--port P] [-- SERVER-FLAG...]
@@ -14,7 +14,7 @@
 #       --nodes N     nodes, default 3
 #       --server BIN  the gofish-server binary, default build/server/gofish-server
 #       --port P      HAProxy's port on 127.0.0.1, default any free one
-#       SERVER-FLAGs after -- go to every node (e.g. --bot-delay-ms=0 --lease-ttl-ms=2000)
+#       SERVER-FLAGs after -- go to every node (e.g. --bot-delay-ms=0 --lease-ttl-ms=3000)
 #   scripts/cluster.sh stop-node DIR K [--signal TERM|KILL|STOP|CONT]
 #       Sends node K the signal (TERM by default); for TERM and KILL waits until it has exited.
 #   scripts/cluster.sh start-node DIR K [-- SERVER-FLAG...]
@@ -25,6 +25,9 @@
 #       Each node's pid, whether it runs, its /readyz, and HAProxy's view of it.
 #   scripts/cluster.sh down DIR
 #       Stops HAProxy and every node (SIGTERM, then SIGKILL after 10 s) and PostgreSQL.
+#   scripts/cluster.sh haproxy-config PROXY-PORT STATS-PORT NODE-PORT...
+#       Prints the HAProxy configuration `up` writes for those ports: docker/haproxy.cfg
+#       with loopback addresses (scripts/haproxy-config.sh). Starts nothing.
 #
 # DIR/cluster.env holds key=value lines, values quoted for bash (printf %q):
 # dir, proxy_port, proxy_url (http://127.0.0.1:P; WebSockets at ws://127.0.0.1:P/ws),
@@ -39,6 +42,17 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+
+# The nodes' lease, as docker/compose.cluster.yaml and
+# deploy/systemd/gofish.env give theirs (a flag after -- overrides it; the
+# tests docker_cluster_config and deploy_systemd hold the three to one
+# value). With 2 s, renewed every 667 ms, a crashed or frozen node's rooms
+# can be taken 1.3 to 2 s after it stopped, so its players are back at
+# their tables within 3 s (cluster_failover, cluster_frozen); the server's
+# default of 3 s takes up to a second longer. A node that cannot renew
+# pauses its rooms 1.5 s after its last renewal that went through (the TTL
+# less a 500 ms margin for clock drift).
+lease_ttl_ms=2000
 
 say() { echo "cluster: $*" >&2; }
 die() { say "$*"; exit 1; }
@@ -195,6 +209,7 @@ up() {
     local args=(
       "$server" --storage postgres --postgres-url "$postgres_url" --node-id "node$k"
       --bind 127.0.0.1 --port "$port" --data-dir "$dir/node$k" --web-root "$root/clients/web"
+      --lease-ttl-ms "$lease_ttl_ms"
       --trusted-proxy 127.0.0.2
       --max-connections-per-address 1000 --max-sockets-per-address 2000 --max-rooms-per-address 200
       --room-create-rate 100 --room-create-burst 200 --failed-join-rate 100 --failed-join-burst 200
@@ -226,61 +241,31 @@ up() {
   fi
 }
 
-# The HAProxy configuration for this cluster; docker/haproxy.cfg is the same
-# for the compose file (see the comments there).
-write_haproxy_config() {
-  local proxy_port=$1 stats_port=$2 nodes=$3 k
+# haproxy_config PROXY-PORT STATS-PORT NODE-PORT...: docker/haproxy.cfg, the
+# one configuration, for this machine (scripts/haproxy-config.sh writes it
+# out): HAProxy listens on 127.0.0.1 (the proxy and the statistics on their
+# ports), reaches the nodes from 127.0.0.2 (the one address they trust for
+# PROXY headers; the script and the tests still reach a node directly from
+# 127.0.0.1, with no header), and has one server line per node, nodeK on
+# 127.0.0.1 at its port.
+haproxy_config() {
+  local proxy_port=$1 stats_port=$2 k=0 port servers=()
+  shift 2
+  for port in "$@"; do servers+=("node$((++k))=127.0.0.1:$port"); done
   # HAProxy refuses to start if it cannot have two descriptors a connection
   # (a container's 4096 is too few for 4096 connections): fit the limit.
   local fds maxconn=4096
   fds=$(ulimit -n)
   if [[ $fds != unlimited ]] && ((fds < 2 * maxconn + 256)); then maxconn=$(((fds - 256) / 2)); fi
-  cat <<EOF
-# Written by scripts/cluster.sh (see docker/haproxy.cfg for the reasons).
-global
-    maxconn $maxconn
-    log stdout format raw local0 info
+  "$root/scripts/haproxy-config.sh" --listen "127.0.0.1:$proxy_port" --stats "127.0.0.1:$stats_port" \
+    --source 127.0.0.2 --maxconn "$maxconn" "${servers[@]}"
+}
 
-defaults
-    mode http
-    log global
-    option httplog
-    option redispatch 1
-    retries 3
-    timeout connect 1s
-    timeout http-request 10s
-    timeout client 60s
-    timeout server 60s
-    timeout tunnel 1h
-    timeout check 2s
-    timeout client-fin 5s
-    timeout server-fin 5s
-
-frontend gofish
-    bind 127.0.0.1:$proxy_port
-    default_backend nodes
-
-backend nodes
-    # HAProxy reaches the nodes from 127.0.0.2, the one address they trust
-    # for PROXY headers; the script and the tests still reach a node
-    # directly from 127.0.0.1, with no header.
-    source 127.0.0.2
-    balance url_param room
-    hash-type consistent
-    option httpchk GET /readyz
-    http-check expect status 200
-    default-server check inter 1s fastinter 250ms fall 2 rise 2
-EOF
-  for ((k = 1; k <= nodes; ++k)); do
-    printf '    server node%d 127.0.0.1:%s send-proxy-v2 check-send-proxy\n' "$k" "$(value "node${k}_port")"
-  done
-  cat <<EOF
-
-listen stats
-    bind 127.0.0.1:$stats_port
-    stats enable
-    stats uri /stats
-EOF
+# The configuration for the cluster in $dir: haproxy_config with its ports.
+write_haproxy_config() {
+  local proxy_port=$1 stats_port=$2 nodes=$3 k ports=()
+  for ((k = 1; k <= nodes; ++k)); do ports+=("$(value "node${k}_port")"); done
+  haproxy_config "$proxy_port" "$stats_port" "${ports[@]}"
 }
 
 down_all() {
@@ -331,6 +316,10 @@ action=$1
 shift
 case $action in
   up) up "$@" ;;
+  haproxy-config)
+    (($# >= 3)) || usage
+    haproxy_config "$@"
+    ;;
   stop-node | start-node | status | down)
     (($# >= 1)) || usage
     dir=$1

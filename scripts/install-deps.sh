@@ -26,6 +26,7 @@ native_test_packages=(
   postgresql              # initdb and pg_ctl for the throwaway PostgreSQL of the cluster tests (scripts/pg-throwaway.sh)
   haproxy                 # the proxy in front of the cluster tests' nodes (scripts/cluster.sh, docker/haproxy.cfg)
   python3-yaml            # the cluster test's parse of docker/compose.cluster.yaml
+  systemd                 # systemd-analyze verify for deploy/systemd's units (tests/cluster/check_systemd_units.py)
 )
 # The browser client's end-to-end tests (tests/web) drive Debian's chromium
 # with npm's playwright-core. Node and npm come from Debian only when npm is

@@ -158,13 +158,29 @@ bool LeaseKeeper::hand_over_requested() {
   // room no longer here (handed over already) only releases the lease row.
   std::sort(codes.begin(), codes.end());
   codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
+  // Requests read after this node's leases could have run out (it was
+  // paused, or could not renew) may come from a node that took the room
+  // over once the lease ran out, without a handover: the log says which.
+  const auto now = std::chrono::steady_clock::now();
+  std::chrono::milliseconds unrenewed;
+  {
+    std::lock_guard lock(mutex_);
+    unrenewed = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_renewal_);
+  }
+  const bool ran_out = health_ ? now >= health_->leases_valid_until() : unrenewed > ttl_;
   for (const auto& code : codes) {
     {
       std::lock_guard lock(mutex_);
       if (!handing_over_.insert(code).second) continue;  // already on its way
     }
-    registry_->hand_over(code, [this, code](bool was_here) {
-      if (was_here) spdlog::info("room {}: another server asked for it; handed over, releasing its lease", code);
+    registry_->hand_over(code, [this, code, ran_out, unrenewed](bool was_here) {
+      if (was_here && ran_out) {
+        spdlog::info("room {}: another server asked for it after this server's lease ran out (not renewed for {} ms, "
+                     "lease {} ms), so that server took it over; letting it go",
+                     code, unrenewed.count(), ttl_.count());
+      } else if (was_here) {
+        spdlog::info("room {}: another server asked for it; handed over, releasing its lease", code);
+      }
       try {
         store_.release_leases(node_, {code});
       } catch (const std::exception& error) {

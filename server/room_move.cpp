@@ -21,7 +21,8 @@ void RoomImpl::do_move_away(bool commit_first, std::function<void()> after) {
     if (after) after();
   };
   if (closed_) return finished();
-  spdlog::info("room {} moved to another server{}", code_, commit_first ? " (handed over)" : " (lease lost)");
+  spdlog::info("room {} moved to another server{}", code_,
+               commit_first ? " (it asked for the room)" : " (this server lost the lease)");
   closed_ = true;
   moved_ = true;
   clock_.stop();

@@ -82,41 +82,85 @@ class Session : public ConnectionHandler {
   ~Session() override { release_terminal(); }
 
   int run() {
-    bool first = true;
-    auto lost_since = std::chrono::steady_clock::now();
+    using Clock = std::chrono::steady_clock;
+    const auto started = Clock::now();
+    bool first = true;  // no connection has been welcomed yet
+    auto lost_since = started;
     std::string last_problem;
     while (!done_) {
+      // The first connection may take --connect-timeout-ms in all; once a
+      // connection is lost, reconnecting may take the resume window. Each
+      // try within it is given up after --handshake-timeout-ms.
+      const auto window_end = first ? started + std::chrono::milliseconds(o_.connect_timeout_ms)
+                                    : lost_since + std::chrono::milliseconds(o_.resume_window_ms);
+      const auto try_end = std::min(Clock::now() + std::chrono::milliseconds(o_.handshake_timeout_ms), window_end);
+      const auto left = [&try_end] {
+        return std::max(std::chrono::ceil<std::chrono::milliseconds>(try_end - Clock::now()),
+                        std::chrono::milliseconds(1));
+      };
+      std::optional<std::string> failed;  // why this try did not get as far as the welcome
+      bool timed_out = false;             // ... because the server did not answer in time
+      bool connected = false;             // ... though the WebSocket was open
       Connection connection;
       try {
-        connection.open(o_.address, std::chrono::milliseconds(o_.connect_timeout_ms), room_code_);
+        connection.open(o_.address, left(), room_code_);
+        connected = true;
       } catch (const ConnectError& error) {
-        if (first) return fail(kExitUnreachable, error.what());
-        if (std::chrono::steady_clock::now() - lost_since > std::chrono::milliseconds(o_.resume_window_ms)) {
-          return fail(kExitRefused, last_problem + " Could not reconnect: " + error.what());
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        continue;
+        failed = error.what();
+        timed_out = error.timed_out();
       }
-      if (!first) note(token_ ? "Reconnected; resuming the seat." : "Reconnected; joining again.");
-      first = false;
-      connection_ = &connection;
-      // The reader thread posts each typed line to this connection's loop.
-      reader_.set_wake([this, &connection] { connection.post([this] { drain_typed_lines(); }); });
-      outgoing_.clear();
-      flush_scheduled_ = false;
-      bucket_ = hello_only_bucket();
-      send(protocol::Hello{o_.protocol_version, std::string(kCliName)}, Request::kHello);
-      const std::optional<std::string> ended = connection.run(*this);
-      reader_.set_wake(nullptr);
-      connection_ = nullptr;
-      entered_since_connect_ = false;
-      if (done_ || !ended) break;
-      // Lost: resume the seat with its token (a spectator, who has none, joins again).
-      if ((!token_ && !o_.spectate) || finished_all_games()) return fail(kExitRefused, *ended);
-      last_problem = *ended;
-      lost_since = std::chrono::steady_clock::now();
-      note(*ended + (token_ ? " Reconnecting to resume the seat..." : " Reconnecting to watch again..."));
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      if (connected) {
+        if (!first) note(token_ ? "Reconnected; resuming the seat." : "Reconnected; joining again.");
+        connection_ = &connection;
+        welcomed_ = false;
+        // The reader thread posts each typed line to this connection's loop.
+        reader_.set_wake([this, &connection] { connection.post([this] { drain_typed_lines(); }); });
+        outgoing_.clear();
+        flush_scheduled_ = false;
+        bucket_ = hello_only_bucket();
+        if (o_.liveness_timeout_ms > 0) connection.watch_liveness(std::chrono::milliseconds(o_.liveness_timeout_ms));
+        connection.after(left(), [this, &connection, &timed_out] {
+          if (welcomed_) return;
+          timed_out = true;
+          connection.drop("The server did not answer the hello within " + std::to_string(o_.handshake_timeout_ms) +
+                          " ms.");
+        });
+        send(protocol::Hello{o_.protocol_version, std::string(kCliName)}, Request::kHello);
+        const std::optional<std::string> ended = connection.run(*this);
+        reader_.set_wake(nullptr);
+        connection_ = nullptr;
+        entered_since_connect_ = false;
+        if (done_ || !ended) break;
+        if (welcomed_) {
+          // Lost: resume the seat with its token (a spectator, who has none, joins again).
+          first = false;
+          if ((!token_ && !o_.spectate) || finished_all_games()) return fail(kExitRefused, *ended);
+          last_problem = *ended;
+          lost_since = Clock::now();
+          note(*ended + (token_ ? " Reconnecting to resume the seat..." : " Reconnecting to watch again..."));
+          // A server found silent has been waited for already; one that
+          // closed the connection is given a moment before the next try.
+          if (!connection.went_silent()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          continue;
+        }
+        failed = *ended;
+        timed_out = timed_out || connection.went_silent();
+      }
+      // This try failed before the welcome. A first connection that is
+      // refused, or closed unanswered, ends the client as it always did.
+      // Another try is made while the window lasts (a proxy sends it to a
+      // server that answers): at once after a try that ran out of time,
+      // after a pause after one that failed at once.
+      if (first && !timed_out) return fail(connected ? kExitRefused : kExitUnreachable, *failed);
+      if (Clock::now() >= window_end) {
+        return first ? fail(kExitUnreachable, *failed)
+                     : fail(kExitRefused, last_problem + " Could not reconnect: " + *failed);
+      }
+      if (timed_out) note(*failed + " Trying again...");
+      if (!timed_out) {
+        std::this_thread::sleep_for(
+            std::min<Clock::duration>(std::chrono::milliseconds(500), window_end - Clock::now()));
+      }
     }
     return exit_code_;
   }
@@ -304,6 +348,7 @@ class Session : public ConnectionHandler {
   // ------------------------------------------------------------ server messages
 
   void on_welcome(const protocol::Welcome& welcome) {
+    welcomed_ = true;
     // The server's bucket for this connection, less the hello it has counted.
     bucket_ = message_bucket(welcome.limits);
     bucket_.try_take(TokenBucket::Clock::now());
@@ -670,6 +715,7 @@ class Session : public ConnectionHandler {
   bool line_editing_ = false;
   LineReader reader_{STDIN_FILENO, STDOUT_FILENO};
   bool entered_since_connect_ = false;  // a resync is answered with joined again
+  bool welcomed_ = false;               // the current connection's welcome has come
   // Since when joins or resumes have been answered room/busy; reset by joined.
   std::optional<std::chrono::steady_clock::time_point> busy_since_;
   Connection* connection_ = nullptr;

@@ -47,8 +47,25 @@ struct Options {
   int think_ms = 100;                   // the remote bot's pause before each decision
   bool json = false;
   Style style;
+  // The first connection: how long it may take in all before the client
+  // gives up (exit 3), however many tries that takes.
   int connect_timeout_ms = 5000;
+  // One try at a connection: the TCP connection, the WebSocket upgrade and
+  // the server's welcome. A server answers all three in milliseconds, and a
+  // proxy in front of several retries a request its server leaves
+  // unanswered on another within a second (docker/haproxy.cfg, "timeout
+  // server"); past this the try is given up and another made, which a proxy
+  // sends to a server that answers.
+  int handshake_timeout_ms = 3000;
   int resume_window_ms = 30000;  // how long to keep trying to resume after a drop
+  // A connected server that sends nothing for this long, not even the pong
+  // to the ping it gets after a third of it, is taken for gone (frozen, or
+  // its machine lost with no reset), and the client reconnects to resume.
+  // A live server answers a ping in milliseconds, busy or not; 1.5 s is
+  // well past a loaded machine's hiccup, and short enough that a seat on a
+  // frozen server is resumed elsewhere about when that server's leases
+  // run out (README, "Running several servers"). 0: never.
+  int liveness_timeout_ms = 1500;
   int protocol_version = 1;
 };
 

@@ -27,6 +27,14 @@ struct Connection::Impl {
   std::optional<std::string> ended;  // why the connection ended, once it has
   bool stopping = false;
 
+  // Liveness (watch_liveness): when the server was last heard from, and
+  // whether it has been pinged since.
+  std::chrono::milliseconds silence_limit{0};
+  net::steady_timer liveness_timer{io};
+  std::chrono::steady_clock::time_point last_heard = std::chrono::steady_clock::now();
+  bool pinged = false;
+  bool silent = false;
+
   ~Impl() {
     if (input) input->release();  // the terminal's descriptor is not ours to close
   }
@@ -48,6 +56,7 @@ struct Connection::Impl {
         }
         return finish("The connection to the server was lost (" + ec.message() + ").");
       }
+      heard();
       const auto data = buffer.cdata();
       const std::string frame(static_cast<const char*>(data.data()), data.size());
       buffer.consume(buffer.size());
@@ -77,6 +86,34 @@ struct Connection::Impl {
     ws.async_close(websocket::close_code::normal, [this](beast::error_code) { io.stop(); });
   }
 
+  void heard() {
+    last_heard = std::chrono::steady_clock::now();
+    pinged = false;
+  }
+
+  // Looks at the silence six times per limit: a ping goes out once it has
+  // lasted a third of the limit, and the server is given up for gone
+  // between the limit and a sixth more.
+  void watch_liveness() {
+    liveness_timer.expires_after(silence_limit / 6);
+    liveness_timer.async_wait([this](beast::error_code ec) {
+      if (ec || stopping || ended) return;
+      const auto quiet = std::chrono::steady_clock::now() - last_heard;
+      if (quiet >= silence_limit) {
+        silent = true;
+        return finish("The server stopped answering (nothing from it for " +
+                      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(quiet).count()) +
+                      " ms, not even an answer to a ping).");
+      }
+      if (quiet >= silence_limit / 3 && !pinged) {
+        pinged = true;
+        // Beast lets a ping go out beside a write under way (it waits its turn).
+        ws.async_ping({}, [](beast::error_code) {});
+      }
+      watch_liveness();
+    });
+  }
+
   void wait_input() {
     input->async_wait(net::posix::descriptor_base::wait_read, [this](beast::error_code ec) {
       if (ec) return;
@@ -98,6 +135,7 @@ void Connection::open(const ServerAddress& address, std::chrono::milliseconds ti
   tcp::resolver resolver(impl_->io);
   const auto endpoints = resolver.resolve(address.host, address.port, ec);
   if (ec) throw ConnectError("Cannot reach the server at " + where + ": " + ec.message() + ".");
+  const auto started = std::chrono::steady_clock::now();
   auto& tcp_stream = beast::get_lowest_layer(impl_->ws);
   tcp_stream.expires_after(timeout);
   bool done = false;
@@ -118,12 +156,21 @@ void Connection::open(const ServerAddress& address, std::chrono::milliseconds ti
     if (ec == websocket::error::upgrade_declined) {
       throw ConnectError("The server at " + where + " did not accept a WebSocket at /ws; is it a Go Fish server?");
     }
+    if (ec == beast::error::timeout) {
+      const auto waited =
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+      throw ConnectError("The server at " + where + " did not answer within " + std::to_string(waited.count()) + " ms.",
+                         true);
+    }
     throw ConnectError("Cannot reach the server at " + where + ": " + ec.message() + ".");
   }
   tcp_stream.expires_never();
   impl_->ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
   impl_->ws.set_option(websocket::stream_base::decorator(
       [](websocket::request_type& request) { request.set(beast::http::field::user_agent, "gofish-cli"); }));
+  // Pongs, and the server's own pings, are news of it too.
+  impl_->ws.control_callback([impl = impl_.get()](websocket::frame_type, beast::string_view) { impl->heard(); });
+  impl_->heard();
 }
 
 void Connection::send(std::string frame) {
@@ -146,10 +193,15 @@ void Connection::after(std::chrono::milliseconds delay, std::function<void()> ac
   });
 }
 
+void Connection::watch_liveness(std::chrono::milliseconds silence_limit) { impl_->silence_limit = silence_limit; }
+
+bool Connection::went_silent() const { return impl_->silent; }
+
 std::optional<std::string> Connection::run(ConnectionHandler& handler) {
   impl_->handler = &handler;
   impl_->read();
   if (impl_->input) impl_->wait_input();
+  if (impl_->silence_limit.count() > 0) impl_->watch_liveness();
   impl_->io.run();
   return impl_->ended;
 }
@@ -157,8 +209,11 @@ std::optional<std::string> Connection::run(ConnectionHandler& handler) {
 void Connection::stop() {
   if (impl_->stopping) return;
   impl_->stopping = true;
+  impl_->liveness_timer.cancel();
   if (impl_->input) impl_->input->cancel();
   if (impl_->outbox.empty()) impl_->close();
 }
+
+void Connection::drop(std::string why) { impl_->finish(std::move(why)); }
 
 }  // namespace gofish::cli

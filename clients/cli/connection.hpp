@@ -19,10 +19,17 @@
 namespace gofish::cli {
 
 // The server could not be reached or did not upgrade to a WebSocket; what()
-// is a sentence for a person.
+// is a sentence for a person. timed_out(): it did not answer in time (it may
+// be frozen, or a proxy may have sent the connection to one that is), as
+// opposed to refusing or failing at once.
 class ConnectError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ConnectError(const std::string& what, bool timed_out = false)
+      : std::runtime_error(what), timed_out_(timed_out) {}
+  bool timed_out() const { return timed_out_; }
+
+ private:
+  bool timed_out_;
 };
 
 class ConnectionHandler {
@@ -54,11 +61,21 @@ class Connection {
   void post(std::function<void()> action);
   // Runs `action` on the loop after `delay`.
   void after(std::chrono::milliseconds delay, std::function<void()> action);
+  // While run() runs, a server that has sent nothing (no message, no pong)
+  // for a third of `silence_limit` is pinged, and one silent for all of it
+  // is taken for gone: run() returns saying so, and went_silent() is true.
+  // A server that is alive answers a ping at once, whatever its rooms are
+  // doing; one that is frozen, or a proxy's tunnel to one, never does.
+  void watch_liveness(std::chrono::milliseconds silence_limit);
+  bool went_silent() const;
   // Runs until stop() (returns nullopt) or until the connection ends (returns
   // a sentence saying how).
   std::optional<std::string> run(ConnectionHandler& handler);
   // Closes the WebSocket politely; run() returns soon after.
   void stop();
+  // Ends the connection at once, with no closing handshake (the server may
+  // not be answering); run() returns `why`.
+  void drop(std::string why);
 
  private:
   struct Impl;

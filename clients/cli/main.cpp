@@ -83,9 +83,15 @@ int main(int argc, char** argv) {
   app.add_flag("--json", options.json, "Print every server message as one JSON line on stdout, nothing else");
   app.add_flag("--no-color", no_color, "No colours, even on a colour terminal");
   add_bounded(app, "--connect-timeout-ms", options.connect_timeout_ms, 100, 600000,
-              "Give up connecting after this long");
+              "Give up connecting after this long (tries that time out are made again meanwhile)");
+  add_bounded(app, "--handshake-timeout-ms", options.handshake_timeout_ms, 100, 600000,
+              "Give up one try at connecting (TCP, WebSocket upgrade, the server's welcome) after this long, "
+              "and make another");
   add_bounded(app, "--resume-window-ms", options.resume_window_ms, 0, 3600000,
               "After a dropped connection, keep trying to resume this long");
+  add_bounded(app, "--liveness-timeout-ms", options.liveness_timeout_ms, 0, 3600000,
+              "Take a connected server that sends nothing this long (pinged after a third of it) for gone, and "
+              "reconnect (0: never)");
   // For tests of the version check: say hello with another protocol version.
   app.add_option("--protocol-version", options.protocol_version)->group("");
 

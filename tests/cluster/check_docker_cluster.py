@@ -1,16 +1,29 @@
 #!/usr/bin/env python3
-"""docker/haproxy.cfg and docker/compose.cluster.yaml agree with each other and
-with what the cluster needs: HAProxy accepts the configuration (haproxy -c),
-it hashes ?room= consistently and checks /readyz, and the compose file runs
-PostgreSQL, three nodes with their own node ids on that database, and HAProxy
-with this configuration, the nodes' names being the configuration's servers.
+"""docker/haproxy.cfg is the one HAProxy configuration, and everything that
+shows or uses one agrees with it:
+- HAProxy accepts it (haproxy -c); it hashes ?room= consistently, checks
+  /readyz, retries a request elsewhere when its node fails (option
+  redispatch 1, retry-on), and sends PROXY headers;
+- what scripts/haproxy-config.sh writes, for scripts/cluster.sh (its
+  haproxy-config) and for machines of one's own, is the same configuration,
+  directive for directive, but for the addresses, HAProxy's source address
+  and compose's resolvers; HAProxy accepts it too;
+- README.md's example ("Behind a proxy") is the file's backend section, line
+  for line, without its comments;
+- docker/compose.cluster.yaml runs PostgreSQL, three nodes with their own
+  node ids on that database, and HAProxy with this configuration, the nodes'
+  names being the configuration's servers; its nodes' lease is the one
+  scripts/cluster.sh gives its nodes.
 
     check_docker_cluster.py REPOSITORY-ROOT
 """
+import difflib
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import yaml
 
@@ -24,7 +37,8 @@ if check.returncode != 0:
     problems.append("haproxy -c rejects docker/haproxy.cfg:\n" + check.stdout + check.stderr)
 
 config = config_path.read_text()
-for line in ["balance url_param room", "hash-type consistent", "option httpchk GET /readyz", "timeout tunnel"]:
+for line in ["balance url_param room", "hash-type consistent", "option httpchk GET /readyz", "timeout tunnel",
+             "option redispatch 1", "retry-on ", "timeout server ", "timeout check "]:
     if not re.search(r"^\s*" + re.escape(line), config, re.M):
         problems.append(f"docker/haproxy.cfg has no '{line}'")
 servers = re.findall(r"^\s*server\s+(\S+)\s+(\S+):8080\b", config, re.M)
@@ -34,6 +48,105 @@ for line in config.splitlines():
     if re.match(r"^\s*server\s", line) and not ("send-proxy-v2" in line and "check-send-proxy" in line):
         problems.append("a server line without send-proxy-v2 check-send-proxy (the nodes expect a PROXY header): "
                         + line.strip())
+
+
+
+def directives(text):
+    """The configuration's lines that say something: no comments, no blank lines, spaces evened out."""
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            lines.append((line[:len(line) - len(line.lstrip())], " ".join(stripped.split())))
+    return lines
+
+
+def section(lines, header):
+    """The lines of the section that begins with `header` (its own line included)."""
+    out = []
+    for indent, line in lines:
+        if out and not indent:
+            break
+        if out or (not indent and line == header):
+            out.append(line)
+    return out
+
+
+def check_written(what, command, listen, stats, servers, source):
+    """`command` prints docker/haproxy.cfg written out for `servers` ([(name, address)]),
+    listening on `listen` and `stats`, reaching the nodes from `source` (or None)."""
+    written = subprocess.run(command, capture_output=True, text=True)
+    if written.returncode != 0:
+        problems.append(f"{what} failed:\n" + written.stdout + written.stderr)
+        return
+    path = pathlib.Path(tempfile.mkdtemp(prefix="check-haproxy.")) / "haproxy.cfg"
+    path.write_text(written.stdout)
+    check = subprocess.run(["haproxy", "-c", "-f", str(path)], capture_output=True, text=True)
+    if check.returncode != 0:
+        problems.append(f"haproxy -c rejects what {what} writes:\n" + check.stdout + check.stderr)
+    shutil.rmtree(path.parent, ignore_errors=True)
+
+    # Both, with what may differ put in the same words: the addresses HAProxy
+    # listens on and reaches the nodes at, maxconn, compose's resolvers (the
+    # file's only) and the source address (the written one's only).
+    def evened(lines, written):
+        out = []
+        in_resolvers = False
+        for indent, line in lines:
+            if not indent:
+                in_resolvers = line.startswith("resolvers ")
+            if in_resolvers or (not written and line.startswith("default-server ") and " resolvers " in f" {line} "):
+                continue
+            if written and source and line == f"source {source}":
+                continue
+            line = re.sub(r"^maxconn \d+$", "maxconn N", line)
+            line = re.sub(r"^bind (:8080|" + re.escape(listen) + ")$", "bind PROXY", line)
+            line = re.sub(r"^bind (:8404|" + re.escape(stats) + ")$", "bind STATS", line)
+            line = re.sub(r"^server (\S+) \S+", r"server NAME ADDRESS", line)
+            out.append(line)
+        # As many server lines as there are nodes: one of each kind.
+        return [line for i, line in enumerate(out) if not (line.startswith("server ") and out[i - 1] == line)]
+
+    file_lines = evened(directives(config), written=False)
+    written_lines = evened(directives(written.stdout), written=True)
+    if file_lines != written_lines:
+        diff = difflib.unified_diff(file_lines, written_lines, "docker/haproxy.cfg", what, lineterm="")
+        problems.append(f"{what} writes another configuration than docker/haproxy.cfg:\n" + "\n".join(diff))
+    found = re.findall(r"^\s*server\s+(\S+)\s+(\S+)", written.stdout, re.M)
+    if found != servers:
+        problems.append(f"{what}'s server lines {found} are not {servers}")
+    if source and f"source {source}" not in section(directives(written.stdout), "backend nodes"):
+        problems.append(f"{what}'s backend does not reach the nodes from {source}, the address they trust")
+
+
+# What scripts/cluster.sh writes, for three nodes on made-up ports (nothing starts).
+node_ports = ["18081", "18082", "18083"]
+check_written("scripts/cluster.sh haproxy-config",
+              [str(root / "scripts" / "cluster.sh"), "haproxy-config", "18080", "18404", *node_ports],
+              "127.0.0.1:18080", "127.0.0.1:18404",
+              [(f"node{k}", f"127.0.0.1:{port}") for k, port in enumerate(node_ports, 1)], "127.0.0.2")
+# ... and for machines of one's own, as docs/OPERATIONS.md writes /etc/haproxy/haproxy.cfg.
+check_written("scripts/haproxy-config.sh",
+              [str(root / "scripts" / "haproxy-config.sh"), "--stats", "127.0.0.1:8404", "node1=10.0.0.11:8080",
+               "node2=10.0.0.12:8080"],
+              ":8080", "127.0.0.1:8404", [("node1", "10.0.0.11:8080"), ("node2", "10.0.0.12:8080")], None)
+
+# README's example is the file's backend, line for line, without the comments.
+readme = (root / "README.md").read_text()
+behind = re.search(r"^### Behind a proxy\n(.*?)^#", readme, re.M | re.S)
+blocks = re.findall(r"^```\n(.*?)^```", behind.group(1), re.M | re.S) if behind else []
+config_lines = [line.rstrip() for line in config.splitlines() if line.strip() and not line.strip().startswith("#")]
+begin = config_lines.index("backend nodes") if "backend nodes" in config_lines else len(config_lines)
+end = next((i for i in range(begin + 1, len(config_lines)) if not config_lines[i][:1].isspace()), len(config_lines))
+backend = config_lines[begin:end]
+if not blocks:
+    problems.append("README.md's \"Behind a proxy\" has no HAProxy example")
+else:
+    example = [line.rstrip() for line in blocks[0].splitlines() if line.strip()]
+    if example != backend:
+        diff = difflib.unified_diff(backend, example, "docker/haproxy.cfg", "README.md", lineterm="")
+        problems.append("README.md's HAProxy example is not docker/haproxy.cfg's backend without its comments:\n"
+                        + "\n".join(diff))
 
 compose = yaml.safe_load(compose_path.read_text())
 services = compose.get("services", {})
@@ -59,6 +172,13 @@ for name in nodes:
     trusted = services[name].get("environment", {}).get("GOFISH_TRUSTED_PROXY")
     if not haproxy_address or trusted != haproxy_address:
         problems.append(f"{name} trusts {trusted!r} for PROXY headers, not HAProxy's fixed address {haproxy_address!r}")
+# The nodes' lease is scripts/cluster.sh's, which the cluster tests hold to their times.
+script_ttl = re.search(r"^lease_ttl_ms=(\d+)$", (root / "scripts" / "cluster.sh").read_text(), re.M)
+for name in nodes:
+    ttl = services[name].get("environment", {}).get("GOFISH_LEASE_TTL_MS")
+    if not script_ttl or ttl != script_ttl.group(1):
+        problems.append(f"{name}'s GOFISH_LEASE_TTL_MS {ttl!r} is not scripts/cluster.sh's lease_ttl_ms "
+                        f"{script_ttl.group(1) if script_ttl else None!r}")
 volumes = services.get("haproxy", {}).get("volumes", [])
 if not any(str(v).startswith("./haproxy.cfg:") for v in volumes):
     problems.append("the haproxy service does not mount docker/haproxy.cfg")

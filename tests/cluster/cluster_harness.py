@@ -4,6 +4,7 @@ gofish-cli processes whose every server message (--json) is kept with the
 moment it was read, and the checks every test makes of what they saw. Only
 processes started here are stopped, by their own handles or by cluster.sh,
 which signals only the pids it recorded."""
+import collections
 import json
 import math
 import os
@@ -68,6 +69,23 @@ class Cluster:
 
     def pid(self, k):
         return int(self.env[f"node{k}_pid"])
+
+    def lease_ttl_ms(self, k=1):
+        """Node k's --lease-ttl-ms, as its command line gives it (the last one), or the server's default."""
+        words = shlex.split(self.env[f"node{k}_command"])
+        ttl = 3000  # gofish-server's default
+        for i, word in enumerate(words):
+            if word == "--lease-ttl-ms" and i + 1 < len(words):
+                ttl = int(words[i + 1])
+            elif word.startswith("--lease-ttl-ms="):
+                ttl = int(word.partition("=")[2])
+        return ttl
+
+    def haproxy_sees(self):
+        """{node id: HAProxy's status of it (UP, DOWN, ...)}, from its statistics."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.env['stats_port']}/stats;csv", timeout=2) as reply:
+            rows = reply.read().decode().splitlines()
+        return {row.split(",")[1]: row.split(",")[17] for row in rows if row.startswith("nodes,node")}
 
     def stop_node(self, k, signal="TERM"):
         self.run_script("stop-node", self.dir, str(k), "--signal", signal)
@@ -189,6 +207,147 @@ class CliTable:
 
     def label(self):
         return f"{self.code} ({self.preset}{', table rules' if self.table_rules else ''})"
+
+
+PRESETS = ["classic", "specific-card", "keep-playing", "bicycle", "authors", "pairs"]
+
+
+class OutageRoom(CliTable):
+    """A room of the tests that take a node away mid-game (cluster_failover,
+    cluster_frozen): its preset by its index over every preset, table rules
+    in every other round of them, a turn timer in every third room, and the
+    short `pairs` games three in a row (the others one)."""
+
+    def __init__(self, index, cli_binary, cluster, think_ms):
+        preset = PRESETS[index % len(PRESETS)]
+        self.timer = 10 if index % 3 == 0 else 0
+        super().__init__(cli_binary, cluster, preset, table_rules=(index // len(PRESETS)) % 2 == 1,
+                         games=3 if preset == "pairs" else 1, think_ms=think_ms,
+                         extra_host_args=("--timer", str(self.timer)))
+
+    def label(self):
+        return super().label()[:-1] + (", timer)" if self.timer else ")")
+
+
+def asks_so_far(cli):
+    return sum(1 for _, m in list(cli.messages) if m.get("type") == "event" and m["event"].get("type") == "asked")
+
+
+def name_of(client):
+    return client.args[client.args.index("--name") + 1]
+
+
+def start_outage_rooms(cli_binary, cluster, count, think_ms, decisions):
+    """`count` OutageRooms through the proxy, returned once each has `decisions` asks."""
+    started = time.monotonic()
+    rooms = [OutageRoom(i, cli_binary, cluster, think_ms) for i in range(count)]
+    # Every spectator at once: their joins (through the proxy, to the node
+    # each code hashes to) move many rooms between the same nodes at the
+    # same time, each node waiting for the others' leases while it hands its
+    # own rooms over. None may be answered room/not_found.
+    for room in rooms:
+        room.watch()
+    for room in rooms:
+        room.watcher.first("joined")
+    for room in rooms:
+        room.join()
+    say(f"{count} rooms created through {cluster.http_url} in {time.monotonic() - started:.1f} s")
+    deadline = time.monotonic() + 60
+    while min(asks_so_far(room.watcher) for room in rooms) < decisions:
+        check(time.monotonic() < deadline, f"not every room reached {decisions} decisions in 60 s:\n" +
+              "\n".join(f"{r.label()}: {asks_so_far(r.watcher)} asks; " + "; ".join(
+                  f"{name_of(c)} exit {c.proc.poll()} last saw "
+                  f"{[m.get('type') + ':' + str(m.get('event', m.get('code', '')))[:80] for _, m in c.messages[-3:]]}"
+                  for c in r.clients()) for r in rooms if asks_so_far(r.watcher) < decisions))
+        time.sleep(0.1)
+    return rooms
+
+
+def busiest_node(cluster, rooms):
+    """The node holding the most of `rooms`' leases: (its number, its id, its rooms, leases per node)."""
+    holders = cluster.lease_holders()
+    codes = {room.code for room in rooms}
+    per_node = collections.Counter(node for code, node in holders.items() if code in codes)
+    node, _ = per_node.most_common(1)[0]
+    return int(node.removeprefix("node")), node, [room for room in rooms if holders.get(room.code) == node], per_node
+
+
+def finish_all(rooms, until):
+    """Waits for every client to exit 0, at the latest at monotonic time `until`."""
+    for room in rooms:
+        for client in room.clients():
+            status = client.finish(max(1, until - time.monotonic()))
+            check(status == 0, f"room {room.label()}: {' '.join(client.args)} exited with {status}: {client.stderr}")
+
+
+def resume_times(rooms, since, gone_node, cluster):
+    """For each seat of `rooms` played by gofish-cli, the time from `since` to
+    its first resumed `joined` after it; every room's lease is another node's
+    than `gone_node` by now."""
+    times = []
+    holders = cluster.lease_holders()
+    for room in rooms:
+        for seat in (room.host, room.guest):
+            resumed = [t for t, m in seat.messages if t > since and m.get("type") == "joined" and m.get("resumed")]
+            check(resumed, f"room {room.label()}: {seat.args[-5:]} never resumed its seat")
+            times.append(resumed[0] - since)
+        check(holders.get(room.code) != gone_node, f"room {room.code} is still leased to {gone_node}")
+    return times
+
+
+def check_games(rooms, cluster, sim_binary):
+    """No acknowledged decision is lost or doubled, and every stored game replays:
+    - every game is stored (each room's `games`);
+    - each client saw no room version with two contents, and skipped none
+      but by a snapshot;
+    - the asks each client saw of each game, every version once, are
+      exactly those of one stored transcript (a client whose resume got a
+      snapshot instead of the missed events saw a part of them, in order),
+      and the room's clients saw the same games;
+    - every stored transcript replays (gofish-sim --replay)."""
+    transcripts = stored_transcripts(cluster)
+    games = sum(room.games for room in rooms)
+    check(len(transcripts) == games, f"{len(transcripts)} stored transcripts for {games} games")
+    recorded = [asks_recorded(t) for t in transcripts]
+    whole = partial = 0
+    no_witness = []  # rooms where every client resumed from a snapshot
+    for room in rooms:
+        # Each game a client saw whole (every version) matches exactly one
+        # transcript; the games of a client that saw only part of the room's
+        # versions are matched by their asks in order, among those.
+        whole_games = set()
+        partial_games = []
+        for client in room.clients():
+            name = f"room {room.label()} {name_of(client)}"
+            events, skips = check_stream(name, client.messages)
+            seen = games_seen(events)
+            if skips == 0:
+                found = []
+                for asks in seen:
+                    matches = [i for i, stored in enumerate(recorded) if stored == asks]
+                    check(len(matches) == 1, f"{name}: the {len(asks)} asks seen of a game are those of "
+                                             f"{len(matches)} stored transcripts, not exactly one")
+                    found.append(matches[0])
+                check(len(found) == room.games, f"{name} saw {len(found)} whole games of {room.games}")
+                whole_games.add(tuple(found))
+                whole += 1
+            else:
+                for asks in seen:
+                    matches = {i for i, stored in enumerate(recorded) if is_subsequence(asks, stored)}
+                    check(matches, f"{name}: the asks seen of a game are in no stored transcript")
+                    partial_games.append((name, matches))
+                partial += 1
+        check(len(whole_games) <= 1, f"room {room.label()}: its clients saw different games: {whole_games}")
+        if whole_games:
+            games_of_room = set(next(iter(whole_games)))
+            for name, matches in partial_games:
+                check(matches & games_of_room, f"{name} saw a game its room's players did not")
+        else:
+            no_witness.append(room.code)
+    say(f"{whole} clients saw every version of their games and exactly their stored asks; "
+        f"{partial} resumed from a snapshot and saw a part of them, in order"
+        f"{f' (in {len(no_witness)} rooms every client did: ' + ', '.join(no_witness) + ')' if no_witness else ''}")
+    check_replays(sim_binary, transcripts, cluster.dir)
 
 
 def check_stream(name, messages):

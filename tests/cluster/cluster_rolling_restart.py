@@ -1,5 +1,5 @@
 """Issue 18's rolling restart: PostgreSQL, HAProxy and three nodes
-(scripts/cluster.sh, the default 5 s lease); 12 rooms over every preset,
+(scripts/cluster.sh, its 2 s lease); 12 rooms over every preset,
 with and without table rules, each with a server bot, a spectator (the
 room's watcher) and two seats played by gofish-cli --bot through HAProxy,
 playing game after game. Each node in turn gets SIGTERM (it drains: its

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Prints docker/haproxy.cfg, the one HAProxy configuration, for nodes that are
+# not compose services: scripts/cluster.sh writes its loopback cluster's
+# configuration with it, and docs/OPERATIONS.md the one of machines of your
+# own (/etc/haproxy/haproxy.cfg).
+#
+#   scripts/haproxy-config.sh [--listen ADDRESS:PORT] [--stats ADDRESS:PORT] [--source ADDRESS]
+#                             [--maxconn N] NAME=ADDRESS:PORT...
+#
+# One server line per NAME=ADDRESS:PORT (the node id is a good name), with
+# the options of the file's first server line. --listen replaces the
+# proxy's "bind :8080", --stats the statistics page's "bind :8404" (keep
+# that one on a private address), --source adds "source ADDRESS" to the
+# backend (the address HAProxy reaches the nodes from, when the machine has
+# several and the nodes trust one), --maxconn replaces the global maxconn.
+# Compose's resolvers (its DNS for the service names) are left out, with
+# the comments that lead them. Every other line, comments included, is the
+# file's own: the test docker_cluster_config holds the output to that.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+usage() {
+  sed -n '/^#   scripts/,/^#$/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+  exit 2
+}
+
+listen=:8080 stats=:8404 source="" maxconn=""
+servers=()
+while (($#)); do
+  case $1 in
+    --listen) listen=$2; shift 2 ;;
+    --stats) stats=$2; shift 2 ;;
+    --source) source=$2; shift 2 ;;
+    --maxconn) maxconn=$2; shift 2 ;;
+    -*) usage ;;
+    *=*:*) servers+=("$1"); shift ;;
+    *) usage ;;
+  esac
+done
+((${#servers[@]})) || usage
+[[ -z $maxconn || $maxconn =~ ^[1-9][0-9]*$ ]] || usage
+
+echo "# Written by scripts/haproxy-config.sh from docker/haproxy.cfg (see there for the reasons)."
+awk -v listen="$listen" -v stats="$stats" -v source="$source" -v maxconn="$maxconn" -v servers="${servers[*]}" '
+  # Comment lines are held until the line they lead shows whether they go with it.
+  function flush() { if (held != "") printf "%s", held; held = "" }
+  BEGIN { n = split(servers, server, " "); header = 1 }
+  # The file'"'"'s own opening comment: replaced by the line above.
+  header && /^#/ { next }
+  { header = 0 }
+  /^[ \t]*#/ { held = held $0 "\n"; next }
+  # The resolvers section, to the blank line after it, and the comment before it.
+  /^resolvers / { held = ""; skipping = 1; next }
+  skipping && /^$/ { skipping = 0; next }
+  skipping { next }
+  /^[ \t]*default-server .*resolvers / { held = ""; next }
+  /^[ \t]*maxconn [0-9]+$/ && maxconn != "" { flush(); sub(/maxconn [0-9]+/, "maxconn " maxconn); print; next }
+  /^[ \t]*bind :8080$/ { flush(); sub(/:8080/, listen); print; next }
+  /^[ \t]*bind :8404$/ { flush(); sub(/:8404/, stats); print; next }
+  /^backend / {
+    flush(); print
+    if (source != "") {
+      print "    # HAProxy reaches the nodes from this address (the one they trust for"
+      print "    # PROXY headers)."
+      print "    source " source
+    }
+    next
+  }
+  /^[ \t]*server / {
+    flush()
+    if (seen++) next
+    indent = $0; sub(/[^ \t].*/, "", indent)
+    options = $0; sub(/^[ \t]*server[ \t]+[^ \t]+[ \t]+[^ \t]+/, "", options)
+    for (k = 1; k <= n; ++k) {
+      eq = index(server[k], "=")
+      printf "%sserver %s %s%s\n", indent, substr(server[k], 1, eq - 1), substr(server[k], eq + 1), options
+    }
+    next
+  }
+  { flush(); print }
+  END { flush() }
+' "$root/docker/haproxy.cfg"
