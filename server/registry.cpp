@@ -99,6 +99,7 @@ struct Registry::Lookup {
   std::function<void(Found)> done;
   bool started = false;
   std::string asked;  // the node last asked to hand the room over ("" none yet)
+  std::chrono::steady_clock::time_point asked_at{};  // when it was last asked
   std::chrono::steady_clock::time_point deadline;  // room/busy from then on
   std::chrono::steady_clock::time_point last_deadline;  // however many nodes are asked
   std::chrono::milliseconds pause{10};
@@ -177,7 +178,12 @@ void Registry::attempt(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> l
     // that or for its lease to run out. The holder may change meanwhile
     // (a dead owner's lease runs out and a third node takes it): the new
     // one is asked too, and waited for afresh.
-    const auto holder = store.ask_handover(code, self->node_, lookup->asked);
+    // The holder asked already is asked again now and then: it may have
+    // handed the room over and taken it back since, and would wait out its
+    // lease otherwise (a request it is already answering is ignored).
+    const bool ask_again = now - lookup->asked_at >= kAskAgainAfter;
+    const auto holder = store.ask_handover(code, self->node_, ask_again ? "" : lookup->asked);
+    if (holder && (ask_again || *holder != lookup->asked)) lookup->asked_at = now;
     if (holder && *holder != lookup->asked) {
       spdlog::info("room {}: {} holds it; asked it to hand the room over", code,
                    lookup->asked.empty() ? "another server" : "now server " + *holder);

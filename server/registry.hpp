@@ -165,6 +165,8 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // The longest pause between a lookup's tries of the lease (they start at
   // 10 ms and double): a room released by its owner is taken about this soon.
   static constexpr std::chrono::milliseconds kLookupMaxPause{20};
+  // How often a lookup asks the same holder again (Registry::attempt).
+  static constexpr std::chrono::milliseconds kAskAgainAfter{500};
   std::unique_ptr<boost::asio::thread_pool> lookups_;  // use_leases
   std::mutex load_mutex_;  // one rebuild at a time
   mutable std::mutex mutex_;
