@@ -295,8 +295,10 @@ def resume_times(rooms, since, gone_node, cluster):
     return times
 
 
-def check_games(rooms, cluster, sim_binary):
-    """No acknowledged decision is lost or doubled, and every stored game replays:
+def check_games(rooms, cluster, sim_binary, transcripts=None):
+    """No acknowledged decision is lost or doubled, and every stored game replays
+    (`transcripts`: the stored ones, read through the cluster's database when
+    not given):
     - every game is stored (each room's `games`);
     - each client saw no room version with two contents, and skipped none
       but by a snapshot;
@@ -305,7 +307,8 @@ def check_games(rooms, cluster, sim_binary):
       snapshot instead of the missed events saw a part of them, in order),
       and the room's clients saw the same games;
     - every stored transcript replays (gofish-sim --replay)."""
-    transcripts = stored_transcripts(cluster)
+    if transcripts is None:
+        transcripts = stored_transcripts(cluster)
     games = sum(room.games for room in rooms)
     check(len(transcripts) == games, f"{len(transcripts)} stored transcripts for {games} games")
     recorded = [asks_recorded(t) for t in transcripts]

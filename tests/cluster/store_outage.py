@@ -25,8 +25,10 @@ receives an event between its room_paused and the store's return (nothing
 was accepted or released meanwhile); each outage is logged once when it
 starts and once when it ends.
 """
+import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -35,8 +37,7 @@ import tempfile
 import time
 import urllib.request
 
-from cluster_harness import (ROOT, CliTable, Cluster, Failure, asks_recorded, check, check_replays, check_stream,
-                             games_seen, is_subsequence, percentile, run, say)
+from cluster_harness import ROOT, CliTable, Cluster, Failure, check, check_games, percentile, run, say
 
 mode = sys.argv[1]
 server_binary, cli_binary, sim_binary = sys.argv[2:5]
@@ -98,47 +99,6 @@ def check_outage(rooms, began, ended, limit_s, skip=()):
             resumed = [t for t, m in client.messages if m.get("type") == "room_resumed" and t >= ended]
             check(resumed, f"{name} was never told room_resumed after the store came back")
     return delays
-
-
-def check_games(rooms, transcripts, work_dir):
-    """As cluster_failover: one stored transcript per game each client saw
-    whole; the asks of a partial view (a resume answered by a snapshot) in
-    order in one of them; every transcript replays."""
-    recorded = [asks_recorded(t) for t in transcripts]
-    games = sum(room.games for room in rooms)
-    check(len(transcripts) == games, f"{len(transcripts)} stored transcripts for {games} games")
-    whole = partial = 0
-    for room in rooms:
-        whole_games = set()
-        partial_games = []
-        for client in room.clients():
-            name = f"room {room.label()} {client.args[client.args.index('--name') + 1]}"
-            events, skips = check_stream(name, client.messages)
-            seen = games_seen(events)
-            if skips == 0:
-                found = []
-                for asks in seen:
-                    matches = [i for i, stored in enumerate(recorded) if stored == asks]
-                    check(len(matches) == 1, f"{name}: the {len(asks)} asks seen of a game are those of "
-                                             f"{len(matches)} stored transcripts, not exactly one")
-                    found.append(matches[0])
-                check(len(found) == room.games, f"{name} saw {len(found)} whole games of {room.games}")
-                whole_games.add(tuple(found))
-                whole += 1
-            else:
-                for asks in seen:
-                    matches = {i for i, stored in enumerate(recorded) if is_subsequence(asks, stored)}
-                    check(matches, f"{name}: the asks seen of a game are in no stored transcript")
-                    partial_games.append((name, matches))
-                partial += 1
-        check(len(whole_games) <= 1, f"room {room.label()}: its clients saw different games: {whole_games}")
-        if whole_games:
-            games_of_room = set(next(iter(whole_games)))
-            for name, matches in partial_games:
-                check(matches & games_of_room, f"{name} saw a game its room's players did not")
-    say(f"{whole} clients saw every version of their games and exactly their stored asks; {partial} resumed from a "
-        f"snapshot and saw a part of them, in order")
-    check_replays(sim_binary, transcripts, work_dir)
 
 
 def finish_all(rooms, until, watchers_may_miss=False):
@@ -207,8 +167,7 @@ def postgres(kill_after):
             began, ended = outage_lines(text)
             check(began <= 1 and ended <= began + 0, f"node{k} logged {began} outage starts and {ended} ends")
             check("what it recorded may not survive" not in text, f"node{k} logged a write as lost")
-        from cluster_harness import stored_transcripts
-        check_games(rooms, stored_transcripts(cluster), cluster.dir)
+        check_games(rooms, cluster, sim_binary)
         passed = True
     finally:
         for room in rooms:
@@ -294,7 +253,6 @@ def sqlite_transcripts(node):
     transcripts = []
     for game_id in done.stdout.split():
         with urllib.request.urlopen(f"{node.http_url}/api/games/{game_id}/transcript", timeout=10) as reply:
-            import json
             transcripts.append(json.loads(reply.read()))
     return transcripts
 
@@ -345,7 +303,7 @@ def sqlite():
         finish_all(rooms, started + 240, watchers_may_miss=True)
         say(f"started again: every seat resumed and every game finished, {time.monotonic() - stopping:.1f} s after "
             f"the SIGTERM")
-        check_games(rooms, sqlite_transcripts(node), work)
+        check_games(rooms, node, sim_binary, sqlite_transcripts(node))
         passed = True
     finally:
         for room in rooms:
@@ -353,7 +311,6 @@ def sqlite():
                 client.stop()
         node.stop()
         if passed:
-            import shutil
             shutil.rmtree(work, ignore_errors=True)
         else:
             print(f"the server's log and data are in {work}", file=sys.stderr)
