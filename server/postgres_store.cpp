@@ -879,12 +879,13 @@ PostgresStore::Result PostgresStore::run(const Step& step) {
   return checked(conn_, last, step.name);
 }
 
-void PostgresStore::await_input(std::chrono::steady_clock::time_point deadline) {
+void PostgresStore::await_input(std::chrono::steady_clock::time_point deadline, bool drop_at_deadline) {
   while (!connection_lost() && PQisBusy(conn_) == 1) {
     const int socket = PQsocket(conn_);
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (socket < 0) return;
     if (left.count() <= 0) {
+      if (!drop_at_deadline) return;
       // Taken for lost, as if the database had dropped it: what follows
       // reads an error, and the connection is made again before its next use.
       spdlog::warn("storage: PostgreSQL did not answer in time; dropping the connection");
@@ -1100,6 +1101,12 @@ std::vector<std::string> PostgresStore::commit_rooms(const std::vector<RoomRecor
     landed(numbers, closed);
     return fenced;
   }
+}
+
+void PostgresStore::on_slow_commit(std::chrono::milliseconds after, std::function<void()> notice) {
+  std::lock_guard lock(mutex_);
+  slow_after_ = after;
+  slow_notice_ = std::move(notice);
 }
 
 void PostgresStore::landed(DecisionSequences::Batch& numbers, const std::vector<std::string>& closed) {
@@ -1340,8 +1347,18 @@ bool PostgresStore::pipeline(const std::vector<Step>& steps, bool track_xid) {
   failed_step_.reset();
   failed_state_.clear();
   const std::size_t first_step = track_xid ? 1 : 0;
-  const auto deadline = std::chrono::steady_clock::now() + kCommitTimeout;
+  const auto sent_at = std::chrono::steady_clock::now();
+  const auto deadline = sent_at + kCommitTimeout;
+  bool slow = !slow_notice_;  // told already, or nobody to tell
   for (bool done = false; !done;) {
+    if (!slow) {
+      // Wait first until the commit is slow, and say so, then to the deadline.
+      await_input(std::min(deadline, sent_at + slow_after_), false);
+      if (PQisBusy(conn_) == 1 && !connection_lost() && std::chrono::steady_clock::now() >= sent_at + slow_after_) {
+        slow = true;
+        slow_notice_();
+      }
+    }
     await_input(deadline);
     PGresult* raw = PQgetResult(conn_);
     if (raw == nullptr) {

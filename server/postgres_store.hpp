@@ -60,6 +60,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -98,6 +99,7 @@ class PostgresStore final : public Store {
   void commit(const std::vector<Record>& records) override;
   std::vector<std::string> commit_rooms(const std::vector<RoomRecords>& batch) override;
   std::optional<std::vector<std::string>> resolve_uncertain() override;
+  void on_slow_commit(std::chrono::milliseconds after, std::function<void()> notice) override;
   std::vector<StoredRoom> load_open_rooms() override;
   std::optional<StoredRoom> load_room(const std::string& code) override;
   std::optional<std::string> room_of_token(const std::string& token_hash) override;
@@ -160,8 +162,9 @@ class PostgresStore final : public Store {
   // A writer's batch, given up on likewise after this.
   static constexpr std::chrono::seconds kCommitTimeout{5};
   // Waits until a result can be read without blocking, or until
-  // `deadline`: then the connection is shut down and taken for lost.
-  void await_input(std::chrono::steady_clock::time_point deadline);
+  // `deadline`: then the connection is shut down and taken for lost (unless
+  // not `drop_at_deadline`: then it only returns).
+  void await_input(std::chrono::steady_clock::time_point deadline, bool drop_at_deadline = true);
   // Sends `steps` and a Sync in pipeline mode, which commits them as one
   // implicit transaction, and reads every result: one round trip for the
   // batch. With `track_xid` the transaction's id is read first (xid_).
@@ -224,6 +227,9 @@ class PostgresStore final : public Store {
     std::vector<std::string> closed;
   };
   std::optional<Uncertain> uncertain_;
+  // on_slow_commit: told once per pipeline that waits this long.
+  std::chrono::milliseconds slow_after_{0};
+  std::function<void()> slow_notice_;
   std::shared_ptr<Fence> fence_;
   // Each game's next decision number: shared with the writer connections.
   std::shared_ptr<DecisionSequences> sequences_;

@@ -72,7 +72,10 @@ StoreWriter::StoreWriter(Store& store, std::optional<std::chrono::seconds> reten
       prune_period_(prune_period),
       health_(health),
       lane_(lane),
-      thread_([this] { run(); }) {}
+      thread_([this] {
+        store_.on_slow_commit(kSlowCommit, [this] { commit_is_slow(); });
+        run();
+      }) {}
 
 StoreWriter::~StoreWriter() { stop(); }
 
@@ -349,15 +352,43 @@ std::vector<std::string> StoreWriter::commit(const std::vector<Pending>& batch) 
   const auto give_back = [&] {
     for (std::size_t i = 0; i < pending.size(); ++i) pending[i].records = std::move(rooms[i].records);
   };
+  in_flight_ = &pending;
   try {
     auto fenced = store_.commit_rooms(rooms);
+    in_flight_ = nullptr;
     give_back();
     std::lock_guard lock(mutex_);
     ++batches_;
     return fenced;
   } catch (...) {
+    in_flight_ = nullptr;
     give_back();
     throw;
+  }
+}
+
+void StoreWriter::commit_is_slow() {
+  if (in_flight_ == nullptr) return;
+  Results results;
+  for (Pending& pending : *in_flight_) tell(pending, results);
+  if (results.callbacks.empty()) return;
+  spdlog::warn("storage: a commit has waited {} ms for the store; its {} submissions' rooms are paused meanwhile",
+               kSlowCommit.count(), results.callbacks.size());
+  auto callbacks = std::make_shared<std::vector<std::pair<Done, WriteOutcome>>>(std::move(results.callbacks));
+  auto run = [callbacks] {
+    for (auto& [done, outcome] : *callbacks) {
+      if (done) done(outcome);
+    }
+  };
+  bool hand_over = false;
+  {
+    std::lock_guard lock(mutex_);
+    hand_over = hand_over_ && !stopping_;
+  }
+  if (hand_over) {
+    hand_over_(std::move(run));
+  } else {
+    run();
   }
 }
 

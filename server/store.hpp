@@ -223,6 +223,14 @@ class Store {
   // cannot be reached). The default: a store whose commits are never
   // uncertain.
   virtual std::optional<std::vector<std::string>> resolve_uncertain() { return std::nullopt; }
+  // `notice` is called (on the committing thread, during commit_rooms) once
+  // a commit has waited `after` for its answer: the writer tells the rooms
+  // waiting for it to pause, before the commit succeeds or fails. Stores
+  // that cannot tell (SQLite's calls block) never call it.
+  virtual void on_slow_commit(std::chrono::milliseconds after, std::function<void()> notice) {
+    (void)after;
+    (void)notice;
+  }
 
   // Room leases: which node owns a room when several servers share one
   // store (PostgresStore). The defaults are a single node's, which owns
@@ -367,6 +375,9 @@ class StoreWriter final : public RecordSink {
   using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::milliseconds kFirstRetry{100};
   static constexpr std::chrono::milliseconds kLongestRetry{1000};
+  // A commit that has waited this long for its answer pauses its rooms
+  // already (Store::on_slow_commit): within a second of a store that hangs.
+  static constexpr std::chrono::milliseconds kSlowCommit{1000};
 
   // With `retention`, finished games older than it are deleted on the
   // writer thread: after a batch, or after `prune_period` without one, at
@@ -443,6 +454,8 @@ class StoreWriter final : public RecordSink {
   // and lets a room go once none of its submissions waits.
   void hold(Pending pending, bool front);
   void release(const std::string& room);
+  // The commit under way has waited long: its rooms are told kRetrying now.
+  void commit_is_slow();
   // Settles the uncertain batch with the store; false while it cannot.
   bool settle_uncertain(Results& results);
   // stop()'s deadline has passed: what waits goes to unwritten_. Under mutex_.
@@ -482,6 +495,8 @@ class StoreWriter final : public RecordSink {
   // Rooms whose own records the store refused (RecordsRefused): tried on
   // their own, so they hold back no other room.
   std::unordered_set<std::string> own_fault_;
+  // The batch being committed (commit()), for commit_is_slow.
+  std::vector<Pending>* in_flight_ = nullptr;
   // A batch whose commit is uncertain, settled before anything else is written.
   std::optional<std::vector<Pending>> uncertain_;
   bool store_failing_ = false;  // the last try failed for the store's sake: new submissions wait too

@@ -7,6 +7,7 @@
 #include "server/store.hpp"
 
 #include <doctest/doctest.h>
+#include <libpq-fe.h>
 #include <poll.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -1163,6 +1164,46 @@ TEST_CASE("postgres store: a connection the database dropped is made again, and 
   REQUIRE(store.finished_game("g-1"));
   CHECK(store.finished_game("g-1")->decisions.size() == 4);
   CHECK(db.sql("SELECT count(*) FROM decisions") == "4");
+}
+
+// A database that hangs (here: another session holds the table a batch
+// writes locked) is no failure yet, but the rooms waiting for the commit
+// are told within a second that it is slow (kRetrying), and written once
+// the database answers (issue 30: paused within 1 s however the store fails).
+TEST_CASE("postgres store writer: a commit that waits a second for the database pauses its rooms, then is written") {
+  PostgresDatabase db;
+  PostgresStore store(db.url());
+  store.commit({record::RoomCreated{"SLOW1", "{}", 1}});
+  PGconn* blocker = PQconnectdb(db.url().c_str());
+  REQUIRE(PQstatus(blocker) == CONNECTION_OK);
+  PQclear(PQexec(blocker, "BEGIN"));
+  PGresult* locked = PQexec(blocker, "LOCK TABLE rooms IN ACCESS EXCLUSIVE MODE");
+  REQUIRE(PQresultStatus(locked) == PGRES_COMMAND_OK);
+  PQclear(locked);
+  std::mutex mutex;
+  std::vector<std::pair<WriteOutcome, std::chrono::steady_clock::time_point>> told;
+  const auto submitted = std::chrono::steady_clock::now();
+  {
+    StoreWriter writer(store);
+    writer.submit("SLOW1", {record::RoomVersion{"SLOW1", 7}}, [&](WriteOutcome outcome) {
+      std::lock_guard lock(mutex);
+      told.emplace_back(outcome, std::chrono::steady_clock::now());
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    {
+      std::lock_guard lock(mutex);
+      REQUIRE(told.size() == 1);
+      CHECK(told[0].first == WriteOutcome::kRetrying);
+      CHECK(told[0].second - submitted >= std::chrono::milliseconds(900));
+      CHECK(told[0].second - submitted < std::chrono::milliseconds(1500));
+    }
+    PQclear(PQexec(blocker, "COMMIT"));
+    writer.stop();
+  }
+  PQfinish(blocker);
+  REQUIRE(told.size() == 2);
+  CHECK(told[1].first == WriteOutcome::kWritten);
+  CHECK(store.load_room("SLOW1")->v == 7);
 }
 
 // Servers of a cluster start together on one database: the schema is made
