@@ -356,8 +356,9 @@ def check_games(rooms, cluster, sim_binary, transcripts=None):
 def check_stream(name, messages):
     """What one client saw across all its connections: no room version with two
     contents, and between snapshots no version skipped. Returns the events in
-    order, each version once, and how many snapshots skipped versions (a
-    resume whose gap the server no longer had as events)."""
+    order, each version once, with a {"type": "snapshot", "game_number": N}
+    where a snapshot skipped versions, and how many snapshots did (a resume
+    whose gap the server no longer had as events)."""
     contents = {}
     events = []
     skips = 0
@@ -366,6 +367,7 @@ def check_stream(name, messages):
         if message.get("type") == "room":
             if last_v is not None and message["v"] > last_v:
                 skips += 1
+                events.append({"type": "snapshot", "game_number": message.get("game_number")})
             last_v = message["v"] if last_v is None else max(last_v, message["v"])
             continue
         if message.get("type") != "event":
@@ -419,13 +421,21 @@ def asks_seen(events):
 
 
 def games_seen(events):
-    """The asks of each game in `events` seen from its start (game_started) to its end (game_over)."""
+    """The asks of each game in `events` seen from its start (game_started) to
+    its end (game_over). A game whose end was skipped (a snapshot of a later
+    game came instead: the client was away as it ended) is left out, so the
+    asks of two games are never taken for one."""
     games = []
     current = None
+    number = None
     for event in events:
         kind = event.get("type")
         if kind == "game_started":
             current = []
+            number = event.get("game")
+        elif kind == "snapshot":
+            if current is not None and event.get("game_number") != number:
+                current = None
         elif kind == "asked" and current is not None:
             current.append(ask_key(event))
         elif kind == "game_over" and current is not None:
