@@ -6,16 +6,14 @@
 #
 #   scripts/docker-test.sh --cli build/clients/cli/gofish-cli
 #
-# It uses docker where a Docker engine answers, and podman otherwise. For
-# podman it writes a configuration of its own (never the system's): runc as
-# the runtime and explicit ulimits, which this kind of machine needs, and
-# storage in a folder of its own. Where the base image (debian:bookworm-slim)
-# is not already there it does not pull it from a registry: it makes it with
-# debootstrap from Debian's package archive and tags it with that name.
+# It uses docker where a Docker engine answers, and podman otherwise, as
+# scripts/container-setup.sh makes them ready (podman with a configuration
+# and storage of its own, and the base image made with debootstrap where no
+# registry can give it).
 #
 # Environment: GOFISH_IMAGE_STATE (default /var/tmp/gofish-image-test) holds
-# the podman storage and the base image between runs; GOFISH_IMAGE_TAG names
-# the image built (default localhost/gofish:test).
+# the podman storage and the base image between runs (scripts/container-setup.sh);
+# GOFISH_IMAGE_TAG names the image built (default localhost/gofish:test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,39 +27,18 @@ done
 [[ -x $cli ]] || { echo "docker-test: gofish-cli not found at '$cli' (pass --cli)" >&2; exit 2; }
 cli=$(realpath "$cli")
 
-state=${GOFISH_IMAGE_STATE:-/var/tmp/gofish-image-test}
 tag=${GOFISH_IMAGE_TAG:-localhost/gofish:test}
 container=gofish-test-$$
 log() { printf 'docker-test: %s\n' "$*"; }
 
-if command -v docker >/dev/null && docker info >/dev/null 2>&1; then
-  engine=(docker)
-  log "using the Docker engine"
-else
-  command -v podman >/dev/null || { echo "docker-test: neither a Docker engine nor podman is here (scripts/install-deps.sh installs podman)" >&2; exit 1; }
-  mkdir -p "$state/storage" "$state/run" "$state/conf"
-  # runc, not crun (which Debian's podman would pick but does not install);
-  # ulimits stated outright, because the defaults podman would copy ask for
-  # more than this machine's hard limits allow.
-  cat > "$state/conf/containers.conf" <<EOF
-[containers]
-default_ulimits = ["nofile=4096:4096", "nproc=4096:4096"]
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-EOF
-  cat > "$state/conf/storage.conf" <<EOF
-[storage]
-driver = "overlay"
-graphroot = "$state/storage"
-runroot = "$state/run"
-EOF
-  export CONTAINERS_CONF=$state/conf/containers.conf
-  export CONTAINERS_STORAGE_CONF=$state/conf/storage.conf
-  engine=(podman)
-  log "using podman, configured in $state/conf"
-fi
+setup=$(scripts/container-setup.sh) || exit 1
+while IFS='=' read -r key value; do
+  case $key in
+    state) state=$value ;;
+    engine) engine=("$value") ;;
+    *) export "$key=$value" ;;
+  esac
+done <<<"$setup"
 
 cleanup() {
   local status=$?
@@ -70,19 +47,6 @@ cleanup() {
   exit "$status"
 }
 trap cleanup EXIT
-
-# The base image, made here when it is missing: debootstrap's minbase of
-# bookworm is what debian:bookworm-slim is built from.
-if ! "${engine[@]}" image exists docker.io/library/debian:bookworm-slim 2>/dev/null \
-   && ! "${engine[@]}" image inspect debian:bookworm-slim >/dev/null 2>&1; then
-  log "making debian:bookworm-slim with debootstrap"
-  rootfs=$(mktemp -d "$state/rootfs.XXXXXX")
-  debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian > "$state/debootstrap.log" 2>&1 \
-    || { tail -n 20 "$state/debootstrap.log" >&2; rm -rf "$rootfs"; exit 1; }
-  rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-  tar -C "$rootfs" -c . | "${engine[@]}" import - docker.io/library/debian:bookworm-slim >/dev/null
-  rm -rf "$rootfs"
-fi
 
 log "building $tag from docker/Dockerfile"
 start=$SECONDS

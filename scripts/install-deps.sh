@@ -36,10 +36,11 @@ browser_test_packages=(chromium)
 if ! command -v npm >/dev/null 2>&1; then
   browser_test_packages+=(nodejs npm)
 fi
-# The container test (scripts/docker-test.sh) builds and runs docker/Dockerfile
-# with podman, on a base image it makes itself with debootstrap.
+# The container tests build and run docker/Dockerfile (scripts/docker-test.sh)
+# and docker/compose.cluster.yaml (tests/cluster/compose_cluster.py, with
+# podman-compose) with podman, on a base image they make with debootstrap.
 image_test_packages=(
-  podman buildah runc debootstrap uidmap netavark aardvark-dns iptables curl ca-certificates
+  podman buildah runc debootstrap uidmap netavark aardvark-dns iptables curl ca-certificates podman-compose
 )
 # bench/run pins processes with taskset (util-linux) and renders with python3;
 # perf and valgrind are for profiling the server under load; postgresql gives

@@ -13,11 +13,23 @@ shows or uses one agrees with it:
 - docker/compose.cluster.yaml runs PostgreSQL, three nodes with their own
   node ids on that database, and HAProxy with this configuration, the nodes'
   names being the configuration's servers; its nodes' lease is the one
-  scripts/cluster.sh gives its nodes.
+  scripts/cluster.sh gives its nodes;
+- it pulls nothing from a container registry: every service is built here
+  (the nodes from docker/Dockerfile, PostgreSQL and HAProxy from
+  docker/postgres and docker/haproxy), every Dockerfile starting from
+  debian:bookworm-slim; HAProxy's image reads the configuration where
+  compose mounts it, and PostgreSQL's keeps its data where compose puts
+  the volume, made with the user, password and database the nodes log in
+  with;
+- the nodes publish no port (only the compose network reaches them) and
+  trust PROXY headers from private networks only, the same on each; the
+  statistics page is published on 127.0.0.1 only.
 
     check_docker_cluster.py REPOSITORY-ROOT
 """
 import difflib
+import ipaddress
+import json
 import pathlib
 import re
 import shutil
@@ -166,12 +178,21 @@ for name in nodes:
     node_ids.add(environment.get("GOFISH_NODE_ID"))
 if node_ids != set(nodes):
     problems.append(f"node ids {sorted(map(str, node_ids))} are not the services' names {nodes}")
-# The nodes trust exactly HAProxy's fixed address for PROXY headers.
-haproxy_address = (((services.get("haproxy", {}).get("networks") or {}).get("default") or {}).get("ipv4_address"))
+# The nodes are reached through the compose network only, and trust PROXY
+# headers from private networks, whichever compose makes (podman-compose 1.0
+# honours no fixed subnet or address).
+trusted = {services[name].get("environment", {}).get("GOFISH_TRUSTED_PROXY") for name in nodes}
+if len(trusted) != 1:
+    problems.append(f"the nodes trust different proxies: {sorted(map(str, trusted))}")
 for name in nodes:
-    trusted = services[name].get("environment", {}).get("GOFISH_TRUSTED_PROXY")
-    if not haproxy_address or trusted != haproxy_address:
-        problems.append(f"{name} trusts {trusted!r} for PROXY headers, not HAProxy's fixed address {haproxy_address!r}")
+    if services[name].get("ports"):
+        problems.append(f"{name} publishes ports {services[name]['ports']}: only HAProxy should be reached from outside")
+    for network in str(services[name].get("environment", {}).get("GOFISH_TRUSTED_PROXY", "")).split(","):
+        try:
+            if not ipaddress.ip_network(network.strip()).is_private:
+                problems.append(f"{name} trusts {network!r} for PROXY headers, which is not a private network")
+        except ValueError:
+            problems.append(f"{name} trusts {network!r} for PROXY headers, which is not a network")
 # The nodes' lease is scripts/cluster.sh's, which the cluster tests hold to their times.
 script_ttl = re.search(r"^lease_ttl_ms=(\d+)$", (root / "scripts" / "cluster.sh").read_text(), re.M)
 for name in nodes:
@@ -179,9 +200,86 @@ for name in nodes:
     if not script_ttl or ttl != script_ttl.group(1):
         problems.append(f"{name}'s GOFISH_LEASE_TTL_MS {ttl!r} is not scripts/cluster.sh's lease_ttl_ms "
                         f"{script_ttl.group(1) if script_ttl else None!r}")
-volumes = services.get("haproxy", {}).get("volumes", [])
-if not any(str(v).startswith("./haproxy.cfg:") for v in volumes):
+
+
+def dockerfile(service):
+    """The path of the service's Dockerfile, as compose finds it (context and dockerfile beside the compose file)."""
+    build = services.get(service, {}).get("build")
+    if isinstance(build, str):
+        build = {"context": build}
+    if not build:
+        return None
+    return (compose_path.parent / build.get("context", ".") / build.get("dockerfile", "Dockerfile")).resolve()
+
+
+def instruction(text, name):
+    """The arguments of each `name` instruction of a Dockerfile, continuation lines joined."""
+    joined = re.sub(r"\\\n", " ", text)
+    return [line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else ""
+            for line in joined.splitlines() if line.split(None, 1)[:1] == [name]]
+
+
+# Nothing from a registry: every service is built here, on debian:bookworm-slim.
+dockerfiles = {}
+for service in services:
+    path = dockerfile(service)
+    if path is None:
+        problems.append(f"{service} is not built here (no build:), so it would be pulled from a registry")
+        continue
+    if not path.is_file():
+        problems.append(f"{service}'s Dockerfile {path} is missing")
+        continue
+    dockerfiles[service] = path.read_text()
+    for base in instruction(dockerfiles[service], "FROM"):
+        image = base.split()[0]
+        stages = [line.split()[-1] for line in instruction(dockerfiles[service], "FROM") if " AS " in line.upper()]
+        if image != "debian:bookworm-slim" and image not in stages:
+            problems.append(f"{service}'s Dockerfile starts from {image}, not debian:bookworm-slim")
+if dockerfile("postgres") and dockerfile("postgres").parent.name != "postgres":
+    problems.append("the postgres service is not built from docker/postgres")
+if dockerfile("haproxy") and dockerfile("haproxy").parent.name != "haproxy":
+    problems.append("the haproxy service is not built from docker/haproxy")
+
+
+def mounted_at(service, source):
+    """Where the service mounts `source` (a named volume or a path), or None."""
+    for volume in services.get(service, {}).get("volumes", []):
+        parts = str(volume).split(":")
+        if parts[0] == source and len(parts) > 1:
+            return parts[1]
+    return None
+
+
+# HAProxy's image reads the one configuration where compose mounts it.
+entrypoint = instruction(dockerfiles.get("haproxy", ""), "ENTRYPOINT")
+words = json.loads(entrypoint[-1]) if entrypoint else []
+reads = words[words.index("-f") + 1] if "-f" in words[:-1] else None
+if mounted_at("haproxy", "./haproxy.cfg") is None:
     problems.append("the haproxy service does not mount docker/haproxy.cfg")
+elif mounted_at("haproxy", "./haproxy.cfg") != reads:
+    problems.append(f"the haproxy service mounts docker/haproxy.cfg at {mounted_at('haproxy', './haproxy.cfg')}, "
+                    f"but its image reads {reads}")
+stats = [str(port) for port in services.get("haproxy", {}).get("ports", []) if str(port).endswith(":8404")]
+if not stats or not all(port.startswith("127.0.0.1:") for port in stats):
+    problems.append(f"HAProxy's statistics page is published as {stats}, not on 127.0.0.1 only")
+
+# PostgreSQL's image keeps its data in the volume compose gives it, and is
+# made with the user, password and database the nodes' URL names.
+postgres = services.get("postgres", {})
+data_volumes = [v.strip('[]" ') for v in instruction(dockerfiles.get("postgres", ""), "VOLUME")]
+data_mounts = [str(v).split(":")[1] for v in postgres.get("volumes", [])
+               if ":" in str(v) and str(v).split(":")[0] in (compose.get("volumes") or {})]
+if not data_volumes or data_volumes[-1] not in data_mounts:
+    problems.append(f"the postgres service's named volume is mounted at {data_mounts}, not at its image's VOLUME "
+                    f"{data_volumes}")
+environment = postgres.get("environment", {})
+for name in nodes:
+    url = re.match(r"postgresql://([^:]+):([^@]+)@postgres:5432/(\S+)$",
+                   services[name].get("environment", {}).get("GOFISH_POSTGRES_URL", ""))
+    if not url or (url.group(1), url.group(2), url.group(3)) != (
+            environment.get("POSTGRES_USER"), environment.get("POSTGRES_PASSWORD"), environment.get("POSTGRES_DB")):
+        problems.append(f"{name}'s GOFISH_POSTGRES_URL is not the postgres service's POSTGRES_USER, "
+                        "POSTGRES_PASSWORD and POSTGRES_DB")
 
 for problem in problems:
     print("check_docker_cluster:", problem)

@@ -18,7 +18,9 @@ machine where systemd does not run (a container, CI):
   compose file give theirs.
 Only what must differ here is changed: the database's URL, the address and
 port (127.0.0.1 and a free one), the data directory (StateDirectory= makes
-/var/lib/gofish/%i under systemd), and the bots' delay (0, for a short game).
+/var/lib/gofish/%i under systemd), the web client (an installed server finds
+it under its prefix; this build's, wherever its build folder is, is given
+the repository's), and the bots' delay (0, for a short game).
 
     check_systemd_units.py REPOSITORY-ROOT SERVER CLI
 """
@@ -157,7 +159,8 @@ def main(work):
         url = next(line.split("=", 1)[1].strip() for line in open(state) if line.startswith("url="))
         port = free_port()
         environment.update({"GOFISH_POSTGRES_URL": url, "GOFISH_BIND": "127.0.0.1", "GOFISH_PORT": str(port),
-                            "GOFISH_DATA_DIR": os.path.join(work, "data"), "GOFISH_BOT_DELAY_MS": "0"})
+                            "GOFISH_DATA_DIR": os.path.join(work, "data"), "GOFISH_BOT_DELAY_MS": "0",
+                            "GOFISH_WEB_ROOT": os.path.join(root, "clients", "web")})
         # Only what systemd gives a service, and the unit's own.
         base = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
         log_path = os.path.join(work, "node1.log")

@@ -25,8 +25,7 @@ The nodes keep the lease scripts/cluster.sh gives them (--lease-ttl-ms,
 import sys
 import time
 
-from cluster_harness import (Cluster, busiest_node, check, check_games, finish_all, percentile, resume_times, run, say,
-                             start_outage_rooms)
+from cluster_harness import Cluster, failover_check, run, say
 
 server_binary, cli_binary, sim_binary = sys.argv[1:4]
 
@@ -43,24 +42,8 @@ def main():
     rooms = []
     passed = False
     try:
-        rooms = start_outage_rooms(cli_binary, cluster, ROOMS, THINK_MS, DECISIONS_BEFORE_KILL)
-        victim, victim_node, affected, per_node = busiest_node(cluster, rooms)
-        say(f"leases per node {dict(per_node)}; every room has {DECISIONS_BEFORE_KILL} decisions; "
-            f"SIGKILL {victim_node} (pid {cluster.pid(victim)}) holding {len(affected)} rooms")
-        killed_at = time.monotonic()
-        cluster.stop_node(victim, "KILL")
-
-        finish_all(rooms, started + 150)
-        say(f"every game finished, {time.monotonic() - killed_at:.1f} s after the kill")
-
-        latencies = resume_times(affected, killed_at, victim_node, cluster)
-        p99 = percentile(latencies, 0.99)
-        say(f"kill -> resumed seat over {len(latencies)} seats of {len(affected)} rooms: "
-            f"p50 {percentile(latencies, 0.5):.2f} s, p99 {p99:.2f} s, max {max(latencies):.2f} s "
-            f"(lease TTL {cluster.lease_ttl_ms()} ms)")
-        check(p99 <= MAX_P99_SECONDS, f"p99 kill -> resumed seat {p99:.2f} s is over {MAX_P99_SECONDS} s")
-
-        check_games(rooms, cluster, sim_binary)
+        failover_check(cluster, cli_binary, sim_binary, ROOMS, THINK_MS, DECISIONS_BEFORE_KILL, MAX_P99_SECONDS,
+                       finish_by=started + 150, rooms=rooms)
         passed = True
     finally:
         for room in rooms:

@@ -1,9 +1,11 @@
 """Shared pieces of the cluster tests: scripts/cluster.sh driven through its
 subcommands (a throwaway PostgreSQL, gofish nodes and HAProxy on 127.0.0.1),
 gofish-cli processes whose every server message (--json) is kept with the
-moment it was read, and the checks every test makes of what they saw. Only
-processes started here are stopped, by their own handles or by cluster.sh,
-which signals only the pids it recorded."""
+moment it was read, the checks every test makes of what they saw, and the
+failover check itself, which runs on scripts/cluster.sh's nodes
+(cluster_failover) and on docker/compose.cluster.yaml's containers
+(compose_cluster). Only processes started here are stopped, by their own
+handles or by cluster.sh, which signals only the pids it recorded."""
 import collections
 import json
 import math
@@ -89,6 +91,13 @@ class Cluster:
 
     def stop_node(self, k, signal="TERM"):
         self.run_script("stop-node", self.dir, str(k), "--signal", signal)
+
+    def kill_node(self, k):
+        """Node k gone at once, as in a crash (SIGKILL)."""
+        self.stop_node(k, "KILL")
+
+    def node_process(self, k):
+        return f"pid {self.pid(k)}"
 
     def start_node(self, k):
         self.run_script("start-node", self.dir, str(k))
@@ -457,6 +466,37 @@ def check_replays(sim_binary, transcripts, work_dir):
     done = subprocess.run([sim_binary, "--replay", path], capture_output=True, text=True, timeout=120)
     check(done.returncode == 0, f"gofish-sim --replay {path}: {done.stdout}{done.stderr}")
     say(done.stdout.strip())
+
+
+def failover_check(cluster, cli_binary, sim_binary, room_count, think_ms, decisions, max_p99_seconds, finish_by,
+                   rooms):
+    """Issue 18's failover check on `cluster`, scripts/cluster.sh's or the
+    compose file's: anything with ws_url, http_url, dir, sql(),
+    lease_holders(), lease_ttl_ms(), kill_node(k) and node_process(k).
+    `room_count` OutageRooms through the proxy (added to `rooms`, whose
+    clients the caller stops); once every room has `decisions` asks, the
+    node holding the most rooms' leases is killed. Then every seat of its
+    rooms played by gofish-cli resumes on a survivor, with the p99 of kill
+    to resumed seat at most `max_p99_seconds`; every client exits 0 by the
+    monotonic time `finish_by`; and check_games holds."""
+    rooms.extend(start_outage_rooms(cli_binary, cluster, room_count, think_ms, decisions))
+    victim, victim_node, affected, per_node = busiest_node(cluster, rooms)
+    say(f"leases per node {dict(per_node)}; every room has {decisions} decisions; "
+        f"SIGKILL {victim_node} ({cluster.node_process(victim)}) holding {len(affected)} rooms")
+    killed_at = time.monotonic()
+    cluster.kill_node(victim)
+
+    finish_all(rooms, finish_by)
+    say(f"every game finished, {time.monotonic() - killed_at:.1f} s after the kill")
+
+    latencies = resume_times(affected, killed_at, victim_node, cluster)
+    p99 = percentile(latencies, 0.99)
+    say(f"kill -> resumed seat over {len(latencies)} seats of {len(affected)} rooms: "
+        f"p50 {percentile(latencies, 0.5):.2f} s, p99 {p99:.2f} s, max {max(latencies):.2f} s "
+        f"(lease TTL {cluster.lease_ttl_ms()} ms)")
+    check(p99 <= max_p99_seconds, f"p99 kill -> resumed seat {p99:.2f} s is over {max_p99_seconds} s")
+
+    check_games(rooms, cluster, sim_binary)
 
 
 def run(main):
