@@ -766,7 +766,7 @@ TEST_CASE("store writer: a batch's callbacks are handed over in one piece, in or
       std::lock_guard lock(mutex);
       return rooms.size() == 1 && rooms[0].v == 100 && handed.size() == writer.batches();
     };
-    for (int i = 0; i < 500 && !all_handed(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 2000 && !all_handed(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     {
       std::lock_guard lock(mutex);
       CHECK(order.empty());
