@@ -374,22 +374,7 @@ void StoreWriter::commit_is_slow() {
   if (results.callbacks.empty()) return;
   spdlog::warn("storage: a commit has waited {} ms for the store; its {} submissions' rooms are paused meanwhile",
                kSlowCommit.count(), results.callbacks.size());
-  auto callbacks = std::make_shared<std::vector<std::pair<Done, WriteOutcome>>>(std::move(results.callbacks));
-  auto run = [callbacks] {
-    for (auto& [done, outcome] : *callbacks) {
-      if (done) done(outcome);
-    }
-  };
-  bool hand_over = false;
-  {
-    std::lock_guard lock(mutex_);
-    hand_over = hand_over_ && !stopping_;
-  }
-  if (hand_over) {
-    hand_over_(std::move(run));
-  } else {
-    run();
-  }
+  deliver(results);
 }
 
 void StoreWriter::written(std::vector<Pending>& batch, const std::vector<std::string>& fenced, Results& results) {
@@ -471,6 +456,10 @@ void StoreWriter::finish_round(Results& results) {
     }
     health_->lane_tried(lane_, waiting, results.error, results.unblocked);
   }
+  deliver(results);
+}
+
+void StoreWriter::deliver(Results& results) {
   if (results.callbacks.empty()) return;
   auto callbacks = std::make_shared<std::vector<std::pair<Done, WriteOutcome>>>(std::move(results.callbacks));
   auto run = [callbacks] {
@@ -478,7 +467,6 @@ void StoreWriter::finish_round(Results& results) {
       if (done) done(outcome);
     }
   };
-  // Once stopping (the I/O threads are done or going), here, as before.
   bool hand_over = false;
   {
     std::lock_guard lock(mutex_);

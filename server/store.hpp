@@ -462,6 +462,9 @@ class StoreWriter final : public RecordSink {
   void give_up();
   // Tells the health what waits, and runs the round's callbacks.
   void finish_round(Results& results);
+  // Runs the round's callbacks: through hand_over_ (on the rooms' threads),
+  // or here once stopping.
+  void deliver(Results& results);
   bool retry_due(Clock::time_point now) const { return !waiting_.empty() && now >= next_retry_; }
 
   void maybe_prune();
