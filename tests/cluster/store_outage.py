@@ -35,9 +35,10 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
-from cluster_harness import ROOT, CliTable, Cluster, Failure, check, check_games, percentile, run, say
+from cluster_harness import ROOT, CliTable, Cluster, Failure, check, check_games, name_of, percentile, run, say
 
 mode = sys.argv[1]
 server_binary, cli_binary, sim_binary = sys.argv[2:5]
@@ -46,6 +47,7 @@ fault_library = sys.argv[5] if len(sys.argv) > 5 else None
 PRESETS = ["classic", "specific-card", "keep-playing", "bicycle", "authors", "pairs"]
 THINK_MS = "100"
 STORE_DRAIN_MS = 1500
+OUTAGE_LIMIT_MS = 3000  # /healthz answers 503 past it (the SQLite test)
 
 
 def asks_so_far(cli):
@@ -101,6 +103,27 @@ def check_outage(rooms, began, ended, limit_s, skip=()):
     return delays
 
 
+def check_cli_said(rooms):
+    """gofish-cli put every room_paused and room_resumed it received into
+    words (on stderr, beside --json's stdout), as a person at its prompt
+    reads them. Call after finish_all, which collects stderr."""
+    told = 0
+    for room in rooms:
+        for client in room.clients():
+            for _, m in client.messages:
+                if m.get("type") == "room_paused":
+                    line = "Paused: " + m["message"]
+                elif m.get("type") == "room_resumed":
+                    line = m["message"]
+                else:
+                    continue
+                check(line in client.stderr, f"room {room.label()} {name_of(client)} received {m['type']} but did "
+                                             f"not print {line!r}; it printed:\n{client.stderr[-1500:]}")
+                told += 1
+    check(told > 0, "no client received room_paused or room_resumed")
+    return told
+
+
 def finish_all(rooms, until, watchers_may_miss=False):
     """Every client exits 0 once its games are played. With
     `watchers_may_miss` (after a restart), a spectator may exit 7 because
@@ -137,6 +160,7 @@ def postgres(kill_after):
         subprocess.run([os.path.join(ROOT, "scripts", "pg-throwaway.sh"), "halt", state], check=True, timeout=60)
         say(f"PostgreSQL halted ({time.monotonic() - halted:.1f} s)")
         time.sleep(12)
+        resuming = time.monotonic()  # nothing may reach a client before this
         subprocess.run([os.path.join(ROOT, "scripts", "pg-throwaway.sh"), "resume", state], check=True, timeout=60)
         back = time.monotonic()
         say(f"PostgreSQL back after {back - halted:.1f} s")
@@ -158,9 +182,10 @@ def postgres(kill_after):
         say(f"every game finished, {time.monotonic() - back:.1f} s after PostgreSQL came back")
         # A room whose node was killed may have been moved before its clients
         # heard room_resumed: they resumed elsewhere instead.
-        delays = check_outage(rooms, halted, back, 3.0, skip=victim_rooms)
+        delays = check_outage(rooms, halted, resuming, 3.0, skip=victim_rooms)
         say(f"room_paused after the halt: p50 {percentile(delays, 0.5):.2f} s, max {max(delays):.2f} s over "
             f"{len(delays)} clients")
+        say(f"gofish-cli printed each of the {check_cli_said(rooms)} pause and resume messages it received")
         for k in range(1, 4):
             with open(os.path.join(cluster.dir, f"node{k}.log"), errors="replace") as log:
                 text = log.read()
@@ -214,7 +239,7 @@ class Node:
         self.proc = subprocess.Popen(
             [server_binary, "--bind", "127.0.0.1", "--port", str(self.port), "--data-dir", self.data,
              "--web-root", os.path.join(ROOT, "clients", "web"), f"--bot-delay-ms={THINK_MS}",
-             f"--store-drain-ms={STORE_DRAIN_MS}", "--log-level=info"],
+             f"--store-drain-ms={STORE_DRAIN_MS}", f"--store-outage-limit-ms={OUTAGE_LIMIT_MS}", "--log-level=info"],
             stdout=self.log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -223,6 +248,20 @@ class Node:
             check(self.proc.poll() is None, f"the server exited before listening:\n{self.log_text()}")
             time.sleep(0.05)
         raise Failure("the server did not listen in 30 s")
+
+    def get(self, path):
+        """(status, body) of an HTTP GET; a 503 is an answer too."""
+        try:
+            with urllib.request.urlopen(self.http_url + path, timeout=5) as answer:
+                return answer.status, answer.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+    def metrics(self):
+        """The gofish_ figures /metrics gives, by name (no labels)."""
+        status, text = self.get("/metrics")
+        check(status == 200, f"/metrics: {status}")
+        return {name: float(value) for name, value in re.findall(r"^(gofish_\w+) ([-\d.e+]+)$", text, re.M)}
 
     def log_text(self):
         with open(self.log_path, errors="replace") as log:
@@ -269,15 +308,50 @@ def sqlite():
         rooms = make_rooms(10, node, games=4)
         say(f"{len(rooms)} rooms on {node.ws_url} in {time.monotonic() - started:.1f} s")
         wait_for_asks(rooms, 5)
-        for word, meaning in (("full", "a full disk"), ("rofs", "a read-only file system"), ("eio", "a failing disk")):
-            node.fault(word)
+        failures = 0
+        for outage, (word, meaning) in enumerate(
+                (("full", "a full disk"), ("rofs", "a read-only file system"), ("eio", "a failing disk")), 1):
+            # Each moment is taken on the side that makes the checks strict:
+            # the fault begins at most at `began`, ends at least at `ended`
+            # (a client's reader may stamp the server's answer to the fault
+            # before this thread runs again).
             began = time.monotonic()
-            time.sleep(4)
-            health = urllib.request.urlopen(f"{node.http_url}/healthz", timeout=5).read().decode()
-            check(health.startswith("degraded:"), f"/healthz during {meaning}: {health!r}")
-            node.fault("off")
+            node.fault(word)
+            # Within the outage limit: degraded, still 200; not ready.
+            time.sleep(1.5)
+            status, health = node.get("/healthz")
+            check(status == 200 and re.match(r"degraded: \d+ records? of \d+ rooms? wait to be stored; the oldest "
+                                             r"for [\d.]+ s \(rooms are paused, not closed\)", health),
+                  f"/healthz 1.5 s into {meaning}: {status} {health!r}")
+            status, ready = node.get("/readyz")
+            check(status == 503 and "storage failing" in ready, f"/readyz during {meaning}: {status} {ready!r}")
+            metrics = node.metrics()
+            check(metrics["gofish_rooms_paused"] >= 1 and metrics["gofish_store_waiting_rooms"] >= 1
+                  and metrics["gofish_store_waiting_records"] >= 1
+                  and metrics["gofish_store_oldest_waiting_seconds"] > 0.5
+                  and metrics["gofish_store_outages_total"] == outage
+                  and metrics["gofish_store_write_failures_total"] > failures,
+                  f"/metrics during {meaning}: {metrics}")
+            # Past the limit: 503, and the rooms still paused, none closed.
+            time.sleep(OUTAGE_LIMIT_MS / 1000 + 1.0 - 1.5)
+            status, health = node.get("/healthz")
+            check(status == 503 and health.startswith("degraded:"),
+                  f"/healthz past --store-outage-limit-ms during {meaning}: {status} {health!r}")
+            check(node.metrics()["gofish_rooms_paused"] >= 1, "no room is paused past the outage limit")
             ended = time.monotonic()
+            node.fault("off")
             time.sleep(2)
+            status, health = node.get("/healthz")
+            check((status, health) == (200, "ok\n"), f"/healthz after {meaning}: {status} {health!r}")
+            metrics = node.metrics()
+            check(metrics["gofish_rooms_paused"] == 0 and metrics["gofish_store_waiting_records"] == 0
+                  and metrics["gofish_store_oldest_waiting_seconds"] == 0
+                  and metrics["gofish_store_outages_total"] == outage,
+                  f"/metrics after {meaning}: {metrics}")
+            failures = metrics["gofish_store_write_failures_total"]
+            closed = [name_of(c) for room in rooms for c in room.clients()
+                      if any(m.get("type") == "room_closed" and began <= t <= ended for t, m in c.messages)]
+            check(not closed, f"rooms closed during {meaning}: {closed}")
             delays = check_outage(rooms, began, ended, 1.5)
             say(f"{meaning}: every client paused within {max(delays):.2f} s (p50 {percentile(delays, 0.5):.2f} s), "
                 f"saw nothing while paused, and went on")
@@ -303,6 +377,7 @@ def sqlite():
         finish_all(rooms, started + 240, watchers_may_miss=True)
         say(f"started again: every seat resumed and every game finished, {time.monotonic() - stopping:.1f} s after "
             f"the SIGTERM")
+        say(f"gofish-cli printed each of the {check_cli_said(rooms)} pause and resume messages it received")
         check_games(rooms, node, sim_binary, sqlite_transcripts(node))
         passed = True
     finally:
