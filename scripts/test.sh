@@ -9,7 +9,7 @@
 #                               p99 after a node is killed or frozen, a 2 s pause in a rolling restart, a 5 s
 #                               throughput window) that the sanitizers' slowdown breaks; the two-node lease
 #                               tests and deploy_systemd, label cluster, stay; nor the single-node tests that
-#                               hold processes to such bounds, label timed: a room paused within 1.5 s of its
+#                               hold processes to such bounds, label timed: a room paused within 1 s of its
 #                               disk failing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
