@@ -681,10 +681,15 @@ function enteredRoom(reply, name) {
 }
 
 function forgetRoom(code) {
-  forgetPause();
   seatStore.forget(code);
   sessionStorage.removeItem(`gofish.state.${code}`);
   if (settings.get('away', '') === code) localStorage.removeItem('gofish.away');
+  clearTable();
+}
+
+// Out of the room on this page: no table, no pause notice, no pending sentences.
+function clearTable() {
+  forgetPause();
   pacer.clear();
   state.reset();
   current = null;
@@ -868,13 +873,7 @@ async function leavePaused() {
 function stepAway(why) {
   settings.set('away', current.code);
   settings.set('awayNote', why);
-  forgetPause();
-  pacer.clear();
-  state.reset();
-  current = null;
-  receivedV = -1;
-  alerts.clear();
-  $('room-label').textContent = '';
+  clearTable();
   conn.restart();
   history.pushState(null, '', '/');
   goHome();
