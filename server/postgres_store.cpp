@@ -1136,6 +1136,11 @@ std::optional<std::vector<std::string>> PostgresStore::resolve_uncertain() {
   }
   Uncertain settled = std::move(*uncertain_);
   uncertain_.reset();
+  // "aborted", or NULL: an id too old for the commit log to remember (it
+  // would take hundreds of millions of transactions, and a vacuum, between
+  // the loss and this question). Both are sent again; had a forgotten
+  // one committed after all, its records would be refused as out of
+  // sequence, and the room would stay paused rather than be written twice.
   if (state != "committed") return std::nullopt;
   landed(settled.numbers, settled.closed);
   return std::move(settled.fenced);
