@@ -6,7 +6,7 @@
 // it is, the ask awaiting an answer, which seats are still in, the seat's own
 // hand, the rules) and so get the same answer. Game::check refuses with the
 // same predicates (ask_fault, holds, declarable_ranks), so the list of legal
-// decisions and apply cannot disagree (STYLE.md habit 3).
+// decisions and apply cannot disagree.
 //
 // Readings (docs/RULES.md): an ask goes to any other seat that is not out
 // (R4); only proper moves are listed (R35): under table rules an ask out of

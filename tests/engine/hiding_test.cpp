@@ -1,8 +1,8 @@
-// Hiding as a property (STYLE.md habit 6). At a random point of a random
-// game, for a random viewer (a seat or a spectator), the cards that viewer
-// has not seen are re-dealt in every way the test can find that is consistent
-// with what is public; the viewer's view (view_of) and event stream
-// (event_for over every event so far) must not change.
+// Hiding as a property (README, "Hiding happens in one place"). At a random
+// point of a random game, for a random viewer (a seat or a spectator), the
+// cards that viewer has not seen are re-dealt in every way the test can find
+// that is consistent with what is public; the viewer's view (view_of) and
+// event stream (event_for over every event so far) must not change.
 //
 // "Consistent with what is public" is defined here, apart from the hiding
 // code: an alternative deck is kept only when the same decisions are all

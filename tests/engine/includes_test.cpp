@@ -1,4 +1,4 @@
-// The engine is pure (STYLE.md "Layout and direction"): standard library
+// The engine is pure (README, Architecture): standard library
 // only, and no clock or I/O even from the standard library, so a game stays a
 // deterministic function of its inputs. Every #include in engine/ must name
 // a standard header from the list below or another engine header. Also, the

@@ -1,8 +1,8 @@
 // The finished game step by step with every hand revealed. The transcript
 // gives the deck; the events this client saw give what happened. Dealing
 // goes one card at a time clockwise from the dealer's left, and every draw
-// takes the next card of the stock (shared/TRANSCRIPT.md), so each hidden
-// card can be named.
+// takes the next card of the stock (docs/TRANSCRIPT.md, "The deck, the deal
+// and the stock"), so each hidden card can be named.
 
 import { cardOrder } from './cards.js';
 
