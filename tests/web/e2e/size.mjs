@@ -1,6 +1,7 @@
-// The page stays small and a repeat visit is cheap: the first load is at most
-// 150 KB before compression (the server sends it gzip-compressed), and a
-// second visit transfers under 5 KB (every file revalidated by its ETag and
+// The page stays small and a repeat visit is cheap: the first load moves at
+// most 64 KB over the wire (the server sends it gzip-compressed; that is what
+// a slow phone connection waits for) and is at most 190 KB once unpacked (what
+// the browser parses), and a second visit transfers under 5 KB (every file revalidated by its ETag and
 // answered 304). Bytes are counted in Chromium through the DevTools protocol.
 import { assert, online, waitScreen } from '../lib/harness.mjs';
 
@@ -33,7 +34,9 @@ export default async function ({ baseUrl, browser, log }) {
   const files = first.filter((r) => r.status === 200);
   assert(files.length >= 10, `the page's files were counted (${files.length})`);
   const decoded = sum(first, 'decoded');
-  assert(decoded <= 150 * 1024, `the first load is ${decoded} bytes before compression (at most 150 KB)`);
+  const wire = sum(first, 'encoded');
+  assert(wire <= 64 * 1024, `the first load moves ${wire} bytes over the wire (at most 64 KB)`);
+  assert(decoded <= 190 * 1024, `the first load is ${decoded} bytes before compression (at most 190 KB)`);
   const texts = files.filter((r) => /\.(js|css|html)$|\/$/.test(r.url));
   assert(texts.every((r) => r.gzip), `every text file came compressed: ${texts.filter((r) => !r.gzip).map((r) => r.url)}`);
   // (Chromium reports a revalidated page as the 200 it had; its bytes tell.)
@@ -42,5 +45,5 @@ export default async function ({ baseUrl, browser, log }) {
     `a repeat visit revalidates every file: ${second.map((r) => `${r.url} ${r.status}`)}`);
   const again = sum(second, 'encoded');
   assert(again < 5 * 1024, `a repeat visit transfers ${again} bytes (under 5 KB)`);
-  log(`first visit: ${files.length} files, ${decoded} bytes, ${sum(first, 'encoded')} on the wire; repeat visit: ${again} bytes`);
+  log(`first visit: ${files.length} files, ${decoded} bytes, ${wire} on the wire; repeat visit: ${again} bytes`);
 }
