@@ -586,7 +586,8 @@ async function resync(lastV) {
 function saveState() {
   if (!current || current.as !== 'player' || !state.room) return;
   const data = { room: state.room, v: state.v, gameLog: state.gameLog, ready: state.ready, players: state.players,
-    wins: state.wins, story: ui.story.slice(0, 80), chat: ui.chat, said: [...ui.said], myResult: ui.myResult };
+    wins: state.wins, story: ui.story.slice(0, 80), chat: ui.chat, said: [...ui.said], myResult: ui.myResult,
+    move: ui.move };
   try { sessionStorage.setItem(`gofish.state.${state.room.code}`, JSON.stringify(data)); } catch { /* full: fine */ }
 }
 
@@ -602,6 +603,8 @@ function restoreState(code) {
     ui.chat = data.chat ?? [];
     ui.said = new Map(data.said ?? []);
     ui.myResult = data.myResult ?? null;
+    // The middle of the table says what just happened, not nothing, until the next move.
+    ui.move = data.move ?? null;
   } catch { /* start from a snapshot */ }
 }
 

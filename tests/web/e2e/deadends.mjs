@@ -45,6 +45,11 @@ export default async function ({ baseUrl, browser, log }) {
   await bob.page.waitForFunction(() => /Bob \(you\)/.test(document.getElementById('me-name').textContent));
   await bob.page.waitForFunction((h) => [...document.querySelectorAll('#hand .card.face')].map((x) => x.getAttribute('aria-label')).sort().join() === h
     || document.body.dataset.screen !== 'table', held);
+  const middle = async (how) => {
+    const text = (await bob.page.textContent('#latest')).trim();
+    assert(text.length > 0, `after ${how} the middle of the table tells the last move (it is blank)`);
+  };
+  await middle('Back');
 
   // Away again; "Go back to my game" and the room link both bring him back.
   await bob.page.click('#screen-table .leave-button');
@@ -53,6 +58,7 @@ export default async function ({ baseUrl, browser, log }) {
   await checkAxe(bob.page, 'start page after leaving a game');
   await bob.page.click('#away-back');
   await waitScreen(bob.page, 'table');
+  await middle('"Go back to my game"');
   await bob.page.click('#screen-table .leave-button');
   await bob.page.click('#confirm-yes');
   await waitScreen(bob.page, 'home');

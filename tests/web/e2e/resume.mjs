@@ -29,6 +29,9 @@ export default async function ({ baseUrl, browser, log }) {
   const before = await handOf(bob.page);
   const title = await bob.page.textContent('#table-title');
   const story = await bob.page.$$eval('#story li', (li) => li.map((x) => x.textContent));
+  await bob.page.waitForFunction(() => !window.gofish.pacer.busy);
+  const middle = (await bob.page.textContent('#latest')).trim();
+  assert(middle.length > 0, 'the middle of the table tells the last move before the reload');
   assert(story.length >= 3, `the story has moves before the reload (${story.length})`);
   log(`Bob reloads holding: ${before}`);
 
@@ -40,6 +43,9 @@ export default async function ({ baseUrl, browser, log }) {
     .map((c) => c.getAttribute('aria-label')).sort().join(', ') === h, before);
   assert((await bob.page.textContent('#me-name')).includes('Bob (you)'), 'Bob has his seat back');
   assert((await bob.page.textContent('#table-title')) === title, 'same room and game');
+  // The middle of the table tells the last move again at once, not only after the next one.
+  const again = (await bob.page.textContent('#latest')).trim();
+  assert(again === middle, `after the reload the middle says what just happened: "${again}" (before: "${middle}")`);
   // "What happened" survives the reload.
   const after = await bob.page.$$eval('#story li', (li) => li.map((x) => x.textContent));
   assert(story.every((line) => after.includes(line)), `the story survives a reload (${after.length} lines, ${story.length} before)`);
