@@ -10,6 +10,7 @@ import { renderLobby, renderOver, renderPresets, renderReplay, renderRules, rend
   renderWaiting, showScreen } from './screens.js';
 import { handNeedsTidying, renderMe, renderSeats } from './table.js';
 import { el } from './dom.js';
+import { cardName, rankOf, rankPlural } from './cards.js';
 import { Alerts } from './alerts.js';
 
 const $ = (id) => document.getElementById(id);
@@ -892,6 +893,17 @@ async function ask(target) {
     msg.card = ui.selectedCard;
   } else {
     msg.rank = ui.selected;
+  }
+  // Under table rules an ask out of turn is a real mistake with a lasting
+  // cost; a stray tap on a card and then on "Ask …" must not make it. It
+  // takes a third, deliberate step that says what it costs.
+  if (offer.ask.outOfTurn) {
+    const name = state.nameOf(target);
+    const what = msg.card ? `the ${cardName(msg.card)}` : rankPlural(msg.rank);
+    const ok = await confirmDialog('Ask out of turn?',
+      `It is not your turn. If you ask ${name} for ${what} now, that is a penalty: ` +
+      `you can never score ${rankPlural(msg.rank ?? rankOf(msg.card))} in this game.`, 'Ask anyway', 'Wait for my turn');
+    if (!ok || !choices(state)?.ask) return;
   }
   await request(msg);
 }

@@ -121,7 +121,21 @@ export default async function ({ baseUrl, browser, log }) {
       assert(/not your turn/.test(await tia.page.textContent('#prompt')), 'the prompt warns before an ask out of turn');
       const ask = await tia.page.$('#actions [data-target]');
       if (!ask) return false;
+      // Two stray taps (a card, then "Ask …") cost nothing: the ask out of
+      // turn is a deliberate third step that says what it will cost, and a
+      // tap where "Ask …" was does not take it.
+      const asksBefore = sentOfType(tia, 'ask').length;
+      const box = await ask.boundingBox();
       await ask.click();
+      await tia.page.waitForSelector('#confirm-dialog[open]');
+      assert(sentOfType(tia, 'ask').length === asksBefore, 'a card and "Ask …" out of turn send nothing yet');
+      const cost = await tia.page.textContent('#confirm-text');
+      assert(/can never score/.test(cost), `the confirmation says what it costs: ${cost}`);
+      assert(await tia.page.evaluate(() => document.activeElement.id === 'confirm-no'), 'not asking is the default');
+      const under = await tia.page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.id ?? null,
+        { x: box.x + box.width / 2, y: box.y + box.height / 2 });
+      assert(under !== 'confirm-yes', 'the button that asks out of turn is not where "Ask …" was');
+      await tia.page.click('#confirm-yes');
       await tia.page.waitForFunction(() => /Penalty: you asked when it was not your turn/.test(document.getElementById('story').textContent));
       outOfTurn = true;
       return falseFish;
