@@ -23,6 +23,7 @@ const ui = {
   selected: null, selectedCard: null, fresh: new Set(), replay: null, replayStep: 0, transcript: null,
   said: new Map(), reaction: null, myResult: null, story: [], chat: [], move: null, handOrder: null, compact: true,
   paused: null,   // { code, reason } until room_resumed
+  conn: 'connecting',   // the connection's status (connection.js): only 'online' lets the player play
 };
 let welcome = null;
 let current = null;          // { code, as, name } of the room this page is in (or is resuming)
@@ -108,6 +109,8 @@ window.gofish.announcer = announcer;
 // ---------------------------------------------------------------- connection
 
 function onStatus(status, text) {
+  // The table takes the hand out of play while the connection is not online.
+  if (ui.conn !== status) { ui.conn = status; queueRender(); }
   const badge = $('conn');
   badge.className = `conn ${status}`;
   badge.querySelector('.conn-text').textContent = text;
@@ -409,7 +412,7 @@ function render() {
   const focus = rememberFocus();
   if (screen === 'waiting') renderWaiting(state, welcome);
   const paused = isPaused();
-  const offer = pacer.busy || ui.sending || paused ? null : choices(state);
+  const offer = pacer.busy || ui.sending || paused || ui.conn !== 'online' ? null : choices(state);
   if (ui.selected && !offer?.ask?.ranks.includes(ui.selected) && !offer?.declare?.includes(ui.selected)) {
     ui.selected = null;
     ui.selectedCard = null;

@@ -7,10 +7,13 @@
 
 const kClient = 'web/0.2';
 const kBackoffMs = [250, 750, 1500, 3000];
-// A connection that has said nothing for kQuietMs gets a ping; one silent
-// for kDeadMs (no pong either) is given up and replaced: a dead network
-// shows within 10 s, not after the server's 60 s idle timeout.
-const kQuietMs = 2500;
+// A connection that has said nothing for kQuietMs gets a ping; one whose
+// ping is unanswered at kStalledMs is shown as lost (the table takes the
+// hand out of play, well within 5 s) while it still waits; one silent for
+// kDeadMs (no pong either) is given up and replaced: a dead network shows
+// at once and is replaced within 10 s, not after the server's 60 s idle timeout.
+const kQuietMs = 2000;
+const kStalledMs = 3500;
 const kDeadMs = 6000;
 // A socket without `welcome` after kHandshakeMs is closed and tried again: a
 // proxy may hand it to a frozen server that takes connections but never
@@ -66,7 +69,8 @@ export class Connection {
     this.socketRoom = null; // the code the current socket opened with
     this.welcomed = [];     // resolvers waiting for the next welcome
     this.paused = false;    // the room is paused: replies held by the server are late, not lost
-    setInterval(() => this.heartbeat(), 1000);
+    this.stalled = false;  // the connection is quiet past kStalledMs
+    setInterval(() => this.heartbeat(), 500);
     addEventListener('offline', () => this.lost('Your device is offline. Waiting for the network…'));
     addEventListener('online', () => this.reconnectNow());
   }
@@ -107,6 +111,7 @@ export class Connection {
     this.ws = ws;
     this.heard = performance.now();
     this.pingAt = 0;
+    this.stalled = false;
     clearTimeout(this.handshakeTimer);
     this.handshakeTimer = setTimeout(() => { if (!this.ready) this.closed(ws, {}); }, kHandshakeMs);
     ws.addEventListener('open', () => {
@@ -119,6 +124,10 @@ export class Connection {
   receive(ws, data) {
     if (ws !== this.ws) return;
     this.heard = performance.now();
+    if (this.stalled && this.ready) {
+      this.stalled = false;
+      this.onStatus('online', 'Connected');
+    }
     let msg;
     try { msg = JSON.parse(data); } catch { return; }
     if (msg.type === 'welcome' && !this.ready) {
@@ -211,6 +220,9 @@ export class Connection {
     const quiet = performance.now() - this.heard;
     if (quiet > kDeadMs) {
       this.lost('The connection went quiet. Reconnecting…');
+    } else if (this.ready && quiet > kStalledMs && !this.stalled) {
+      this.stalled = true;
+      this.onStatus('stalled', 'The connection is not answering. Waiting…');
     } else if (this.ready && quiet > kQuietMs && performance.now() - this.pingAt > kQuietMs) {
       this.pingAt = performance.now();
       this.request({ type: 'ping' });

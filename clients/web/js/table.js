@@ -120,6 +120,12 @@ export function handNeedsTidying(ui) {
 }
 
 const kPausedPrompt = 'Wait: play is paused until the game is saved.';
+// Said where the player is looking, in place of the turn, while the connection is not online.
+const kLostPrompt = {
+  replaced: 'This game is open in another window. Choose "Play in this window" at the top to play here.',
+  lost: 'Connection lost! Reconnecting… Your cards wait until it is back.',
+};
+const lostPrompt = (ui) => (ui.conn === 'online' ? null : kLostPrompt[ui.conn === 'replaced' ? 'replaced' : 'lost']);
 
 export function renderMe(state, ui, offer) {
   const paused = !!ui.paused;   // room_paused: nothing can be played
@@ -133,10 +139,12 @@ export function renderMe(state, ui, offer) {
     ? `${game.stock} ${game.stock === 1 ? 'card' : 'cards'} in the pond` : 'No pond in this game';
   $('pond').dataset.fish = String(Math.min(5, Math.ceil(game.stock / 8)));
   const me = $('me');
+  const lost = room.state === 'playing' ? lostPrompt(ui) : null;
+  me.classList.toggle('lost', !!lost);
   if (you === null) {
     setText($('me-name'), 'You are watching');
     setText($('me-sets'), '');
-    setText($('prompt'), room.state !== 'playing' ? '' : paused ? kPausedPrompt : `${state.nameOf(game.to_act)} is playing.`);
+    setText($('prompt'), room.state !== 'playing' ? '' : lost ?? (paused ? kPausedPrompt : `${state.nameOf(game.to_act)} is playing.`));
     setText($('my-result'), '');
     $('my-result').classList.add('empty');
     $('hand').replaceChildren();
@@ -148,9 +156,10 @@ export function renderMe(state, ui, offer) {
   me.classList.remove('watching');
   const mine = game.seats[you];
   const yourTurn = room.state === 'playing' && game.turn === you;
-  setText($('me-name'), `${room.seats[you]?.name || state.nameOf(you)} (you)${yourTurn && !paused ? ' · your turn!' : ''}`);
+  const playable = yourTurn && !paused && !lost;
+  setText($('me-name'), `${room.seats[you]?.name || state.nameOf(you)} (you)${playable ? ' · your turn!' : ''}`);
   setText($('me-sets'), `${setsTitle(rules)}: ${setsText(mine)}${mine.misses_next_turn ? ' · you miss your next turn' : ''}`);
-  me.classList.toggle('turn', yourTurn && !paused);
+  me.classList.toggle('turn', playable);
   // Shown when the move told in the middle is another one.
   const result = ui.myResult && ui.myResult.id !== ui.move?.id ? `Your last turn: ${ui.myResult.text}` : '';
   setText($('my-result'), result);
@@ -224,6 +233,7 @@ export function renderMe(state, ui, offer) {
   let prompt = '';
   const p = game.pending;
   if (room.state !== 'playing') prompt = '';
+  else if (lost) prompt = lost;
   else if (paused) prompt = kPausedPrompt;
   else if (offer?.ask && ui.selected) {
     const what = ui.selectedCard ? `the ${cardName(ui.selectedCard)}` : rankPlural(ui.selected);
