@@ -5,14 +5,12 @@
 #include <cassert>
 #include <string>
 
+#include "engine/bits.hpp"
 #include "engine/overloaded.hpp"
 #include "engine/setup.hpp"
 
 namespace gofish::engine {
 namespace {
-
-constexpr std::uint8_t seat_bit(Seat seat) { return static_cast<std::uint8_t>(1U << seat); }
-constexpr std::uint16_t rank_bit(Rank rank) { return static_cast<std::uint16_t>(1U << rank); }
 
 // Sets are stored as one byte: the rank in the low nibble, the outcome above.
 constexpr std::uint8_t pack_set(Rank rank, SetOutcome outcome) {

@@ -4,13 +4,11 @@
 #include <bit>
 #include <variant>
 
+#include "engine/bits.hpp"
 #include "engine/overloaded.hpp"
 
 namespace gofish::engine {
 namespace {
-
-constexpr std::uint8_t seat_bit(Seat seat) { return static_cast<std::uint8_t>(1U << seat); }
-constexpr std::uint16_t rank_bit(Rank rank) { return static_cast<std::uint16_t>(1U << rank); }
 
 // kBitInByte[b][k]: the position of the k-th set bit (0-based) of the byte b.
 constexpr auto kBitInByte = [] {
