@@ -321,22 +321,6 @@ class HardBot final : public Bot {
 
 }  // namespace
 
-std::optional<BotLevel> parse_bot_level(std::string_view text) {
-  if (text == "easy") return BotLevel::kEasy;
-  if (text == "medium") return BotLevel::kMedium;
-  if (text == "hard") return BotLevel::kHard;
-  return std::nullopt;
-}
-
-std::string_view to_string(BotLevel level) {
-  switch (level) {
-    case BotLevel::kEasy: return "easy";
-    case BotLevel::kMedium: return "medium";
-    case BotLevel::kHard: return "hard";
-  }
-  return "unknown";
-}
-
 std::unique_ptr<Bot> make_bot(BotLevel level, const Rules& rules, int players, Seat seat) {
   switch (level) {
     case BotLevel::kEasy: return std::make_unique<EasyBot>();

@@ -28,6 +28,7 @@
 #include <optional>
 #include <string_view>
 
+#include "engine/bot_level.hpp"
 #include "engine/decision.hpp"
 #include "engine/event.hpp"
 #include "engine/random.hpp"
@@ -35,12 +36,6 @@
 #include "engine/view.hpp"
 
 namespace gofish::engine {
-
-enum class BotLevel { kEasy, kMedium, kHard };
-
-// "easy", "medium", "hard"
-std::optional<BotLevel> parse_bot_level(std::string_view text);
-std::string_view to_string(BotLevel level);
 
 class Bot {
  public:

@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-#include "engine/bot.hpp"
+#include "engine/bot_level.hpp"
 #include "engine/card.hpp"
 #include "engine/event.hpp"
 #include "engine/rules.hpp"

@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "engine/bot.hpp"
+#include "engine/bot_level.hpp"
 #include "engine/rules.hpp"
 
 namespace gofish::load {

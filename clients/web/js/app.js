@@ -115,7 +115,8 @@ function onStatus(status, text) {
   badge.className = `conn ${status}`;
   badge.querySelector('.conn-text').textContent = text;
   const retry = $('conn-retry');
-  retry.hidden = status === 'online' || status === 'connecting';
+  // Offered whenever the page is not connected, except while its very first connection is made.
+  retry.hidden = status === 'online' || (status === 'connecting' && !conn.everReady);
   retry.textContent = status === 'replaced' ? 'Play in this window' : 'Retry now';
 }
 
