@@ -204,6 +204,9 @@ void RoomImpl::do_resume(const std::shared_ptr<Client>& client, const std::strin
   send(client, turn_for(index));
   // Then everyone, the owner included, learns the seat is back.
   if (was_away) record(protocol::ConnectionChanged{index, true});
+  // A host away past the grace period while nobody else was here: the
+  // first player back takes the role.
+  if (seats_[seats_.host()].away_past_grace) pass_host_to_someone_here();
   after_membership_change();
   schedule();
 }
@@ -431,6 +434,9 @@ void RoomImpl::start_game() {
   game_.emplace(std::get<RoomGame>(std::move(started)));
   game_number_ = game_->number();
   seats_.clear_votes();  // before the seats are written: the rows keep no vote of the last game
+  // A game does not begin under a host who is not here (a rematch the
+  // others asked for while the host was away).
+  pass_host_to_someone_here();
   write_seats();
   write(record::GameStarted{code_, game_number_, game_->id(), protocol::setup_record(transcript(), game_->players()),
                             now_ms()});
@@ -439,7 +445,7 @@ void RoomImpl::start_game() {
   // The log says who plays before the engine's deal events follow.
   record(protocol::NewGame{game_number_, game_->players()});
   spdlog::info("room {}: game {} started", code_, game_number_);
-  after_events();
+  after_events(true);
   refresh_lobby();
 }
 
@@ -458,8 +464,20 @@ void RoomImpl::apply(const engine::Decision& decision, const std::function<void(
 
 // A decision (or the deal) happened: its events go out, the game may be
 // over, the next decision is waited for, and a `turn` closes it all.
-void RoomImpl::after_events() {
+void RoomImpl::after_events(bool deal) {
   for (const engine::Event& event : game_->game().last_events()) record(protocol::RoomEvent(event));
+  if (deal) {
+    // A game that starts while a seat's owner is away (within the grace
+    // period or past it) is not played under their name unannounced: a bot
+    // plays the seat from the deal until they resume, and everyone is told
+    // now, before the first turn.
+    for (int i = 0; i < seats_.size(); ++i) {
+      SeatSlot& seat = seats_[i];
+      if (!seat.held() || seat.client || seat.takeover) continue;
+      seat.takeover = protocol::TakeoverReason::kDisconnected;
+      record(protocol::BotTakeover{i, protocol::TakeoverReason::kDisconnected, seat.level});
+    }
+  }
   if (game_->game().over()) finish_game();
   schedule();
   announce_turn();

@@ -29,8 +29,10 @@
 // - A player who drops keeps the seat: the grace period runs from the drop.
 //   In a waiting room the seat is freed when it runs out; during a game a
 //   bot plays the seat, from its first turn after the grace period, until
-//   the owner resumes; after a game the seat stays the owner's until the
-//   room closes. A seat left or kicked during a game is played by a bot to
+//   the owner resumes (from the deal, announced then, when a game starts
+//   while they are away); after a game the seat stays the owner's until the
+//   room closes. A host who is away past the grace period, or when a game
+//   starts, passes the role to the lowest seat whose player is here. A seat left or kicked during a game is played by a bot to
 //   the end and freed when the game ends (`seat_left` then says it is free).
 // - A resume from the connection that already holds the seat is a resync:
 //   the events after last_v, or a snapshot, and no `connection` event.

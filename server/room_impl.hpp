@@ -107,7 +107,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // ---- room.cpp: the game
   void start_game();
   void apply(const engine::Decision& decision, const std::function<void()>& before_events = {});
-  void after_events();
+  // `deal`: the events are a game's start, after which a bot takes over
+  // every seat whose owner is away.
+  void after_events(bool deal = false);
   void finish_game();
   bool bot_controls(engine::Seat index) const {
     const SeatSlot& seat = seats_[index];
@@ -161,6 +163,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void resume_after_restart();
   void after_seat_lost();
   void pass_host_on();
+  // The host is away (past the grace period, or a game starts without
+  // them): the role goes to a player who is here.
+  void pass_host_to_someone_here();
   void check_rematch();
   void after_membership_change();
   void on_idle();

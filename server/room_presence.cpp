@@ -49,6 +49,10 @@ void RoomImpl::on_grace_expired(engine::Seat index) {
     // In a game a bot stands in once the seat is to act (schedule()); after
     // a game the seat stays its owner's until the room closes.
     seat.away_past_grace = true;
+    if (index == seats_.host()) {
+      pass_host_to_someone_here();
+      after_membership_change();  // the seat rows say who is host
+    }
     return schedule();
   }
   const std::string name = seat.name;
@@ -86,6 +90,13 @@ void RoomImpl::after_seat_lost() {
 
 void RoomImpl::pass_host_on() {
   if (const auto host = seats_.pass_host_on_if_needed()) record(protocol::HostChanged{*host});
+}
+
+void RoomImpl::pass_host_to_someone_here() {
+  if (const auto host = seats_.pass_host_to_someone_here()) {
+    spdlog::info("room {}: the host is away; seat {} is host now", code_, *host);
+    record(protocol::HostChanged{*host});
+  }
 }
 
 // After a game: the next one starts once every connected player has voted

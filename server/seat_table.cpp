@@ -94,6 +94,17 @@ std::optional<engine::Seat> SeatTable::pass_host_on_if_needed() {
   return std::nullopt;
 }
 
+std::optional<engine::Seat> SeatTable::pass_host_to_someone_here() {
+  if ((*this)[host_].client) return std::nullopt;
+  for (std::size_t i = 0; i < seats_.size(); ++i) {
+    if (seats_[i].held() && seats_[i].client) {
+      host_ = static_cast<engine::Seat>(i);
+      return host_;
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<engine::Seat> SeatTable::voters() const {
   std::vector<engine::Seat> out;
   for (int i = 0; i < size(); ++i) {

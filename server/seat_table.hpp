@@ -97,9 +97,14 @@ class SeatTable {
   std::optional<TokenHash> free(engine::Seat seat);
 
   // The host must own a seat: otherwise the lowest seat a human owns becomes
-  // host (a disconnected host keeps the role while the seat is theirs).
+  // host (a disconnected host keeps the role here while the seat is theirs;
+  // the room passes it on with pass_host_to_someone_here).
   // Returns the new host when it changed.
   std::optional<engine::Seat> pass_host_on_if_needed();
+  // The host has no live connection: the lowest seat whose human is
+  // connected becomes host. Returns the new host when it changed (nobody
+  // connected: it stays).
+  std::optional<engine::Seat> pass_host_to_someone_here();
 
   // Rematch votes (a bit per seat), cleared when a game starts.
   void vote(engine::Seat seat) { votes_ |= static_cast<std::uint8_t>(1U << seat); }

@@ -151,6 +151,106 @@ TEST_CASE("room: an away player's seat is taken over when it is to act past the 
   CHECK(ann.events<protocol::NewGame>().size() == 2);
 }
 
+// What a client received from the last game_started on, by wire type
+// ("game_started", "deal", ..., "bot_takeover", "turn").
+std::vector<std::string> since_last_start(const FakeClient& client) {
+  std::vector<std::string> out;
+  for (const auto& m : client.received()) {
+    if (const auto* event = std::get_if<protocol::EventMessage>(&m)) {
+      if (std::holds_alternative<protocol::NewGame>(event->event)) out.clear();
+      out.emplace_back(protocol::event_type(event->event));
+    } else if (std::holds_alternative<protocol::Turn>(m)) {
+      out.emplace_back("turn");
+    }
+  }
+  return out;
+}
+
+TEST_CASE("room: a rematch without the away host says at the deal that a bot plays her seat, and the host role passes on") {
+  Limits limits = RoomBench::bench_limits();
+  limits.seat_grace_period = 10'000ms;
+  RoomBench bench(limits);
+  FakeClient& ann = bench.create(room_of(2));
+  FakeClient& bob = bench.join("Bob");
+  ann.send(protocol::Start{});
+  bench.play_until([&] { return game_over(ann); });
+  REQUIRE(game_over(ann));
+  bench.disconnect(ann);  // within her grace period: Bob does not wait for her
+  bob.send(protocol::Rematch{});
+  CHECK(bob.reply() == "ok");
+  REQUIRE(bob.events<protocol::NewGame>().size() == 2);
+  // The deal, then at once: a bot plays Ann's seat until she is back, before
+  // anyone is told whose turn it is.
+  const auto kinds = since_last_start(bob);
+  const auto takeover = std::find(kinds.begin(), kinds.end(), "bot_takeover");
+  REQUIRE(takeover != kinds.end());
+  CHECK(std::find(kinds.begin(), takeover, "deal") != takeover);
+  CHECK(std::find(kinds.begin(), takeover, "turn") == takeover);
+  const auto takeovers = bob.events<protocol::BotTakeover>();
+  REQUIRE(takeovers.size() == 1);
+  CHECK(takeovers.front().seat == 0);
+  CHECK(takeovers.front().reason == protocol::TakeoverReason::kDisconnected);
+  // Bob, who is here, is the host now; the role was passed before the game began.
+  REQUIRE(bob.events<protocol::HostChanged>().size() == 1);
+  CHECK(bob.events<protocol::HostChanged>().front().seat == 1);
+  CHECK(std::find(kinds.begin(), kinds.end(), "host_changed") == kinds.end());
+  bench.resume_on(bob, bob.token, std::nullopt);
+  const auto snapshot = bob.last<protocol::RoomSnapshot>();
+  REQUIRE(snapshot);
+  CHECK(snapshot->host == 1);
+  CHECK(snapshot->seats[0].bot_playing);
+  CHECK_FALSE(snapshot->seats[0].connected);
+  // Ann comes back and takes her seat over; the host stays Bob.
+  FakeClient& back = bench.resume(ann.token, std::nullopt);
+  CHECK(back.reply() == "joined");
+  const auto hers = back.last<protocol::RoomSnapshot>();
+  REQUIRE(hers);
+  CHECK(hers->host == 1);
+  if (hers->state == protocol::RoomState::kPlaying) CHECK_FALSE(hers->seats[0].bot_playing);
+  bench.play_until([&] { return bob.events<engine::GameOver>().size() == 2; });
+  CHECK(bob.events<protocol::BotTakeover>().size() == 1);
+}
+
+TEST_CASE("room: a host away past the grace period during a game passes the role to a player who is there") {
+  Limits limits = RoomBench::bench_limits();
+  limits.seat_grace_period = 10'000ms;
+  RoomBench bench(limits);
+  FakeClient& ann = bench.create(room_of(3, {{2, BotLevel::kEasy}}));
+  FakeClient& bob = bench.join("Bob");
+  ann.send(protocol::Start{});
+  bench.disconnect(ann);
+  bench.pass(9'999ms);
+  CHECK(bob.events<protocol::HostChanged>().empty());
+  bench.pass(1ms);
+  REQUIRE(bob.events<protocol::HostChanged>().size() == 1);
+  CHECK(bob.events<protocol::HostChanged>().front().seat == 1);
+  FakeClient& back = bench.resume(ann.token, std::nullopt);
+  CHECK(back.reply() == "joined");
+  CHECK(back.last<protocol::RoomSnapshot>()->host == 1);
+  // The new host may remove a player mid-game: a bot plays Ann's seat.
+  bob.send(protocol::Kick{0});
+  CHECK(bob.reply() == "ok");
+  bool kicked_takeover = false;
+  for (const auto& t : bob.events<protocol::BotTakeover>()) kicked_takeover |= t.seat == 0 && t.reason == protocol::TakeoverReason::kKicked;
+  CHECK((kicked_takeover || game_over(bob)));
+}
+
+TEST_CASE("room: a host away past the grace period with nobody else here keeps the role until someone is back") {
+  Limits limits = RoomBench::bench_limits();
+  limits.seat_grace_period = 10'000ms;
+  RoomBench bench(limits);
+  FakeClient& ann = bench.create(room_of(2));
+  FakeClient& bob = bench.join("Bob");
+  ann.send(protocol::Start{});
+  bench.disconnect(bob);
+  bench.disconnect(ann);
+  bench.pass(20'000ms);
+  FakeClient& bob2 = bench.resume(bob.token, std::nullopt);
+  CHECK(bob2.reply() == "joined");
+  REQUIRE(bob2.events<protocol::HostChanged>().size() == 1);
+  CHECK(bob2.events<protocol::HostChanged>().front().seat == 1);
+}
+
 TEST_CASE("room: in a waiting room an away player's seat is freed when the grace period runs out") {
   Limits limits = RoomBench::bench_limits();
   limits.seat_grace_period = 5'000ms;

@@ -827,6 +827,16 @@ async function act(msg) {
   return reply;
 }
 
+// The host removes a player, after saying yes: in the waiting room the seat
+// is freed; during a game the computer plays it to the end (protocol `kick`).
+async function removePlayer(seat) {
+  const name = state.nameOf(seat);
+  const text = state.room?.state === 'playing'
+    ? `The computer plays ${name}'s cards for the rest of this game. ${name} cannot come back into this room.`
+    : `${name} will have to leave this room and cannot come back into it.`;
+  if (await confirmDialog(`Remove ${name}?`, text, `Remove ${name}`, `Keep ${name}`)) act({ type: 'kick', seat });
+}
+
 function confirmDialog(title, text, yes, no = 'Cancel') {
   const dialog = $('confirm-dialog');
   $('confirm-title').textContent = title;
@@ -1008,13 +1018,7 @@ function wire() {
     if (!t || isPaused()) return;
     if (t.dataset.addBot) act({ type: 'add_bot', seat: Number(t.dataset.addBot), level: $(`bot-level-${t.dataset.addBot}`).value });
     if (t.dataset.removeBot) act({ type: 'remove_bot', seat: Number(t.dataset.removeBot) });
-    if (t.dataset.kick) {
-      const seat = Number(t.dataset.kick);
-      const name = state.nameOf(seat);
-      const ok = await confirmDialog(`Remove ${name}?`, `${name} will have to leave this room and cannot come back into it.`,
-        `Remove ${name}`, `Keep ${name}`);
-      if (ok) act({ type: 'kick', seat });
-    }
+    if (t.dataset.kick) removePlayer(Number(t.dataset.kick));
   });
   $('start-game').addEventListener('click', startGame);
   for (const b of document.querySelectorAll('.leave-button')) b.addEventListener('click', leave);
@@ -1047,6 +1051,8 @@ function wire() {
   });
   // A tap on a seat asks that player, like its "Ask" button.
   $('seats').addEventListener('click', (e) => {
+    const kick = e.target.closest('[data-kick]');
+    if (kick) { if (!isPaused()) removePlayer(Number(kick.dataset.kick)); return; }
     const seat = e.target.closest('.seat.target')?.dataset.seat;
     if (seat !== undefined) document.querySelector(`#actions [data-target="${seat}"]`)?.click();
   });

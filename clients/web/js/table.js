@@ -47,7 +47,9 @@ export function renderSeats(state, ui, offer) {
         el('span', { class: 'avatar', 'aria-hidden': 'true' }),
         el('span', { class: 'seat-name' }),
         el('span', { class: 'sr-only kind' }),
-        el('span', { class: 'badge' })),
+        el('span', { class: 'badge' }),
+        // The host removes a player mid-game (app.js asks first); named in full for screen readers.
+        el('button', { type: 'button', class: 'small danger seat-kick', 'data-kick': String(seat), 'data-focus': `seat-kick:${seat}`, hidden: true, text: 'Remove' })),
       el('p', { class: 'bubble' }),
       el('div', { class: 'seat-cards' }),
       el('p', { class: 'seat-sets' }),
@@ -66,6 +68,10 @@ export function renderSeats(state, ui, offer) {
       `${g.status !== 'in' ? ' out' : ''}${s.occupant === 'human' && !s.connected && !s.bot_playing ? ' offline' : ''}`;
     setText(li.querySelector('.seat-name'), name);
     setText(li.querySelector('.badge'), seatStatus(state, seat));
+    const kick = li.querySelector('.seat-kick');
+    kick.hidden = !(room.state === 'playing' && state.you !== null && state.you === room.host && seat !== state.you &&
+      s.occupant === 'human' && !s.kicked);
+    if (kick.getAttribute('aria-label') !== `Remove ${name}`) kick.setAttribute('aria-label', `Remove ${name}`);
     li.querySelector('.avatar').dataset.initial = level ? '' : name.charAt(0).toUpperCase();
     setText(li.querySelector('.kind'), level ? ', a computer player:' : ':');
     const said = ui.said.get(seat) ?? '';
