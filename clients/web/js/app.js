@@ -5,7 +5,7 @@ import { Connection, seatStore, unanswered } from './connection.js';
 import { RoomState } from './state.js';
 import { Pacer } from './pacer.js';
 import { choices } from './decisions.js';
-import { clause, moveSentence, question } from './narrate.js';
+import { clause, moveSentence, possessive, question } from './narrate.js';
 import { renderLobby, renderOver, renderPresets, renderReplay, renderRules, renderSeatSetup,
   renderWaiting, showScreen } from './screens.js';
 import { handNeedsTidying, renderMe, renderSeats } from './table.js';
@@ -310,7 +310,7 @@ function applyItem(item) {
     // Nor does the middle of the table: it says whose turn it is until the next move.
     const g = state.room?.game;
     if (msg.state === 'playing' && !ui.move && g) {
-      const whose = g.to_act === state.you ? 'your turn' : `${state.nameOf(g.to_act)}'s turn`;
+      const whose = g.to_act === state.you ? 'your turn' : `${possessive(state.nameOf(g.to_act))} turn`;
       ui.move = { id: 'came-in', text: `Game ${msg.game_number} is under way: it's ${whose}.` };
     }
     return;
@@ -785,11 +785,12 @@ async function createRoom(event) {
   const msg = createMessage(name);
   const reply = await conn.request(msg);
   if (reply.type === 'error') {
-    $('create-error').textContent = reply.message;
+    const words = advanced ? advanced.ruleMessage(reply.message) : reply.message;
+    $('create-error').textContent = words;
     const field = reply.field && $(`rule-${reply.field}`);
     if (field) {
       $('advanced').open = true;
-      $(`rule-${reply.field}-error`).textContent = reply.message;
+      $(`rule-${reply.field}-error`).textContent = words;
       field.focus();
     }
     return;
