@@ -11,6 +11,7 @@ import { renderLobby, renderOver, renderPresets, renderReplay, renderRules, rend
 import { handNeedsTidying, renderMe, renderSeats } from './table.js';
 import { el } from './dom.js';
 import { Alerts } from './alerts.js';
+import { Announcer, moveItem } from './announcer.js';
 
 const $ = (id) => document.getElementById(id);
 const settings = {
@@ -54,53 +55,9 @@ window.gofish = { state, ui, conn, pacer, announcer: null, choices: () => choice
 
 // ---------------------------------------------------------------- announcements
 
-// One live region; one sentence per move. A move is spoken once it has
-// settled (its events arrive within milliseconds of each other); a part that
-// comes later (an answer under table rules) is spoken on its own.
-const announcer = {
-  pending: null,     // { id, text }
-  spoken: new Map(), // move id -> text already spoken
-  timer: null,
-  count: 0,
-  move(id, text) {
-    if (this.pending && this.pending.id !== id) this.flush();
-    this.pending = { id, text };
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.flush(), 150);
-  },
-  flush() {
-    clearTimeout(this.timer);
-    const p = this.pending;
-    this.pending = null;
-    if (!p) return;
-    const before = this.spoken.get(p.id) ?? '';
-    const fresh = p.text.startsWith(before) ? p.text.slice(before.length).trim() : p.text;
-    this.spoken.set(p.id, p.text);
-    if (this.spoken.size > 50) this.spoken.delete(this.spoken.keys().next().value);
-    if (fresh) this.say(fresh);
-  },
-  say(text) {
-    const region = $('announcer');
-    this.count += 1;
-    // A repeated sentence must still be heard: vary it invisibly.
-    region.textContent = region.textContent === text ? `${text}\u00a0` : text;
-  },
-};
-
-// What the screen reader hears of a move, by the chosen verbosity.
-function spokenText(move, sentence) {
-  const mode = settings.get('verbosity', 'all');
-  if (mode === 'all') return sentence;
-  const you = state.you;
-  const first = move.events[0];
-  if (['game_started', 'game_over'].includes(first?.type)) return sentence;
-  const mineAsk = first?.type === 'asked' && first.seat === you;
-  const involves = move.events.some((e) => e.seat === you || e.target === you || e.to === you || e.from === you);
-  const toMe = move.events.some((e) => e.type === 'turn_passed' && e.to === you);
-  if (mode === 'mine' && involves) return sentence;
-  if (mode === 'turn' && mineAsk) return sentence;
-  return toMe ? "Now it's your turn." : '';
-}
+// One live region, paced to what can be spoken (announcer.js).
+const announcer = new Announcer(() => $('announcer'));
+const verbosity = () => settings.get('verbosity', 'brief');
 
 window.gofish.announcer = announcer;
 
@@ -221,7 +178,7 @@ async function pauseRoom(code, reason) {
   if (fresh && current?.code === code && ui.paused?.code === code) {
     addStory(null, pauseView.storyLine, 'room');
     announcer.flush();
-    announcer.say(pauseView.spoken(reason));
+    announcer.say(pauseView.spoken(reason), { first: true });
   }
   queueRender();
 }
@@ -369,7 +326,7 @@ function onMove(move, fresh) {
   if (state.you !== null && first?.type === 'asked' && first.seat === state.you) ui.myResult = { id: move.id, text: sentence };
   if (sentence) {
     addStory(move.id, sentence, first?.type === 'game_over' ? 'end' : 'move');
-    announcer.move(move.id, spokenText(move, sentence));
+    announcer.move(move.id, moveItem(move.events, v, verbosity(), sentence));
   }
   queueRender();
 }
@@ -1109,7 +1066,7 @@ function wire() {
 
   // Settings.
   $('settings-button').addEventListener('click', () => {
-    for (const r of document.querySelectorAll('input[name=verbosity]')) r.checked = r.value === settings.get('verbosity', 'all');
+    for (const r of document.querySelectorAll('input[name=verbosity]')) r.checked = r.value === verbosity();
     for (const r of document.querySelectorAll('input[name=pace]')) r.checked = r.value === String(pacer.pace);
     $('set-sound').checked = settings.get('sound', '0') === '1';
     $('set-vibrate').checked = settings.get('vibrate', '1') === '1';
