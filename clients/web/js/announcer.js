@@ -6,14 +6,17 @@
 // are never dropped.
 
 import { briefSentence, listWords } from './narrate.js';
+import { numberWord, rankOf, rankPlural } from './cards.js';
+import { setWord } from './rules.js';
 
 const CPS = 15;      // characters a second: a typical screen reader's rate
 const GAP = 250;     // ms of quiet between two announcements
 
 // What a move adds to the queue under the chosen verbosity: { text, keep,
-// mine, turn, who, notes }. `keep`: not condensed while it is news; `mine`:
-// the player's own ask; `turn`: it gives the player the turn (both are stale
-// once the player has asked again); `who` and `notes` make a summary.
+// mine, turn, who, sets, lost }. `keep`: not condensed while it is news;
+// `mine`: the player's own ask; `turn`: it gives the player the turn (both
+// are stale once the player has asked again); `who` (the asker), `sets`
+// ([who, rank, word]) and `lost` ([taker, rank]) make a summary.
 export function moveItem(events, view, mode, sentence) {
   const you = view.you;
   const first = events[0];
@@ -21,27 +24,36 @@ export function moveItem(events, view, mode, sentence) {
   const mine = you !== null && first?.type === 'asked' && first.seat === you;
   const turn = events.some((e) => e.type === 'turn_passed' && e.to === you);
   const involves = you !== null && events.some((e) => e.seat === you || e.target === you || e.to === you || e.from === you);
-  const notes = briefSentence(events.filter((e) => e.type === 'set_laid' ||
-    (e.type === 'gave' && you !== null && (e.from === you || e.to === you))), view);
+  const name = (seat) => (seat === you ? 'you' : view.nameOf(seat));
+  const sets = events.filter((e) => e.type === 'set_laid' && e.outcome === 'scores').map((e) => [name(e.seat), e.rank, setWord(view.rules)]);
+  const lost = events.filter((e) => e.type === 'gave' && you !== null && e.from === you).map((e) => [name(e.to), rankOf(e.cards[0])]);
+  const who = mine ? 'you' : first?.type === 'asked' ? view.nameOf(first.seat) : null;
   if (mode === 'mine' || mode === 'turn') {
     const whole = mode === 'mine' ? involves : mine;
-    return { keep: true, mine, turn, who: mine ? 'you' : null, notes: whole ? notes : '',
+    return { keep: true, mine, turn, who: mine ? 'you' : null, sets: whole ? sets : [], lost: whole ? lost : [],
       text: whole ? sentence : turn ? "Now it's your turn." : '' };
   }
   const text = mode === 'brief' && !mine ? briefSentence(events, view) : sentence;
-  return { text, keep: mine || turn, mine, turn, who: mine ? 'you' : first?.type === 'asked' ? view.nameOf(first.seat) : null, notes };
+  return { text, keep: mine || turn, mine, turn, who, sets, lost };
 }
 
 const times = (n) => (n === 1 ? 'once' : n === 2 ? 'twice' : `${n} times`);
+const Cap = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+// [[key, value], ...] -> Map key -> [values]
+const byFirst = (pairs) => pairs.reduce((m, [k, ...v]) => m.set(k, [...(m.get(k) ?? []), v]), new Map());
 
-// "Ben and Cy asked 3 times. Cy made a set of 7s. Ben got two 5s from you."
-// (A stale "Now it's your turn." alone says nothing: it is dropped.)
+// "Ben and Cy asked 3 times. Cy made 2 sets. Ben got your 5s." (A stale
+// "Now it's your turn." alone says nothing: it is dropped.)
 function summary(items) {
   const asks = items.filter((i) => i.who);
-  const who = listWords([...new Set(asks.map((i) => i.who))]);
-  const text = [asks.length ? `${who.charAt(0).toUpperCase()}${who.slice(1)} asked ${times(asks.length)}.` : '',
-    ...items.map((i) => i.notes)].filter(Boolean).join(' ');
-  return { text, moves: items.reduce((n, i) => n + i.moves, 0) };
+  const text = asks.length ? [`${Cap(listWords([...new Set(asks.map((i) => i.who))]))} asked ${times(asks.length)}.`] : [];
+  for (const [who, sets] of byFirst(items.flatMap((i) => i.sets ?? []))) {
+    text.push(`${Cap(who)} made ${sets.length === 1 ? `a ${sets[0][1]} of ${rankPlural(sets[0][0])}` : `${numberWord(sets.length)} ${sets[0][1]}s`}.`);
+  }
+  for (const [who, ranks] of byFirst(items.flatMap((i) => i.lost ?? []))) {
+    text.push(`${Cap(who)} got your ${listWords([...new Set(ranks.map(([r]) => rankPlural(r)))])}.`);
+  }
+  return { text: text.join(' '), moves: items.reduce((n, i) => n + i.moves, 0) };
 }
 
 export class Announcer {
