@@ -89,3 +89,17 @@ export function changedRules(preset) {
   }
   return changed;
 }
+
+// The server's words for a refused rule name fields and values by their
+// codes ("min_players cannot be larger than max_players."); the page says
+// them with the labels people see on the fields ("Fewest players" ...).
+export function ruleMessage(message) {
+  const fields = new Map(RULE_FIELDS.map((f) => [f[0], f]));
+  const optionText = (field, value) => (Array.isArray(field[2]) ? field[2].find(([v]) => String(v) === value)?.[1] : null);
+  return String(message ?? '')
+    .replace(/\b([a-z_]+) = ([a-z_0-9]+)/g, (all, name, value) =>
+      (fields.has(name) ? `"${fields.get(name)[1]}" is "${optionText(fields.get(name), value) ?? value}"` : all))
+    .replace(/\b([a-z_]+) must be one of: ([a-z_0-9, ]+)\./g, (all, name, list) => (fields.has(name)
+      ? `"${fields.get(name)[1]}" must be one of: ${list.split(', ').map((v) => `"${optionText(fields.get(name), v) ?? v}"`).join(', ')}.` : all))
+    .replace(/\b[a-z]+_[a-z_]+\b/g, (name) => (fields.has(name) ? `"${fields.get(name)[1]}"` : name));
+}

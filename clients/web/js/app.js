@@ -5,13 +5,14 @@ import { Connection, seatStore, unanswered } from './connection.js';
 import { RoomState } from './state.js';
 import { Pacer } from './pacer.js';
 import { choices } from './decisions.js';
-import { clause, moveSentence, question } from './narrate.js';
+import { clause, moveSentence, possessive, question } from './narrate.js';
 import { renderLobby, renderOver, renderPresets, renderReplay, renderRules, renderSeatSetup,
   renderWaiting, showScreen } from './screens.js';
 import { handNeedsTidying, renderMe, renderSeats } from './table.js';
 import { el } from './dom.js';
 import { cardName, rankOf, rankPlural } from './cards.js';
 import { Alerts } from './alerts.js';
+import { Announcer, moveItem } from './announcer.js';
 
 const $ = (id) => document.getElementById(id);
 const settings = {
@@ -56,53 +57,9 @@ window.gofish = { state, ui, conn, pacer, announcer: null, choices: () => choice
 
 // ---------------------------------------------------------------- announcements
 
-// One live region; one sentence per move. A move is spoken once it has
-// settled (its events arrive within milliseconds of each other); a part that
-// comes later (an answer under table rules) is spoken on its own.
-const announcer = {
-  pending: null,     // { id, text }
-  spoken: new Map(), // move id -> text already spoken
-  timer: null,
-  count: 0,
-  move(id, text) {
-    if (this.pending && this.pending.id !== id) this.flush();
-    this.pending = { id, text };
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.flush(), 150);
-  },
-  flush() {
-    clearTimeout(this.timer);
-    const p = this.pending;
-    this.pending = null;
-    if (!p) return;
-    const before = this.spoken.get(p.id) ?? '';
-    const fresh = p.text.startsWith(before) ? p.text.slice(before.length).trim() : p.text;
-    this.spoken.set(p.id, p.text);
-    if (this.spoken.size > 50) this.spoken.delete(this.spoken.keys().next().value);
-    if (fresh) this.say(fresh);
-  },
-  say(text) {
-    const region = $('announcer');
-    this.count += 1;
-    // A repeated sentence must still be heard: vary it invisibly.
-    region.textContent = region.textContent === text ? `${text}\u00a0` : text;
-  },
-};
-
-// What the screen reader hears of a move, by the chosen verbosity.
-function spokenText(move, sentence) {
-  const mode = settings.get('verbosity', 'all');
-  if (mode === 'all') return sentence;
-  const you = state.you;
-  const first = move.events[0];
-  if (['game_started', 'game_over'].includes(first?.type)) return sentence;
-  const mineAsk = first?.type === 'asked' && first.seat === you;
-  const involves = move.events.some((e) => e.seat === you || e.target === you || e.to === you || e.from === you);
-  const toMe = move.events.some((e) => e.type === 'turn_passed' && e.to === you);
-  if (mode === 'mine' && involves) return sentence;
-  if (mode === 'turn' && mineAsk) return sentence;
-  return toMe ? "Now it's your turn." : '';
-}
+// One live region, paced to what can be spoken (announcer.js).
+const announcer = new Announcer(() => $('announcer'));
+const verbosity = () => settings.get('verbosity', 'brief');
 
 window.gofish.announcer = announcer;
 
@@ -226,7 +183,7 @@ async function pauseRoom(code, reason) {
   if (fresh && current?.code === code && ui.paused?.code === code) {
     addStory(null, pauseView.storyLine, 'room');
     announcer.flush();
-    announcer.say(pauseView.spoken(reason));
+    announcer.say(pauseView.spoken(reason), { first: true });
   }
   queueRender();
 }
@@ -315,7 +272,7 @@ function applyItem(item) {
     // Nor does the middle of the table: it says whose turn it is until the next move.
     const g = state.room?.game;
     if (msg.state === 'playing' && !ui.move && g) {
-      const whose = g.to_act === state.you ? 'your turn' : `${state.nameOf(g.to_act)}'s turn`;
+      const whose = g.to_act === state.you ? 'your turn' : `${possessive(state.nameOf(g.to_act))} turn`;
       ui.move = { id: 'came-in', text: `Game ${msg.game_number} is under way: it's ${whose}.` };
     }
     return;
@@ -374,7 +331,7 @@ function onMove(move, fresh) {
   if (state.you !== null && first?.type === 'asked' && first.seat === state.you) ui.myResult = { id: move.id, text: sentence };
   if (sentence) {
     addStory(move.id, sentence, first?.type === 'game_over' ? 'end' : 'move');
-    announcer.move(move.id, spokenText(move, sentence));
+    announcer.move(move.id, moveItem(move.events, v, verbosity(), sentence));
   }
   queueRender();
 }
@@ -793,11 +750,12 @@ async function createRoom(event) {
   const msg = createMessage(name);
   const reply = await conn.request(msg);
   if (reply.type === 'error') {
-    $('create-error').textContent = reply.message;
+    const words = advanced ? advanced.ruleMessage(reply.message) : reply.message;
+    $('create-error').textContent = words;
     const field = reply.field && $(`rule-${reply.field}`);
     if (field) {
       $('advanced').open = true;
-      $(`rule-${reply.field}-error`).textContent = reply.message;
+      $(`rule-${reply.field}-error`).textContent = words;
       field.focus();
     }
     return;
@@ -1133,7 +1091,7 @@ function wire() {
 
   // Settings.
   $('settings-button').addEventListener('click', () => {
-    for (const r of document.querySelectorAll('input[name=verbosity]')) r.checked = r.value === settings.get('verbosity', 'all');
+    for (const r of document.querySelectorAll('input[name=verbosity]')) r.checked = r.value === verbosity();
     for (const r of document.querySelectorAll('input[name=pace]')) r.checked = r.value === String(pacer.pace);
     $('set-sound').checked = settings.get('sound', '0') === '1';
     $('set-vibrate').checked = settings.get('vibrate', '1') === '1';

@@ -2,9 +2,11 @@
 // view, and one sentence for each move (an ask and everything it caused).
 
 import { cardName, countOfRank, numberWord, rankPlural, rankOf } from './cards.js';
-import { setWord } from './rules.js';
+import { setWord, setsWord } from './rules.js';
 
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+// "Ben's", "Bubbles'": the one place a name's possessive is built.
+export const possessive = (name) => (/s$/i.test(name) ? `${name}'` : `${name}'s`);
 
 // `view` gives names: { you, nameOf(seat), rules }
 export function clause(ev, view) {
@@ -48,8 +50,14 @@ export function clause(ev, view) {
         ? `the ${cardName(ev.cards[0])}` : countOfRank(ev.cards.length, rankOf(ev.cards[0]));
       return `${Who(ev.from)} gave ${who(ev.to)} ${what}.`;
     }
-    case 'go_fish': return `${ev.seat === you ? 'You said' : `${Who(ev.seat)} said`} "Go fish!"` +
-      (ev.stock_empty ? ' The pond is empty, so nobody fishes.' : '');
+    case 'go_fish': {
+      // No pond (Authors): nobody says "Go fish!", the answer is just no.
+      if (view.rules?.deal_whole_pack) return `${Who(ev.seat)} ${ev.seat === you ? "don't" : "doesn't"} have it.`;
+      // Unless the move has an `answered` (table rules), the server answered for the seat.
+      const said = ev.seat !== you ? `${Who(ev.seat)} said "Go fish!"`
+        : view.answered ? 'You said "Go fish!"' : 'You had none: "Go fish!"';
+      return said + (ev.stock_empty ? ' The pond is empty, so nobody fishes.' : '');
+    }
     case 'drew': {
       const what = ev.card ? `the ${cardName(ev.card)}` : 'a card';
       if (ev.cause === 'empty_hand') return `${Who(ev.seat)} had no cards, so ${who(ev.seat)} took ${what} from the pond.`;
@@ -78,11 +86,15 @@ export function clause(ev, view) {
       return `Penalty: ${who(ev.seat)} said "Go fish!" but had ${what}. The cards move anyway, ` +
         `${who(ev.seat)} will miss ${ev.seat === you ? 'your' : 'their'} next turn and can never score ${what} in this game.`;
     }
-    case 'turn_passed': return ev.to === you ? "Now it's your turn." : `Now it's ${view.nameOf(ev.to)}'s turn.`;
+    case 'turn_passed': return ev.to === you ? "Now it's your turn." : `Now it's ${possessive(view.nameOf(ev.to))} turn.`;
     case 'sat_out': return `${Who(ev.seat)} ${has(ev.seat)} no cards and the pond is empty, so ${who(ev.seat)} ${ev.seat === you ? 'sit' : 'sits'} out.`;
     case 'went_out': return `${Who(ev.seat)} ${is(ev.seat)} out of the game (the ${set}s still count).`;
     case 'missed_turn': return `${Who(ev.seat)} ${ev.seat === you ? 'miss' : 'misses'} this turn (a penalty).`;
-    case 'game_over': return `${endReason(ev, view)} ${winnersText(ev.winners, view)}`;
+    case 'game_over': {
+      const lost = you !== null && you !== undefined && ev.scores && !ev.winners.includes(you);
+      const kind = lost ? ` Well played: you made ${numberWord(ev.scores[you])} ${setsWord(view.rules, ev.scores[you])}.` : '';
+      return `${endReason(ev, view)} ${winnersText(ev.winners, view)}${kind}`;
+    }
     default: return '';
   }
 }
@@ -104,14 +116,49 @@ export function endReason(result, view) {
   }
 }
 
-// One sentence for a move: its events' clauses, joined.
+// One sentence for a move: its events' clauses, joined. A catch keeps the
+// turn (no turn_passed follows it in the move): the sentence says so.
 export function moveSentence(events, view) {
+  const v = { ...view, answered: events.some((e) => e.type === 'answered') };
+  const keeps = !events.some((e) => ['turn_passed', 'went_out', 'sat_out', 'game_over'].includes(e.type));
   const parts = [];
   for (const ev of events) {
-    const text = clause(ev, view);
+    let text = clause(ev, v);
+    if (text && ev.type === 'gave' && keeps) {
+      text = `${text.slice(0, -1)}, so ${ev.to === view.you ? 'you go' : `${view.nameOf(ev.to)} goes`} again.`;
+    }
     if (text) parts.push(text);
   }
   return parts.join(' ');
+}
+
+// A few words for another player's move: "Ben asked Ann for 7s: go fish.",
+// "Ben got two 7s from Ann.", "Ben made a set of 7s." Rare events (penalties,
+// going out) and the turn coming to the viewer are told in full.
+export function briefSentence(events, view) {
+  const you = view.you;
+  const who = (seat) => (seat === you ? 'you' : view.nameOf(seat));
+  const parts = [];
+  let ask = null;
+  for (const ev of events) {
+    if (ev.type === 'asked') {
+      ask = `${capital(who(ev.seat))} asked ${who(ev.target)} for ${ev.card ? `the ${cardName(ev.card)}` : rankPlural(ev.rank)}`;
+    } else if (ev.type === 'go_fish' && ask) {
+      parts.push(`${ask}: ${view.rules?.deal_whole_pack ? 'no' : 'go fish'}.`);
+      ask = null;
+    } else if (ev.type === 'gave') {
+      parts.push(`${capital(who(ev.to))} got ${ev.cards.length === 1 && view.rules?.ask_for === 'card'
+        ? `the ${cardName(ev.cards[0])}` : countOfRank(ev.cards.length, rankOf(ev.cards[0]))} from ${who(ev.from)}.`);
+      ask = null;
+    } else if (ev.type === 'set_laid' && ev.outcome === 'scores') {
+      parts.push(`${capital(who(ev.seat))} made a ${setWord(view.rules)} of ${rankPlural(ev.rank)}.`);
+    } else if (['penalty', 'went_out', 'sat_out', 'missed_turn', 'lucky_draw'].includes(ev.type)
+      || (ev.type === 'turn_passed' && ev.to === you) || (ev.type === 'set_laid' && ev.outcome !== 'scores')) {
+      parts.push(clause(ev, view));
+    }
+  }
+  if (ask) parts.unshift(`${ask}.`);
+  return parts.filter(Boolean).join(' ');
 }
 
 // The words on a seat: the question it asked, the answer it gave.

@@ -96,6 +96,8 @@ export default async function ({ browser, serverPath, webRoot, faultFs, root, lo
     await waitFor('the room/paused refusal', async () => receivedWhere(ann, (m) => m.code === 'room/paused') > 0, 5000);
     await new Promise((r) => { setTimeout(r, 200); });
     assert((await controls(ann.page)).error === '', 'room/paused is no error on screen');
+    // The live region is paced to speech (announcer.js): the pause goes first, once the line before it could be spoken.
+    await waitFor('the pause to be heard', async () => await announced(ann, /paused/) > 0, 15_000);
     assert(await announced(ann, /paused/) === 1, `the screen reader hears the pause once (${await announced(ann, /paused/)})`);
     assert(receivedWhere(ann, (m) => m.type === 'room_paused') === 1, 'one room_paused');
     await checkAxe(ann.page, 'paused table, desktop');
@@ -137,6 +139,7 @@ export default async function ({ browser, serverPath, webRoot, faultFs, root, lo
     await ann.page.waitForSelector('#pause-note', { state: 'hidden', timeout: 10_000 });
     const goneAfter = Date.now() - t1;
     await ann.page.waitForFunction(() => /Ann: Hello!/.test(document.getElementById('chat-log').textContent));
+    await waitFor('"play goes on" to be heard', async () => await announced(ann, /play goes on/) > 0, 15_000);
     assert(await announced(ann, /play goes on/) === 1, 'one announcement says play goes on');
     assert(receivedWhere(ann, (m) => m.type === 'room_resumed') === 1, 'one room_resumed');
     await waitFor('Ann\'s cards to follow her turn again', () => myTurn(ann.page), 5000);
