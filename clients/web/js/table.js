@@ -29,10 +29,13 @@ function seatStatus(state, seat) {
   return s.connected ? 'online' : 'offline';
 }
 
-// A seat's sets in few letters, for a phone's narrow seat: "2 sets: Q 10".
-function setsShort(g, rules) {
-  if (!g.sets.length) return `No ${setsWord(rules)} yet`;
-  return `${g.sets.length} ${setsWord(rules, g.sets.length)}: ${g.sets.map((x) => x.rank).join(' ')}`;
+// A seat's sets in few letters, for a phone's narrow seat: "2 sets: Q 10",
+// or only how many when the kinds would not fit on its one line.
+function setsShort(g, rules, status) {
+  if (!g.sets.length) return `No ${setsWord(rules)} yet${status}`;
+  const n = `${g.sets.length} ${setsWord(rules, g.sets.length)}`;
+  const kinds = `${n}: ${g.sets.map((x) => x.rank).join(' ')}${status}`;
+  return kinds.length <= 22 ? kinds : `${n}${status}`;
 }
 
 function setsText(g) {
@@ -87,7 +90,7 @@ export function renderSeats(state, ui, offer) {
     const status = (g.status === 'out' ? ' · out of the game' : g.status === 'sitting_out' ? ' · sitting out' : '') +
       (g.misses_next_turn ? ' · misses a turn' : '');
     setText(li.querySelector('.seat-sets .long'), `${rules.set_size === 2 ? 'Pairs' : 'Sets'}: ${setsText(g)}${status}`);
-    setText(li.querySelector('.seat-sets .short'), `${setsShort(g, rules)}${status.replace(' of the game', '')}`);
+    setText(li.querySelector('.seat-sets .short'), setsShort(g, rules, status.replace(' of the game', '')));
     setText(li.querySelector('.flag'), turn ? (room.game.phase === 'answer' && game.to_act !== seat ? 'Asking' : 'Their turn') : '');
     setText(li.querySelector('.reaction'), reaction);
     li.querySelector('.reaction').classList.toggle('show', !!reaction);
@@ -200,7 +203,7 @@ export function renderMe(state, ui, offer) {
   setText($('me-sets'), `${setsTitle(rules)}: ${setsText(mine)}${mine.misses_next_turn ? ' · you miss your next turn' : ''}`);
   me.classList.toggle('turn', yourTurn && !paused);
   // Shown when the move told in the middle is another one.
-  const result = ui.myResult && ui.myResult.id !== ui.move?.id ? `Your last turn: ${ui.myResult.text}` : '';
+  const result = ui.myResult && ui.myResult.id !== ui.move?.id ? `Last turn: ${ui.myResult.text}` : '';
   setText($('my-result'), result);
   $('my-result').classList.toggle('empty', !result);
 
@@ -311,6 +314,7 @@ export function renderMe(state, ui, offer) {
   }
   setText($('prompt'), prompt);
   const actions = $('actions');
+  $('my-result').classList.toggle('covered', choices.length > 0);   // the choices stand in its place
   const sig = choices.map((b) => `${b.dataset.focus}:${b.textContent}`).join('|');
   if (actions.dataset.sig !== sig) {
     actions.replaceChildren(...choices);
