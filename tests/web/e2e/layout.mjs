@@ -11,6 +11,7 @@
 //   on every change while whole games play;
 // - pages open at the top with the top bar in full, and after Leave no flying
 //   card is left on the screen.
+import { startServer } from '../lib/server.mjs';
 import { assert, clickAsk, createRoom, joinByCode, online, openPage, playToEnd, screenOf, waitFor, waitScreen } from '../lib/harness.mjs';
 
 // Problems with the page as it is now, one string each. A page function, run
@@ -255,7 +256,19 @@ async function leaveMidFlight(browser, baseUrl) {
   return out;
 }
 
-export default async function ({ baseUrl, browser, log }) {
+// A server of its own: the rooms this test opens (about 15) would otherwise
+// count against the shared server's rooms per address (30 open at once) and
+// refuse the next tests' rooms.
+export default async function ({ browser, serverPath, webRoot, log }) {
+  const server = await startServer(serverPath, webRoot, { extraArgs: ['--max-rooms-per-address', '100', '--room-create-burst', '100'] });
+  try {
+    await run(server.baseUrl, browser, log);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function run(baseUrl, browser, log) {
   const t0 = Date.now();
   const home = await openPage(browser, baseUrl, { width: 360, height: 740 });
   await online(home.page);
