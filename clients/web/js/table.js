@@ -133,7 +133,8 @@ export function handNeedsTidying(ui) {
 // The whole hand in view: when its kinds of card take more rows than the
 // screen has room for (one on a desktop, two on a phone), each slides under
 // the next (--squeeze, the least that does it), never so far that a card's
-// corner (its rank) is covered.
+// corner (its rank) is covered. A phone keeps one row when a little squeeze
+// does it (each kind still a finger wide).
 let handWatch = null;
 let handWidth = 0;
 function fitHand() {
@@ -147,27 +148,40 @@ function fitHand() {
   const kinds = [...hand.children];
   if (kinds.length < 2 || !handWidth) return;
   const rows = () => new Set(kinds.map((k) => k.offsetTop)).size;
-  const most = matchMedia('(max-width: 560px)').matches ? 2 : 1;
-  if (rows() <= most) return;
+  if (rows() === 1) return;
   const gap = parseFloat(getComputedStyle(hand).columnGap) || 0;
   // How far each kind may slide under the next: its last card's corner stays in view.
   let limit = Infinity;
+  let finger = Infinity;
   for (const k of kinds) {
     const card = k.lastElementChild;
     const corner = card?.querySelector?.('.corner');
     const keep = corner ? card.offsetLeft + corner.offsetLeft + corner.offsetWidth + 4 : k.offsetWidth / 3;
     limit = Math.min(limit, k.offsetWidth + gap - keep);
+    finger = Math.min(finger, k.offsetWidth + gap - 44);
   }
-  let lo = 0;
-  let hi = Math.max(0, Math.floor(limit));
-  hand.style.setProperty('--squeeze', `${hi}px`);
-  if (rows() > most) return;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    hand.style.setProperty('--squeeze', `${mid}px`);
-    if (rows() <= most) hi = mid; else lo = mid;
+  // The least squeeze up to `most` that brings the hand to `want` rows, if any.
+  const squeeze = (want, most) => {
+    let hi = Math.max(0, Math.floor(most));
+    hand.style.setProperty('--squeeze', `${hi}px`);
+    if (rows() > want) return false;
+    let lo = 0;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      hand.style.setProperty('--squeeze', `${mid}px`);
+      if (rows() <= want) hi = mid; else lo = mid;
+    }
+    hand.style.setProperty('--squeeze', `${hi}px`);
+    return true;
+  };
+  if (matchMedia('(max-width: 560px)').matches) {
+    if (squeeze(1, Math.min(limit, finger))) return;
+    hand.style.removeProperty('--squeeze');
+    if (rows() <= 2) return;
+    squeeze(2, limit);
+  } else {
+    squeeze(1, limit);
   }
-  hand.style.setProperty('--squeeze', `${hi}px`);
 }
 
 const kPausedPrompt = 'Wait: play is paused until the game is saved.';
