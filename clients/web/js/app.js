@@ -393,6 +393,7 @@ function render() {
     showScreen(screen);
     placeChat(screen);
     restoreFocus(focus, changed);
+    if (changed) scrollTo(0, 0);   // a screen opens at its top, the top bar in full
   }
   renderPause();
   // When the page starts waiting for your ask, a keyboard is already on your cards.
@@ -500,7 +501,7 @@ function restoreFocus(before, changed) {
     invite: () => $('invite-name'),
     gone: () => $('gone-title'),
   }[screen]?.();
-  target?.focus({ preventScroll: !changed });
+  target?.focus({ preventScroll: true });
 }
 
 // The replay and the transcript download come with the first game over

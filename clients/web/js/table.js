@@ -5,7 +5,7 @@
 // next touch the page.
 
 import { backsFan, cardFace, cardName, countOfRank, rankOf, rankPlural, rankWord, RANKS } from './cards.js';
-import { presetTitle, setsTitle, setWord } from './rules.js';
+import { presetTitle, setsTitle, setsWord, setWord } from './rules.js';
 import { el } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
@@ -27,6 +27,15 @@ function seatStatus(state, seat) {
   if (s.occupant === 'empty') return 'left';
   if (s.bot_playing) return s.kicked ? 'removed: the computer plays' : 'away: the computer plays';
   return s.connected ? 'online' : 'offline';
+}
+
+// A seat's sets in few letters, for a phone's narrow seat: "2 sets: Q 10",
+// or only how many when the kinds would not fit on its one line.
+function setsShort(g, rules, status) {
+  if (!g.sets.length) return `No ${setsWord(rules)} yet${status}`;
+  const n = `${g.sets.length} ${setsWord(rules, g.sets.length)}`;
+  const kinds = `${n}: ${g.sets.map((x) => x.rank).join(' ')}${status}`;
+  return kinds.length <= 22 ? kinds : `${n}${status}`;
 }
 
 function setsText(g) {
@@ -52,7 +61,7 @@ export function renderSeats(state, ui, offer) {
         el('button', { type: 'button', class: 'small danger seat-kick', 'data-kick': String(seat), 'data-focus': `seat-kick:${seat}`, hidden: true, text: 'Remove' })),
       el('p', { class: 'bubble' }),
       el('div', { class: 'seat-cards' }),
-      el('p', { class: 'seat-sets' }),
+      el('p', { class: 'seat-sets' }, el('span', { class: 'long' }), el('span', { class: 'short', 'aria-hidden': 'true' })),
       el('span', { class: 'flag', 'aria-hidden': 'true' }),
       el('span', { class: 'reaction', 'aria-hidden': 'true' }))));
     list.dataset.order = order.join();
@@ -64,7 +73,9 @@ export function renderSeats(state, ui, offer) {
     const name = state.nameOf(seat);
     const level = state.botLevel(seat);
     const turn = room.state === 'playing' && game.turn === seat;
-    li.className = `seat${turn ? ' turn' : ''}${targets.has(seat) ? ' target' : ''}${level ? ' bot' : ''}` +
+    const reaction = ui.reaction?.seat === seat ? ui.reaction.text : '';
+    // A reaction ("Go fish!") is what the seat says now: it takes the place of the question.
+    li.className = `seat${turn ? ' turn' : ''}${reaction ? ' reacting' : ''}${targets.has(seat) ? ' target' : ''}${level ? ' bot' : ''}` +
       `${g.status !== 'in' ? ' out' : ''}${s.occupant === 'human' && !s.connected && !s.bot_playing ? ' offline' : ''}`;
     setText(li.querySelector('.seat-name'), name);
     setText(li.querySelector('.badge'), seatStatus(state, seat));
@@ -82,11 +93,11 @@ export function renderSeats(state, ui, offer) {
       cards.replaceChildren(backsFan(g.hand_size));
       cards.dataset.count = String(g.hand_size);
     }
-    setText(li.querySelector('.seat-sets'), `${rules.set_size === 2 ? 'Pairs' : 'Sets'}: ${setsText(g)}` +
-      (g.status === 'out' ? ' · out of the game' : g.status === 'sitting_out' ? ' · sitting out' : '') +
-      (g.misses_next_turn ? ' · misses a turn' : ''));
+    const status = (g.status === 'out' ? ' · out of the game' : g.status === 'sitting_out' ? ' · sitting out' : '') +
+      (g.misses_next_turn ? ' · misses a turn' : '');
+    setText(li.querySelector('.seat-sets .long'), `${rules.set_size === 2 ? 'Pairs' : 'Sets'}: ${setsText(g)}${status}`);
+    setText(li.querySelector('.seat-sets .short'), setsShort(g, rules, status.replace(' of the game', '')));
     setText(li.querySelector('.flag'), turn ? (room.game.phase === 'answer' && game.to_act !== seat ? 'Asking' : 'Their turn') : '');
-    const reaction = ui.reaction?.seat === seat ? ui.reaction.text : '';
     setText(li.querySelector('.reaction'), reaction);
     li.querySelector('.reaction').classList.toggle('show', !!reaction);
     li.querySelector('.reaction').classList.toggle('fish', reaction === 'Go fish!');
@@ -123,6 +134,60 @@ export function handNeedsTidying(ui) {
   if (o.includes(null)) return true;
   for (let i = 1; i < o.length; i++) if (RANKS.indexOf(o[i - 1]) > RANKS.indexOf(o[i])) return true;
   return false;
+}
+
+// The whole hand in view: when its kinds of card take more rows than the
+// screen has room for (one on a desktop, two on a phone), each slides under
+// the next (--squeeze, the least that does it), never so far that a card's
+// corner (its rank) is covered. A phone keeps one row when a little squeeze
+// does it (each kind still a finger wide).
+let handWatch = null;
+let handWidth = 0;
+function fitHand() {
+  const hand = $('hand');
+  if (!handWatch && typeof ResizeObserver === 'function') {
+    handWatch = new ResizeObserver(() => { if (hand.clientWidth !== handWidth) fitHand(); });
+    handWatch.observe(hand);
+  }
+  handWidth = hand.clientWidth;
+  hand.style.removeProperty('--squeeze');
+  const kinds = [...hand.children];
+  if (kinds.length < 2 || !handWidth) return;
+  const rows = () => new Set(kinds.map((k) => k.offsetTop)).size;
+  if (rows() === 1) return;
+  const gap = parseFloat(getComputedStyle(hand).columnGap) || 0;
+  // How far each kind may slide under the next: its last card's corner stays in view.
+  let limit = Infinity;
+  let finger = Infinity;
+  for (const k of kinds) {
+    const card = k.lastElementChild;
+    const corner = card?.querySelector?.('.corner');
+    const keep = corner ? card.offsetLeft + corner.offsetLeft + corner.offsetWidth + 4 : k.offsetWidth / 3;
+    limit = Math.min(limit, k.offsetWidth + gap - keep);
+    finger = Math.min(finger, k.offsetWidth + gap - 44);
+  }
+  // The least squeeze up to `most` that brings the hand to `want` rows, if any.
+  const squeeze = (want, most) => {
+    let hi = Math.max(0, Math.floor(most));
+    hand.style.setProperty('--squeeze', `${hi}px`);
+    if (rows() > want) return false;
+    let lo = 0;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      hand.style.setProperty('--squeeze', `${mid}px`);
+      if (rows() <= want) hi = mid; else lo = mid;
+    }
+    hand.style.setProperty('--squeeze', `${hi}px`);
+    return true;
+  };
+  if (matchMedia('(max-width: 560px)').matches) {
+    if (squeeze(1, Math.min(limit, finger))) return;
+    hand.style.removeProperty('--squeeze');
+    if (rows() <= 2) return;
+    squeeze(2, limit);
+  } else {
+    squeeze(1, limit);
+  }
 }
 
 const kPausedPrompt = 'Wait: play is paused until the game is saved.';
@@ -167,7 +232,7 @@ export function renderMe(state, ui, offer) {
   setText($('me-sets'), `${setsTitle(rules)}: ${setsText(mine)}${mine.misses_next_turn ? ' · you miss your next turn' : ''}`);
   me.classList.toggle('turn', playable);
   // Shown when the move told in the middle is another one.
-  const result = ui.myResult && ui.myResult.id !== ui.move?.id ? `Your last turn: ${ui.myResult.text}` : '';
+  const result = ui.myResult && ui.myResult.id !== ui.move?.id ? `Last turn: ${ui.myResult.text}` : '';
   setText($('my-result'), result);
   $('my-result').classList.toggle('empty', !result);
 
@@ -214,6 +279,7 @@ export function renderMe(state, ui, offer) {
   const same = nodes.length === hand.children.length && nodes.every((n, i) => hand.children[i] === n);
   if (!same) hand.replaceChildren(...nodes);
   hand.classList.toggle('empty', game.hand.length === 0);
+  fitHand();
   hand.dataset.empty = game.hand.length === 0 ? (room.state === 'playing' ? 'You have no cards right now.' : '') : '';
 
   // Card games: after the kind, which exact card.
@@ -278,6 +344,7 @@ export function renderMe(state, ui, offer) {
   }
   setText($('prompt'), prompt);
   const actions = $('actions');
+  $('my-result').classList.toggle('covered', choices.length > 0);   // the choices stand in its place
   const sig = choices.map((b) => `${b.dataset.focus}:${b.textContent}`).join('|');
   if (actions.dataset.sig !== sig) {
     actions.replaceChildren(...choices);
