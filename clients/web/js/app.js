@@ -24,6 +24,7 @@ const ui = {
   selected: null, selectedCard: null, fresh: new Set(), replay: null, replayStep: 0, transcript: null,
   said: new Map(), reaction: null, myResult: null, story: [], chat: [], move: null, handOrder: null, compact: true,
   paused: null,   // { code, reason } until room_resumed
+  moveHold: 0,    // until then (performance.now()) the player's own move, still arriving, is not drawn
   conn: 'connecting',   // the connection's status (connection.js): only 'online' lets the player play
 };
 let welcome = null;
@@ -281,6 +282,7 @@ function applyItem(item) {
     // The decision's effects are complete; the seat to act learns its options.
     const g = state.room?.game;
     if (g && item.msg.v === state.v) g.legal = item.msg.seat === state.you && state.you !== null ? item.msg.legal ?? null : null;
+    ui.moveHold = 0;
     announcer.flush();
     return;
   }
@@ -309,7 +311,17 @@ function applyItem(item) {
   }
 }
 
-const view = () => ({ you: state.you, nameOf: (s) => state.nameOf(s), rules: state.rules });
+const view = () => ({ you: state.you, nameOf: (s) => state.nameOf(s), rules: state.rules, ending: gameEnding });
+
+// The game ends with the move being told (its game_over still waits in the
+// pacer's queue): a hand is empty where that ends the game, or every set is made.
+function gameEnding() {
+  const g = state.room?.game;
+  const rules = state.rules;
+  if (!g || !rules) return false;
+  if (g.seats.reduce((n, s) => n + s.sets.length, 0) * rules.set_size >= 52) return true;
+  return rules.empty_hand === 'ends_game' && g.seats.some((s) => s.hand_size === 0 && s.status === 'in');
+}
 
 function onMove(move, fresh) {
   const first = move.events[0];
@@ -327,6 +339,10 @@ function onMove(move, fresh) {
   }
   const sentence = moveSentence(move.events, v);
   ui.move = { id: move.id, text: sentence };
+  // The player's own move is shown once, whole: its events come in several
+  // messages, the last within milliseconds, and the decision's `turn` ends
+  // them. Until then (at most kHoldMs) the middle keeps the move before.
+  if (fresh && first?.type === 'asked' && first.seat === state.you && state.you !== null) ui.moveHold = performance.now() + kHoldMs;
   // Your own last ask and what came of it stays in your corner until you ask again.
   if (state.you !== null && first?.type === 'asked' && first.seat === state.you) ui.myResult = { id: move.id, text: sentence };
   if (sentence) {
@@ -411,8 +427,15 @@ function render() {
   drawnMove = null;
 }
 
+const kHoldMs = 300;
+
 function renderLatest() {
   const latest = $('latest');
+  const wait = ui.moveHold - performance.now();
+  if (wait > 0) {
+    setTimeout(queueRender, wait);
+    return;
+  }
   const text = ui.move?.text ?? '';
   if (latest.textContent !== text) latest.textContent = text;
   const id = String(ui.move?.id ?? '');

@@ -117,10 +117,12 @@ export function endReason(result, view) {
 }
 
 // One sentence for a move: its events' clauses, joined. A catch keeps the
-// turn (no turn_passed follows it in the move): the sentence says so.
+// turn (no turn_passed follows it in the move): the sentence says so, unless
+// `view.ending()` says the game ends with this move (a hand emptied or every
+// set made: game_over starts a move of its own, still waiting to be shown).
 export function moveSentence(events, view) {
   const v = { ...view, answered: events.some((e) => e.type === 'answered') };
-  const keeps = !events.some((e) => ['turn_passed', 'went_out', 'sat_out', 'game_over'].includes(e.type));
+  const keeps = !events.some((e) => ['turn_passed', 'went_out', 'sat_out', 'game_over'].includes(e.type)) && !view.ending?.();
   const parts = [];
   for (const ev of events) {
     let text = clause(ev, v);

@@ -3,7 +3,7 @@
 
 import { cardFace, rankPlural } from './cards.js';
 import { PRESET_LINES, presetTitle, rulesSummary, setsTitle, setsWord, tieBreakText } from './rules.js';
-import { endReason, listWords, winnersText } from './narrate.js';
+import { endReason, listWords, possessive, winnersText } from './narrate.js';
 import { el } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
@@ -43,7 +43,7 @@ export function renderLobby(rooms) {
     return;
   }
   list.replaceChildren(...rooms.map((r) => el('li', {},
-    el('span', { text: `${r.host}'s room · ${presetTitle(r.preset)} · ${r.taken} of ${r.seats} seats taken` +
+    el('span', { text: `${possessive(r.host)} room · ${presetTitle(r.preset)} · ${r.taken} of ${r.seats} seats taken` +
       (r.turn_timer_seconds ? ` · ${r.turn_timer_seconds} s per turn` : '') }),
     el('button', { type: 'button', class: 'small', 'data-join': r.code, text: `Join ${r.code}` }))));
 }

@@ -78,6 +78,14 @@ export default async function ({ browser, serverPath, webRoot, log }) {
       shown.push({ move: r.move, start: r.t, text: r.text });
     }
     for (const s of shown) s.end ??= overAt;
+    // The player's own move is shown once, whole: never its ask alone, then
+    // the answer added a moment later.
+    const grown = shown.filter((s) => /^You asked /.test(s.text)).map((s) => {
+      const texts = [...new Set(rec.latest.filter((r) => r.move === s.move).map((r) => r.text))];
+      return texts.length > 1 ? texts.map((t) => JSON.stringify(t)).join(' -> ') : null;
+    }).filter(Boolean);
+    assert(shown.some((s) => /^You asked /.test(s.text)), 'the player\'s own moves were shown');
+    assert(grown.length === 0, `own moves shown in parts: ${grown.join('; ')}`);
     const played = shown.filter((s) => s.start < overAt && !/the game is over/.test(s.text));
     const short = played.filter((s) => s.end - s.start < 800);
     const times = played.map((s) => s.end - s.start).sort((a, b) => a - b);
