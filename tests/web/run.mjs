@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the browser client's end-to-end tests: starts the real gofish-server
 // on 127.0.0.1 (a free port, its own temporary storage, no bot delay), then
-// each e2e/*.mjs test in turn, each in a fresh headless Chromium.
+// each e2e/*.mjs test in turn (those marked `alongside` beside the rest), each
+// in a fresh headless Chromium.
 //   node run.mjs [--server PATH] [--fault-fs PATH] [--only NAME]
 // --fault-fs names the store-failing shim (libgofish_fault_fs.so, the target
 // gofish_fault_fs) that paused.mjs preloads into a server of its own; by
@@ -39,12 +40,11 @@ async function main() {
   let passed = 0;
   let failed = 0;
   const began = Date.now();
-  for (const file of files) {
+  const run = async (file, test) => {
     const name = file.replace(/\.mjs$/, '');
     const t0 = Date.now();
     const { browser, close } = await launchBrowser();
     try {
-      const test = await import(pathToFileURL(join(here, 'e2e', file)).href);
       await test.default({ baseUrl: server.baseUrl, browser, root, serverPath, webRoot, faultFs,
         log: (...m) => console.log(`    ${name}:`, ...m) });
       passed += 1;
@@ -55,7 +55,14 @@ async function main() {
     } finally {
       await close();
     }
-  }
+  };
+  // A test that mostly waits on the clock (a real game at the page's own
+  // pace, on a server of its own) says `export const alongside = true` and
+  // runs beside the others instead of after them.
+  const tests = await Promise.all(files.map(async (file) => [file, await import(pathToFileURL(join(here, 'e2e', file)).href)]));
+  const beside = Promise.all(tests.filter(([, t]) => t.alongside).map(([file, t]) => run(file, t)));
+  for (const [file, test] of tests.filter(([, t]) => !t.alongside)) await run(file, test);
+  await beside;
   await server.stop();
   if (failed) console.log(`server log (last lines):\n${server.log().split('\n').slice(-30).join('\n')}`);
   console.log(`(${((Date.now() - began) / 1000).toFixed(1)} s)`);

@@ -18,6 +18,9 @@ import { assert, online, openPage, recordPage, waitFor, waitScreen } from '../li
 import { startServer } from '../lib/server.mjs';
 
 const CPS = 15;
+// Most of its three minutes are the clock (bot delays, speech at 15 characters
+// a second), on a server of its own: run.mjs runs it beside the other tests.
+export const alongside = true;
 
 export default async function ({ browser, serverPath, webRoot, log }) {
   const server = await startServer(serverPath, webRoot, { botDelayMs: null });   // the server's default delay
