@@ -171,11 +171,14 @@ export async function clickAsk(page, { target: seat = null } = {}) {
   const target = await page.waitForSelector('#actions [data-target]', { timeout: 5000 }).catch(() => null);
   if (!target) return false;
   const chosen = seat === null ? null : await page.$(`#actions [data-target="${seat}"]`);
-  if (chosen) {
-    await chosen.click();
-    return true;
+  await (chosen ?? target).click();
+  // Under table rules the turn may have moved on between the look and the
+  // click: the ask is out of turn now, and the page asks first what a
+  // careful player declines.
+  if (await page.isVisible('#confirm-dialog[open]')) {
+    await page.click('#confirm-no');
+    return false;
   }
-  await target.click();
   return true;
 }
 
@@ -187,7 +190,17 @@ export async function playToEnd(pages, { onStep, timeout = 120_000 } = {}) {
   for (;;) {
     const screens = await Promise.all(pages.map(screenOf));
     if (screens.every((s) => s === 'over')) return asks;
-    if (Date.now() > deadline) throw new Error(`game did not end in time (screens: ${screens.join(', ')})`);
+    if (Date.now() > deadline) {
+      // What each page showed, to tell a stuck page from a stuck game.
+      const states = await Promise.all(pages.map((page) => page.evaluate(() => {
+        const g = window.gofish.state.room?.game;
+        return JSON.stringify({ prompt: document.getElementById('prompt')?.textContent, conn: window.gofish.ui.conn,
+          busy: window.gofish.pacer.busy, queued: window.gofish.pacer.queue.length, paused: window.gofish.ui.paused,
+          sending: window.gofish.ui.sending, dialog: !!document.querySelector('dialog[open]'), you: window.gofish.state.you,
+          turn: g?.turn, toAct: g?.to_act, phase: g?.phase, legal: g?.legal, choices: window.gofish.choices(), v: window.gofish.state.v });
+      }).catch((e) => `unreadable: ${e}`)));
+      throw new Error(`game did not end in time (screens: ${screens.join(', ')}; pages: ${states.join(' | ')})`);
+    }
     let acted = false;
     for (const page of pages) {
       if ((await screenOf(page)) !== 'table') continue;
