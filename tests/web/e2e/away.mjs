@@ -6,7 +6,7 @@
 // (b) During a game the host removes the guest with the Remove control on
 // the guest's seat, after a confirmation that says what happens: the guest
 // is told, and the host's table shows the computer playing that seat.
-import { assert, createRoom, joinByCode, openPage, playToEnd, waitFor, waitGame, waitScreen } from '../lib/harness.mjs';
+import { assert, playToEnd, twoAtTable, waitFor, waitGame, waitScreen } from '../lib/harness.mjs';
 
 const badgeOf = (page, name) => page.evaluate((n) => [...document.querySelectorAll('#seats .seat')]
   .find((s) => s.querySelector('.seat-name').textContent === n)?.querySelector('.badge').textContent ?? null, name);
@@ -15,14 +15,7 @@ const storyHas = (page, re) => page.evaluate((src) => [...document.querySelector
 
 export default async function ({ baseUrl, browser, log }) {
   // ---- (a) The host is away when the guest asks for another game.
-  const ann = await openPage(browser, baseUrl);
-  const bob = await openPage(browser, baseUrl);
-  const code = await createRoom(ann.page, 'Ann', { others: ['person', 'medium'] });
-  await joinByCode(bob.page, 'Bob', code);
-  await waitScreen(bob.page, 'waiting');
-  await ann.page.waitForSelector('#start-game:not([disabled])');
-  await ann.page.click('#start-game');
-  await Promise.all([waitScreen(ann.page, 'table'), waitScreen(bob.page, 'table')]);
+  const { host: ann, guest: bob } = await twoAtTable(browser, baseUrl);
   // The guest has no Remove control; the host has one on Bob's seat only.
   assert(await bob.page.$$eval('#seats .seat-kick', (b) => b.every((x) => x.hidden)), 'a guest has no Remove control');
   await playToEnd([ann.page, bob.page]);
@@ -44,14 +37,7 @@ export default async function ({ baseUrl, browser, log }) {
   log('the away host\'s seat was announced as played by the computer in game 2, and Bob became host');
 
   // ---- (b) The host removes a player during a game.
-  const cat = await openPage(browser, baseUrl);
-  const dan = await openPage(browser, baseUrl);
-  const code2 = await createRoom(cat.page, 'Cat', { others: ['person', 'medium'] });
-  await joinByCode(dan.page, 'Dan', code2);
-  await waitScreen(dan.page, 'waiting');
-  await cat.page.waitForSelector('#start-game:not([disabled])');
-  await cat.page.click('#start-game');
-  await Promise.all([waitScreen(cat.page, 'table'), waitScreen(dan.page, 'table')]);
+  const { host: cat, guest: dan } = await twoAtTable(browser, baseUrl, ['Cat', 'Dan']);
   // Only on the other human's seat: not on the computer's.
   const controls = await cat.page.$$eval('#seats .seat-kick:not([hidden])', (b) => b.map((x) => x.getAttribute('aria-label')));
   assert(controls.length === 1 && controls[0] === 'Remove Dan', `one Remove control, named for Dan: ${controls}`);

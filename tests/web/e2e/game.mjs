@@ -2,17 +2,10 @@
 // game-over screen (scores, winners, replay, transcript download), then both
 // ask for a rematch and the next game starts.
 import { readFileSync } from 'node:fs';
-import { assert, createRoom, joinByCode, openPage, playToEnd, sentOfType, waitScreen } from '../lib/harness.mjs';
+import { assert, playToEnd, sentOfType, twoAtTable, waitScreen } from '../lib/harness.mjs';
 
 export default async function ({ baseUrl, browser, log }) {
-  const ann = await openPage(browser, baseUrl);
-  const bob = await openPage(browser, baseUrl);
-  const code = await createRoom(ann.page, 'Ann', { others: ['person', 'medium'] });
-  await joinByCode(bob.page, 'Bob', code);
-  await waitScreen(bob.page, 'waiting');
-  await ann.page.waitForSelector('#start-game:not([disabled])');
-  await ann.page.click('#start-game');
-  await Promise.all([waitScreen(ann.page, 'table'), waitScreen(bob.page, 'table')]);
+  const { host: ann, guest: bob } = await twoAtTable(browser, baseUrl);
 
   // The rules are one click away.
   await ann.page.click('#screen-table .rules-button');

@@ -118,6 +118,21 @@ export async function createRoom(page, name, { preset = 'classic', others = ['pe
   return (await page.textContent('#waiting-code')).trim();
 }
 
+// Two people, each in a browser of their own, at the table of a game the
+// host has started: the host (who creates the room, named `names[0]`) and a
+// guest (who joins it by its code), with a medium bot in the third seat.
+export async function twoAtTable(browser, baseUrl, names = ['Ann', 'Bob']) {
+  const host = await openPage(browser, baseUrl);
+  const guest = await openPage(browser, baseUrl);
+  const code = await createRoom(host.page, names[0], { others: ['person', 'medium'] });
+  await joinByCode(guest.page, names[1], code);
+  await waitScreen(guest.page, 'waiting');
+  await host.page.waitForSelector('#start-game:not([disabled])');
+  await host.page.click('#start-game');
+  await Promise.all([waitScreen(host.page, 'table'), waitScreen(guest.page, 'table')]);
+  return { host, guest, code };
+}
+
 export async function joinByCode(page, name, code, as = 'player') {
   await online(page);
   await waitScreen(page, 'home');
