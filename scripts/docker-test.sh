@@ -5,6 +5,11 @@
 # cleanly within a few seconds. Cleans up what it started.
 #
 #   scripts/docker-test.sh --cli build/clients/cli/gofish-cli
+#   scripts/docker-test.sh --cli build/clients/cli/gofish-cli --image localhost/gofish:TAG
+#
+# With --image it tests that image, built before by scripts/image-build.sh
+# (podman; the test suite's fixture gofish_images), and leaves it in place;
+# without, it builds the image itself and removes it at the end.
 #
 # It uses docker where a Docker engine answers, and podman otherwise, as
 # scripts/container-setup.sh makes them ready (podman with a configuration
@@ -18,20 +23,24 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cli=""
+prebuilt=""
 while (($#)); do
   case $1 in
     --cli) cli=$2; shift 2 ;;
-    *) echo "usage: $0 --cli PATH-TO-gofish-cli" >&2; exit 2 ;;
+    --image) prebuilt=$2; shift 2 ;;
+    *) echo "usage: $0 --cli PATH-TO-gofish-cli [--image IMAGE]" >&2; exit 2 ;;
   esac
 done
 [[ -x $cli ]] || { echo "docker-test: gofish-cli not found at '$cli' (pass --cli)" >&2; exit 2; }
 cli=$(realpath "$cli")
 
-tag=${GOFISH_IMAGE_TAG:-localhost/gofish:test}
+tag=${prebuilt:-${GOFISH_IMAGE_TAG:-localhost/gofish:test}}
 container=gofish-test-$$
 log() { printf 'docker-test: %s\n' "$*"; }
 
-setup=$(scripts/container-setup.sh) || exit 1
+setup_flags=()
+[[ -n $prebuilt ]] && setup_flags=(--podman)  # where scripts/image-build.sh built it
+setup=$(scripts/container-setup.sh "${setup_flags[@]}") || exit 1
 while IFS='=' read -r key value; do
   case $key in
     state) state=$value ;;
@@ -43,19 +52,24 @@ done <<<"$setup"
 cleanup() {
   local status=$?
   "${engine[@]}" rm -f "$container" >/dev/null 2>&1 || true
-  "${engine[@]}" rmi -f "$tag" >/dev/null 2>&1 || true
+  [[ -n $prebuilt ]] || "${engine[@]}" rmi -f "$tag" >/dev/null 2>&1 || true
   exit "$status"
 }
 trap cleanup EXIT
 
-log "building $tag from docker/Dockerfile"
-start=$SECONDS
-build_flags=(--pull=never)
-# podman writes OCI images by default, and OCI has no HEALTHCHECK.
-[[ ${engine[0]} == podman ]] && build_flags+=(--format docker)
-"${engine[@]}" build "${build_flags[@]}" -f docker/Dockerfile -t "$tag" . > "$state/build.log" 2>&1 \
-  || { tail -n 60 "$state/build.log" >&2; exit 1; }
-log "built in $((SECONDS - start)) s; image size $("${engine[@]}" image inspect --format '{{.Size}}' "$tag") bytes"
+if [[ -n $prebuilt ]]; then
+  "${engine[@]}" image exists "$tag" || { echo "docker-test: no image $tag (scripts/image-build.sh builds it)" >&2; exit 1; }
+  log "testing $tag; image size $("${engine[@]}" image inspect --format '{{.Size}}' "$tag") bytes"
+else
+  log "building $tag from docker/Dockerfile"
+  start=$SECONDS
+  build_flags=(--pull=never)
+  # podman writes OCI images by default, and OCI has no HEALTHCHECK.
+  [[ ${engine[0]} == podman ]] && build_flags+=(--format docker)
+  "${engine[@]}" build "${build_flags[@]}" -f docker/Dockerfile -t "$tag" . > "$state/build.log" 2>&1 \
+    || { tail -n 60 "$state/build.log" >&2; exit 1; }
+  log "built in $((SECONDS - start)) s; image size $("${engine[@]}" image inspect --format '{{.Size}}' "$tag") bytes"
+fi
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "${engine[@]}" run -d --name "$container" -p "127.0.0.1:$port:8080" \
