@@ -1,8 +1,10 @@
 # The repository speaks for itself: no tracked file may point at a file
-# outside it (a sibling folder reached with "../", or an absolute path of the
-# machine it was written on). Such a reference works on one checkout and
-# nowhere else; docs/RULES.md and docs/TRANSCRIPT.md say in the project's own
-# words what those files said.
+# outside it (a sibling folder reached with "../", a "shared/..." path, or an
+# absolute path of the machine it was written on). Such a reference works on
+# one checkout and nowhere else; docs/RULES.md and docs/TRANSCRIPT.md say in
+# the project's own words what those files said. And every path a file names
+# from the repository's root (engine/..., server/..., docs/..., with a file
+# extension) must exist: a file moved or removed leaves no stale mention.
 #
 #   cmake -DROOT=<source dir> -P check_self_contained.cmake
 #   cmake -DSELF_TEST=ON -DWORK_DIR=<scratch dir> -P check_self_contained.cmake
@@ -19,7 +21,14 @@ string(APPEND sibling "ed")
 set(absolute "/wor")
 string(APPEND absolute "k/")
 string(REPLACE "." "\\." sibling_pattern "${sibling}")
-set(forbidden "(${sibling_pattern}|${absolute})")
+set(shared "shar")
+string(APPEND shared "ed/")
+set(forbidden "(${sibling_pattern}|${absolute}|(^|[^A-Za-z0-9_.-])${shared}[A-Za-z])")
+# A path from the repository's root: a top-level folder, then a file with an
+# extension. Checked for existence.
+set(top_folders "engine|protocol|server|clients|tests|docs|scripts|bench|tools|docker|deploy|fuzz|cmake")
+set(extensions "cpp|hpp|c|h|md|js|mjs|py|sh|cmake|txt|yaml|yml|json|css|html|sql|cfg|service|conf|in")
+set(local_path "(${top_folders})/[A-Za-z0-9_./-]*[A-Za-z0-9_]\\.(${extensions})")
 
 # Sets `out_var` to "file:line: text" for every offending line under `root`.
 function(find_outside_references root out_var)
@@ -48,6 +57,19 @@ function(find_outside_references root out_var)
     foreach(line IN LISTS lines)
       string(APPEND found "\n  ${path}: ${line}")
     endforeach()
+    file(STRINGS "${root}/${path}" lines REGEX "${local_path}")
+    foreach(line IN LISTS lines)
+      # Brackets and semicolons would split or hold together CMake's lists.
+      string(REGEX REPLACE "[][;]" " " line "${line}")
+      string(REGEX MATCHALL "(^|[^A-Za-z0-9_.-])${local_path}([^A-Za-z0-9_/]|$)" mentions "${line}")
+      foreach(mention IN LISTS mentions)
+        string(REGEX REPLACE "^[^A-Za-z]" "" mention "${mention}")
+        string(REGEX REPLACE "[^A-Za-z0-9_]$" "" mention "${mention}")
+        if(NOT EXISTS "${root}/${mention}")
+          string(APPEND found "\n  ${path}: names ${mention}, which the repository does not have")
+        endif()
+      endforeach()
+    endforeach()
   endforeach()
   set(${out_var} "${found}" PARENT_SCOPE)
 endfunction()
@@ -55,17 +77,24 @@ endfunction()
 if(SELF_TEST)
   set(tree "${WORK_DIR}/self_contained_self_test")
   file(REMOVE_RECURSE "${tree}")
-  file(WRITE "${tree}/docs/ok.md" "Every rule is in docs/RULES.md.\n")
-  file(WRITE "${tree}/docs/bad.md" "See ${sibling}/RULES.md.\n")
-  file(WRITE "${tree}/engine/bad.hpp" "// from ${absolute}shared/rules\n")
+  # File names in variables, so that this file names none of them itself.
+  set(ok ok)
+  set(bad bad)
+  set(gone gone)
+  file(WRITE "${tree}/docs/RULES.md" "Every rule is in docs/RULES.md (see engine/${ok}.hpp).\n")
+  file(WRITE "${tree}/engine/${ok}.hpp" "// the rules: docs/RULES.md\n")
+  file(WRITE "${tree}/docs/${bad}.md" "See ${sibling}/RULES.md.\n")
+  file(WRITE "${tree}/engine/${bad}.hpp" "// from ${absolute}x/rules\n")
+  file(WRITE "${tree}/server/${bad}.cpp" "// as ${shared}STYLE.md says\n")
+  file(WRITE "${tree}/tests/${bad}.md" "Read server/${gone}.cpp, then engine/${ok}.hpp.\n")
   file(WRITE "${tree}/build-x/ignored.txt" "${sibling}\n")
   find_outside_references("${tree}" found)
-  foreach(expected "docs/bad.md" "engine/bad.hpp")
+  foreach(expected "docs/${bad}.md" "engine/${bad}.hpp" "server/${bad}.cpp" "tests/${bad}.md: names server/${gone}.cpp")
     if(NOT found MATCHES "${expected}")
       message(FATAL_ERROR "the scan missed the reference planted in ${expected}:${found}")
     endif()
   endforeach()
-  if(found MATCHES "ok.md|build-x")
+  if(found MATCHES "RULES.md:|${ok}.hpp|build-x")
     message(FATAL_ERROR "the scan reported a file it should not have:${found}")
   endif()
   message(STATUS "the scan finds planted references")
