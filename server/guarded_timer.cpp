@@ -26,6 +26,8 @@ class SteadyTimers final : public TimerSource {
   std::unique_ptr<Timer> make(const boost::asio::any_io_executor& executor) const override {
     return std::make_unique<SteadyTimer>(executor);
   }
+  SteadyTime steady_now() const override { return std::chrono::steady_clock::now(); }
+  WallTime wall_now() const override { return std::chrono::system_clock::now(); }
 };
 
 }  // namespace

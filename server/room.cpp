@@ -14,15 +14,6 @@
 
 namespace gofish::server {
 
-namespace {
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 RoomImpl::RoomImpl(const RoomServices& services, std::weak_ptr<RoomHost> host, std::string code,
                    protocol::RoomSettings settings, SeatTable seats, std::int64_t v)
     : services_(services),
@@ -53,7 +44,7 @@ void RoomImpl::adopt_restored(RestoredRoom& restored) {
     set_state(game_->game().over() ? State::kOver : State::kPlaying);
     if (game_->game().over() && restored.finish_missing) {
       // Over, but the closing record never made it: write it now.
-      write(record::GameFinished{game_->id(), now_ms()});
+      write(record::GameFinished{game_->id(), services_.timers->wall_ms()});
     }
   }
 }
@@ -112,7 +103,7 @@ void RoomImpl::announce_turn() {
 
 void RoomImpl::do_create(const std::shared_ptr<Client>& client, protocol::CreateRoom request, Id id) {
   if (closed_) return refuse(client, ErrorCode::kRoomNotFound, std::move(id));
-  write(record::RoomCreated{code_, protocol::settings_record(settings_), now_ms()});
+  write(record::RoomCreated{code_, protocol::settings_record(settings_), services_.timers->wall_ms()});
   const std::string token = seat_human(0, client, std::move(request.name));
   for (const protocol::BotSpec& bot : request.bots) {
     if (bot.seat > 0 && bot.seat < settings_.seats) seats_.seat_bot(bot.seat, bot.level);  // the parser checked
@@ -385,7 +376,7 @@ void RoomImpl::do_chat(const std::shared_ptr<Client>& client, const Member& memb
     return reply_error(client, ErrorCode::kChatNotAPhrase, std::move(id));
   }
   TokenBucket& bucket = member.seat ? *seats_[*member.seat].chat : seats_.spectators()[member.spectator].chat;
-  if (!bucket.try_take(TokenBucket::Clock::now())) {
+  if (!bucket.try_take(services_.timers->steady_now())) {
     return reply_error(client, ErrorCode::kChatRateLimited, std::move(id));
   }
   reply_ok(client, std::move(id));
@@ -413,7 +404,7 @@ void RoomImpl::do_decision(const std::shared_ptr<Client>& client, const engine::
   // The ok follows the decision's record (so it waits for its commit) and
   // comes before the events it caused.
   apply(decision, [&] { reply_ok(client, std::move(id)); });
-  services_.metrics->observe_action_latency(Clock::now() - arrived);
+  services_.metrics->observe_action_latency(services_.timers->steady_now() - arrived);
 }
 
 void RoomImpl::start_game() {
@@ -439,7 +430,7 @@ void RoomImpl::start_game() {
   pass_host_to_someone_here();
   write_seats();
   write(record::GameStarted{code_, game_number_, game_->id(), protocol::setup_record(transcript(), game_->players()),
-                            now_ms()});
+                            services_.timers->wall_ms()});
   set_state(State::kPlaying);
   services_.metrics->game_started();
   // The log says who plays before the engine's deal events follow.
@@ -489,7 +480,7 @@ void RoomImpl::finish_game() {
   last_finished_ = game_->finished();
   services_.metrics->game_finished();
   game_->drop_bots();
-  write(record::GameFinished{game_->id(), now_ms()});
+  write(record::GameFinished{game_->id(), services_.timers->wall_ms()});
   spdlog::info("room {}: game {} over", code_, game_number_);
   for (int i = 0; i < seats_.size(); ++i) {
     SeatSlot& seat = seats_[i];

@@ -84,7 +84,8 @@ struct RoomServices {
   // of the node's leases decides whether a room may send (may_release), and
   // a failing store refuses new rooms (store_health.hpp).
   const StoreHealth* health = nullptr;
-  // The clock of the rooms' timers: the steady clock, or a test's.
+  // The rooms' timers and the clocks they read (timer_source.hpp): the real
+  // ones, or a test's.
   std::shared_ptr<const TimerSource> timers = steady_timers();
 };
 

@@ -32,7 +32,7 @@ void RoomImpl::free_seat(engine::Seat index) {
 }
 
 TokenBucket RoomImpl::chat_bucket() const {
-  return TokenBucket(limits_.chat_rate_per_second, limits_.chat_burst, TokenBucket::Clock::now());
+  return TokenBucket(limits_.chat_rate_per_second, limits_.chat_burst, services_.timers->steady_now());
 }
 
 void RoomImpl::arm_grace(engine::Seat index) {

@@ -4,7 +4,8 @@ namespace gofish::server {
 
 TurnClock::TurnClock(const TimerSource& timers, const boost::asio::any_io_executor& executor,
                      std::chrono::milliseconds bot_delay, protocol::BotPace pace, int turn_timer_seconds)
-    : bot_delay_(paced(bot_delay, pace)),
+    : timers_(timers),
+      bot_delay_(paced(bot_delay, pace)),
       turn_timer_seconds_(turn_timer_seconds),
       bot_timer_(timers, executor),
       turn_timer_(timers, executor) {}
@@ -31,9 +32,8 @@ std::optional<protocol::TurnTimer> TurnClock::wait_for_human(engine::Seat seat, 
   if (turn_timer_seconds_ <= 0 || (turn_key_ == key && turn_ && turn_->seat == seat)) return std::nullopt;
   turn_key_ = key;
   const std::chrono::seconds length(turn_timer_seconds_);
-  const auto deadline = std::chrono::duration_cast<std::chrono::milliseconds>(
-      (std::chrono::system_clock::now() + length).time_since_epoch());
-  turn_ = protocol::TurnTimer{seat, turn_timer_seconds_, deadline.count()};
+  const auto deadline = timers_.wall_ms() + std::chrono::milliseconds(length).count();
+  turn_ = protocol::TurnTimer{seat, turn_timer_seconds_, deadline};
   turn_timer_.arm(length, std::move(timeout));
   return turn_;
 }

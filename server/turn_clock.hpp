@@ -44,6 +44,7 @@ class TurnClock {
  private:
   void stop_turn_timer();
 
+  const TimerSource& timers_;  // the room's clock: a turn timer's deadline is on its wall clock
   const std::chrono::milliseconds bot_delay_;
   const int turn_timer_seconds_;
   GuardedTimer bot_timer_;

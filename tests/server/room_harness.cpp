@@ -106,7 +106,7 @@ void FakeClient::send(protocol::ClientBody body) {
     const TokenHash hash = bench_.services_.hasher->hash(resume->token);
     room.resume(client_, resume->token, hash, resume->last_v, message.id);
   } else {
-    room.handle(client_, std::move(message), Room::Clock::now());
+    room.handle(client_, std::move(message), bench_.timers().steady_now());
   }
   bench_.settle();
 }

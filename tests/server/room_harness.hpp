@@ -26,10 +26,17 @@
 
 namespace gofish::server::testing {
 
-// Timers on a clock that only moves when the test says so.
+// Timers on a clock that only moves when the test says so. Its steady and
+// wall clocks move with it: the steady one starts at the steady clock's epoch,
+// the wall one at kWallStart.
 class ManualTimers final : public TimerSource {
  public:
+  // 2026-01-01T00:00:00Z: any fixed moment does, so deadlines are exact.
+  static constexpr std::chrono::milliseconds kWallStart{1'767'225'600'000};
+
   std::unique_ptr<Timer> make(const boost::asio::any_io_executor& executor) const override;
+  SteadyTime steady_now() const override { return SteadyTime(now_); }
+  WallTime wall_now() const override { return WallTime(kWallStart + now_); }
   // The earliest timer due by `until`, if any: the clock moves to its
   // deadline and its callback is posted to its executor.
   bool fire_next(Duration until);

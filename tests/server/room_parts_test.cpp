@@ -326,6 +326,8 @@ TEST_CASE("turn clock: one bot move per decision, a turn timer per human turn, a
   REQUIRE(started.has_value());
   CHECK(started->seat == 1);
   CHECK(started->seconds == 30);
+  // Its deadline is on the room's wall clock, which moved with the timers.
+  CHECK(started->deadline_ms == ManualTimers::kWallStart.count() + 1000 + 30'000);
   CHECK(clock.timer() == started);
   CHECK_FALSE(clock.wait_for_human(1, 4, [&] { ++timeouts; }).has_value());
   // The same seat deciding again (a lucky fish) gets a fresh timer.

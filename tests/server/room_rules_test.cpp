@@ -1,7 +1,10 @@
-// The rules of a room over time, through the real gofish-server binary:
-// what a resume gets whatever its gap, what happens to a seat whose owner is
-// away or gone, who may sit down again, and what everyone still in a room is
-// told when it closes (protocol/README.md, "Server contract: rooms").
+// The rules of a room through the real gofish-server binary: what a resume
+// gets whatever its gap (through real send queues), what happens to a seat
+// whose owner left, who may sit down again, and what everyone still in a
+// room is told when it closes (protocol/README.md, "Server contract: rooms").
+// Nothing here sleeps: the rules that depend on time passing (grace periods,
+// away seats, turn timers, the chat rate) are tested on a clock the test
+// moves, in room_timing_test.cpp.
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -9,7 +12,6 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "rooms_support.hpp"
@@ -64,13 +66,13 @@ void resume_after_gap(std::uint16_t port, int gap) {
   Seated bob = join_room(port, ann.code, "Bob");
   // Bob has seen all Ann has before he drops (on a slow build an event can
   // still be on its way to him).
-  const auto caught_up = std::chrono::steady_clock::now() + 10s;
-  do {
-    ann.peer->pump();
-    bob.peer->pump();
-    if (bob.peer->last_v() == ann.peer->last_v()) break;
-    std::this_thread::sleep_for(1ms);
-  } while (std::chrono::steady_clock::now() < caught_up);
+  ann.peer->pump();
+  bob.peer->pump();
+  while (bob.peer->last_v() != ann.peer->last_v()) {
+    // Whoever is behind waits for its next message.
+    Peer& behind = bob.peer->last_v() < ann.peer->last_v() ? *bob.peer : *ann.peer;
+    if (!behind.await([](const auto&) { return true; }, 10s)) break;
+  }
   REQUIRE(bob.peer->last_v() == ann.peer->last_v());
   const std::int64_t last_v = bob.peer->last_v();
   bob.peer->socket().drop();
@@ -81,8 +83,8 @@ void resume_after_gap(std::uint16_t port, int gap) {
     const int batch = std::min(gap - sent, 50);
     for (int i = 0; i < batch; ++i, ++sent) ann.peer->send(protocol::Chat{"line " + std::to_string(sent), ""});
     while (ann.peer->last_v() < last_v + sent && std::chrono::steady_clock::now() < deadline) {
-      ann.peer->pump();
-      std::this_thread::sleep_for(1ms);
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (!ann.peer->await([](const auto&) { return true; }, left)) break;
     }
   }
   REQUIRE(ann.peer->last_v() == last_v + gap);
@@ -127,126 +129,6 @@ TEST_CASE("resume: a gap at, around or past the history size is replayed or snap
                           "--room-history-events=1024"});
     for (int gap : {256, 700, 1023, 1024, 1025}) resume_after_gap(server.port(), gap);
   }
-}
-
-// ---------------------------------------------------------------- away seats
-
-TEST_CASE("away: a player back after the game ended sees the result and plays again, and spectators stay") {
-  TempDir dir("gofish-rules");
-  ServerProcess server(dir.path / "data", dir.path / "server.log", {"--seat-grace-ms=300"});
-  const auto port = server.port();
-  Seated ann = create_room(port, create_request("Ann", "classic", 3, {{2, protocol::BotLevel::kHard}}));
-  const std::string code = ann.code;
-  Seated bob = join_room(port, code, "Bob");
-  auto cy = watch_room(port, code, "Cy");
-  ann.peer->expect<protocol::Ok>(protocol::Start{});
-  bob.peer->pump();
-  const std::int64_t bob_v = bob.peer->last_v();
-  bob.peer->socket().drop();
-  auto player = autoplay(std::move(ann), 31);
-  REQUIRE(drive({player.get()}, [&] { return player->games_over() >= 1; }, 60'000ms));
-  std::this_thread::sleep_for(1000ms);  // well past Bob's grace period, after the game
-  cy->pump();
-  for (const auto& frame : cy->frames()) {
-    CHECK_FALSE(std::holds_alternative<protocol::Error>(frame.message));
-    CHECK_FALSE(std::holds_alternative<protocol::RoomClosed>(frame.message));
-  }
-  CHECK(count_events<protocol::SeatLeft>(*cy) == 0);
-
-  Peer back(port);
-  const auto joined = back.expect<protocol::Joined>(protocol::Resume{bob.token, bob_v});
-  CHECK(joined.resumed);
-  CHECK(joined.seat == 1);
-  REQUIRE(await_turn(back));
-  back.clear_unread();
-  back.expect<protocol::Joined>(protocol::Resume{bob.token, std::nullopt});
-  const auto snapshot = back.await([](const auto& m) { return std::holds_alternative<protocol::RoomSnapshot>(m); });
-  REQUIRE(snapshot);
-  const auto& room = std::get<protocol::RoomSnapshot>(*snapshot);
-  CHECK(room.state == protocol::RoomState::kOver);
-  CHECK(room.result.has_value());
-  REQUIRE(room.players.size() == 3);
-  CHECK(room.players[1].name == "Bob");
-  CHECK(room.seats[1].name == "Bob");
-  CHECK(room.seats[1].connected);
-
-  // Both ask for another game, and it starts with Bob in his seat.
-  back.expect<protocol::Ok>(protocol::Rematch{});
-  player->peer().expect<protocol::Ok>(protocol::Rematch{});
-  const auto started = back.await_event<protocol::NewGame>();
-  REQUIRE(started);
-  CHECK(started->game == 2);
-  CHECK(started->players[1].name == "Bob");
-}
-
-// Plays the first legal decision of whoever is to act, as told by `turn`s,
-// until `stop` holds for the latest turn; returns that turn.
-std::optional<protocol::Turn> play_until(std::vector<Peer*> seats, const std::function<bool(const protocol::Turn&)>& stop) {
-  // Everyone's latest turn; the seat to act's copy carries its options.
-  for (int step = 0; step < 400; ++step) {
-    std::optional<protocol::Turn> latest;
-    Peer* actor = nullptr;
-    for (std::size_t i = 0; i < seats.size(); ++i) {
-      const auto turn = await_turn(*seats[i]);
-      if (!turn) return std::nullopt;
-      if (!latest) latest = turn;
-      if (turn->legal) {
-        latest = turn;
-        actor = seats[i];
-      }
-    }
-    if (stop(*latest) || !latest->seat || !actor) return latest;
-    const auto decision = latest->legal->nth(0);
-    actor->expect<protocol::Ok>(protocol::request_for(decision));
-  }
-  return std::nullopt;
-}
-
-TEST_CASE("away: a bot takes an away seat over when it is to act, not when its grace period runs out") {
-  TempDir dir("gofish-rules");
-  ServerProcess server(dir.path / "data", dir.path / "server.log", {"--seat-grace-ms=200"});
-  const auto port = server.port();
-  bool handed_over = false;
-  for (int attempt = 0; attempt < 10 && !handed_over; ++attempt) {
-    Seated ann = create_room(port, create_request("Ann", "classic", 2));
-    Seated bob = join_room(port, ann.code, "Bob");
-    ann.peer->expect<protocol::Ok>(protocol::Start{});
-    // Play until it is Ann's turn, then Bob goes away.
-    const auto anns = play_until({ann.peer.get(), bob.peer.get()}, [](const auto& t) { return t.seat == 0; });
-    REQUIRE(anns);
-    if (!anns->seat) continue;  // the game ended first
-    bob.peer->socket().drop();
-    REQUIRE(ann.peer->await_event<protocol::ConnectionChanged>());
-    std::this_thread::sleep_for(600ms);  // Bob's grace period is long over
-    ann.peer->pump();
-    INFO("Ann is to act; Bob has been away three times his grace period");
-    CHECK(count_events<protocol::BotTakeover>(*ann.peer) == 0);
-    // Ann plays on; once the turn passes to Bob, his bot takes over.
-    std::optional<protocol::Turn> turn = anns;
-    while (turn && turn->seat == 0 && turn->legal) {
-      ann.peer->expect<protocol::Ok>(protocol::request_for(turn->legal->nth(0)));
-      turn = await_turn(*ann.peer);
-    }
-    REQUIRE(turn);
-    if (!turn->seat) continue;  // Ann ended the game
-    handed_over = true;
-    const auto takeover = ann.peer->await_event<protocol::BotTakeover>();
-    REQUIRE(takeover);
-    CHECK(takeover->seat == 1);
-    CHECK(takeover->reason == protocol::TakeoverReason::kDisconnected);
-    // ... and it came after the events that gave Bob the turn.
-    bool passed_to_bob = false;
-    for (const auto& event : events_of(*ann.peer)) {
-      if (const auto* game = std::get_if<engine::Event>(&event.event)) {
-        if (const auto* passed = std::get_if<engine::TurnPassed>(game); passed && passed->to == 1) passed_to_bob = true;
-      }
-      if (std::holds_alternative<protocol::BotTakeover>(event.event)) {
-        CHECK(passed_to_bob);
-        break;
-      }
-    }
-  }
-  CHECK(handed_over);
 }
 
 // ---------------------------------------------------------------- kicked
@@ -390,36 +272,6 @@ TEST_CASE("input: ranks and cards may be sent in lower case") {
     ann.peer->send_raw(body.dump());
     CHECK(std::holds_alternative<protocol::Ok>(ann.peer->reply(77)));
   }
-}
-
-// ---------------------------------------------------------------- timers
-
-TEST_CASE("timers: a chat line neither stops nor restarts a turn timer, and the timeout plays one move") {
-  TempDir dir("gofish-rules");
-  ServerProcess server(dir.path / "data", dir.path / "server.log", {"--min-turn-timer-seconds=1"});
-  auto request = create_request("Ann", "classic", 2, {{1, protocol::BotLevel::kEasy}});
-  request.settings.turn_timer_seconds = 1;
-  Seated ann = create_room(server.port(), request);
-  ann.peer->expect<protocol::Ok>(protocol::Start{});
-  std::optional<protocol::Turn> turn;
-  while ((turn = await_turn(*ann.peer)) && turn->seat == 1) {
-  }
-  REQUIRE(turn);
-  REQUIRE(turn->seat == 0);
-  const int timers_before = count_events<protocol::TurnTimer>(*ann.peer);
-  ann.peer->expect<protocol::Ok>(protocol::Chat{"thinking", ""});
-  std::this_thread::sleep_for(300ms);
-  ann.peer->expect<protocol::Ok>(protocol::Chat{"still thinking", ""});
-  const auto takeover = ann.peer->await_event<protocol::BotTakeover>(3000ms);
-  REQUIRE(takeover);
-  CHECK(takeover->reason == protocol::TakeoverReason::kTimeout);
-  // No new timer between the chat lines and the timeout.
-  int timers_until_takeover = 0;
-  for (const auto& event : events_of(*ann.peer)) {
-    if (std::holds_alternative<protocol::BotTakeover>(event.event)) break;
-    if (std::holds_alternative<protocol::TurnTimer>(event.event)) ++timers_until_takeover;
-  }
-  CHECK(timers_until_takeover == timers_before);
 }
 
 // ---------------------------------------------------------------- loading rooms
