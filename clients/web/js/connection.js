@@ -6,6 +6,10 @@
 // servers sends the socket to the one serving that room.
 
 const kClient = 'web/0.2';
+// The protocol version this page speaks, sent in hello. It must equal the
+// server's (protocol/limits.hpp, kProtocolVersion), which
+// tests/protocol/web_version_test.cpp checks.
+const kProtocolVersion = 1;
 const kBackoffMs = [250, 750, 1500, 3000];
 // A connection that has said nothing for kQuietMs gets a ping; one whose
 // ping is unanswered at kStalledMs is shown as lost (the table takes the
@@ -115,7 +119,7 @@ export class Connection {
     clearTimeout(this.handshakeTimer);
     this.handshakeTimer = setTimeout(() => { if (!this.ready) this.closed(ws, {}); }, kHandshakeMs);
     ws.addEventListener('open', () => {
-      ws.send(JSON.stringify({ type: 'hello', protocol: 1, client: kClient }));
+      ws.send(JSON.stringify({ type: 'hello', protocol: kProtocolVersion, client: kClient }));
     });
     ws.addEventListener('message', (e) => this.receive(ws, e.data));
     ws.addEventListener('close', (e) => this.closed(ws, e));
