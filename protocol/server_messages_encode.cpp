@@ -153,6 +153,8 @@ OrderedJson to_json(const Welcome& m) {
       {"max_frame_bytes", l.max_frame_bytes},
       {"messages_per_second", l.messages_per_second},
       {"message_burst", l.message_burst},
+      {"pace_messages_per_second", l.pace_messages_per_second},
+      {"pace_message_burst", l.pace_message_burst},
       {"chats_per_second", l.chats_per_second},
       {"chat_burst", l.chat_burst},
       {"max_name_chars", l.max_name_chars},

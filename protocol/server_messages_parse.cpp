@@ -182,6 +182,9 @@ std::variant<ServerMessage, std::string> parse_welcome(Reader& r, std::optional<
   w.max_frame_bytes = integer("max_frame_bytes");
   w.messages_per_second = number("messages_per_second");
   w.message_burst = integer("message_burst");
+  // Absent from a server older than them: 0, and the client picks a margin.
+  w.pace_messages_per_second = number("pace_messages_per_second");
+  w.pace_message_burst = l.integer("pace_message_burst", 0, kMaxSafeInteger).value_or(0);
   w.chats_per_second = number("chats_per_second");
   w.chat_burst = integer("chat_burst");
   w.max_name_chars = integer("max_name_chars");

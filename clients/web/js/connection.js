@@ -266,12 +266,17 @@ export class Connection {
     });
   }
 
-  // A little under the server's rate, so that clock differences never make
-  // the server drop a message.
+  // At the pace the server asks of its clients (welcome.limits.pace_*), a
+  // margin under its rate, so that it never drops a request; the hello it
+  // has already counted is taken off the start. A server from before those
+  // fields gets half its rate and burst (protocol/README.md, "welcome").
   resetBucket(limits) {
-    const rate = Number(limits?.messages_per_second) || 10;
-    const burst = Number(limits?.message_burst) || 20;
-    this.bucket = { rate: rate * 0.9, burst: Math.max(1, burst - 2), tokens: Math.max(1, burst - 2), at: performance.now() };
+    const paceRate = Number(limits?.pace_messages_per_second);
+    const paceBurst = Number(limits?.pace_message_burst);
+    const paced = paceRate > 0 && paceBurst > 0;
+    const rate = paced ? paceRate : (Number(limits?.messages_per_second) || 10) / 2;
+    const burst = paced ? paceBurst : Math.max(1, Math.floor((Number(limits?.message_burst) || 20) / 2));
+    this.bucket = { rate, burst, tokens: burst - 1, at: performance.now() };
   }
 
   // Sends queued requests while the bucket has tokens; otherwise waits for
