@@ -2,7 +2,7 @@
 // own encoders (not part of the public interface).
 //
 // A message type's fields are written once, by a function template over the
-// writer (`write_event` in game_json.cpp, `write` in server_messages.cpp);
+// writer (`write_event` in game_json.cpp, `write` in server_messages_encode.cpp);
 // StringWriter appends the object's text straight to a string, which is the
 // server's hot path (no json value, no allocation per field), and
 // ValueWriter builds an nlohmann::ordered_json for callers that need a value

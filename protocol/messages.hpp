@@ -219,6 +219,12 @@ struct WelcomeLimits {
   std::int64_t max_spectators = 0;
   std::int64_t idle_timeout_ms = 0;
   std::int64_t seat_grace_ms = 0;
+  // The rate and burst a client should keep its own bucket at: a margin
+  // under messages_per_second and message_burst, chosen by the server
+  // (server::welcome_limits). 0 when the welcome had none (a server from
+  // before these fields); a client then picks a margin of its own.
+  double pace_messages_per_second = 0;
+  std::int64_t pace_message_burst = 0;
   friend bool operator==(const WelcomeLimits&, const WelcomeLimits&) = default;
 };
 

@@ -19,7 +19,8 @@
 
 namespace gofish::protocol {
 
-// The settings object of the room snapshot (server_messages.cpp), kept as is.
+// The settings object of the room snapshot (server_messages_encode.cpp and
+// server_messages_parse.cpp), kept as is.
 nlohmann::ordered_json settings_to_json(const RoomSettings& settings);
 std::variant<RoomSettings, std::string> settings_from_json(const nlohmann::json& json);
 // A player the host removed (`kick`), kept with the settings so that they

@@ -15,6 +15,7 @@
 #include "clients/cli/commands.hpp"
 #include "clients/cli/connection.hpp"
 #include "clients/cli/line_reader.hpp"
+#include "clients/cli/pacing.hpp"
 #include "engine/overloaded.hpp"
 #include "gofish/version.hpp"
 #include "protocol/text.hpp"
@@ -64,8 +65,6 @@ int entry_exit_code(ErrorCode code) {
 }
 
 constexpr const char* kPrompt = "gofish> ";
-// The share of the server's message rate the client allows itself.
-constexpr double kRateMargin = 0.8;
 
 enum class Request { kHello, kCreate, kJoin, kResume, kResync, kDecision, kLeave, kRevote, kOther };
 
@@ -296,12 +295,6 @@ class Session : public ConnectionHandler {
   // configured below any rate this client could assume.
   static TokenBucket hello_only_bucket() { return TokenBucket(0.0, 1, TokenBucket::Clock::now()); }
 
-  // The server's message bucket as we keep it: a margin under its rate.
-  static TokenBucket message_bucket(const protocol::WelcomeLimits& limits) {
-    return TokenBucket(limits.messages_per_second * kRateMargin, static_cast<std::size_t>(limits.message_burst),
-                       TokenBucket::Clock::now());
-  }
-
   // Keeps under the server's message rate (welcome.limits) with a token
   // bucket of our own, so no request is dropped as rate-limited.
   void flush() {
@@ -349,8 +342,8 @@ class Session : public ConnectionHandler {
 
   void on_welcome(const protocol::Welcome& welcome) {
     welcomed_ = true;
-    // The server's bucket for this connection, less the hello it has counted.
-    bucket_ = message_bucket(welcome.limits);
+    // At the pace the server asks of its clients, less the hello it has counted.
+    bucket_ = pacing_bucket(welcome.limits, TokenBucket::Clock::now());
     bucket_.try_take(TokenBucket::Clock::now());
     // A flush timer armed under the hello-only bucket waits a day; whatever
     // was typed before the welcome goes with the next flush instead.

@@ -14,6 +14,7 @@
 #include "clients/cli/narrate.hpp"
 #include "clients/cli/remote_bot.hpp"
 #include "clients/cli/table.hpp"
+#include "protocol/limits.hpp"
 
 namespace gofish::cli {
 
@@ -66,7 +67,7 @@ struct Options {
   // frozen server is resumed elsewhere about when that server's leases
   // run out (README, "Running several servers"). 0: never.
   int liveness_timeout_ms = 1500;
-  int protocol_version = 1;
+  int protocol_version = protocol::kProtocolVersion;  // another only in tests of the version check
 };
 
 class Session;

@@ -8,6 +8,7 @@
 #include "clients/cli/address.hpp"
 #include "clients/cli/commands.hpp"
 #include "clients/cli/narrate.hpp"
+#include "clients/cli/pacing.hpp"
 #include "clients/cli/remote_bot.hpp"
 #include "clients/cli/table.hpp"
 #include "engine/game.hpp"
@@ -220,6 +221,43 @@ TEST_CASE("the view rebuilt from a seat's events equals the engine's view of tha
     }
   }
   CHECK(games > 50);
+}
+
+namespace {
+
+// How many messages `bucket` lets out at `at`, at once.
+int sendable(TokenBucket& bucket, TokenBucket::Clock::time_point at) {
+  int sent = 0;
+  while (sent < 1000 && bucket.try_take(at)) ++sent;
+  return sent;
+}
+
+}  // namespace
+
+TEST_CASE("pacing: the client keeps the rate and burst the welcome asks of it") {
+  using namespace std::chrono_literals;
+  const auto t0 = TokenBucket::Clock::now();
+  protocol::WelcomeLimits limits;
+  limits.messages_per_second = 10;
+  limits.message_burst = 20;
+  limits.pace_messages_per_second = 4;
+  limits.pace_message_burst = 3;
+  TokenBucket paced = pacing_bucket(limits, t0);
+  CHECK(sendable(paced, t0) == 3);  // the pace's burst, not the server's 20
+  CHECK(sendable(paced, t0 + 240ms) == 0);
+  CHECK(sendable(paced, t0 + 251ms) == 1);  // one every 250 ms: 4 a second, not 10
+  CHECK(sendable(paced, t0 + 10s) == 3);
+
+  // A server from before the pace fields: half its rate and burst.
+  limits.pace_messages_per_second = 0;
+  limits.pace_message_burst = 0;
+  TokenBucket older = pacing_bucket(limits, t0);
+  CHECK(sendable(older, t0) == 10);
+  CHECK(sendable(older, t0 + 190ms) == 0);
+  CHECK(sendable(older, t0 + 201ms) == 1);  // 5 a second
+  limits.message_burst = 1;
+  TokenBucket tiny = pacing_bucket(limits, t0);
+  CHECK(sendable(tiny, t0) == 1);
 }
 
 }  // namespace gofish::cli

@@ -323,7 +323,7 @@ TEST_CASE("every other server message round-trips") {
   welcome.version = "0.1.0";
   welcome.id = RequestId{std::int64_t{0}};
   // every field different, so a field read into another's place shows
-  welcome.limits = WelcomeLimits{4001, 2.5, 21, 0.75, 6, 25, 201, 65, 11, 301, 17, 60'001, 120'001};
+  welcome.limits = WelcomeLimits{4001, 2.5, 21, 0.75, 6, 25, 201, 65, 11, 301, 17, 60'001, 120'001, 2.25, 19};
   RoomSnapshot waiting;
   waiting.code = "ABCDE";
   waiting.settings.rules = *engine::preset("authors");
@@ -394,6 +394,27 @@ TEST_CASE("every other server message round-trips") {
   CHECK(phrase["event"]["seat"].is_null());
   const json closing = json::parse(encode(Closing{CloseReason::kShuttingDown, "bye"}));
   CHECK(closing["code"] == 1001);
+}
+
+TEST_CASE("a welcome without the pace fields (a server from before them) reads them as 0") {
+  Welcome welcome;
+  welcome.version = "0.1.0";
+  welcome.limits = WelcomeLimits{4001, 2.5, 21, 0.75, 6, 25, 201, 65, 11, 301, 17, 60'001, 120'001, 2.25, 19};
+  json older = json::parse(encode(welcome));
+  CHECK(older["limits"]["pace_messages_per_second"] == 2.25);
+  CHECK(older["limits"]["pace_message_burst"] == 19);
+  older["limits"].erase("pace_messages_per_second");
+  older["limits"].erase("pace_message_burst");
+  const auto parsed = parse_server_message(older.dump());
+  REQUIRE(std::holds_alternative<ServerMessage>(parsed));
+  const WelcomeLimits& limits = std::get<Welcome>(std::get<ServerMessage>(parsed)).limits;
+  CHECK(limits.pace_messages_per_second == 0);
+  CHECK(limits.pace_message_burst == 0);
+  CHECK(limits.messages_per_second == 2.5);
+  CHECK(limits.message_burst == 21);
+  // Present, they must be numbers in range.
+  older["limits"]["pace_message_burst"] = -1;
+  CHECK(std::holds_alternative<std::string>(parse_server_message(older.dump())));
 }
 
 TEST_CASE("parse_server_message refuses what it cannot use, without throwing") {

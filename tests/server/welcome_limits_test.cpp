@@ -79,8 +79,9 @@ TEST_CASE("welcome: every limit a client is told is the configured one, set thro
   config.limits = flagged.limits;
   config.limits.bot_delay = 0ms;
   config.limits.parse.max_id_bytes = 33;  // no flag: a wire constant, but still the one the server holds
-  // Every field differs from its default and from every other field.
-  const protocol::WelcomeLimits expected{3001, 37.5, 41, 0.25, 3, 11, 23, 33, 7, 77, 5, 45'000, 9'000};
+  // Every field differs from its default and from every other field. The
+  // pace is worked out from the message rate and burst (server/limits.cpp).
+  const protocol::WelcomeLimits expected{3001, 37.5, 41, 0.25, 3, 11, 23, 33, 7, 77, 5, 45'000, 9'000, 30.0, 39};
   CHECK(welcome_limits(config.limits) == expected);
 
   RoomsServer server(config);
@@ -96,6 +97,28 @@ TEST_CASE("welcome: every limit a client is told is the configured one, set thro
   ann.expect<protocol::Created>(timer);
   CHECK(ann.error_of(protocol::Chat{std::string(24, 'x'), ""}) == "chat/too_long");
   CHECK(!std::holds_alternative<protocol::Error>(ann.request(protocol::Chat{std::string(23, 'x'), ""})));
+}
+
+TEST_CASE("welcome: the pace a client is asked to keep is under the server's message bucket") {
+  for (const double rate : {0.5, 1.0, 10.0, 37.5, 1000.0}) {
+    for (const std::size_t burst : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{20}, std::size_t{500}}) {
+      CAPTURE(rate);
+      CAPTURE(burst);
+      Limits limits;
+      limits.message_rate_per_second = rate;
+      limits.message_burst = burst;
+      const protocol::WelcomeLimits told = welcome_limits(limits);
+      CHECK(told.pace_messages_per_second > 0);
+      CHECK(told.pace_messages_per_second < told.messages_per_second);
+      CHECK(told.pace_message_burst >= 1);
+      CHECK(told.pace_message_burst <= told.message_burst);
+      if (burst > 2) CHECK(told.pace_message_burst < told.message_burst);
+    }
+  }
+  // A default server: 8 a second with bursts of 18, against its 10 and 20.
+  const protocol::WelcomeLimits defaults = welcome_limits(Limits{});
+  CHECK(defaults.pace_messages_per_second == 8.0);
+  CHECK(defaults.pace_message_burst == 18);
 }
 
 TEST_CASE("welcome: the README's welcome examples show a default server's limits") {

@@ -6,6 +6,10 @@
 // servers sends the socket to the one serving that room.
 
 const kClient = 'web/0.2';
+// The protocol version this page speaks, sent in hello. It must equal the
+// server's (protocol/limits.hpp, kProtocolVersion), which
+// tests/protocol/web_version_test.cpp checks.
+const kProtocolVersion = 1;
 const kBackoffMs = [250, 750, 1500, 3000];
 // A connection that has said nothing for kQuietMs gets a ping; one whose
 // ping is unanswered at kStalledMs is shown as lost (the table takes the
@@ -115,7 +119,7 @@ export class Connection {
     clearTimeout(this.handshakeTimer);
     this.handshakeTimer = setTimeout(() => { if (!this.ready) this.closed(ws, {}); }, kHandshakeMs);
     ws.addEventListener('open', () => {
-      ws.send(JSON.stringify({ type: 'hello', protocol: 1, client: kClient }));
+      ws.send(JSON.stringify({ type: 'hello', protocol: kProtocolVersion, client: kClient }));
     });
     ws.addEventListener('message', (e) => this.receive(ws, e.data));
     ws.addEventListener('close', (e) => this.closed(ws, e));
@@ -262,12 +266,17 @@ export class Connection {
     });
   }
 
-  // A little under the server's rate, so that clock differences never make
-  // the server drop a message.
+  // At the pace the server asks of its clients (welcome.limits.pace_*), a
+  // margin under its rate, so that it never drops a request; the hello it
+  // has already counted is taken off the start. A server from before those
+  // fields gets half its rate and burst (protocol/README.md, "welcome").
   resetBucket(limits) {
-    const rate = Number(limits?.messages_per_second) || 10;
-    const burst = Number(limits?.message_burst) || 20;
-    this.bucket = { rate: rate * 0.9, burst: Math.max(1, burst - 2), tokens: Math.max(1, burst - 2), at: performance.now() };
+    const paceRate = Number(limits?.pace_messages_per_second);
+    const paceBurst = Number(limits?.pace_message_burst);
+    const paced = paceRate > 0 && paceBurst > 0;
+    const rate = paced ? paceRate : (Number(limits?.messages_per_second) || 10) / 2;
+    const burst = paced ? paceBurst : Math.max(1, Math.floor((Number(limits?.message_burst) || 20) / 2));
+    this.bucket = { rate, burst, tokens: burst - 1, at: performance.now() };
   }
 
   // Sends queued requests while the bucket has tokens; otherwise waits for
