@@ -14,206 +14,18 @@
 #include <type_traits>
 #include <utility>
 
+#include "gofish/postgres_migrations.hpp"
 #include "server/token.hpp"
 
 namespace gofish::server {
 
 namespace {
 
-// Each step takes the schema from version i to i + 1; a step is never edited
-// once released, only new ones appended.
-constexpr const char* kMigrations[] = {
-    // 0 -> 1: SqliteStore's tables (its schema version 3), column for column.
-    R"sql(
-CREATE TABLE meta(key TEXT PRIMARY KEY, value BYTEA NOT NULL);
-CREATE TABLE rooms(
-  code TEXT PRIMARY KEY,
-  settings TEXT NOT NULL,
-  created_ms BIGINT NOT NULL,
-  v BIGINT NOT NULL DEFAULT 0,
-  set_aside TEXT,
-  set_aside_ms BIGINT);
-CREATE TABLE seats(
-  room TEXT NOT NULL,
-  seat INTEGER NOT NULL,
-  state TEXT NOT NULL,
-  token_hash BYTEA,
-  PRIMARY KEY(room, seat));
-CREATE TABLE games(
-  game_id TEXT PRIMARY KEY,
-  room TEXT,
-  game BIGINT NOT NULL,
-  setup TEXT NOT NULL,
-  started_ms BIGINT NOT NULL,
-  transcript TEXT,
-  finished_ms BIGINT);
-CREATE INDEX games_by_room ON games(room, game);
-CREATE INDEX games_by_finish ON games(finished_ms) WHERE finished_ms IS NOT NULL;
-CREATE TABLE decisions(
-  game_id TEXT NOT NULL,
-  seq BIGINT NOT NULL,
-  decision TEXT NOT NULL,
-  PRIMARY KEY(game_id, seq));
-)sql",
-    // 1 -> 2: room leases (one owner per room when several servers share
-    // the database) and the guard that fences a room's writes by its lease.
-    // The guard locks the lease row (FOR SHARE), so a node taking the room
-    // over waits for a commit in flight, then fences out the ones after it.
-    R"sql(
-CREATE TABLE room_lease(
-  code TEXT PRIMARY KEY,
-  node TEXT NOT NULL,
-  epoch BIGINT NOT NULL,
-  expires_at TIMESTAMPTZ NOT NULL);
-CREATE INDEX room_lease_by_node ON room_lease(node);
-CREATE FUNCTION gofish_fence(room TEXT, holder TEXT, held_epoch BIGINT) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM 1 FROM room_lease WHERE code = room AND node = holder AND epoch = held_epoch FOR SHARE;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'room % is no longer leased to node % at epoch %', room, holder, held_epoch
-      USING ERRCODE = 'GF001';
-  END IF;
-END $$;
-)sql",
-    // 2 -> 3: a decision may carry its room's event version, so an action
-    // writes one row instead of also updating its room's row (SqliteStore's
-    // schema version 4 does the same).
-    R"sql(
-ALTER TABLE decisions ADD COLUMN v BIGINT;
-)sql",
-    // 3 -> 4: one guard for every room of a batch, not a call per room. It
-    // locks the leases still held (FOR SHARE, as gofish_fence does), then
-    // names the first room whose lease is not, in the error's DETAIL.
-    R"sql(
-CREATE OR REPLACE FUNCTION gofish_fence_rooms(rooms TEXT[], holder TEXT, held_epochs BIGINT[])
-RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-  lost TEXT;
-BEGIN
-  PERFORM 1 FROM room_lease l JOIN unnest(rooms, held_epochs) AS f(code, epoch)
-    ON l.code = f.code AND l.node = holder AND l.epoch = f.epoch FOR SHARE OF l;
-  SELECT f.code INTO lost FROM unnest(rooms, held_epochs) AS f(code, epoch)
-    WHERE NOT EXISTS (SELECT 1 FROM room_lease l WHERE l.code = f.code AND l.node = holder AND l.epoch = f.epoch)
-    LIMIT 1;
-  IF lost IS NOT NULL THEN
-    RAISE EXCEPTION 'room % is no longer leased to node %', lost, holder USING ERRCODE = 'GF001', DETAIL = lost;
-  END IF;
-END $$;
-)sql",
-    // 4 -> 5: the guard locks no rows. Locking every lease of a batch FOR
-    // SHARE wrote each lease row's header and a WAL record per room, and
-    // was half of what a batch cost PostgreSQL (pg_stat_statements under
-    // bench/run's load). Instead a batch holds its node's advisory lock
-    // (shared, until it commits), and a lease taken from a node (its epoch
-    // raised, by any statement, hence a trigger) takes that node's lock
-    // exclusively: the takeover waits for the node's batches in flight,
-    // and a batch that starts after it waits for it to commit, then sees
-    // the new epoch, since each statement of a function reads what was
-    // committed before it started. The lock's key is (1735353964, "gofl"
-    // in ASCII, and the node name's hashtext). gofish_fence, unused since
-    // 4, goes.
-    R"sql(
-CREATE OR REPLACE FUNCTION gofish_fence_rooms(rooms TEXT[], holder TEXT, held_epochs BIGINT[])
-RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-  lost TEXT;
-BEGIN
-  PERFORM pg_advisory_xact_lock_shared(1735353964, hashtext(holder));
-  SELECT f.code INTO lost FROM unnest(rooms, held_epochs) AS f(code, epoch)
-    WHERE NOT EXISTS (SELECT 1 FROM room_lease l WHERE l.code = f.code AND l.node = holder AND l.epoch = f.epoch)
-    LIMIT 1;
-  IF lost IS NOT NULL THEN
-    RAISE EXCEPTION 'room % is no longer leased to node %', lost, holder USING ERRCODE = 'GF001', DETAIL = lost;
-  END IF;
-END $$;
-CREATE FUNCTION gofish_lease_taken() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NEW.epoch <> OLD.epoch THEN
-    PERFORM pg_advisory_xact_lock(1735353964, hashtext(OLD.node));
-  END IF;
-  RETURN NEW;
-END $$;
-CREATE TRIGGER room_lease_taken BEFORE UPDATE ON room_lease FOR EACH ROW EXECUTE FUNCTION gofish_lease_taken();
-DROP FUNCTION IF EXISTS gofish_fence(TEXT, TEXT, BIGINT);
-)sql",
-    // 5 -> 6: the guard is two plain statements, no longer a plpgsql
-    // function called on every batch (its call cost PostgreSQL about 75 us
-    // a batch, as much as half its check; pg_stat_statements under
-    // bench/run's load): the node's advisory lock, shared, then the check
-    // of the rooms' epochs, a statement of its own so that it reads what a
-    // takeover the lock waited for committed. Only when a room is lost does
-    // the check call gofish_fenced_out, which raises.
-    R"sql(
-CREATE OR REPLACE FUNCTION gofish_fenced_out(lost TEXT, holder TEXT) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  RAISE EXCEPTION 'room % is no longer leased to node %', lost, holder USING ERRCODE = 'GF001', DETAIL = lost;
-END $$;
-DROP FUNCTION IF EXISTS gofish_fence_rooms(TEXT[], TEXT, BIGINT[]);
-)sql",
-    // 6 -> 7: the guard reads one row per batch, not every room's lease
-    // (the check of each room's epoch cost PostgreSQL 57 to 116 us a batch,
-    // about 3% of bench/run's actions/s). node_fence counts the leases
-    // taken from each node; the takeover's trigger adds to it in the same
-    // transaction as the new epoch. A batch checks that its node's count is
-    // still the one it knows; if not, the node reads the count and which of
-    // its rooms it lost, in one statement, drops those and sends the batch
-    // again. gofish_fenced_out stays for nodes still on version 6 during a
-    // rolling upgrade.
-    R"sql(
-CREATE TABLE node_fence(node TEXT PRIMARY KEY, losses BIGINT NOT NULL);
-CREATE OR REPLACE FUNCTION gofish_lease_taken() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NEW.epoch <> OLD.epoch THEN
-    PERFORM pg_advisory_xact_lock(1735353964, hashtext(OLD.node));
-    INSERT INTO node_fence(node, losses) VALUES(OLD.node, 1)
-      ON CONFLICT (node) DO UPDATE SET losses = node_fence.losses + 1;
-  END IF;
-  RETURN NEW;
-END $$;
-CREATE FUNCTION gofish_node_lost_lease(holder TEXT) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  RAISE EXCEPTION 'node % lost a lease since its last check', holder USING ERRCODE = 'GF002';
-END $$;
-)sql",
-    // 7 -> 8: decisions are appended in the order they are written (id,
-    // from the sequence decision_ids) with no other index, as SqliteStore's
-    // version 4 does: a batch of actions from many rooms adds to the
-    // index's last page instead of descending to a page per game (the
-    // primary key by game and number cost each row about 2.7 us more than
-    // no index at all; pgbench, 52 rows a statement). A game finds its
-    // decisions between games.first_decision, a value of decision_ids drawn
-    // when the game is written (before any of its decisions: the sequence
-    // caches no values, so it rises across connections and nodes), and
-    // games.last_decision, the highest id when it finished. Both are bounds,
-    // not exact ids, and a game of a server before this version has NULL:
-    // read as the whole table. Servers still on version 7 during a rolling
-    // upgrade keep working (the id has a default); only their reads scan.
-    R"sql(
-CREATE SEQUENCE decision_ids AS BIGINT;
-CREATE TABLE decisions_appended(
-  id BIGINT PRIMARY KEY DEFAULT nextval('decision_ids'),
-  game_id TEXT NOT NULL,
-  seq BIGINT NOT NULL,
-  decision TEXT NOT NULL,
-  v BIGINT);
-ALTER SEQUENCE decision_ids OWNED BY decisions_appended.id;
-INSERT INTO decisions_appended(game_id, seq, decision, v)
-  SELECT game_id, seq, decision, v FROM decisions ORDER BY game_id, seq;
-DROP TABLE decisions;
-ALTER TABLE decisions_appended RENAME TO decisions;
-ALTER INDEX decisions_appended_pkey RENAME TO decisions_pkey;
-ALTER TABLE games ADD COLUMN first_decision BIGINT, ADD COLUMN last_decision BIGINT;
-UPDATE games SET first_decision = d.first, last_decision = CASE WHEN games.finished_ms IS NOT NULL THEN d.last END
-  FROM (SELECT game_id, min(id) AS first, max(id) AS last FROM decisions GROUP BY game_id) AS d
-  WHERE d.game_id = games.game_id;
-UPDATE games SET first_decision = nextval('decision_ids') WHERE first_decision IS NULL;
-UPDATE games SET last_decision = first_decision WHERE finished_ms IS NOT NULL AND last_decision IS NULL;
-)sql",
-};
 
 // The SQLSTATE gofish_node_lost_lease raises.
 constexpr const char* kLostLease = "GF002";
-static_assert(std::size(kMigrations) == kPostgresSchemaVersion);
+static_assert(std::size(migrations::kPostgres) == kPostgresSchemaVersion,
+              "one migration a schema version: server/store/migrations/postgres/NNNN_words.sql");
 
 // The advisory lock servers take while they check and migrate the schema.
 constexpr std::int64_t kSchemaLock = 0x676f66697368;  // "gofish"
@@ -972,7 +784,7 @@ void PostgresStore::check_and_migrate() {
     }
     for (int step = version; step < kPostgresSchemaVersion; ++step) {
       try {
-        exec(kMigrations[step]);
+        exec(migrations::kPostgres[step]);
       } catch (const StoreError& error) {
         throw StoreError("making gofish-server's tables (schema version " + std::to_string(step + 1) + ") in the " +
                          describe() + " failed: " + error.what() +

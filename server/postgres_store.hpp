@@ -22,7 +22,8 @@
 //   token hash needs no escaping and a NUL byte is refused rather than cut
 //   off), integers as decimal text; results come back in binary.
 // - The schema is versioned: meta('schema_version') holds the version, and
-//   a list of steps migrates it forward in one transaction, under an
+//   a list of steps (server/store/migrations/postgres/NNNN_*.sql, compiled
+//   in) migrates it forward in one transaction, under an
 //   advisory lock so servers starting together migrate once. A version
 //   newer than this program's is refused with a StoreError, as are an
 //   unreachable database, a refused login and a database whose encoding is

@@ -10,87 +10,15 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "gofish/sqlite_migrations.hpp"
 #include "server/token.hpp"
 
 namespace gofish::server {
 
 namespace {
 
-// Each step takes the schema from version i to i + 1; a step is never edited
-// once released, only new ones appended.
-constexpr const char* kMigrations[] = {
-    // 0 -> 1: the first schema.
-    R"sql(
-CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB NOT NULL);
-CREATE TABLE rooms(
-  code TEXT PRIMARY KEY,
-  settings TEXT NOT NULL,
-  created_ms INTEGER NOT NULL);
-CREATE TABLE seats(
-  room TEXT NOT NULL,
-  seat INTEGER NOT NULL,
-  state TEXT NOT NULL,
-  token_hash BLOB,
-  PRIMARY KEY(room, seat));
-CREATE TABLE games(
-  game_id TEXT PRIMARY KEY,
-  room TEXT,
-  game INTEGER NOT NULL,
-  setup TEXT NOT NULL,
-  started_ms INTEGER NOT NULL,
-  transcript TEXT,
-  finished_ms INTEGER);
-CREATE INDEX games_by_room ON games(room, game);
-CREATE INDEX games_by_finish ON games(finished_ms) WHERE finished_ms IS NOT NULL;
-CREATE TABLE decisions(
-  game_id TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  decision TEXT NOT NULL,
-  PRIMARY KEY(game_id, seq));
-)sql",
-    // 1 -> 2: each room's event version, so a restored room carries on
-    // numbering its events where its players left off.
-    R"sql(
-ALTER TABLE rooms ADD COLUMN v INTEGER NOT NULL DEFAULT 0;
-)sql",
-    // 2 -> 3: a room the server cannot rebuild is set aside (why, and when)
-    // instead of stopping the start; load_open_rooms skips it.
-    R"sql(
-ALTER TABLE rooms ADD COLUMN set_aside TEXT;
-ALTER TABLE rooms ADD COLUMN set_aside_ms INTEGER;
-)sql",
-    // 3 -> 4: decisions are appended in commit order (the rowid) with no
-    // other index, so a batch of actions from many rooms writes the table's
-    // last page or two instead of one index page per room; a game finds its
-    // decisions from its first one's rowid (games.first_decision). A
-    // decision may carry its room's event version (v), so an action writes
-    // one row instead of also rewriting its room's row.
-    R"sql(
-CREATE TABLE decisions_appended(
-  id INTEGER PRIMARY KEY,
-  game_id TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  decision TEXT NOT NULL,
-  v INTEGER);
-INSERT INTO decisions_appended(game_id, seq, decision)
-  SELECT game_id, seq, decision FROM decisions ORDER BY game_id, seq;
-DROP TABLE decisions;
-ALTER TABLE decisions_appended RENAME TO decisions;
-ALTER TABLE games ADD COLUMN first_decision INTEGER;
-CREATE INDEX migrating_decisions ON decisions(game_id);
-UPDATE games SET first_decision = (SELECT min(id) FROM decisions WHERE decisions.game_id = games.game_id);
-DROP INDEX migrating_decisions;
-)sql",
-    // 4 -> 5: a finished game's transcript is no longer written (it is its
-    // set-up and decisions, played again when asked for); the game keeps
-    // where its decisions end (the last rowid when it finished), so they
-    // are read from first_decision to last_decision. Games finished before
-    // keep their transcript and no last_decision.
-    R"sql(
-ALTER TABLE games ADD COLUMN last_decision INTEGER;
-)sql",
-};
-static_assert(std::size(kMigrations) == kSchemaVersion);
+static_assert(std::size(migrations::kSqlite) == kSchemaVersion,
+              "one migration a schema version: server/store/migrations/sqlite/NNNN_words.sql");
 
 // The records' fault (a key written twice, a value SQLite will not take),
 // which the same records would meet again; anything else is the store's
@@ -326,7 +254,7 @@ void SqliteStore::migrate() {
   for (; version < kSchemaVersion; ++version) {
     exec("BEGIN IMMEDIATE");
     try {
-      exec(kMigrations[version]);
+      exec(migrations::kSqlite[version]);
       exec(("PRAGMA user_version=" + std::to_string(version + 1)).c_str());
       exec("COMMIT");
     } catch (...) {

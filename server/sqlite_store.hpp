@@ -9,7 +9,7 @@
 //   transactions may be lost if the machine loses power. FULL syncs the WAL
 //   on every commit and survives power loss too, at one fsync per batch.
 // - The schema is versioned with PRAGMA user_version and migrated forward by
-//   a list of steps; a version newer than this program knows, a file that is
+//   a list of steps (server/store/migrations/sqlite/NNNN_*.sql, compiled in); a version newer than this program knows, a file that is
 //   not SQLite, or a database that fails quick_check is refused with a
 //   StoreError (the server exits rather than run without its rooms).
 // - Decisions are appended in commit order (schema version 4): the table
