@@ -86,7 +86,8 @@ class SqliteStore final : public Store {
   std::array<std::uint64_t, 4> token_key() override;
   void truncate_decisions(const std::string& game_id, std::int64_t keep) override;
 
-  // A statement prepared once and reset after each use.
+  // A statement prepared once and reset after each use
+  // (server/store/sqlite_statement.hpp).
   class Statement;
 
  private:
