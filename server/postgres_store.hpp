@@ -16,13 +16,15 @@
 //   afterwards is reported failed: PostgreSQL may or may not have committed
 //   it, and nothing can tell.
 // - Every statement is prepared once per connection from one table
-//   (postgres_store.cpp): each record's SQL sits in one place, steps_for(),
+//   (server/store/postgres_statements.hpp): each record's SQL sits in one
+//   place, steps_for() (server/store/postgres_batching.cpp),
 //   so a later change of what rooms write, or a fencing condition, is one
 //   edit. Parameters go in binary (text and bytea as their bytes, so the
 //   token hash needs no escaping and a NUL byte is refused rather than cut
 //   off), integers as decimal text; results come back in binary.
 // - The schema is versioned: meta('schema_version') holds the version, and
-//   a list of steps migrates it forward in one transaction, under an
+//   a list of steps (server/store/migrations/postgres/NNNN_*.sql, compiled
+//   in) migrates it forward in one transaction, under an
 //   advisory lock so servers starting together migrate once. A version
 //   newer than this program's is refused with a StoreError, as are an
 //   unreachable database, a refused login and a database whose encoding is
@@ -138,9 +140,9 @@ class PostgresStore final : public Store {
   std::array<std::uint64_t, 4> token_key() override;
   void truncate_decisions(const std::string& game_id, std::int64_t keep) override;
 
-  // A statement's result (postgres_store.cpp).
+  // A statement's result (server/store/postgres_result.hpp).
   class Result;
-  // One prepared statement with its parameters.
+  // One prepared statement with its parameters (server/store/postgres_step.hpp).
   struct Step;
 
  private:
@@ -237,5 +239,20 @@ class PostgresStore final : public Store {
   const bool listens_ = false;
   std::shared_ptr<PostgresStore> listener_;
 };
+
+// Runs `work` once more on a new connection if the database dropped the
+// connection under it: PostgreSQL rolls back what a lost connection had
+// begun, so `work` must not have sent a COMMIT (commit() handles that case).
+template <class Work>
+auto PostgresStore::with_retry(Work&& work) {
+  reconnect_if_lost();
+  try {
+    return work();
+  } catch (const StoreError&) {
+    if (!connection_lost()) throw;
+  }
+  reconnect_if_lost();
+  return work();
+}
 
 }  // namespace gofish::server

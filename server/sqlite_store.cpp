@@ -1,205 +1,34 @@
 #include "server/sqlite_store.hpp"
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
 #include <algorithm>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <type_traits>
 #include <unordered_map>
 
+#include "server/store/sqlite_statement.hpp"
 #include "server/token.hpp"
+
+// The statement wrapper is server/store/sqlite_statement.hpp; the schema
+// (migrations, the checks on opening, the prepared statements) is
+// server/store/sqlite_schema.cpp.
 
 namespace gofish::server {
 
+using sqlite_statement::column_blob;
+using sqlite_statement::column_text;
+using sqlite_statement::Null;
+
 namespace {
-
-// Each step takes the schema from version i to i + 1; a step is never edited
-// once released, only new ones appended.
-constexpr const char* kMigrations[] = {
-    // 0 -> 1: the first schema.
-    R"sql(
-CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB NOT NULL);
-CREATE TABLE rooms(
-  code TEXT PRIMARY KEY,
-  settings TEXT NOT NULL,
-  created_ms INTEGER NOT NULL);
-CREATE TABLE seats(
-  room TEXT NOT NULL,
-  seat INTEGER NOT NULL,
-  state TEXT NOT NULL,
-  token_hash BLOB,
-  PRIMARY KEY(room, seat));
-CREATE TABLE games(
-  game_id TEXT PRIMARY KEY,
-  room TEXT,
-  game INTEGER NOT NULL,
-  setup TEXT NOT NULL,
-  started_ms INTEGER NOT NULL,
-  transcript TEXT,
-  finished_ms INTEGER);
-CREATE INDEX games_by_room ON games(room, game);
-CREATE INDEX games_by_finish ON games(finished_ms) WHERE finished_ms IS NOT NULL;
-CREATE TABLE decisions(
-  game_id TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  decision TEXT NOT NULL,
-  PRIMARY KEY(game_id, seq));
-)sql",
-    // 1 -> 2: each room's event version, so a restored room carries on
-    // numbering its events where its players left off.
-    R"sql(
-ALTER TABLE rooms ADD COLUMN v INTEGER NOT NULL DEFAULT 0;
-)sql",
-    // 2 -> 3: a room the server cannot rebuild is set aside (why, and when)
-    // instead of stopping the start; load_open_rooms skips it.
-    R"sql(
-ALTER TABLE rooms ADD COLUMN set_aside TEXT;
-ALTER TABLE rooms ADD COLUMN set_aside_ms INTEGER;
-)sql",
-    // 3 -> 4: decisions are appended in commit order (the rowid) with no
-    // other index, so a batch of actions from many rooms writes the table's
-    // last page or two instead of one index page per room; a game finds its
-    // decisions from its first one's rowid (games.first_decision). A
-    // decision may carry its room's event version (v), so an action writes
-    // one row instead of also rewriting its room's row.
-    R"sql(
-CREATE TABLE decisions_appended(
-  id INTEGER PRIMARY KEY,
-  game_id TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  decision TEXT NOT NULL,
-  v INTEGER);
-INSERT INTO decisions_appended(game_id, seq, decision)
-  SELECT game_id, seq, decision FROM decisions ORDER BY game_id, seq;
-DROP TABLE decisions;
-ALTER TABLE decisions_appended RENAME TO decisions;
-ALTER TABLE games ADD COLUMN first_decision INTEGER;
-CREATE INDEX migrating_decisions ON decisions(game_id);
-UPDATE games SET first_decision = (SELECT min(id) FROM decisions WHERE decisions.game_id = games.game_id);
-DROP INDEX migrating_decisions;
-)sql",
-    // 4 -> 5: a finished game's transcript is no longer written (it is its
-    // set-up and decisions, played again when asked for); the game keeps
-    // where its decisions end (the last rowid when it finished), so they
-    // are read from first_decision to last_decision. Games finished before
-    // keep their transcript and no last_decision.
-    R"sql(
-ALTER TABLE games ADD COLUMN last_decision INTEGER;
-)sql",
-};
-static_assert(std::size(kMigrations) == kSchemaVersion);
-
-// The records' fault (a key written twice, a value SQLite will not take),
-// which the same records would meet again; anything else is the store's
-// (a full disk, an I/O error, a file system made read-only, a lock), and the
-// same write may work once the store does (StoreWriter tries it again).
-bool records_fault(sqlite3* db) {
-  switch (db ? sqlite3_errcode(db) & 0xff : SQLITE_NOMEM) {  // the primary code of an extended one
-    case SQLITE_CONSTRAINT:
-    case SQLITE_MISMATCH:
-    case SQLITE_TOOBIG:
-    case SQLITE_RANGE: return true;
-    default: return false;
-  }
-}
-
-[[noreturn]] void fail(sqlite3* db, const std::string& what) {
-  const std::string text = what + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
-  if (records_fault(db)) throw RecordsRefused(text);
-  throw StoreError(text);
-}
 
 // A decision we can use: a JSON object.
 bool whole_decision(const std::string& text) {
   if (text.empty() || text.front() != '{') return false;
   return nlohmann::json::accept(text);
-}
-
-// A NULL parameter.
-struct Null {};
-
-}  // namespace
-
-class SqliteStore::Statement {
- public:
-  Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr) != SQLITE_OK) {
-      fail(db, std::string("preparing \"") + sql + "\"");
-    }
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  // Binds the arguments in order (1-based), runs to completion.
-  template <class... Args>
-  void run(const Args&... args) {
-    Use use(*this, args...);
-    for (;;) {
-      const int rc = sqlite3_step(stmt_);
-      if (rc == SQLITE_DONE) return;
-      if (rc != SQLITE_ROW) fail(db_, "writing");
-    }
-  }
-
-  // Binds the arguments, calls `row(stmt)` for each row.
-  template <class Row, class... Args>
-  void each(Row&& row, const Args&... args) {
-    Use use(*this, args...);
-    for (;;) {
-      const int rc = sqlite3_step(stmt_);
-      if (rc == SQLITE_DONE) return;
-      if (rc != SQLITE_ROW) fail(db_, "reading");
-      row(stmt_);
-    }
-  }
-
- private:
-  // Binds on construction, resets and clears on destruction (also on throw).
-  struct Use {
-    template <class... Args>
-    Use(Statement& statement, const Args&... args) : s(statement) {
-      int index = 0;
-      (s.bind(++index, args), ...);
-    }
-    ~Use() {
-      sqlite3_reset(s.stmt_);
-      sqlite3_clear_bindings(s.stmt_);
-    }
-    Use(const Use&) = delete;
-    Use& operator=(const Use&) = delete;
-    Statement& s;
-  };
-
-  // Not copied: the text outlives the statement's use (Use unbinds it
-  // before run() or each() returns).
-  void bind(int index, const std::string& text) {
-    check(sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_STATIC));
-  }
-  void bind(int index, std::int64_t value) { check(sqlite3_bind_int64(stmt_, index, value)); }
-  void bind(int index, int value) { check(sqlite3_bind_int64(stmt_, index, value)); }
-  void bind(int index, Null) { check(sqlite3_bind_null(stmt_, index)); }
-  void check(int rc) {
-    if (rc != SQLITE_OK) fail(db_, "binding");
-  }
-
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-namespace {
-
-std::string column_text(sqlite3_stmt* stmt, int column) {
-  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, column));
-  return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(stmt, column))) : std::string();
-}
-
-std::string column_blob(sqlite3_stmt* stmt, int column) {
-  const auto* blob = static_cast<const char*>(sqlite3_column_blob(stmt, column));
-  return blob ? std::string(blob, static_cast<std::size_t>(sqlite3_column_bytes(stmt, column))) : std::string();
 }
 
 // A room from a row of (code, settings, created_ms, v), with no seats or game yet.
@@ -257,8 +86,7 @@ SqliteStore::~SqliteStore() {
 void SqliteStore::close_statements() {
   for (auto* statement :
        {&insert_room_, &update_settings_, &upsert_seat_, &delete_seat_, &insert_game_, &insert_decision_,
-        &first_decision_, &finish_game_, &update_version_, &close_room_, &finished_game_,
-        &finished_decisions_}) {
+        &first_decision_, &finish_game_, &update_version_, &close_room_, &finished_game_, &finished_decisions_}) {
     statement->reset();
   }
 }
@@ -268,103 +96,9 @@ void SqliteStore::exec(const char* sql) {
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
     std::string text = message ? message : sqlite3_errmsg(db_);
     sqlite3_free(message);
-    if (records_fault(db_)) throw RecordsRefused(text);
+    if (sqlite_statement::records_fault(db_)) throw RecordsRefused(text);
     throw StoreError(text);
   }
-}
-
-void SqliteStore::open_and_check(const std::filesystem::path& file, SyncMode sync) {
-  const std::string where = file.string();
-  if (sqlite3_open_v2(where.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
-      SQLITE_OK) {
-    fail(db_, "cannot open the database " + where);
-  }
-  sqlite3_extended_result_codes(db_, 1);
-  sqlite3_busy_timeout(db_, 5000);
-  // The first read of the header tells a non-database file apart.
-  try {
-    exec("PRAGMA schema_version");
-  } catch (const StoreError& error) {
-    throw StoreError(where + " is not a usable SQLite database (" + error.what() +
-                     "); refusing to start rather than lose rooms. Move it aside to start empty.");
-  }
-  int version = 0;
-  Statement user_version(db_, "PRAGMA user_version");
-  user_version.each([&](sqlite3_stmt* stmt) { version = sqlite3_column_int(stmt, 0); });
-  if (version > kSchemaVersion) {
-    throw StoreError(where + " has schema version " + std::to_string(version) + ", newer than this server's " +
-                     std::to_string(kSchemaVersion) + "; refusing to start. Run a newer gofish-server.");
-  }
-  std::string check;
-  try {
-    Statement quick_check(db_, "PRAGMA quick_check(1)");
-    quick_check.each([&](sqlite3_stmt* stmt) { check = column_text(stmt, 0); });
-  } catch (const StoreError& error) {
-    check = error.what();
-  }
-  if (check != "ok") {
-    throw StoreError(where + " is damaged (" + check + "); refusing to start rather than lose rooms.");
-  }
-  // A new database gets 1 KiB pages: each commit writes the decision log's
-  // last page whole, however little it added, so a smaller page writes less
-  // per commit. (An existing database keeps its page size; WAL mode cannot
-  // change it.)
-  exec("PRAGMA page_size=1024");
-  std::string mode;
-  Statement journal(db_, "PRAGMA journal_mode=WAL");
-  journal.each([&](sqlite3_stmt* stmt) { mode = column_text(stmt, 0); });
-  if (mode != "wal") throw StoreError(where + ": cannot use WAL mode (got " + mode + ")");
-  exec(sync == SyncMode::kFull ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
-}
-
-void SqliteStore::migrate() {
-  int version = 0;
-  {
-    Statement user_version(db_, "PRAGMA user_version");
-    user_version.each([&](sqlite3_stmt* stmt) { version = sqlite3_column_int(stmt, 0); });
-  }
-  for (; version < kSchemaVersion; ++version) {
-    exec("BEGIN IMMEDIATE");
-    try {
-      exec(kMigrations[version]);
-      exec(("PRAGMA user_version=" + std::to_string(version + 1)).c_str());
-      exec("COMMIT");
-    } catch (...) {
-      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      throw;
-    }
-    spdlog::info("storage: {} migrated to schema version {}", file_.string(), version + 1);
-  }
-}
-
-void SqliteStore::prepare_statements() {
-  insert_room_ = std::make_unique<Statement>(db_, "INSERT INTO rooms(code, settings, created_ms) VALUES(?, ?, ?)");
-  update_settings_ = std::make_unique<Statement>(db_, "UPDATE rooms SET settings = ? WHERE code = ?");
-  upsert_seat_ = std::make_unique<Statement>(
-      db_, "INSERT OR REPLACE INTO seats(room, seat, state, token_hash) VALUES(?, ?, ?, NULLIF(CAST(? AS BLOB), x''))");
-  delete_seat_ = std::make_unique<Statement>(db_, "DELETE FROM seats WHERE room = ? AND seat = ?");
-  insert_game_ = std::make_unique<Statement>(
-      db_, "INSERT INTO games(game_id, room, game, setup, started_ms) VALUES(?, ?, ?, ?, ?)");
-  insert_decision_ =
-      std::make_unique<Statement>(db_, "INSERT INTO decisions(game_id, seq, decision, v) VALUES(?, ?, ?, ?)");
-  // A rowid is never below one still in the table, so a game's later
-  // decisions all come after its first.
-  first_decision_ = std::make_unique<Statement>(db_, "UPDATE games SET first_decision = ? WHERE game_id = ?");
-  finish_game_ = std::make_unique<Statement>(
-      db_, "UPDATE games SET finished_ms = ?, last_decision = (SELECT max(id) FROM decisions) WHERE game_id = ?");
-  update_version_ = std::make_unique<Statement>(db_, "UPDATE rooms SET v = ? WHERE code = ?");
-  // Unfinished games die with their room; finished ones stay, detached.
-  close_room_ = std::make_unique<Statement>(
-      db_,
-      "DELETE FROM decisions WHERE id >= (SELECT ifnull(min(first_decision), 1 << 62) FROM games "
-      "WHERE room = ?1 AND finished_ms IS NULL) AND game_id IN "
-      "(SELECT game_id FROM games WHERE room = ?1 AND finished_ms IS NULL)");
-  finished_game_ = std::make_unique<Statement>(
-      db_,
-      "SELECT game_id, game, setup, started_ms, transcript, finished_ms, first_decision, last_decision FROM games "
-      "WHERE game_id = ? AND finished_ms IS NOT NULL");
-  finished_decisions_ = std::make_unique<Statement>(
-      db_, "SELECT decision FROM decisions WHERE id BETWEEN ?1 AND ifnull(?2, 1 << 62) AND game_id = ?3 ORDER BY id");
 }
 
 void SqliteStore::apply(const Record& record) {

@@ -9,7 +9,7 @@
 //   transactions may be lost if the machine loses power. FULL syncs the WAL
 //   on every commit and survives power loss too, at one fsync per batch.
 // - The schema is versioned with PRAGMA user_version and migrated forward by
-//   a list of steps; a version newer than this program knows, a file that is
+//   a list of steps (server/store/migrations/sqlite/NNNN_*.sql, compiled in); a version newer than this program knows, a file that is
 //   not SQLite, or a database that fails quick_check is refused with a
 //   StoreError (the server exits rather than run without its rooms).
 // - Decisions are appended in commit order (schema version 4): the table
@@ -86,7 +86,8 @@ class SqliteStore final : public Store {
   std::array<std::uint64_t, 4> token_key() override;
   void truncate_decisions(const std::string& game_id, std::int64_t keep) override;
 
-  // A statement prepared once and reset after each use.
+  // A statement prepared once and reset after each use
+  // (server/store/sqlite_statement.hpp).
   class Statement;
 
  private:
