@@ -1,4 +1,4 @@
-#include "server/config.hpp"
+#include "server/app/config.hpp"
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "gofish/version.hpp"
-#include "server/memory_allocator.hpp"
-#include "server/trusted_proxies.hpp"
+#include "server/edge/memory_allocator.hpp"
+#include "server/edge/trusted_proxies.hpp"
 
 namespace gofish::server {
 

@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "server/limits.hpp"
+#include "server/rooms/limits.hpp"
 
 namespace gofish::server {
 
@@ -57,12 +57,12 @@ struct Config {
   Limits limits;
 
   // Start even though a used database has lost its seat-token key: make a
-  // new key, knowing every stored seat token stops working (sqlite_store.hpp).
+  // new key, knowing every stored seat token stops working (server/store/sqlite_store.hpp).
   bool new_token_key = false;
   // One-off actions on the store (<data_dir>/gofish.sqlite, or PostgreSQL)
   // instead of serving; the
   // program exits once done. Rooms the server could not rebuild are set
-  // aside in the store (store.hpp): list them, or put one back so the next
+  // aside in the store (server/store/store.hpp): list them, or put one back so the next
   // start tries it again (after a repair, or a fixed server).
   bool list_set_aside = false;
   std::optional<std::string> restore_set_aside;  // a room code

@@ -31,18 +31,18 @@
 
 #include "gofish/version.hpp"
 #include "protocol/text.hpp"
-#include "server/config.hpp"
-#include "server/lease_keeper.hpp"
-#include "server/memory_allocator.hpp"
-#include "server/metrics.hpp"
-#include "server/rooms_handler.hpp"
-#include "server/postgres_store.hpp"
-#include "server/server.hpp"
-#include "server/sharded_writer.hpp"
-#include "server/sqlite_store.hpp"
-#include "server/store.hpp"
-#include "server/store_health.hpp"
-#include "server/transcript_api.hpp"
+#include "server/app/config.hpp"
+#include "server/edge/memory_allocator.hpp"
+#include "server/edge/server.hpp"
+#include "server/rooms/lease_keeper.hpp"
+#include "server/rooms/metrics.hpp"
+#include "server/rooms/rooms_handler.hpp"
+#include "server/rooms/transcript_api.hpp"
+#include "server/store/postgres_store.hpp"
+#include "server/store/sharded_writer.hpp"
+#include "server/store/sqlite_store.hpp"
+#include "server/store/store.hpp"
+#include "server/store/store_health.hpp"
 
 namespace {
 
@@ -217,7 +217,7 @@ int main(int argc, char** argv) {
   }
 
   // With PostgreSQL several servers may share the database: each room is
-  // owned by one of them at a time, by lease (postgres_store.hpp).
+  // owned by one of them at a time, by lease (server/store/postgres_store.hpp).
   const bool leases = config.storage == "postgres";
   const std::string node_id = config.node_id.empty() ? default_node_id() : config.node_id;
 
@@ -277,7 +277,7 @@ int main(int argc, char** argv) {
     // once the I/O threads are, so every write submitted is committed
     // before the process exits.
     // With PostgreSQL the writer has connections of its own, one per lane
-    // (sharded_writer.hpp); SQLite commits through the store's one.
+    // (server/store/sharded_writer.hpp); SQLite commits through the store's one.
     std::vector<std::unique_ptr<Store>> writer_stores;
     std::unique_ptr<ShardedWriter> writer;
     if (config.storage != "none") {

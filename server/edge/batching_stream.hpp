@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "server/connection.hpp"
+#include "server/rooms/connection.hpp"
 
 namespace gofish::server {
 

@@ -1,4 +1,4 @@
-#include "server/http_paths.hpp"
+#include "server/edge/http_paths.hpp"
 
 #include <algorithm>
 #include <array>

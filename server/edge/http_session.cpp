@@ -4,7 +4,7 @@
 // /ws passes the origin and admission checks here and goes on as a
 // WebSocketSession. A connection from a trusted proxy begins with a PROXY
 // header, read within the same timeout and at most ProxyHeader::kMaxBytes.
-#include "server/http_session.hpp"
+#include "server/edge/http_session.hpp"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/beast/http/empty_body.hpp>
@@ -14,9 +14,9 @@
 #include <spdlog/spdlog.h>
 
 #include "gofish/version.hpp"
-#include "server/http_paths.hpp"
-#include "server/proxy_header.hpp"
-#include "server/websocket_session.hpp"
+#include "server/edge/http_paths.hpp"
+#include "server/edge/proxy_header.hpp"
+#include "server/edge/websocket_session.hpp"
 
 namespace gofish::server {
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/server_state.hpp"
+#include "server/edge/server_state.hpp"
 
 namespace gofish::server {
 

@@ -1,7 +1,7 @@
 // The accept loop (listener.hpp): per-address and total socket caps, the
 // spare descriptor for when the process runs out, and the hand-off of each
 // admitted socket to an HttpSession on a strand of its own.
-#include "server/listener.hpp"
+#include "server/edge/listener.hpp"
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
@@ -19,8 +19,8 @@
 #include <memory>
 #include <string>
 
-#include "server/http_session.hpp"
-#include "server/server_state.hpp"
+#include "server/edge/http_session.hpp"
+#include "server/edge/server_state.hpp"
 
 namespace gofish::server {
 

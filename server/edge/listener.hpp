@@ -17,8 +17,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "server/limits.hpp"
-#include "server/server.hpp"
+#include "server/edge/server.hpp"
+#include "server/rooms/limits.hpp"
 
 namespace gofish::server {
 

@@ -1,4 +1,4 @@
-#include "server/log_limiter.hpp"
+#include "server/edge/log_limiter.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "server/memory_allocator.hpp"
+#include "server/edge/memory_allocator.hpp"
 
 #include <cstddef>
 #include <cstdlib>

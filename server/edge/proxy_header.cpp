@@ -1,5 +1,5 @@
 // The PROXY protocol header, v1 and v2 (proxy_header.hpp).
-#include "server/proxy_header.hpp"
+#include "server/edge/proxy_header.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -16,8 +16,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "server/memory_allocator.hpp"
-#include "server/server_state.hpp"
+#include "server/edge/memory_allocator.hpp"
+#include "server/edge/server_state.hpp"
 
 namespace gofish::server {
 

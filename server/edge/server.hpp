@@ -19,10 +19,10 @@
 #include <optional>
 #include <string>
 
-#include "server/api_router.hpp"
-#include "server/config.hpp"
-#include "server/connection.hpp"
-#include "server/metrics.hpp"
+#include "server/app/config.hpp"
+#include "server/rooms/api_router.hpp"
+#include "server/rooms/connection.hpp"
+#include "server/rooms/metrics.hpp"
 
 namespace gofish::server {
 

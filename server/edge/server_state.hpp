@@ -28,12 +28,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "server/address_limits.hpp"
-#include "server/listener.hpp"
-#include "server/log_limiter.hpp"
-#include "server/server.hpp"
-#include "server/static_files.hpp"
-#include "server/trusted_proxies.hpp"
+#include "server/edge/listener.hpp"
+#include "server/edge/log_limiter.hpp"
+#include "server/edge/server.hpp"
+#include "server/edge/static_files.hpp"
+#include "server/edge/trusted_proxies.hpp"
+#include "server/rooms/address_limits.hpp"
 
 namespace gofish::server {
 

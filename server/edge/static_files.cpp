@@ -1,4 +1,4 @@
-#include "server/static_files.hpp"
+#include "server/edge/static_files.hpp"
 
 #include <zlib.h>
 

@@ -1,5 +1,5 @@
 // Matching peers against --trusted-proxy (trusted_proxies.hpp).
-#include "server/trusted_proxies.hpp"
+#include "server/edge/trusted_proxies.hpp"
 
 #include <stdexcept>
 

@@ -2,7 +2,7 @@
 // loop with its size and rate limits, the outbox from any thread to the
 // strand, the bounded send queue written through the BatchingStream, and the
 // close. Everything runs on the connection's strand.
-#include "server/websocket_session.hpp"
+#include "server/edge/websocket_session.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/beast/websocket.hpp>

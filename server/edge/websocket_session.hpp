@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "protocol/token_bucket.hpp"
-#include "server/batching_stream.hpp"
-#include "server/server_state.hpp"
+#include "server/edge/batching_stream.hpp"
+#include "server/edge/server_state.hpp"
 
 namespace gofish::server {
 

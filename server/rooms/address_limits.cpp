@@ -1,4 +1,4 @@
-#include "server/address_limits.hpp"
+#include "server/rooms/address_limits.hpp"
 
 #include <boost/asio/ip/address.hpp>
 

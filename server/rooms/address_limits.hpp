@@ -27,8 +27,8 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "server/limits.hpp"
 #include "protocol/token_bucket.hpp"
+#include "server/rooms/limits.hpp"
 
 namespace gofish::server {
 

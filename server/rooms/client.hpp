@@ -29,7 +29,7 @@
 #include <mutex>
 #include <string>
 
-#include "server/connection.hpp"
+#include "server/rooms/connection.hpp"
 
 namespace gofish::server {
 

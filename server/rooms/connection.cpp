@@ -1,4 +1,4 @@
-#include "server/connection.hpp"
+#include "server/rooms/connection.hpp"
 
 namespace gofish::server {
 

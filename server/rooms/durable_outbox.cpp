@@ -1,11 +1,11 @@
-#include "server/durable_outbox.hpp"
+#include "server/rooms/durable_outbox.hpp"
 
 #include <algorithm>
 #include <exception>
 
 #include <spdlog/spdlog.h>
 
-#include "server/store_health.hpp"
+#include "server/store/store_health.hpp"
 
 namespace gofish::server {
 

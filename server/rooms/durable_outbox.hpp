@@ -1,4 +1,4 @@
-// The durability hold of a room (server/store.hpp): the records a room has
+// The durability hold of a room (server/store/store.hpp): the records a room has
 // written and not yet handed to the store, and every message it has sent
 // since, held until those records are committed. So no client ever sees an
 // effect whose cause a crash could still lose, and no room strand waits for
@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "server/client.hpp"
-#include "server/store.hpp"
+#include "server/rooms/client.hpp"
+#include "server/store/store.hpp"
 
 namespace gofish::server {
 

@@ -1,4 +1,4 @@
-#include "server/guarded_timer.hpp"
+#include "server/rooms/guarded_timer.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 

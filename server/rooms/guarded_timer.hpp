@@ -8,7 +8,7 @@
 #include <functional>
 #include <memory>
 
-#include "server/timer_source.hpp"
+#include "server/rooms/timer_source.hpp"
 
 namespace gofish::server {
 

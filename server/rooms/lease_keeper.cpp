@@ -1,4 +1,4 @@
-#include "server/lease_keeper.hpp"
+#include "server/rooms/lease_keeper.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -1,5 +1,5 @@
 // Keeps this node's room leases (several servers on one PostgreSQL database,
-// postgres_store.hpp) on a thread of its own:
+// server/store/postgres_store.hpp) on a thread of its own:
 // - renews every lease of the node in one statement, every renew period
 //   (about a second, well inside the TTL); a room the registry holds whose
 //   lease the renewal no longer lists was taken over by another node while
@@ -18,7 +18,7 @@
 //   leases_confirmed), until a renewal confirms the leases again (the rooms
 //   it no longer holds are let go first).
 // On SIGTERM the server releases every lease once its writes are committed
-// (main.cpp), so other nodes take the rooms at once.
+// (server/app/main.cpp), so other nodes take the rooms at once.
 #pragma once
 
 #include <atomic>
@@ -30,9 +30,9 @@
 #include <string>
 #include <thread>
 
-#include "server/registry.hpp"
-#include "server/store.hpp"
-#include "server/store_health.hpp"
+#include "server/rooms/registry.hpp"
+#include "server/store/store.hpp"
+#include "server/store/store_health.hpp"
 
 namespace gofish::server {
 

@@ -1,4 +1,4 @@
-#include "server/limits.hpp"
+#include "server/rooms/limits.hpp"
 
 #include <cstdint>
 

@@ -1,5 +1,5 @@
 // Every bound the server puts on a client, in one struct with its default and
-// the reason for it. config.cpp turns each field into a command-line flag (and
+// the reason for it. server/app/config.cpp turns each field into a command-line flag (and
 // an environment variable); tests shrink them to make limits cheap to reach.
 //
 // The bounds the message parser enforces are the member `parse`, a
@@ -13,7 +13,7 @@
 // The limits "per address" key on the client's IP address (an IPv6 address
 // by its /64 network, which one host usually holds whole): the peer's as
 // the socket sees it, or, for a connection from a --trusted-proxy, the
-// address its PROXY protocol header names (http_session.cpp). Behind a
+// address its PROXY protocol header names (server/edge/http_session.cpp). Behind a
 // proxy that is not trusted every client shares the proxy's address.
 #pragma once
 
@@ -37,7 +37,7 @@ struct Limits {
   // turn timer's bounds (--min/max-turn-timer-seconds).
   protocol::ParseLimits parse;
 
-  // ---- WebSocket transport (enforced in websocket_session.cpp) ----
+  // ---- WebSocket transport (enforced in server/edge/websocket_session.cpp) ----
 
   // Per-connection token bucket: a human clicks a few times a second, the CLI
   // and bots a little faster; a burst covers hello + join + reconnect resync.

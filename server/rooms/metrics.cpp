@@ -1,6 +1,6 @@
-#include "server/metrics.hpp"
+#include "server/rooms/metrics.hpp"
 
-#include "server/store_health.hpp"
+#include "server/store/store_health.hpp"
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>

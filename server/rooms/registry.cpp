@@ -1,4 +1,4 @@
-#include "server/registry.hpp"
+#include "server/rooms/registry.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -12,7 +12,7 @@
 
 #include "protocol/room_records.hpp"
 #include "protocol/text.hpp"
-#include "server/room_restore.hpp"
+#include "server/rooms/room_restore.hpp"
 
 namespace gofish::server {
 

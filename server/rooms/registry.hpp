@@ -33,12 +33,12 @@
 
 #include "engine/card.hpp"
 #include "protocol/messages.hpp"
-#include "server/address_limits.hpp"
-#include "server/room.hpp"
-#include "server/room_directory.hpp"
-#include "server/room_host.hpp"
-#include "server/store.hpp"
-#include "server/token.hpp"
+#include "server/rooms/address_limits.hpp"
+#include "server/rooms/room.hpp"
+#include "server/rooms/room_directory.hpp"
+#include "server/rooms/room_host.hpp"
+#include "server/store/store.hpp"
+#include "server/store/token.hpp"
 
 namespace gofish::server {
 
@@ -116,7 +116,7 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // A room rebuilt from the store, under its own code; false if the code is
   // taken already.
   bool adopt(const std::shared_ptr<Room>& room);
-  // A code kept by a room set aside in the store (store.hpp): never handed
+  // A code kept by a room set aside in the store (server/store/store.hpp): never handed
   // to a new room, since the store still holds a room under it.
   void reserve_code(const std::string& code);
   std::size_t room_count() const;

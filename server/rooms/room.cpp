@@ -10,7 +10,7 @@
 #include "engine/setup.hpp"
 #include "protocol/room_records.hpp"
 #include "protocol/rules_json.hpp"
-#include "server/room_impl.hpp"
+#include "server/rooms/room_impl.hpp"
 
 namespace gofish::server {
 

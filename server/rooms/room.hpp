@@ -53,12 +53,12 @@
 #include <string>
 
 #include "protocol/messages.hpp"
-#include "server/client.hpp"
-#include "server/limits.hpp"
-#include "server/metrics.hpp"
-#include "server/room_host.hpp"
-#include "server/timer_source.hpp"
-#include "server/token.hpp"
+#include "server/rooms/client.hpp"
+#include "server/rooms/limits.hpp"
+#include "server/rooms/metrics.hpp"
+#include "server/rooms/room_host.hpp"
+#include "server/rooms/timer_source.hpp"
+#include "server/store/token.hpp"
 
 namespace boost::asio {
 class io_context;

@@ -16,8 +16,8 @@
 
 #include "engine/card.hpp"
 #include "protocol/messages.hpp"
-#include "server/room.hpp"
-#include "server/token.hpp"
+#include "server/rooms/room.hpp"
+#include "server/store/token.hpp"
 
 namespace gofish::server {
 

@@ -1,4 +1,4 @@
-#include "server/room_fanout.hpp"
+#include "server/rooms/room_fanout.hpp"
 
 #include "engine/view.hpp"
 

@@ -15,10 +15,10 @@
 #include <optional>
 
 #include "protocol/messages.hpp"
-#include "server/durable_outbox.hpp"
-#include "server/limits.hpp"
-#include "server/room_log.hpp"
-#include "server/seat_table.hpp"
+#include "server/rooms/durable_outbox.hpp"
+#include "server/rooms/limits.hpp"
+#include "server/rooms/room_log.hpp"
+#include "server/rooms/seat_table.hpp"
 
 namespace gofish::server {
 

@@ -1,4 +1,4 @@
-#include "server/room_game.hpp"
+#include "server/rooms/room_game.hpp"
 
 #include <exception>
 

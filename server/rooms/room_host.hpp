@@ -8,7 +8,7 @@
 #include <string>
 
 #include "engine/card.hpp"
-#include "server/token.hpp"
+#include "server/store/token.hpp"
 
 namespace gofish::server {
 

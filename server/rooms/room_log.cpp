@@ -1,4 +1,4 @@
-#include "server/room_log.hpp"
+#include "server/rooms/room_log.hpp"
 
 namespace gofish::server {
 

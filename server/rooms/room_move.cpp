@@ -3,7 +3,7 @@
 // has handed the room over or lost its lease.
 #include <spdlog/spdlog.h>
 
-#include "server/room_impl.hpp"
+#include "server/rooms/room_impl.hpp"
 
 namespace gofish::server {
 

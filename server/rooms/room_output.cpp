@@ -6,7 +6,7 @@
 
 #include <utility>
 
-#include "server/room_impl.hpp"
+#include "server/rooms/room_impl.hpp"
 
 namespace gofish::server {
 

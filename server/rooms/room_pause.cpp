@@ -8,7 +8,7 @@
 // in the room is told once when it pauses and once when play goes on.
 #include <spdlog/spdlog.h>
 
-#include "server/room_impl.hpp"
+#include "server/rooms/room_impl.hpp"
 
 namespace gofish::server {
 

@@ -3,7 +3,7 @@
 // the idle expiry, and closing the room.
 #include <spdlog/spdlog.h>
 
-#include "server/room_impl.hpp"
+#include "server/rooms/room_impl.hpp"
 
 namespace gofish::server {
 

@@ -1,4 +1,4 @@
-#include "server/room_restore.hpp"
+#include "server/rooms/room_restore.hpp"
 
 #include <spdlog/spdlog.h>
 

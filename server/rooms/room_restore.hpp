@@ -16,9 +16,9 @@
 #include <variant>
 
 #include "protocol/messages.hpp"
-#include "server/room_game.hpp"
-#include "server/seat_table.hpp"
-#include "server/store.hpp"
+#include "server/rooms/room_game.hpp"
+#include "server/rooms/seat_table.hpp"
+#include "server/store/store.hpp"
 
 namespace gofish::server {
 

@@ -1,4 +1,4 @@
-#include "server/room_view.hpp"
+#include "server/rooms/room_view.hpp"
 
 #include "engine/view.hpp"
 

@@ -13,8 +13,8 @@
 
 #include "engine/card.hpp"
 #include "protocol/messages.hpp"
-#include "server/room_game.hpp"
-#include "server/seat_table.hpp"
+#include "server/rooms/room_game.hpp"
+#include "server/rooms/seat_table.hpp"
 
 namespace gofish::server {
 

@@ -1,4 +1,4 @@
-#include "server/rooms_handler.hpp"
+#include "server/rooms/rooms_handler.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "protocol/text.hpp"
-#include "server/store.hpp"
-#include "server/store_health.hpp"
+#include "server/store/store.hpp"
+#include "server/store/store_health.hpp"
 
 namespace gofish::server {
 

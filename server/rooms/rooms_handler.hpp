@@ -37,12 +37,12 @@
 
 #include "protocol/limits.hpp"
 #include "protocol/messages.hpp"
-#include "server/client.hpp"
-#include "server/config.hpp"
-#include "server/connection.hpp"
-#include "server/metrics.hpp"
-#include "server/registry.hpp"
-#include "server/room.hpp"
+#include "server/app/config.hpp"
+#include "server/rooms/client.hpp"
+#include "server/rooms/connection.hpp"
+#include "server/rooms/metrics.hpp"
+#include "server/rooms/registry.hpp"
+#include "server/rooms/room.hpp"
 
 namespace gofish::server {
 

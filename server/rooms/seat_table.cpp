@@ -1,4 +1,4 @@
-#include "server/seat_table.hpp"
+#include "server/rooms/seat_table.hpp"
 
 #include <algorithm>
 

@@ -14,10 +14,10 @@
 
 #include "protocol/messages.hpp"
 #include "protocol/room_records.hpp"
-#include "server/client.hpp"
-#include "server/store.hpp"
-#include "server/token.hpp"
 #include "protocol/token_bucket.hpp"
+#include "server/rooms/client.hpp"
+#include "server/store/store.hpp"
+#include "server/store/token.hpp"
 
 namespace gofish::server {
 
@@ -130,7 +130,7 @@ class SeatTable {
   // The kicks as the settings record keeps them.
   std::vector<protocol::RemovedPlayer> removed() const;
 
-  // The store's rows for the seats as they are now (store.hpp): a SeatTaken
+  // The store's rows for the seats as they are now (server/store/store.hpp): a SeatTaken
   // per taken seat, a SeatFreed per empty one.
   std::vector<Record> records(const std::string& room) const;
   // The room's lobby entry while a seat is free.

@@ -1,4 +1,4 @@
-#include "server/transcript_api.hpp"
+#include "server/rooms/transcript_api.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -7,8 +7,8 @@
 
 #include "protocol/messages.hpp"
 #include "protocol/text.hpp"
-#include "server/room_restore.hpp"
-#include "server/store.hpp"
+#include "server/rooms/room_restore.hpp"
+#include "server/store/store.hpp"
 
 namespace gofish::server {
 

@@ -8,7 +8,7 @@
 
 #include <string_view>
 
-#include "server/api_router.hpp"
+#include "server/rooms/api_router.hpp"
 
 namespace gofish::server {
 

@@ -1,4 +1,4 @@
-#include "server/turn_clock.hpp"
+#include "server/rooms/turn_clock.hpp"
 
 namespace gofish::server {
 

@@ -11,7 +11,7 @@
 
 #include "engine/card.hpp"
 #include "protocol/messages.hpp"
-#include "server/guarded_timer.hpp"
+#include "server/rooms/guarded_timer.hpp"
 
 namespace gofish::server {
 

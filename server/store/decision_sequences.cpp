@@ -1,8 +1,8 @@
-#include "server/decision_sequences.hpp"
+#include "server/store/decision_sequences.hpp"
 
 #include <optional>
 
-#include "server/store.hpp"
+#include "server/store/store.hpp"
 
 namespace gofish::server {
 

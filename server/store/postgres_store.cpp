@@ -1,4 +1,4 @@
-#include "server/postgres_store.hpp"
+#include "server/store/postgres_store.hpp"
 
 #include <libpq-fe.h>
 #include <poll.h>
@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "server/token.hpp"
+#include "server/store/token.hpp"
 
 namespace gofish::server {
 

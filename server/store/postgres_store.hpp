@@ -69,8 +69,8 @@
 #include <string_view>
 #include <vector>
 
-#include "server/decision_sequences.hpp"
-#include "server/store.hpp"
+#include "server/store/decision_sequences.hpp"
+#include "server/store/store.hpp"
 
 struct pg_conn;
 

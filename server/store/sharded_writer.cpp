@@ -1,4 +1,4 @@
-#include "server/sharded_writer.hpp"
+#include "server/store/sharded_writer.hpp"
 
 #include <mutex>
 #include <stdexcept>

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "server/store.hpp"
+#include "server/store/store.hpp"
 
 namespace gofish::server {
 

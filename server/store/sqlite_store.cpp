@@ -1,4 +1,4 @@
-#include "server/sqlite_store.hpp"
+#include "server/store/sqlite_store.hpp"
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <unordered_map>
 
-#include "server/token.hpp"
+#include "server/store/token.hpp"
 
 namespace gofish::server {
 

@@ -49,8 +49,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "server/decision_sequences.hpp"
-#include "server/store.hpp"
+#include "server/store/decision_sequences.hpp"
+#include "server/store/store.hpp"
 
 struct sqlite3;
 struct sqlite3_stmt;

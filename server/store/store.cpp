@@ -1,4 +1,4 @@
-#include "server/store.hpp"
+#include "server/store/store.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -9,8 +9,8 @@
 #include <exception>
 #include <span>
 
-#include "server/store_health.hpp"
-#include "server/token.hpp"
+#include "server/store/store_health.hpp"
+#include "server/store/token.hpp"
 
 namespace gofish::server {
 

@@ -5,7 +5,7 @@
 // (rules, seat count, deck after shuffle and cut, dealer, first player, the
 // players) and its decisions, because the engine is deterministic: a
 // finished game's transcript is played again from them when it is asked
-// for (finished_transcript in room_restore.hpp, which the transcript API
+// for (finished_transcript in server/rooms/room_restore.hpp, which the transcript API
 // calls), not stored. The room layer encodes
 // each of these as JSON text (protocol/ owns every JSON spelling); the store
 // keeps the text and knows only the keys: room code, seat number, game id,
@@ -272,7 +272,7 @@ class Store {
   virtual std::vector<StoredRoom> load_open_rooms() = 0;
   // One open room (not closed, not set aside) by its code, as
   // load_open_rooms gives it; a node that loads rooms when asked for them
-  // (the directory seam, registry.hpp) reads them one at a time.
+  // (the directory seam, server/rooms/registry.hpp) reads them one at a time.
   virtual std::optional<StoredRoom> load_room(const std::string& code);
   // The code of the open room one of whose seats `token_hash` (a seat
   // token's keyed hash, 16 bytes) holds.

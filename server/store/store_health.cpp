@@ -1,4 +1,4 @@
-#include "server/store_health.hpp"
+#include "server/store/store_health.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -5,7 +5,7 @@
 //   waits after failed writes: how many rooms and records, and since when.
 //   An outage is the time during which anything waits; its start and its
 //   end are logged once each, whatever the number of rooms and writes.
-// - Leases (several servers on one PostgreSQL, lease_keeper.hpp). A node
+// - Leases (several servers on one PostgreSQL, server/rooms/lease_keeper.hpp). A node
 //   whose leases could have run out, by its own clock, may have lost its
 //   rooms to another node that rebuilt them from the store: from that
 //   moment it sends nothing more of any room (may_release), so no client

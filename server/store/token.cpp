@@ -1,4 +1,4 @@
-#include "server/token.hpp"
+#include "server/store/token.hpp"
 
 #include <cstring>
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "rooms_support.hpp"
-#include "server/config.hpp"
-#include "server/limits.hpp"
+#include "server/app/config.hpp"
+#include "server/rooms/limits.hpp"
 
 namespace gofish::server::testing {
 namespace {
