@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "server/edge/listener.hpp"
 #include "server/edge/memory_allocator.hpp"
 #include "server/edge/server_state.hpp"
 
@@ -51,19 +52,18 @@ void log_failure(beast::error_code ec, std::string_view what, std::uint64_t id) 
 
 // ---- Server::State ----
 
-Server::State::State(Config config_in, std::shared_ptr<Metrics> metrics_in)
+Server::State::State(Config config_in, std::shared_ptr<Metrics> metrics_in, std::size_t socket_cap_in)
     : config(std::move(config_in)),
       web_root(std::filesystem::canonical(config.web_root)),
       metrics(std::move(metrics_in)),
-      socket_cap(Listener::socket_cap(config.limits)),
+      socket_cap(socket_cap_in),
       addresses(config.limits, socket_cap),
       trusted_proxies(config.trusted_proxies),
       client_warnings(config.limits.client_warnings_per_second),
       ioc(static_cast<int>(config.threads)),
       control_strand(net::make_strand(ioc)),
       shutdown_timer(control_strand),
-      trim_timer(control_strand),
-      listener(*this) {}
+      trim_timer(control_strand) {}
 
 void Server::State::schedule_memory_trim() {
   const auto interval = config.limits.memory_trim_interval;
@@ -123,7 +123,7 @@ void Server::State::shutdown_first_step() {
     std::lock_guard lock(sessions_mutex);
     shutting_down = true;
   }
-  listener.close();
+  if (stop_accepting) stop_accepting();
   beast::error_code ec;
   if (signals) signals->cancel(ec);
   deadline = std::chrono::steady_clock::now() + config.limits.shutdown_grace;
@@ -164,8 +164,12 @@ void Server::State::shutdown_tick() {
 
 // ---- Server ----
 
-Server::Server(Config config, std::shared_ptr<Metrics> metrics)
-    : state_(std::make_shared<State>(std::move(config), std::move(metrics))) {}
+Server::Server(Config config, std::shared_ptr<Metrics> metrics) {
+  const auto socket_cap = Listener::socket_cap(config.limits);
+  state_ = std::make_shared<State>(std::move(config), std::move(metrics), socket_cap);
+  listener_ = std::make_unique<Listener>(*state_);
+  state_->stop_accepting = [listener = listener_.get()] { listener->close(); };
+}
 
 Server::~Server() {
   if (state_->started) stop();
@@ -178,12 +182,12 @@ std::uint16_t Server::start(std::shared_ptr<ConnectionHandler> handler) {
   s.handler = std::move(handler);
 
   const tcp::endpoint endpoint{net::ip::make_address(s.config.bind), s.config.port};
-  const auto port = s.listener.open(endpoint);
+  const auto port = listener_->open(endpoint);
 
   s.started = true;
   s.ready = true;
   s.work_guard.emplace(s.ioc.get_executor());
-  s.listener.run();
+  listener_->run();
   for (unsigned i = 0; i < s.config.threads; ++i) {
     s.threads.emplace_back([state = state_.get(), i] {
       // Named, so that top -H, ps -L and perf tell the threads apart.
@@ -252,7 +256,7 @@ void Server::wait() {
   }
   for (const auto& session : http_sessions) session->cut();
   http_sessions.clear();
-  s.listener.release();
+  listener_->release();
   beast::error_code ec;
   if (s.signals) s.signals->cancel(ec);
   s.shutdown_timer.cancel();

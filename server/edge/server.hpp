@@ -26,6 +26,8 @@
 
 namespace gofish::server {
 
+class Listener;  // listener.hpp
+
 class Server {
  public:
   // config.web_root must be set (see find_web_root).
@@ -85,6 +87,9 @@ class Server {
 
  private:
   std::shared_ptr<State> state_;
+  // Accepts connections into state_; after state_, so it goes first. The
+  // Listener holds the State, not the other way round.
+  std::unique_ptr<Listener> listener_;
 };
 
 }  // namespace gofish::server

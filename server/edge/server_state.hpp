@@ -28,7 +28,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "server/edge/listener.hpp"
 #include "server/edge/log_limiter.hpp"
 #include "server/edge/server.hpp"
 #include "server/edge/static_files.hpp"
@@ -62,7 +61,8 @@ class Cuttable {
 // the io_context outlives every socket even if the rooms layer keeps a
 // Connection after the Server is gone.
 struct Server::State : std::enable_shared_from_this<Server::State> {
-  State(Config config_in, std::shared_ptr<Metrics> metrics_in);
+  // `socket_cap`: Listener::socket_cap(config.limits), worked out by the Server.
+  State(Config config_in, std::shared_ptr<Metrics> metrics_in, std::size_t socket_cap_in);
 
   const Config config;
   const std::filesystem::path web_root;  // canonical
@@ -88,7 +88,9 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   net::strand<net::io_context::executor_type> control_strand;  // listener, signals, shutdown
   net::steady_timer shutdown_timer;
   net::steady_timer trim_timer;
-  Listener listener;  // after ioc and control_strand, which it uses
+  // Closes the listener (Server sets it: the Server owns the Listener, which
+  // holds this state; the state does not know the Listener).
+  std::function<void()> stop_accepting;
   std::atomic<bool> trim_scheduled{false};
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work_guard;
   std::vector<std::thread> threads;
