@@ -2,7 +2,6 @@
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/ip/address.hpp>
-#include <libpq-fe.h>
 
 #include <algorithm>
 #include <cctype>
@@ -16,6 +15,7 @@
 #include "gofish/version.hpp"
 #include "server/edge/memory_allocator.hpp"
 #include "server/edge/trusted_proxies.hpp"
+#include "server/store/postgres_url.hpp"
 
 namespace gofish::server {
 
@@ -67,23 +67,12 @@ const CLI::Validator kIpAddress(
     },
     "ADDRESS");
 
-// libpq's own parser; its message may quote the string, so the string
-// (which may hold a password) is taken out of it.
+// libpq's own parser (postgres_url.hpp); its message may quote the string,
+// which may hold a password, so the string is taken out of it.
 const CLI::Validator kPostgresUrl(
     [](std::string& text) -> std::string {
-      char* error = nullptr;
-      PQconninfoOption* options = PQconninfoParse(text.c_str(), &error);
-      if (options != nullptr) {
-        PQconninfoFree(options);
-        return {};
-      }
-      std::string message = error != nullptr ? error : "out of memory";
-      PQfreemem(error);
-      for (auto at = message.find(text); !text.empty() && at != std::string::npos; at = message.find(text)) {
-        message.replace(at, text.size(), "<the URL>");
-      }
-      while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
-      return "not a PostgreSQL connection URL: " + message;
+      const std::string problem = postgres_url_problem(text);
+      return problem.empty() ? std::string() : "not a PostgreSQL connection URL: " + problem;
     },
     "");
 

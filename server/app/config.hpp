@@ -10,13 +10,15 @@
 #include <variant>
 #include <vector>
 
+#include "server/edge/server_config.hpp"
 #include "server/rooms/limits.hpp"
 
 namespace gofish::server {
 
-struct Config {
-  std::string bind = "0.0.0.0";
-  std::uint16_t port = 8080;  // 0 picks a free port (tests)
+// What the network server reads (bind, port, web_root, threads, origins,
+// trusted proxies, limits) is the edge's ServerConfig (server/edge/
+// server_config.hpp); the rest is the storage's and the process's.
+struct Config : ServerConfig {
   std::filesystem::path data_dir = "data";
   // Where rooms are kept: "sqlite" (<data_dir>/gofish.sqlite), "postgres"
   // (the database postgres_url names) or "none" (nothing survives a restart;
@@ -43,18 +45,7 @@ struct Config {
   std::string sqlite_synchronous = "normal";
   // How long a finished game's transcript is kept (whole seconds).
   std::int64_t finished_game_retention_seconds = 7 * 24 * 3600;
-  std::filesystem::path web_root;  // empty: find_web_root()
-  unsigned threads = 1;            // parse_config defaults it to the core count
   std::string log_level = "info";  // trace, debug, info, warn, error, critical, off
-  // Origins allowed to open the WebSocket ("https://example.org"); empty allows
-  // all. Clients that send no Origin (non-browsers) are always allowed.
-  std::vector<std::string> allowed_origins;
-  // Proxies (addresses, or networks as ADDRESS/PREFIX) whose connections
-  // begin with a PROXY protocol header naming the client, whose address then
-  // counts for per-address limits and logs (trusted_proxies.hpp). A
-  // connection from any other address is never read for one.
-  std::vector<std::string> trusted_proxies;
-  Limits limits;
 
   // Start even though a used database has lost its seat-token key: make a
   // new key, knowing every stored seat token stops working (server/store/sqlite_store.hpp).

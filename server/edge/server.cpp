@@ -52,7 +52,7 @@ void log_failure(beast::error_code ec, std::string_view what, std::uint64_t id) 
 
 // ---- Server::State ----
 
-Server::State::State(Config config_in, std::shared_ptr<Metrics> metrics_in, std::size_t socket_cap_in)
+Server::State::State(ServerConfig config_in, std::shared_ptr<Metrics> metrics_in, std::size_t socket_cap_in)
     : config(std::move(config_in)),
       web_root(std::filesystem::canonical(config.web_root)),
       metrics(std::move(metrics_in)),
@@ -164,7 +164,7 @@ void Server::State::shutdown_tick() {
 
 // ---- Server ----
 
-Server::Server(Config config, std::shared_ptr<Metrics> metrics) {
+Server::Server(ServerConfig config, std::shared_ptr<Metrics> metrics) {
   const auto socket_cap = Listener::socket_cap(config.limits);
   state_ = std::make_shared<State>(std::move(config), std::move(metrics), socket_cap);
   listener_ = std::make_unique<Listener>(*state_);
@@ -282,7 +282,7 @@ void Server::stop() {
 boost::asio::io_context& Server::io_context() { return state_->ioc; }
 ApiRouter& Server::api() { return state_->api; }
 Metrics& Server::metrics() { return *state_->metrics; }
-const Config& Server::config() const { return state_->config; }
+const ServerConfig& Server::config() const { return state_->config; }
 bool Server::ready() const { return state_->ready; }
 void Server::set_readiness(std::function<std::optional<std::string>()> check) { state_->readiness = std::move(check); }
 void Server::on_idle(std::function<void()> hook) { state_->idle = std::move(hook); }

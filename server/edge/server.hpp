@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "server/app/config.hpp"
+#include "server/edge/server_config.hpp"
 #include "server/rooms/api_router.hpp"
 #include "server/rooms/connection.hpp"
 #include "server/rooms/metrics.hpp"
@@ -31,7 +31,7 @@ class Listener;  // listener.hpp
 class Server {
  public:
   // config.web_root must be set (see find_web_root).
-  explicit Server(Config config, std::shared_ptr<Metrics> metrics = std::make_shared<Metrics>());
+  explicit Server(ServerConfig config, std::shared_ptr<Metrics> metrics = std::make_shared<Metrics>());
   ~Server();  // stops if still running
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -62,7 +62,7 @@ class Server {
   boost::asio::io_context& io_context();
   ApiRouter& api();
   Metrics& metrics();
-  const Config& config() const;
+  const ServerConfig& config() const;
   // False once shutdown has begun.
   bool ready() const;
   // Before start(): /readyz also answers 503, with the sentence `check`

@@ -62,9 +62,9 @@ class Cuttable {
 // Connection after the Server is gone.
 struct Server::State : std::enable_shared_from_this<Server::State> {
   // `socket_cap`: Listener::socket_cap(config.limits), worked out by the Server.
-  State(Config config_in, std::shared_ptr<Metrics> metrics_in, std::size_t socket_cap_in);
+  State(ServerConfig config_in, std::shared_ptr<Metrics> metrics_in, std::size_t socket_cap_in);
 
-  const Config config;
+  const ServerConfig config;
   const std::filesystem::path web_root;  // canonical
   StaticFiles static_files;              // the web client's files, compressed and tagged
   const std::shared_ptr<Metrics> metrics;

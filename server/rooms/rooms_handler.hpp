@@ -37,9 +37,9 @@
 
 #include "protocol/limits.hpp"
 #include "protocol/messages.hpp"
-#include "server/app/config.hpp"
 #include "server/rooms/client.hpp"
 #include "server/rooms/connection.hpp"
+#include "server/rooms/limits.hpp"
 #include "server/rooms/metrics.hpp"
 #include "server/rooms/registry.hpp"
 #include "server/rooms/room.hpp"
@@ -59,7 +59,7 @@ class RoomsHandler : public ConnectionHandler {
   // `writer` (may be null: nothing is kept) must outlive the I/O threads,
   // and so must `health` (may be null: the store never fails), which
   // refuses new rooms while the store fails (server/store_unavailable) and
-  // tells rooms whether they may send (store_health.hpp).
+  // tells rooms whether they may send (server/store/store_health.hpp).
   RoomsHandler(boost::asio::io_context& io, const Limits& limits, std::shared_ptr<Metrics> metrics,
                std::string server_version, std::shared_ptr<const TokenHasher> hasher = nullptr,
                RecordSink* writer = nullptr, const StoreHealth* health = nullptr);
