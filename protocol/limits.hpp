@@ -4,7 +4,7 @@
 // The parser enforces these on each frame before anything else sees it; the
 // server tells the client the ones it should respect in `welcome`, so a
 // well-behaved client never meets the errors. The server holds this struct
-// inside its own Limits (server/limits.hpp, member `parse`), whose flags write
+// inside its own Limits (server/rooms/limits.hpp, member `parse`), whose flags write
 // into it, so the parser, the WebSocket layer and `welcome` read the same
 // values. Defaults are deliberately small: the largest legitimate frame is a
 // create_room with every rules field spelled out and five bots, about 1 KiB.

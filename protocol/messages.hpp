@@ -201,7 +201,7 @@ ClientBody request_for(const engine::Decision& decision);
 // ------------------------------------------------------------ server messages
 
 // What the client should respect: a view of the server's configured limits,
-// filled field by field by server::welcome_limits (server/limits.hpp), or read
+// filled field by field by server::welcome_limits (server/rooms/limits.hpp), or read
 // from a welcome. It holds no defaults of its own (the zeros only keep a
 // default-constructed message determinate): the defaults are typed once, in
 // protocol::ParseLimits and server::Limits.

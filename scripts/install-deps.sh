@@ -18,7 +18,7 @@ build_packages=(
   libedit-dev             # gofish-cli: line editing and history
   zlib1g-dev              # gzip for the web client's static files
   libicu-dev              # display names: NFC, default-ignorables, confusable skeletons (protocol/text.cpp)
-  libgoogle-perftools-dev # tcmalloc, the server's malloc (server/memory_allocator.hpp)
+  libgoogle-perftools-dev # tcmalloc, the server's malloc (server/edge/memory_allocator.hpp)
 )
 native_test_packages=(
   python3 procps tmux     # tmux: the terminal client's interactive test

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "server/postgres_store.hpp"
-#include "server/store.hpp"
+#include "server/store/postgres_store.hpp"
+#include "server/store/store.hpp"
 
 namespace gofish::server::postgres_batching {
 

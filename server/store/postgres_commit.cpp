@@ -10,7 +10,7 @@
 #include <utility>
 #include <variant>
 
-#include "server/postgres_store.hpp"
+#include "server/store/postgres_store.hpp"
 #include "server/store/postgres_batching.hpp"
 #include "server/store/postgres_result.hpp"
 #include "server/store/postgres_step.hpp"

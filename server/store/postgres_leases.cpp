@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "server/postgres_store.hpp"
+#include "server/store/postgres_store.hpp"
 #include "server/store/postgres_result.hpp"
 #include "server/store/postgres_step.hpp"
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "server/postgres_store.hpp"
+#include "server/store/postgres_store.hpp"
 #include "server/store/postgres_result.hpp"
 #include "server/store/postgres_step.hpp"
-#include "server/token.hpp"
+#include "server/store/token.hpp"
 
 namespace gofish::server {
 

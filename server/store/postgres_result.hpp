@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "server/postgres_store.hpp"
+#include "server/store/postgres_store.hpp"
 
 namespace gofish::server {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "gofish/postgres_migrations.hpp"
-#include "server/postgres_store.hpp"
+#include "server/store/postgres_store.hpp"
 #include "server/store/postgres_result.hpp"
 #include "server/store/postgres_statements.hpp"
 

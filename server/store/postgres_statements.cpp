@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/postgres_store.hpp"
+#include "server/store/postgres_store.hpp"
 
 namespace gofish::server::postgres_statements {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "server/postgres_store.hpp"
+#include "server/store/postgres_store.hpp"
 #include "server/store/postgres_statements.hpp"
 
 namespace gofish::server {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "gofish/sqlite_migrations.hpp"
-#include "server/sqlite_store.hpp"
+#include "server/store/sqlite_store.hpp"
 #include "server/store/sqlite_statement.hpp"
 
 namespace gofish::server {

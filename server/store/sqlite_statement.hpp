@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "server/sqlite_store.hpp"
+#include "server/store/sqlite_store.hpp"
 
 namespace gofish::server {
 

@@ -163,7 +163,7 @@ class WireTable {
     return true;
   }
 
-  // What the server sends `viewer` after a decision (server/room.cpp, turn_for).
+  // What the server sends `viewer` after a decision (server/rooms/room.cpp, turn_for).
   protocol::Turn turn_for(engine::Seat viewer) const {
     protocol::Turn turn{v_, std::nullopt, std::nullopt};
     if (game_->over()) return turn;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "server/address_limits.hpp"
+#include "server/rooms/address_limits.hpp"
 
 namespace gofish::server {
 namespace {

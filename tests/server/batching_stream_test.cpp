@@ -1,11 +1,11 @@
-// BatchingStream (server/batching_stream.hpp) over a real loopback TCP
+// BatchingStream (server/edge/batching_stream.hpp) over a real loopback TCP
 // connection, with the io_context driven by hand: writes queued while one is
 // in flight leave in order and gathered into few socket writes; a peer that
 // stops reading stops the completions, so a writer with a bounded queue (the
 // WebSocket session) reaches its bound instead of the stream growing; and a
 // close while a write is in flight completes every handler exactly once,
 // with an error, and writes nothing more.
-#include "server/batching_stream.hpp"
+#include "server/edge/batching_stream.hpp"
 
 #include <doctest/doctest.h>
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "server/proxy_header.hpp"
-#include "server/trusted_proxies.hpp"
+#include "server/edge/proxy_header.hpp"
+#include "server/edge/trusted_proxies.hpp"
 
 namespace gofish::server {
 namespace {

@@ -1,4 +1,4 @@
-// Rooms without sockets or sleeps: a room (server/room.hpp) driven through
+// Rooms without sockets or sleeps: a room (server/rooms/room.hpp) driven through
 // fake connections, on an io_context the test steps by hand, with timers on a
 // clock the test moves. A test says "three seconds pass" and the room's bot
 // delay, grace periods and turn timers fire exactly then.
@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "protocol/messages.hpp"
-#include "server/client.hpp"
-#include "server/room.hpp"
-#include "server/room_host.hpp"
-#include "server/store.hpp"
+#include "server/rooms/client.hpp"
+#include "server/rooms/room.hpp"
+#include "server/rooms/room_host.hpp"
+#include "server/store/store.hpp"
 
 namespace gofish::server::testing {
 

@@ -7,14 +7,14 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/strand.hpp>
 
-#include "room_harness.hpp"
-#include "server/durable_outbox.hpp"
-#include "server/guarded_timer.hpp"
-#include "server/room_log.hpp"
-#include "server/seat_table.hpp"
-#include "server/turn_clock.hpp"
-#include "server/room_view.hpp"
 #include "engine/setup.hpp"
+#include "room_harness.hpp"
+#include "server/rooms/durable_outbox.hpp"
+#include "server/rooms/guarded_timer.hpp"
+#include "server/rooms/room_log.hpp"
+#include "server/rooms/room_view.hpp"
+#include "server/rooms/seat_table.hpp"
+#include "server/rooms/turn_clock.hpp"
 
 namespace gofish::server::testing {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "room_harness.hpp"
 #include "rooms_support.hpp"
-#include "server/store_health.hpp"
+#include "server/store/store_health.hpp"
 
 namespace gofish::server::testing {
 namespace {

@@ -11,12 +11,12 @@
 #include "engine/transcript.hpp"
 #include "protocol/rules_json.hpp"
 #include "rooms_support.hpp"
-#include "server/room_restore.hpp"
-#include "server/sqlite_store.hpp"
-#include "server/store.hpp"
-#include "server/transcript_api.hpp"
-#include "test_client.hpp"
+#include "server/rooms/room_restore.hpp"
+#include "server/rooms/transcript_api.hpp"
+#include "server/store/sqlite_store.hpp"
+#include "server/store/store.hpp"
 #include "temp_dir.hpp"
+#include "test_client.hpp"
 
 namespace gofish::server::testing {
 namespace {

@@ -81,7 +81,7 @@ void play_preset(const std::string& preset, std::uint64_t seed) {
 
   // A whole game as the spectator got it (its events, a share of the
   // snapshot, the transcript) is what a resume may have to replay at once:
-  // it must fit the default send queue (server/limits.hpp) with room to spare.
+  // it must fit the default send queue (server/rooms/limits.hpp) with room to spare.
   std::size_t spectator_bytes = 0;
   for (const auto& frame : spectator_frames) spectator_bytes += frame.size();
   const std::size_t per_game = spectator_bytes / static_cast<std::size_t>(games);

@@ -21,11 +21,11 @@
 #include "engine/transcript.hpp"
 #include "protocol/messages.hpp"
 #include "rooms_socket.hpp"
-#include "server/config.hpp"
-#include "server/metrics.hpp"
-#include "server/rooms_handler.hpp"
-#include "server/server.hpp"
-#include "server/store.hpp"
+#include "server/app/config.hpp"
+#include "server/edge/server.hpp"
+#include "server/rooms/metrics.hpp"
+#include "server/rooms/rooms_handler.hpp"
+#include "server/store/store.hpp"
 
 namespace gofish::server::testing {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "protocol/text.hpp"
-#include "server/token.hpp"
+#include "server/store/token.hpp"
 
 namespace gofish::server {
 namespace {

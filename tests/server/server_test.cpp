@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "server/server.hpp"
 #include "raw_client.hpp"
+#include "server/edge/server.hpp"
 #include "test_client.hpp"
 
 namespace gofish::server {

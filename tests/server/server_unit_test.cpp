@@ -10,14 +10,14 @@
 
 #include "gofish/version.hpp"
 #include "protocol/errors.hpp"
-#include "server/config.hpp"
-#include "server/connection.hpp"
-#include "server/decision_sequences.hpp"
-#include "server/http_paths.hpp"
-#include "server/log_limiter.hpp"
-#include "server/memory_allocator.hpp"
-#include "server/metrics.hpp"
-#include "server/store.hpp"
+#include "server/app/config.hpp"
+#include "server/edge/http_paths.hpp"
+#include "server/edge/log_limiter.hpp"
+#include "server/edge/memory_allocator.hpp"
+#include "server/rooms/connection.hpp"
+#include "server/rooms/metrics.hpp"
+#include "server/store/decision_sequences.hpp"
+#include "server/store/store.hpp"
 
 namespace gofish::server {
 namespace {

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "server/static_files.hpp"
+#include "server/edge/static_files.hpp"
 #include "temp_dir.hpp"
 
 namespace gofish::server {

@@ -11,8 +11,8 @@
 
 #include "gofish/postgres_migrations.hpp"
 #include "gofish/sqlite_migrations.hpp"
-#include "server/postgres_store.hpp"
-#include "server/sqlite_store.hpp"
+#include "server/store/postgres_store.hpp"
+#include "server/store/sqlite_store.hpp"
 
 namespace {
 

@@ -25,8 +25,8 @@
 #include "engine/rules.hpp"
 #include "postgres_cluster.hpp"
 #include "protocol/rules_json.hpp"
-#include "server/postgres_store.hpp"
-#include "server/sqlite_store.hpp"
+#include "server/store/postgres_store.hpp"
+#include "server/store/sqlite_store.hpp"
 #include "server_process.hpp"
 #include "temp_dir.hpp"
 

@@ -4,7 +4,7 @@
 // its own in the throwaway PostgreSQL cluster (postgres_cluster.hpp). The
 // PostgreSQL cases are named "<postgres>" or "postgres store: ..." and carry
 // the ctest label cluster.
-#include "server/store.hpp"
+#include "server/store/store.hpp"
 
 #include <doctest/doctest.h>
 #include <libpq-fe.h>
@@ -33,15 +33,15 @@
 #include "engine/random.hpp"
 #include "engine/setup.hpp"
 #include "engine/transcript.hpp"
+#include "postgres_cluster.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/room_records.hpp"
 #include "protocol/rules_json.hpp"
-#include "postgres_cluster.hpp"
-#include "server/postgres_store.hpp"
-#include "server/room_restore.hpp"
-#include "server/sharded_writer.hpp"
-#include "server/sqlite_store.hpp"
-#include "server/transcript_api.hpp"
+#include "server/rooms/room_restore.hpp"
+#include "server/rooms/transcript_api.hpp"
+#include "server/store/postgres_store.hpp"
+#include "server/store/sharded_writer.hpp"
+#include "server/store/sqlite_store.hpp"
 #include "temp_dir.hpp"
 
 namespace gofish::server {

@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "server/sharded_writer.hpp"
-#include "server/store.hpp"
-#include "server/store_health.hpp"
+#include "server/store/sharded_writer.hpp"
+#include "server/store/store.hpp"
+#include "server/store/store_health.hpp"
 
 namespace gofish::server {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/config.hpp"
+#include "server/app/config.hpp"
 
 namespace gofish::server::testing {
 

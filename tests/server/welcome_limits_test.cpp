@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "rooms_support.hpp"
-#include "server/config.hpp"
-#include "server/limits.hpp"
+#include "server/app/config.hpp"
+#include "server/rooms/limits.hpp"
 
 namespace gofish::server::testing {
 namespace {
@@ -80,7 +80,7 @@ TEST_CASE("welcome: every limit a client is told is the configured one, set thro
   config.limits.bot_delay = 0ms;
   config.limits.parse.max_id_bytes = 33;  // no flag: a wire constant, but still the one the server holds
   // Every field differs from its default and from every other field. The
-  // pace is worked out from the message rate and burst (server/limits.cpp).
+  // pace is worked out from the message rate and burst (server/rooms/limits.cpp).
   const protocol::WelcomeLimits expected{3001, 37.5, 41, 0.25, 3, 11, 23, 33, 7, 77, 5, 45'000, 9'000, 30.0, 39};
   CHECK(welcome_limits(config.limits) == expected);
 

@@ -1,0 +1,221 @@
+// The room behind the Room interface (room.hpp), for its own translation
+// units only: room.cpp (the entry points, the request handlers and the
+// game's lifecycle), room_output.cpp (what it sends and writes) and
+// room_presence.cpp (seat tokens, grace periods, the host role, rematch
+// votes, idle expiry and closing). Everything runs on the room's strand.
+// Its state lives in collaborators, each in its own file: SeatTable,
+// RoomLog, DurableOutbox, RoomFanout, RoomGame, TurnClock, GuardedTimer,
+// RoomView.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/random.hpp"
+#include "engine/transcript.hpp"
+#include "protocol/messages.hpp"
+#include "protocol/token_bucket.hpp"
+#include "server/rooms/durable_outbox.hpp"
+#include "server/rooms/guarded_timer.hpp"
+#include "server/rooms/room.hpp"
+#include "server/rooms/room_fanout.hpp"
+#include "server/rooms/room_game.hpp"
+#include "server/rooms/room_log.hpp"
+#include "server/rooms/room_restore.hpp"
+#include "server/rooms/room_view.hpp"
+#include "server/rooms/seat_table.hpp"
+#include "server/rooms/turn_clock.hpp"
+#include "server/store/store.hpp"
+
+namespace gofish::server {
+
+class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl> {
+ public:
+  using Id = std::optional<protocol::RequestId>;
+
+  RoomImpl(const RoomServices& services, std::weak_ptr<RoomHost> host, std::string code,
+           protocol::RoomSettings settings, SeatTable seats, std::int64_t v);
+  // A room read back from the store: its game as it was, nobody connected.
+  void adopt_restored(RestoredRoom& restored);
+
+  // Room: each posts its work to the strand.
+  const std::string& code() const override { return code_; }
+  void create(std::shared_ptr<Client> client, protocol::CreateRoom request, Id id) override;
+  void join(std::shared_ptr<Client> client, protocol::Join request, Id id) override;
+  void resume(std::shared_ptr<Client> client, std::string token, TokenHash hash, std::optional<std::int64_t> last_v,
+              Id id) override;
+  void handle(std::shared_ptr<Client> client, protocol::ClientMessage message, Clock::time_point arrived) override;
+  void disconnect(std::shared_ptr<Client> client) override;
+  std::optional<protocol::LobbyRoom> lobby_entry() const override;
+  void begin_after_restore() override;
+  void move_away(bool commit_first, std::function<void()> after) override;
+  void leases_confirmed(bool confirmed) override;
+
+ private:
+  using ErrorCode = protocol::ErrorCode;
+  using State = protocol::RoomState;
+  using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
+
+  // Runs `work` on the strand as one turn: what it writes goes to the store
+  // in one submission as the turn ends (post_submit).
+  template <class F>
+  void on_strand(F&& work) {
+    boost::asio::post(strand_, [self = shared_from_this(), work = std::forward<F>(work)]() mutable {
+      Turn turn(*self);
+      work(*self);
+    });
+  }
+  struct Turn {
+    explicit Turn(RoomImpl& in) : room(in) { room.in_turn_ = true; }
+    // Also while a turn's work unwinds from an exception: what the turn
+    // wrote and sent happened, so it is submitted as usual. Nothing may
+    // leave a destructor: a failure here is logged.
+    ~Turn();
+    Turn(const Turn&) = delete;
+    Turn& operator=(const Turn&) = delete;
+    RoomImpl& room;
+  };
+
+  // ---- room.cpp: requests
+  void do_create(const std::shared_ptr<Client>& client, protocol::CreateRoom request, Id id);
+  void do_join(const std::shared_ptr<Client>& client, protocol::Join request, Id id);
+  void do_resume(const std::shared_ptr<Client>& client, const std::string& token, const TokenHash& hash,
+                 std::optional<std::int64_t> last_v, Id id);
+  void do_disconnect(const std::shared_ptr<Client>& client);
+  void remove_spectator(std::size_t index);
+  void do_handle(const std::shared_ptr<Client>& client, protocol::ClientMessage message, Clock::time_point arrived);
+  void do_leave(const std::shared_ptr<Client>& client, const Member& member, Id id);
+  void do_add_bot(const std::shared_ptr<Client>& client, const protocol::AddBot& request, Id id);
+  void do_remove_bot(const std::shared_ptr<Client>& client, engine::Seat index, Id id);
+  void do_kick(const std::shared_ptr<Client>& client, engine::Seat index, Id id);
+  void do_start(const std::shared_ptr<Client>& client, Id id);
+  void do_rematch(const std::shared_ptr<Client>& client, engine::Seat seat, Id id);
+  void do_chat(const std::shared_ptr<Client>& client, const Member& member, const protocol::Chat& chat, Id id);
+  void do_transcript(const std::shared_ptr<Client>& client, Id id);
+  void do_decision(const std::shared_ptr<Client>& client, const engine::Decision& decision, Id id,
+                   Clock::time_point arrived);
+
+  // ---- room.cpp: the game
+  void start_game();
+  void apply(const engine::Decision& decision, const std::function<void()>& before_events = {});
+  // `deal`: the events are a game's start, after which a bot takes over
+  // every seat whose owner is away.
+  void after_events(bool deal = false);
+  void finish_game();
+  bool bot_controls(engine::Seat index) const {
+    const SeatSlot& seat = seats_[index];
+    return seat.bot() || (seat.human() && seat.takeover.has_value());
+  }
+  void schedule();
+  void on_bot_timer();
+  void on_turn_timeout();
+  void bot_move(engine::Seat seat);
+  void announce_turn();
+  engine::Transcript transcript() const { return engine::make_transcript(game_->game()); }
+
+  // ---- room_output.cpp: what the room sends and writes
+  void send(const std::shared_ptr<Client>& client, const protocol::ServerMessage& message);
+  void reply_ok(const std::shared_ptr<Client>& client, Id id) { send(client, protocol::Ok{std::move(id)}); }
+  void reply_error(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message = {});
+  void refuse(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message = {});
+  // Refused because the room is paused: at once, past the durability hold
+  // (the refusal is no effect of anything held), so the client need not
+  // wait for the store to hear it. A client in no room is let go.
+  void refuse_paused(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message = {});
+  void record(protocol::RoomEvent event);
+  void write(Record record);
+  void post_submit();
+  void end_turn();
+  void submit();
+  void write_seats();
+  // What became of submission `number` (on the strand).
+  void on_write(std::uint64_t number, WriteOutcome outcome);
+  // ---- room_pause.cpp: a room whose store fails, or whose node cannot
+  // confirm its lease, pauses until both are well again.
+  std::optional<protocol::PauseReason> pause_reason() const;
+  // Pauses or goes on as pause_reason() now says, telling everyone once.
+  void update_pause();
+  void pause();
+  void go_on();
+  RoomView view() const {
+    return RoomView(code_, settings_, seats_, state_, game_number_, game_, log_.v(), clock_.timer());
+  }
+  protocol::RoomSnapshot snapshot(std::optional<engine::Seat> you) const { return view().snapshot(you); }
+  protocol::Turn turn_for(std::optional<engine::Seat> viewer) const { return view().turn(viewer); }
+
+  // ---- room_presence.cpp: seats over time
+  void issue_token(const TokenHash& hash, engine::Seat seat);
+  void revoke_token(const std::optional<TokenHash>& hash);
+  std::string seat_human(engine::Seat index, const std::shared_ptr<Client>& client, std::string name);
+  void free_seat(engine::Seat index);
+  TokenBucket chat_bucket() const;
+  void arm_grace(engine::Seat index);
+  void on_grace_expired(engine::Seat index);
+  void resume_after_restart();
+  void after_seat_lost();
+  void pass_host_on();
+  // The host is away (past the grace period, or a game starts without
+  // them): the role goes to a player who is here.
+  void pass_host_to_someone_here();
+  void check_rematch();
+  void after_membership_change();
+  void on_idle();
+  void close_room(protocol::RoomClosedReason reason, const std::string& why);
+  // ---- room_move.cpp: the room now served by another server
+  void do_move_away(bool commit_first, std::function<void()> after);
+  void set_state(State state);
+  void refresh_lobby();
+
+  const RoomServices services_;
+  const Limits& limits_;
+  const std::weak_ptr<RoomHost> host_;
+  const std::string code_;
+  const protocol::RoomSettings settings_;
+  Strand strand_;
+
+  State state_ = State::kWaiting;
+  bool closed_ = false;
+  // Closed because another server now holds the room (do_move_away): a join
+  // or resume that found it here just before is answered room/busy, which
+  // clients ask again after, not as if the room or the seat were gone.
+  bool moved_ = false;
+  // Paused (update_pause): everyone was told, and no decision, timer or
+  // change of seats is taken until play goes on. `leases_lapsed_`: the
+  // node's leases are not confirmed (leases_confirmed).
+  bool paused_ = false;
+  bool leases_lapsed_ = false;
+  // In a turn of on_strand, and whether it has records to submit at its end.
+  bool in_turn_ = false;
+  bool submit_due_ = false;
+  SeatTable seats_;
+  RoomLog log_;
+  DurableOutbox outbox_;
+  // Each seat's row as last handed to the store (write_seats), so a change
+  // of membership writes only the seats it changed; empty until first written.
+  std::vector<std::string> seats_written_;
+  RoomFanout fanout_;
+  int game_number_ = 0;
+  std::optional<RoomGame> game_;  // the game in play, or the last one finished
+  std::optional<FinishedGame> last_finished_;  // whose transcript `transcript` serves
+
+  TurnClock clock_;                                          // a bot's move or a human's turn timer
+  std::vector<std::unique_ptr<GuardedTimer>> grace_timers_;  // one per seat
+  GuardedTimer idle_timer_;
+  // Hands a write the store writer refused (out of memory) over again.
+  GuardedTimer resubmit_timer_;
+  engine::Rng rng_;
+
+  mutable std::mutex lobby_mutex_;
+  std::optional<protocol::LobbyRoom> lobby_;
+};
+
+}  // namespace gofish::server

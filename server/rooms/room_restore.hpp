@@ -1,0 +1,49 @@
+// A room read back from the store (store.hpp) and rebuilt as it was: its
+// settings, its seats and their tokens, and its latest game replayed decision
+// by decision through the engine (each seat's bot fed the seat's events on
+// the way, so bots pick up where they were). A stored decision the engine
+// refuses is cut from the store, with everything after it, like a torn tail.
+//
+// Everything the server itself writes restores: a finished game keeps the
+// players it was dealt to whoever holds the seats now. Only what it could
+// not have written (unreadable JSON, a game in play with an empty seat, a
+// set-up the engine refuses) gives a sentence, and the room is set aside.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "protocol/messages.hpp"
+#include "server/rooms/room_game.hpp"
+#include "server/rooms/seat_table.hpp"
+#include "server/store/store.hpp"
+
+namespace gofish::server {
+
+struct RestoredRoom {
+  std::string code;
+  protocol::RoomSettings settings;
+  std::int64_t v = 0;  // the last version written
+  SeatTable seats{2};
+  std::optional<RoomGame> game;  // the latest game, in play or over
+  // The most recent finished game, when the latest is in play: its
+  // transcript is still served (read back through Store::latest_finished_game).
+  std::optional<FinishedGame> last_finished;
+  // A finished game whose closing record never made it to the store.
+  bool finish_missing = false;
+};
+
+std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, Store& store);
+
+// The transcript (docs/TRANSCRIPT.md, with `seats`) of a finished game read
+// back from the store: its set-up and decisions played again through the
+// engine, or the document an older server stored. Throws StoreError, naming
+// the game and what is wrong, when they do not make a finished game.
+std::string finished_transcript(const StoredGame& stored);
+// The same game played again, as a room serves it; nothing for a game an
+// older server stored only as its transcript. Throws as finished_transcript.
+std::optional<FinishedGame> finished_game(const StoredGame& stored);
+
+}  // namespace gofish::server

@@ -1,0 +1,38 @@
+#include "server/rooms/room_view.hpp"
+
+#include "engine/view.hpp"
+
+namespace gofish::server {
+
+protocol::RoomSnapshot RoomView::snapshot(std::optional<engine::Seat> you) const {
+  protocol::RoomSnapshot m;
+  m.v = v_;
+  m.code = code_;
+  m.settings = settings_;
+  m.host = seats_.host();
+  m.seats = seats_.infos();
+  m.spectators = static_cast<int>(seats_.spectators().size());
+  m.state = state_;
+  m.you = you;
+  m.game_number = game_number_;
+  if (game_) {
+    m.players = game_->players();
+    m.game = engine::view_of(game_->game(), you ? engine::Viewer::of(*you) : engine::Viewer::spectator());
+    if (state_ == protocol::RoomState::kOver) m.result = game_->result();
+  }
+  m.timer = timer_;
+  return m;
+}
+
+protocol::Turn RoomView::turn(std::optional<engine::Seat> viewer) const {
+  protocol::Turn turn{v_, std::nullopt, std::nullopt};
+  if (state_ != protocol::RoomState::kPlaying || !game_) return turn;
+  turn.seat = game_->game().to_act();
+  if (viewer == turn.seat) {
+    engine::LegalDecisions legal = game_->game().legal(*viewer);
+    if (!legal.empty()) turn.legal = legal;
+  }
+  return turn;
+}
+
+}  // namespace gofish::server

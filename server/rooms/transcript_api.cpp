@@ -1,0 +1,49 @@
+#include "server/rooms/transcript_api.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <string>
+
+#include "protocol/messages.hpp"
+#include "protocol/text.hpp"
+#include "server/rooms/room_restore.hpp"
+#include "server/store/store.hpp"
+
+namespace gofish::server {
+
+namespace {
+
+// The body is the protocol's error message (protocol/README.md, "Errors").
+ApiReply error_reply(unsigned status, protocol::ErrorCode code) {
+  return ApiReply{status, "application/json", protocol::encode(protocol::default_error(code))};
+}
+
+ApiReply not_found() { return error_reply(404, protocol::ErrorCode::kApiGameNotFound); }
+
+}  // namespace
+
+ApiReply transcript_reply(Store& store, std::string_view path) {
+  constexpr std::string_view kSuffix = "/transcript";
+  if (!path.starts_with(kGamesApiPrefix) || !path.ends_with(kSuffix)) return not_found();
+  const std::string_view id =
+      path.substr(kGamesApiPrefix.size(), path.size() - kGamesApiPrefix.size() - kSuffix.size());
+  // Game ids are seat-token shaped; anything else is no game of ours.
+  if (!protocol::is_token(id)) return not_found();
+  try {
+    if (auto game = store.finished_game(std::string(id))) {
+      return ApiReply{200, "application/json", finished_transcript(*game)};
+    }
+  } catch (const std::exception& error) {
+    spdlog::error("transcript api: {}", error.what());
+    return error_reply(503, protocol::ErrorCode::kApiStorage);
+  }
+  return not_found();
+}
+
+void add_transcript_api(ApiRouter& router, Store& store) {
+  router.add(std::string(kGamesApiPrefix),
+             [&store](const ApiRequest& request) { return transcript_reply(store, request.path); });
+}
+
+}  // namespace gofish::server
