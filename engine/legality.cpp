@@ -2,6 +2,7 @@
 
 #include <array>
 #include <bit>
+#include <string>
 #include <variant>
 
 #include "engine/bits.hpp"
@@ -53,16 +54,15 @@ LegalDecisions legal_decisions(const Rules& rules, const LegalityFacts& facts, S
   LegalDecisions legal;
   legal.seat = seat;
   legal.ask_for = rules.ask_for;
-  if (facts.phase == Phase::kOver || seat < 0 || seat >= facts.players) return legal;
-  if (facts.phase == Phase::kAnswer) {
-    if (facts.pending && seat == facts.pending->target) {
-      const bool has = holds(hand, facts.pending->rank, facts.pending->card);
-      legal.give = has;
-      legal.go_fish = !has;
-    }
+  if (facts.phase == Phase::kOver || !at_table(facts.players, seat)) return legal;
+  if (answers_now(facts, seat)) {
+    // Exactly one answer is true, and only a true one is proper.
+    const bool has = holds(hand, facts.pending->rank, facts.pending->card);
+    legal.give = !answer_fault(true, has);
+    legal.go_fish = !answer_fault(false, has);
     return legal;
   }
-  if (seat != facts.turn) return legal;
+  if (!asks_now(facts, seat)) return legal;
   legal.targets = ask_targets(facts.in_play, seat);
   if (rules.ask_for == AskFor::kRank) {
     legal.ranks = askable_ranks(hand);
@@ -71,6 +71,108 @@ LegalDecisions legal_decisions(const Rules& rules, const LegalityFacts& facts, S
   }
   if (rules.table_rules) legal.declarable = declarable_ranks(rules, hand);
   return legal;
+}
+
+// ---------------------------------------------------------------- the judge
+
+Judgement judge(const Rules& rules, const LegalityFacts& facts, CardSet hand, const Decision& d) {
+  // An ask for `rank` (or the exact `card`), its kind already matched to the rules.
+  const auto judge_ask = [&](Seat target, Rank rank, std::optional<Card> card) -> Judgement {
+    const Seat seat = d.seat;
+    if (!rules.table_rules && seat != facts.turn) {
+      return Judgement::refused(d, RefusalCode::kNotYourTurn, "It is not your turn.");
+    }
+    if (!at_table(facts.players, target)) {
+      return Judgement::refused(d, RefusalCode::kUnknownSeat, "There is no seat " + std::to_string(target) + " to ask.");
+    }
+    if (target == seat) return Judgement::refused(d, RefusalCode::kAskedSelf, "You cannot ask yourself.");
+    if (!seat_in_play(facts.in_play, target)) {
+      return Judgement::refused(d, RefusalCode::kTargetOut, "That player is out of the game.");
+    }
+    if (rules.table_rules) {
+      // At a real table a player can ask out of turn, or for a rank they do
+      // not hold: the ask is taken and 001's penalty applies.
+      if (facts.phase == Phase::kAnswer && seat == facts.turn) {
+        return Judgement::refused(d, RefusalCode::kAwaitingAnswer, "Wait for the answer to your ask first.");
+      }
+      if (!asks_now(facts, seat)) return Judgement::penalised(d, PenaltyKind::kAskedOutOfTurn);
+      if (ask_fault(rules, hand, rank, card)) return Judgement::penalised(d, PenaltyKind::kIllegalCall);
+      return Judgement::proper(d);
+    }
+    if (const auto fault = ask_fault(rules, hand, rank, card)) {
+      switch (*fault) {
+        case AskFault::kRankNotHeld:
+          return Judgement::refused(d, RefusalCode::kRankNotHeld,
+                                    "You can only ask for a rank you hold, and you have no " +
+                                        std::string(rank_plural(rank)) + ".");
+        case AskFault::kCardHeld:
+          return Judgement::refused(d, RefusalCode::kCardHeld,
+                                    "You hold " + to_string(*card) + " yourself; ask for a card you lack.");
+      }
+    }
+    return Judgement::proper(d);
+  };
+  if (facts.phase == Phase::kOver) return Judgement::refused(d, RefusalCode::kGameOver, "The game is over.");
+  if (!at_table(facts.players, d.seat)) {
+    return Judgement::refused(d, RefusalCode::kUnknownSeat,
+                              "There is no seat " + std::to_string(d.seat) + " at this table.");
+  }
+  if (!seat_in_play(facts.in_play, d.seat)) {
+    return Judgement::refused(d, RefusalCode::kOutOfGame, "You are out of the game, so you cannot play any more.");
+  }
+  return std::visit(
+      Overloaded{
+          [&](const AskRank& a) {
+            if (rules.ask_for == AskFor::kCard) {
+              return Judgement::refused(d, RefusalCode::kRankAskInCardGame,
+                                        "In this game you ask for one specific card, like \"the queen of hearts\".");
+            }
+            if (!valid_rank(a.rank)) return Judgement::refused(d, RefusalCode::kInvalidRank, "That is not a card rank.");
+            return judge_ask(a.target, a.rank, std::nullopt);
+          },
+          [&](const AskCard& a) {
+            if (rules.ask_for == AskFor::kRank) {
+              return Judgement::refused(d, RefusalCode::kCardAskInRankGame,
+                                        "In this game you ask for a rank, like \"your nines\", not for one card.");
+            }
+            if (a.card.id() >= kDeckSize) return Judgement::refused(d, RefusalCode::kInvalidRank, "That is not a card.");
+            return judge_ask(a.target, a.card.rank(), a.card);
+          },
+          [&](const Answer& a) {
+            if (!rules.table_rules) {
+              return Judgement::refused(d, RefusalCode::kTableRulesOnly, "The server answers asks itself in this room.");
+            }
+            if (!answers_now(facts, d.seat)) {
+              return Judgement::refused(d, RefusalCode::kNotAsked, "Nobody is waiting for your answer.");
+            }
+            const std::optional<Card> card = facts.pending->card;
+            const auto fault = answer_fault(a.give, holds(hand, facts.pending->rank, card));
+            if (fault == AnswerFault::kNothingToGive) {
+              return Judgement::refused(d, RefusalCode::kNothingToGive,
+                                        card ? "You do not have that card: say \"Go fish\"."
+                                             : "You have no cards of that rank: say \"Go fish\".");
+            }
+            // 001: failure to give up a card.
+            if (fault == AnswerFault::kFalseGoFish) return Judgement::penalised(d, PenaltyKind::kFalseGoFish);
+            return Judgement::proper(d);
+          },
+          [&](const Declare& a) {
+            if (!rules.table_rules) {
+              return Judgement::refused(d, RefusalCode::kTableRulesOnly, "Sets are laid down for you in this room.");
+            }
+            if (facts.phase == Phase::kAnswer) {
+              return Judgement::refused(d, RefusalCode::kAwaitingAnswer, "Wait for the answer to the ask first.");
+            }
+            if (!asks_now(facts, d.seat)) return Judgement::refused(d, RefusalCode::kNotYourTurn, "It is not your turn.");
+            if (!valid_rank(a.rank)) return Judgement::refused(d, RefusalCode::kInvalidRank, "That is not a card rank.");
+            if (!(declarable_ranks(rules, hand) & rank_bit(a.rank))) {
+              return Judgement::refused(d, RefusalCode::kNoSuchSet, "You do not hold a whole set of " +
+                                                                        std::string(rank_plural(a.rank)) + ".");
+            }
+            return Judgement::proper(d);
+          },
+      },
+      d.move);
 }
 
 CardSet askable_cards(const Rules& rules, CardSet hand) {

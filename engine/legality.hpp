@@ -1,25 +1,30 @@
-// One source of legality: the decisions a seat may make, as a function of
-// facts that seat knows.
+// One source of legality: the judge, which answers for any decision in any
+// state "proper", "allowed with its table-rules penalty" or "refused,
+// because...", and the legal set, the decisions it finds proper.
 //
-// Game::legal works from the whole game and EventView from what one viewer
-// was told; both hand this module the same few facts (the phase, whose turn
-// it is, the ask awaiting an answer, which seats are still in, the seat's own
-// hand, the rules) and so get the same answer. Game::check refuses with the
-// same predicates (ask_fault, holds, declarable_ranks), so the list of legal
-// decisions and apply cannot disagree.
+// Both work from the facts one seat knows (the phase, whose turn it is, the
+// ask awaiting an answer, which seats are still in, the seat's own hand, the
+// rules), so Game (Game::judge, Game::legal) and EventView (from what one
+// viewer was told) get the same answers. Each rule is written once, as a
+// predicate below: `judge` applies them to one decision, `legal_decisions`
+// lists every decision they find proper, and tests/engine/legality_test
+// checks that a decision is listed exactly when the judge calls it proper.
 //
 // Readings (docs/RULES.md): an ask goes to any other seat that is not out
 // (R4); only proper moves are listed (R35): under table rules an ask out of
-// turn or an illegal call is accepted and penalised by Game, never offered;
-// asking for a card you hold is proper only where the rules allow it (R9).
+// turn, an illegal call or a false "Go fish" is accepted and penalised,
+// never offered; asking for a card you hold is proper only where the rules
+// allow it (R9).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "engine/bits.hpp"
 #include "engine/card.hpp"
 #include "engine/decision.hpp"
+#include "engine/judgement.hpp"
 #include "engine/rules.hpp"
 
 namespace gofish::engine {
@@ -68,10 +73,31 @@ struct LegalityFacts {
   std::uint8_t in_play = 0;           // bit per seat that can be asked: every seat not out
 };
 
-// The legal decisions of `seat`, whose hand is `hand`.
+// The legal decisions of `seat`, whose hand is `hand`: every decision that
+// `judge` calls proper.
 LegalDecisions legal_decisions(const Rules& rules, const LegalityFacts& facts, Seat seat, CardSet hand);
 
+// The judge: what becomes of `decision` in the state `facts` describe, where
+// `hand` is the deciding seat's hand (empty for a seat not at the table).
+Judgement judge(const Rules& rules, const LegalityFacts& facts, CardSet hand, const Decision& decision);
+
 // ---------------------------------------------------------------- predicates
+// Each rule once; `judge` and `legal_decisions` both use these.
+
+constexpr bool at_table(int players, Seat seat) { return seat >= 0 && seat < players; }
+constexpr bool seat_in_play(std::uint8_t in_play, Seat seat) { return (in_play >> seat) & 1U; }
+constexpr bool valid_rank(Rank rank) { return rank >= 0 && rank < kRanks; }
+
+// Whether `seat` is the one due to ask (or, under table rules, to declare):
+// its turn, and no ask awaiting an answer.
+constexpr bool asks_now(const LegalityFacts& facts, Seat seat) {
+  return facts.phase == Phase::kAsk && seat == facts.turn;
+}
+
+// Table rules: whether the answer to the pending ask is awaited from `seat`.
+constexpr bool answers_now(const LegalityFacts& facts, Seat seat) {
+  return facts.phase == Phase::kAnswer && facts.pending && seat == facts.pending->target;
+}
 
 // Whether `hand` holds what an ask for `rank` (or for the exact `card`) wants.
 constexpr bool holds(CardSet hand, Rank rank, std::optional<Card> card) {
@@ -80,7 +106,20 @@ constexpr bool holds(CardSet hand, Rank rank, std::optional<Card> card) {
 
 // The seats `asker` may ask: every other seat in play.
 constexpr std::uint8_t ask_targets(std::uint8_t in_play, Seat asker) {
-  return static_cast<std::uint8_t>(in_play & ~(1U << asker));
+  return static_cast<std::uint8_t>(in_play & ~seat_bit(asker));
+}
+
+// What a table-rules answer brings: whether it is true (and so proper), or
+// the penalty for a false "Go fish" (a false "give" is refused, as there is
+// nothing to hand over).
+enum class AnswerFault : std::uint8_t {
+  kNothingToGive,  // "give" without the card or rank asked for
+  kFalseGoFish,    // "Go fish" while holding it
+};
+constexpr std::optional<AnswerFault> answer_fault(bool give, bool holds_it) {
+  if (give && !holds_it) return AnswerFault::kNothingToGive;
+  if (!give && holds_it) return AnswerFault::kFalseGoFish;
+  return std::nullopt;
 }
 
 // Why an ask by the holder of `hand` is not a proper one (strict rules refuse
