@@ -382,7 +382,7 @@ Verify run_verify(std::uint64_t seed, std::uint64_t games_per_config) {
           for (int k = 0; k < 3; ++k) {
             const Decision junk = junk_decision(players, rng);
             const Judgement judged = game.judge(junk);
-            const auto& refusal = judged.refusal();
+            const auto refusal = judged.refusal();
             h.number(refusal ? static_cast<int>(refusal->code) : -1);
             if (refusal) h.bytes(refusal->message);
           }
@@ -394,7 +394,7 @@ Verify run_verify(std::uint64_t seed, std::uint64_t games_per_config) {
         }
         // A finished game refuses everything, and its transcript replays.
         const Judgement last = game.judge(junk_decision(players, rng));
-        const auto& refusal = last.refusal();
+        const auto refusal = last.refusal();
         h.number(refusal ? static_cast<int>(refusal->code) : -1);
         h.number(static_cast<int>(*game.end_reason()));
         h.number(game.winners());

@@ -78,11 +78,12 @@ void Game::deal() {
 
 // ---------------------------------------------------------------- validation
 
-std::uint8_t Game::in_play() const {
-  // Without a branch per seat: which seat is out varies from game to game.
-  unsigned mask = 0;
-  for (Seat s = 0; s < players_; ++s) mask |= static_cast<unsigned>(status_[s] != SeatStatus::kOut) << s;
-  return static_cast<std::uint8_t>(mask);
+std::uint8_t Game::in_play() const { return static_cast<std::uint8_t>(((1U << players_) - 1U) & ~unsigned{out_}); }
+
+void Game::go_out(Seat seat) {
+  status_[seat] = SeatStatus::kOut;
+  out_ |= seat_bit(seat);
+  emit(WentOut{seat});
 }
 
 LegalityFacts Game::legality_facts() const { return LegalityFacts{players_, phase_, turn_, pending_ask(), in_play()}; }
@@ -104,7 +105,7 @@ Judgement Game::judge(const Decision& d) const {
 
 std::optional<Refusal> Game::apply(const Judgement& judgement) {
   if (judgement.game_ != this || judgement.state_ != decisions_.size()) return apply(judge(judgement.decision()));
-  if (judgement.refusal()) return judgement.refusal();
+  if (!judgement.accepted()) return judgement.refusal();
   const Decision& d = judgement.decision();
   const std::optional<PenaltyKind> penalty = judgement.penalty();
   events_.clear();
@@ -250,8 +251,7 @@ void Game::forfeit_undeclared(Seat seat) {
 
 void Game::mark_out_if_empty(Seat seat) {
   if (rules_.empty_hand == EmptyHand::kOut && hands_[seat].empty() && status_[seat] != SeatStatus::kOut) {
-    status_[seat] = SeatStatus::kOut;
-    emit(WentOut{seat});
+    go_out(seat);
   }
 }
 
@@ -275,13 +275,11 @@ Game::EmptyHandTurn Game::empty_hand_turn(Seat seat) {
         status_[seat] = SeatStatus::kSittingOut;
         emit(SatOut{seat});
       } else {
-        status_[seat] = SeatStatus::kOut;
-        emit(WentOut{seat});
+        go_out(seat);
       }
       return EmptyHandTurn::kSkipped;
     case EmptyHand::kOut:
-      status_[seat] = SeatStatus::kOut;
-      emit(WentOut{seat});
+      go_out(seat);
       return EmptyHandTurn::kSkipped;
   }
   return EmptyHandTurn::kSkipped;

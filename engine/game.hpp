@@ -26,6 +26,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -117,6 +118,7 @@ class Game {
   void forfeit_undeclared(Seat seat);
   Card draw(Seat seat, DrawCause cause);
   void mark_out_if_empty(Seat seat);
+  void go_out(Seat seat);
   bool check_end();
   void finish(EndReason reason);
   enum class EmptyHandTurn { kPlays, kSkipped, kEnded };
@@ -124,7 +126,11 @@ class Game {
   void continue_turn(Seat seat);
   void pass_turn(Seat from, Seat candidate);
   bool take_turn(Seat from, Seat seat);
-  void emit(Event event) { events_.push_back(event); }
+  // Built in place: an Event is about a hundred bytes.
+  template <class E>
+  void emit(const E& event) {
+    events_.emplace_back(std::in_place_type<E>, event);
+  }
 
   Rules rules_;
   int players_ = 0;
@@ -134,6 +140,7 @@ class Game {
   int next_card_ = 0;  // index in deck_ of the top of the stock
   std::array<CardSet, kMaxSeats> hands_{};
   std::array<SeatStatus, kMaxSeats> status_{};
+  std::uint8_t out_ = 0;  // bit per seat whose status is kOut
   // Sets laid by each seat, in order, as (rank, outcome) packed in a byte.
   std::array<std::array<std::uint8_t, kDeckSize / 2>, kMaxSeats> sets_{};
   std::array<std::uint8_t, kMaxSeats> set_count_{};

@@ -11,8 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <string>
-#include <utility>
 
 #include "engine/decision.hpp"
 #include "engine/event.hpp"
@@ -39,8 +37,9 @@ class Judgement {
   std::optional<PenaltyKind> penalty() const {
     return verdict_ == Verdict::kPenalised ? std::optional<PenaltyKind>(penalty_) : std::nullopt;
   }
-  // Set exactly when the verdict is kRefused.
-  const std::optional<Refusal>& refusal() const { return refusal_; }
+  // Set exactly when the verdict is kRefused: the typed reason, with its
+  // sentence (written only when asked for: the judge itself keeps the code).
+  std::optional<Refusal> refusal() const;
 
  private:
   friend Judgement judge(const Rules& rules, const LegalityFacts& facts, CardSet hand, const Decision& decision);
@@ -54,17 +53,24 @@ class Judgement {
     j.penalty_ = penalty;
     return j;
   }
-  static Judgement refused(const Decision& decision, RefusalCode code, std::string message) {
+  // `about_target`: kUnknownSeat names the seat asked, not the one asking.
+  // `card_asked`: kNothingToGive answers an ask for a card, not a rank.
+  static Judgement refused(const Decision& decision, RefusalCode code, bool about_target = false,
+                           bool card_asked = false) {
     Judgement j(decision);
     j.verdict_ = Verdict::kRefused;
-    j.refusal_ = Refusal{code, std::move(message)};
+    j.code_ = code;
+    j.about_target_ = about_target;
+    j.card_asked_ = card_asked;
     return j;
   }
 
   Decision decision_;
   Verdict verdict_ = Verdict::kProper;
+  bool about_target_ = false;
+  bool card_asked_ = false;
   PenaltyKind penalty_ = PenaltyKind::kAskedOutOfTurn;
-  std::optional<Refusal> refusal_;
+  RefusalCode code_ = RefusalCode::kGameOver;
   // Set by Game::judge: the game and the number of decisions it had taken.
   const Game* game_ = nullptr;
   std::size_t state_ = 0;

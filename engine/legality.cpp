@@ -46,6 +46,28 @@ int nth_bit(std::uint64_t mask, int n) {
   return 8 * byte + kBitInByte[(mask >> (8 * byte)) & 0xFFU][static_cast<std::size_t>(n - before)];
 }
 
+// kBitsInByte[b]: the number of bits set in the byte b.
+constexpr auto kBitsInByte = [] {
+  std::array<std::uint8_t, 256> table{};
+  for (std::size_t b = 0; b < table.size(); ++b) {
+    for (std::size_t v = b; v != 0; v &= v - 1) ++table[b];
+  }
+  return table;
+}();
+
+// The bits set in a mask of at most 16 bits (ranks, seats): two look-ups.
+int bit_count16(unsigned mask) { return kBitsInByte[mask & 0xFFU] + kBitsInByte[(mask >> 8) & 0xFFU]; }
+
+// The n-th set bit (0-based) of a mask of at most 16 bits, n below its bit
+// count: the low byte's count says which byte holds it (a select, not a
+// branch, for the same reason as nth_bit), then one look-up.
+int nth_bit16(unsigned mask, int n) {
+  const int low = kBitsInByte[mask & 0xFFU];
+  const bool high = n >= low;
+  const unsigned byte = (high ? mask >> 8 : mask) & 0xFFU;
+  return (high ? 8 : 0) + kBitInByte[byte][static_cast<std::size_t>(high ? n - low : n) & 7U];
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- the legal set
@@ -76,103 +98,108 @@ LegalDecisions legal_decisions(const Rules& rules, const LegalityFacts& facts, S
 // ---------------------------------------------------------------- the judge
 
 Judgement judge(const Rules& rules, const LegalityFacts& facts, CardSet hand, const Decision& d) {
+  using enum RefusalCode;
   // An ask for `rank` (or the exact `card`), its kind already matched to the rules.
-  const auto judge_ask = [&](Seat target, Rank rank, std::optional<Card> card) -> Judgement {
+  const auto judge_ask = [&](Seat target, Rank rank, std::optional<Card> card) {
     const Seat seat = d.seat;
-    if (!rules.table_rules && seat != facts.turn) {
-      return Judgement::refused(d, RefusalCode::kNotYourTurn, "It is not your turn.");
-    }
-    if (!at_table(facts.players, target)) {
-      return Judgement::refused(d, RefusalCode::kUnknownSeat, "There is no seat " + std::to_string(target) + " to ask.");
-    }
-    if (target == seat) return Judgement::refused(d, RefusalCode::kAskedSelf, "You cannot ask yourself.");
-    if (!seat_in_play(facts.in_play, target)) {
-      return Judgement::refused(d, RefusalCode::kTargetOut, "That player is out of the game.");
-    }
+    if (!rules.table_rules && seat != facts.turn) return Judgement::refused(d, kNotYourTurn);
+    if (!at_table(facts.players, target)) return Judgement::refused(d, kUnknownSeat, true);
+    if (target == seat) return Judgement::refused(d, kAskedSelf);
+    if (!seat_in_play(facts.in_play, target)) return Judgement::refused(d, kTargetOut);
     if (rules.table_rules) {
       // At a real table a player can ask out of turn, or for a rank they do
       // not hold: the ask is taken and 001's penalty applies.
-      if (facts.phase == Phase::kAnswer && seat == facts.turn) {
-        return Judgement::refused(d, RefusalCode::kAwaitingAnswer, "Wait for the answer to your ask first.");
-      }
+      if (facts.phase == Phase::kAnswer && seat == facts.turn) return Judgement::refused(d, kAwaitingAnswer);
       if (!asks_now(facts, seat)) return Judgement::penalised(d, PenaltyKind::kAskedOutOfTurn);
       if (ask_fault(rules, hand, rank, card)) return Judgement::penalised(d, PenaltyKind::kIllegalCall);
       return Judgement::proper(d);
     }
     if (const auto fault = ask_fault(rules, hand, rank, card)) {
-      switch (*fault) {
-        case AskFault::kRankNotHeld:
-          return Judgement::refused(d, RefusalCode::kRankNotHeld,
-                                    "You can only ask for a rank you hold, and you have no " +
-                                        std::string(rank_plural(rank)) + ".");
-        case AskFault::kCardHeld:
-          return Judgement::refused(d, RefusalCode::kCardHeld,
-                                    "You hold " + to_string(*card) + " yourself; ask for a card you lack.");
-      }
+      return Judgement::refused(d, *fault == AskFault::kRankNotHeld ? kRankNotHeld : kCardHeld);
     }
     return Judgement::proper(d);
   };
-  if (facts.phase == Phase::kOver) return Judgement::refused(d, RefusalCode::kGameOver, "The game is over.");
-  if (!at_table(facts.players, d.seat)) {
-    return Judgement::refused(d, RefusalCode::kUnknownSeat,
-                              "There is no seat " + std::to_string(d.seat) + " at this table.");
+  if (facts.phase == Phase::kOver) return Judgement::refused(d, kGameOver);
+  if (!at_table(facts.players, d.seat)) return Judgement::refused(d, kUnknownSeat);
+  if (!seat_in_play(facts.in_play, d.seat)) return Judgement::refused(d, kOutOfGame);
+  switch (d.move.index()) {
+    case 0: {
+      const auto& a = *std::get_if<AskRank>(&d.move);
+      if (rules.ask_for == AskFor::kCard) return Judgement::refused(d, kRankAskInCardGame);
+      if (!valid_rank(a.rank)) return Judgement::refused(d, kInvalidRank);
+      return judge_ask(a.target, a.rank, std::nullopt);
+    }
+    case 1: {
+      const auto& a = *std::get_if<AskCard>(&d.move);
+      if (rules.ask_for == AskFor::kRank) return Judgement::refused(d, kCardAskInRankGame);
+      if (a.card.id() >= kDeckSize) return Judgement::refused(d, kInvalidRank);
+      return judge_ask(a.target, a.card.rank(), a.card);
+    }
+    case 2: {
+      const auto& a = *std::get_if<Answer>(&d.move);
+      if (!rules.table_rules) return Judgement::refused(d, kTableRulesOnly);
+      if (!answers_now(facts, d.seat)) return Judgement::refused(d, kNotAsked);
+      const std::optional<Card> card = facts.pending->card;
+      const auto fault = answer_fault(a.give, holds(hand, facts.pending->rank, card));
+      if (fault == AnswerFault::kNothingToGive) return Judgement::refused(d, kNothingToGive, false, card.has_value());
+      // 001: failure to give up a card.
+      if (fault == AnswerFault::kFalseGoFish) return Judgement::penalised(d, PenaltyKind::kFalseGoFish);
+      return Judgement::proper(d);
+    }
+    default: {
+      const auto& a = *std::get_if<Declare>(&d.move);
+      if (!rules.table_rules) return Judgement::refused(d, kTableRulesOnly);
+      if (facts.phase == Phase::kAnswer) return Judgement::refused(d, kAwaitingAnswer);
+      if (!asks_now(facts, d.seat)) return Judgement::refused(d, kNotYourTurn);
+      if (!valid_rank(a.rank)) return Judgement::refused(d, kInvalidRank);
+      if (!(declarable_ranks(rules, hand) & rank_bit(a.rank))) return Judgement::refused(d, kNoSuchSet);
+      return Judgement::proper(d);
+    }
   }
-  if (!seat_in_play(facts.in_play, d.seat)) {
-    return Judgement::refused(d, RefusalCode::kOutOfGame, "You are out of the game, so you cannot play any more.");
-  }
-  return std::visit(
-      Overloaded{
-          [&](const AskRank& a) {
-            if (rules.ask_for == AskFor::kCard) {
-              return Judgement::refused(d, RefusalCode::kRankAskInCardGame,
-                                        "In this game you ask for one specific card, like \"the queen of hearts\".");
-            }
-            if (!valid_rank(a.rank)) return Judgement::refused(d, RefusalCode::kInvalidRank, "That is not a card rank.");
-            return judge_ask(a.target, a.rank, std::nullopt);
-          },
-          [&](const AskCard& a) {
-            if (rules.ask_for == AskFor::kRank) {
-              return Judgement::refused(d, RefusalCode::kCardAskInRankGame,
-                                        "In this game you ask for a rank, like \"your nines\", not for one card.");
-            }
-            if (a.card.id() >= kDeckSize) return Judgement::refused(d, RefusalCode::kInvalidRank, "That is not a card.");
-            return judge_ask(a.target, a.card.rank(), a.card);
-          },
-          [&](const Answer& a) {
-            if (!rules.table_rules) {
-              return Judgement::refused(d, RefusalCode::kTableRulesOnly, "The server answers asks itself in this room.");
-            }
-            if (!answers_now(facts, d.seat)) {
-              return Judgement::refused(d, RefusalCode::kNotAsked, "Nobody is waiting for your answer.");
-            }
-            const std::optional<Card> card = facts.pending->card;
-            const auto fault = answer_fault(a.give, holds(hand, facts.pending->rank, card));
-            if (fault == AnswerFault::kNothingToGive) {
-              return Judgement::refused(d, RefusalCode::kNothingToGive,
-                                        card ? "You do not have that card: say \"Go fish\"."
-                                             : "You have no cards of that rank: say \"Go fish\".");
-            }
-            // 001: failure to give up a card.
-            if (fault == AnswerFault::kFalseGoFish) return Judgement::penalised(d, PenaltyKind::kFalseGoFish);
-            return Judgement::proper(d);
-          },
-          [&](const Declare& a) {
-            if (!rules.table_rules) {
-              return Judgement::refused(d, RefusalCode::kTableRulesOnly, "Sets are laid down for you in this room.");
-            }
-            if (facts.phase == Phase::kAnswer) {
-              return Judgement::refused(d, RefusalCode::kAwaitingAnswer, "Wait for the answer to the ask first.");
-            }
-            if (!asks_now(facts, d.seat)) return Judgement::refused(d, RefusalCode::kNotYourTurn, "It is not your turn.");
-            if (!valid_rank(a.rank)) return Judgement::refused(d, RefusalCode::kInvalidRank, "That is not a card rank.");
-            if (!(declarable_ranks(rules, hand) & rank_bit(a.rank))) {
-              return Judgement::refused(d, RefusalCode::kNoSuchSet, "You do not hold a whole set of " +
-                                                                        std::string(rank_plural(a.rank)) + ".");
-            }
-            return Judgement::proper(d);
-          },
-      },
-      d.move);
+}
+
+// The sentence for the person who tried, from the code and the decision.
+std::optional<Refusal> Judgement::refusal() const {
+  if (verdict_ != Verdict::kRefused) return std::nullopt;
+  const Decision& d = decision_;
+  const auto* rank_ask = std::get_if<AskRank>(&d.move);
+  const auto* card_ask = std::get_if<AskCard>(&d.move);
+  const auto* declare = std::get_if<Declare>(&d.move);
+  const auto message = [&]() -> std::string {
+    switch (code_) {
+      case RefusalCode::kGameOver: return "The game is over.";
+      case RefusalCode::kNotYourTurn: return "It is not your turn.";
+      case RefusalCode::kOutOfGame: return "You are out of the game, so you cannot play any more.";
+      case RefusalCode::kUnknownSeat:
+        if (about_target_) {
+          return "There is no seat " + std::to_string(rank_ask ? rank_ask->target : card_ask->target) + " to ask.";
+        }
+        return "There is no seat " + std::to_string(d.seat) + " at this table.";
+      case RefusalCode::kAskedSelf: return "You cannot ask yourself.";
+      case RefusalCode::kTargetOut: return "That player is out of the game.";
+      case RefusalCode::kRankNotHeld:
+        return "You can only ask for a rank you hold, and you have no " +
+               std::string(rank_plural(rank_ask ? rank_ask->rank : card_ask->card.rank())) + ".";
+      case RefusalCode::kCardAskInRankGame:
+        return "In this game you ask for a rank, like \"your nines\", not for one card.";
+      case RefusalCode::kRankAskInCardGame:
+        return "In this game you ask for one specific card, like \"the queen of hearts\".";
+      case RefusalCode::kCardHeld: return "You hold " + to_string(card_ask->card) + " yourself; ask for a card you lack.";
+      case RefusalCode::kInvalidRank: return card_ask ? "That is not a card." : "That is not a card rank.";
+      case RefusalCode::kAwaitingAnswer:
+        return declare ? "Wait for the answer to the ask first." : "Wait for the answer to your ask first.";
+      case RefusalCode::kNotAsked: return "Nobody is waiting for your answer.";
+      case RefusalCode::kNothingToGive:
+        return card_asked_ ? "You do not have that card: say \"Go fish\"."
+                           : "You have no cards of that rank: say \"Go fish\".";
+      case RefusalCode::kNoSuchSet:
+        return "You do not hold a whole set of " + std::string(rank_plural(declare->rank)) + ".";
+      case RefusalCode::kTableRulesOnly:
+        return declare ? "Sets are laid down for you in this room." : "The server answers asks itself in this room.";
+    }
+    return "That is not allowed.";
+  };
+  return Refusal{code_, message()};
 }
 
 CardSet askable_cards(const Rules& rules, CardSet hand) {
@@ -187,13 +214,13 @@ CardSet askable_cards(const Rules& rules, CardSet hand) {
 // ---------------------------------------------------------------- the compact form
 
 int LegalDecisions::count() const {
-  const int per_target = ask_for == AskFor::kRank ? bit_count(ranks) : cards.size();
-  return bit_count(declarable) + (give ? 1 : 0) + (go_fish ? 1 : 0) + bit_count(targets) * per_target;
+  const int per_target = ask_for == AskFor::kRank ? bit_count16(ranks) : cards.size();
+  return bit_count16(declarable) + (give ? 1 : 0) + (go_fish ? 1 : 0) + bit_count16(targets) * per_target;
 }
 
 Decision LegalDecisions::nth(int i) const {
-  const int declares = bit_count(declarable);
-  if (i < declares) return Decision{seat, Declare{nth_bit(declarable, i)}};
+  const int declares = bit_count16(declarable);
+  if (i < declares) return Decision{seat, Declare{nth_bit16(declarable, i)}};
   i -= declares;
   if (give) {
     if (i == 0) return Decision{seat, Answer{true}};
@@ -203,10 +230,10 @@ Decision LegalDecisions::nth(int i) const {
     if (i == 0) return Decision{seat, Answer{false}};
     --i;
   }
-  const int per_target = ask_for == AskFor::kRank ? bit_count(ranks) : cards.size();
-  const Seat target = nth_bit(targets, i / per_target);
+  const int per_target = ask_for == AskFor::kRank ? bit_count16(ranks) : cards.size();
+  const Seat target = nth_bit16(targets, i / per_target);
   const int k = i % per_target;
-  if (ask_for == AskFor::kRank) return Decision{seat, AskRank{target, nth_bit(ranks, k)}};
+  if (ask_for == AskFor::kRank) return Decision{seat, AskRank{target, nth_bit16(ranks, k)}};
   return Decision{seat, AskCard{target, Card::from_id(nth_bit(cards.mask(), k))}};
 }
 

@@ -406,7 +406,7 @@ void RoomImpl::do_decision(const std::shared_ptr<Client>& client, const engine::
                            Clock::time_point arrived) {
   if (!game_) return reply_error(client, ErrorCode::kRoomNotStarted, std::move(id));
   const engine::Judgement judgement = game_->game().judge(decision);
-  if (const auto& refusal = judgement.refusal()) {
+  if (const auto refusal = judgement.refusal()) {
     const protocol::Error error = protocol::refusal_error(*refusal, std::move(id));
     services_.metrics->action_refused(protocol::error_code_name(error.code));
     return send(client, error);
