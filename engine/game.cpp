@@ -364,11 +364,15 @@ int Game::score(Seat seat) const {
 void Game::finish(EndReason reason) {
   phase_ = Phase::kOver;
   end_reason_ = reason;
+  std::array<int, kMaxSeats> scores{};
   int best = -1;
-  for (Seat s = 0; s < players_; ++s) best = std::max(best, score(s));
+  for (Seat s = 0; s < players_; ++s) {
+    scores[s] = score(s);
+    best = std::max(best, scores[s]);
+  }
   std::uint8_t winners = 0;
   for (Seat s = 0; s < players_; ++s) {
-    if (score(s) == best) winners |= seat_bit(s);
+    if (scores[s] == best) winners |= seat_bit(s);
   }
   if (rules_.tie_break == TieBreak::kFewestCardsInHand && bit_count(winners) > 1) {
     int fewest = kDeckSize + 1;
@@ -383,7 +387,7 @@ void Game::finish(EndReason reason) {
   GameOver over{reason, players_, {}, {}, winners};
   for (Seat s = 0; s < players_; ++s) {
     over.hands[s] = hands_[s];
-    over.scores[s] = score(s);
+    over.scores[s] = scores[s];
   }
   emit(over);
 }

@@ -1,7 +1,5 @@
 #include "engine/legality.hpp"
 
-#include <array>
-#include <bit>
 #include <string>
 #include <variant>
 
@@ -9,67 +7,6 @@
 #include "engine/overloaded.hpp"
 
 namespace gofish::engine {
-namespace {
-
-// kBitInByte[b][k]: the position of the k-th set bit (0-based) of the byte b.
-constexpr auto kBitInByte = [] {
-  std::array<std::array<std::uint8_t, 8>, 256> table{};
-  for (std::size_t b = 0; b < table.size(); ++b) {
-    std::size_t k = 0;
-    for (std::uint8_t bit = 0; bit < 8; ++bit) {
-      if ((b >> bit) & 1U) table[b][k++] = bit;
-    }
-  }
-  return table;
-}();
-
-// The n-th set bit (0-based) of a mask, 64 when there is none. No loop of n
-// steps: n is a random pick (a bot's choice among legal decisions), so the
-// branch ending such a loop is mispredicted nearly every time. Instead the
-// bits of each byte are counted at once, the byte holding the n-th bit is the
-// number of bytes whose running total is at most n, and a table gives the
-// bit within that byte.
-int nth_bit(std::uint64_t mask, int n) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-  std::uint64_t counts = mask - ((mask >> 1) & 0x5555555555555555ULL);
-  counts = (counts & 0x3333333333333333ULL) + ((counts >> 2) & 0x3333333333333333ULL);
-  counts = (counts + (counts >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-  const std::uint64_t totals = counts * kOnes;  // byte b: the bits set in bytes 0..b
-  if (n < 0) return std::countr_zero(mask);
-  if (static_cast<std::uint64_t>(n) >= (totals >> 56)) return 64;
-  // Per byte, (0x80 + n) - total keeps its top bit exactly when total <= n;
-  // totals are at most 64, so no byte borrows from the next.
-  const std::uint64_t passed = (((static_cast<std::uint64_t>(n) * kOnes) | kHigh) - totals) & kHigh;
-  const int byte = static_cast<int>((((passed >> 7) * kOnes) >> 56));
-  const int before = static_cast<int>(((totals << 8) >> (8 * byte)) & 0xFFU);
-  return 8 * byte + kBitInByte[(mask >> (8 * byte)) & 0xFFU][static_cast<std::size_t>(n - before)];
-}
-
-// kBitsInByte[b]: the number of bits set in the byte b.
-constexpr auto kBitsInByte = [] {
-  std::array<std::uint8_t, 256> table{};
-  for (std::size_t b = 0; b < table.size(); ++b) {
-    for (std::size_t v = b; v != 0; v &= v - 1) ++table[b];
-  }
-  return table;
-}();
-
-// The bits set in a mask of at most 16 bits (ranks, seats): two look-ups.
-int bit_count16(unsigned mask) { return kBitsInByte[mask & 0xFFU] + kBitsInByte[(mask >> 8) & 0xFFU]; }
-
-// The n-th set bit (0-based) of a mask of at most 16 bits, n below its bit
-// count: the low byte's count says which byte holds it (a select, not a
-// branch, for the same reason as nth_bit), then one look-up.
-int nth_bit16(unsigned mask, int n) {
-  const int low = kBitsInByte[mask & 0xFFU];
-  const bool high = n >= low;
-  const unsigned byte = (high ? mask >> 8 : mask) & 0xFFU;
-  return (high ? 8 : 0) + kBitInByte[byte][static_cast<std::size_t>(high ? n - low : n) & 7U];
-}
-
-}  // namespace
-
 // ---------------------------------------------------------------- the legal set
 
 LegalDecisions legal_decisions(const Rules& rules, const LegalityFacts& facts, Seat seat, CardSet hand) {
@@ -212,30 +149,6 @@ CardSet askable_cards(const Rules& rules, CardSet hand) {
 }
 
 // ---------------------------------------------------------------- the compact form
-
-int LegalDecisions::count() const {
-  const int per_target = ask_for == AskFor::kRank ? bit_count16(ranks) : cards.size();
-  return bit_count16(declarable) + (give ? 1 : 0) + (go_fish ? 1 : 0) + bit_count16(targets) * per_target;
-}
-
-Decision LegalDecisions::nth(int i) const {
-  const int declares = bit_count16(declarable);
-  if (i < declares) return Decision{seat, Declare{nth_bit16(declarable, i)}};
-  i -= declares;
-  if (give) {
-    if (i == 0) return Decision{seat, Answer{true}};
-    --i;
-  }
-  if (go_fish) {
-    if (i == 0) return Decision{seat, Answer{false}};
-    --i;
-  }
-  const int per_target = ask_for == AskFor::kRank ? bit_count16(ranks) : cards.size();
-  const Seat target = nth_bit16(targets, i / per_target);
-  const int k = i % per_target;
-  if (ask_for == AskFor::kRank) return Decision{seat, AskRank{target, nth_bit16(ranks, k)}};
-  return Decision{seat, AskCard{target, Card::from_id(nth_bit(cards.mask(), k))}};
-}
 
 std::vector<Decision> LegalDecisions::list() const {
   std::vector<Decision> out;

@@ -54,10 +54,36 @@ struct LegalDecisions {
   bool go_fish = false;
   std::uint16_t declarable = 0;  // table rules: ranks with a complete set in hand
 
-  int count() const;
+  // count and nth are inline: a bot's pick (nth(rng.below(count()))) is on
+  // every decision's path. nth is forced inline: returned from a call, the
+  // Decision is put together on the stack in pieces and read back whole in
+  // registers, which stalls the processor (a failed store-to-load forward)
+  // on every pick.
+  int count() const {
+    const int per_target = ask_for == AskFor::kRank ? bit_count16(ranks) : cards.size();
+    return bit_count16(declarable) + (give ? 1 : 0) + (go_fish ? 1 : 0) + bit_count16(targets) * per_target;
+  }
   bool empty() const { return count() == 0; }
   // The i-th decision, 0 <= i < count(), in a fixed order.
-  Decision nth(int i) const;
+  [[gnu::always_inline]] Decision nth(int i) const {
+    const int declares = bit_count16(declarable);
+    if (i < declares) return Decision{seat, Declare{nth_bit16(declarable, i)}};
+    i -= declares;
+    if (give) {
+      if (i == 0) return Decision{seat, Answer{true}};
+      --i;
+    }
+    if (go_fish) {
+      if (i == 0) return Decision{seat, Answer{false}};
+      --i;
+    }
+    const int per_target = ask_for == AskFor::kRank ? bit_count16(ranks) : cards.size();
+    const int target_index = divide_small(i, per_target);
+    const Seat target = nth_bit16(targets, target_index);
+    const int k = i - target_index * per_target;
+    if (ask_for == AskFor::kRank) return Decision{seat, AskRank{target, nth_bit16(ranks, k)}};
+    return Decision{seat, AskCard{target, Card::from_id(nth_bit(cards.mask(), k))}};
+  }
   std::vector<Decision> list() const;
   bool contains(const Decision& decision) const;
   friend bool operator==(const LegalDecisions&, const LegalDecisions&) = default;
