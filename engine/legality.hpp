@@ -7,7 +7,7 @@
 // rules), so Game (Game::judge, Game::legal) and EventView (from what one
 // viewer was told) get the same answers. Each rule is written once, as a
 // predicate below: `judge` applies them to one decision, `legal_decisions`
-// lists every decision they find proper, and tests/engine/legality_test
+// lists every decision they find proper, and tests/engine/judge_test
 // checks that a decision is listed exactly when the judge calls it proper.
 //
 // Readings (docs/RULES.md): an ask goes to any other seat that is not out
