@@ -381,7 +381,8 @@ Verify run_verify(std::uint64_t seed, std::uint64_t games_per_config) {
         while (!game.over()) {
           for (int k = 0; k < 3; ++k) {
             const Decision junk = junk_decision(players, rng);
-            const auto refusal = game.check(junk);
+            const Judgement judged = game.judge(junk);
+            const auto refusal = judged.refusal();
             h.number(refusal ? static_cast<int>(refusal->code) : -1);
             if (refusal) h.bytes(refusal->message);
           }
@@ -392,7 +393,8 @@ Verify run_verify(std::uint64_t seed, std::uint64_t games_per_config) {
           hash_state(h, game, viewers);
         }
         // A finished game refuses everything, and its transcript replays.
-        const auto refusal = game.check(junk_decision(players, rng));
+        const Judgement last = game.judge(junk_decision(players, rng));
+        const auto refusal = last.refusal();
         h.number(refusal ? static_cast<int>(refusal->code) : -1);
         h.number(static_cast<int>(*game.end_reason()));
         h.number(game.winners());

@@ -135,7 +135,7 @@ class MediumBot final : public Bot {
     // A player known to hold a rank (or card) we hold: a sure catch. Prefer
     // the rank we hold most of, the one closest to a set.
     for (Seat t = 0; t < view.players; ++t) {
-      if (!(legal.targets & (1U << t)) || t == me_) continue;
+      if (!(legal.targets & seat_bit(t)) || t == me_) continue;
       for (Rank r = 0; r < kRanks; ++r) {
         if (!hand.has_rank(r)) continue;
         if (legal.ask_for == AskFor::kRank) {
@@ -152,7 +152,7 @@ class MediumBot final : public Bot {
     if (choice) return *choice;
     // Otherwise the largest rank, from someone with cards not known to lack it.
     for (Seat t = 0; t < view.players; ++t) {
-      if (!(legal.targets & (1U << t)) || t == me_) continue;
+      if (!(legal.targets & seat_bit(t)) || t == me_) continue;
       const bool has_cards = view.seats[t].hand_size > 0;
       for (Rank r = 0; r < kRanks; ++r) {
         if (!hand.has_rank(r)) continue;
@@ -213,7 +213,7 @@ class HardBot final : public Bot {
     BestPick pick;
     std::optional<Decision> choice;
     for (Seat t = 0; t < view.players; ++t) {
-      if (!(legal.targets & (1U << t))) continue;
+      if (!(legal.targets & seat_bit(t))) continue;
       if (legal.ask_for == AskFor::kRank) {
         for (std::uint16_t ranks = legal.ranks; ranks != 0; ranks &= static_cast<std::uint16_t>(ranks - 1)) {
           const Rank r = std::countr_zero(ranks);

@@ -4,6 +4,8 @@
 #include <utility>
 #include <variant>
 
+#include "engine/bits.hpp"
+
 namespace gofish::engine {
 
 EventView::EventView(Rules rules, Viewer viewer, int players) : rules_(std::move(rules)) {
@@ -87,7 +89,7 @@ void EventView::apply(const Event& event) {
           ++owner.set_count;
         } else if constexpr (std::is_same_v<E, Penalty>) {
           SeatView& owner = seat(e.seat);
-          if (e.kind != PenaltyKind::kIllegalCall) owner.barred_ranks |= static_cast<std::uint16_t>(1U << e.rank);
+          if (e.kind != PenaltyKind::kIllegalCall) owner.barred_ranks |= rank_bit(e.rank);
           if (e.kind != PenaltyKind::kAskedOutOfTurn) owner.misses_next_turn = true;
         } else if constexpr (std::is_same_v<E, TurnPassed>) {
           give_turn(e.to);
@@ -119,7 +121,7 @@ LegalDecisions EventView::derive_legal() const {
   LegalityFacts facts{view.players, view.phase, view.turn, view.pending, 0};
   for (Seat s = 0; s < view.players; ++s) {
     if (view.seats[static_cast<std::size_t>(s)].status != SeatStatus::kOut) {
-      facts.in_play |= static_cast<std::uint8_t>(1U << s);
+      facts.in_play |= seat_bit(s);
     }
   }
   return legal_decisions(rules_, facts, *view.viewer.seat, view.hand);

@@ -19,8 +19,6 @@ constexpr std::uint8_t pack_set(Rank rank, SetOutcome outcome) {
 constexpr Rank set_rank(std::uint8_t packed) { return packed & 0xF; }
 constexpr SetOutcome set_outcome(std::uint8_t packed) { return static_cast<SetOutcome>(packed >> 4); }
 
-Refusal refuse(RefusalCode code, std::string message) { return Refusal{code, std::move(message)}; }
-
 std::string seat_name(Seat seat) { return "seat " + std::to_string(seat); }
 
 // The `n` lowest cards of `cards` (the lowest suits, for one rank).
@@ -80,11 +78,12 @@ void Game::deal() {
 
 // ---------------------------------------------------------------- validation
 
-std::uint8_t Game::in_play() const {
-  // Without a branch per seat: which seat is out varies from game to game.
-  unsigned mask = 0;
-  for (Seat s = 0; s < players_; ++s) mask |= static_cast<unsigned>(status_[s] != SeatStatus::kOut) << s;
-  return static_cast<std::uint8_t>(mask);
+std::uint8_t Game::in_play() const { return static_cast<std::uint8_t>(((1U << players_) - 1U) & ~unsigned{out_}); }
+
+void Game::go_out(Seat seat) {
+  status_[seat] = SeatStatus::kOut;
+  out_ |= seat_bit(seat);
+  emit(WentOut{seat});
 }
 
 LegalityFacts Game::legality_facts() const { return LegalityFacts{players_, phase_, turn_, pending_ask(), in_play()}; }
@@ -94,107 +93,33 @@ LegalDecisions Game::legal(Seat seat) const {
   return legal_decisions(rules_, legality_facts(), seat, hand);
 }
 
-std::optional<Refusal> Game::check(const Decision& d) const {
-  if (phase_ == Phase::kOver) return refuse(RefusalCode::kGameOver, "The game is over.");
-  if (d.seat < 0 || d.seat >= players_) {
-    return refuse(RefusalCode::kUnknownSeat, "There is no seat " + std::to_string(d.seat) + " at this table.");
-  }
-  if (status_[d.seat] == SeatStatus::kOut) {
-    return refuse(RefusalCode::kOutOfGame, "You are out of the game, so you cannot play any more.");
-  }
-  return std::visit(
-      Overloaded{
-          [&](const AskRank& a) -> std::optional<Refusal> {
-            if (rules_.ask_for == AskFor::kCard) {
-              return refuse(RefusalCode::kRankAskInCardGame,
-                            "In this game you ask for one specific card, like \"the queen of hearts\".");
-            }
-            if (a.rank < 0 || a.rank >= kRanks) return refuse(RefusalCode::kInvalidRank, "That is not a card rank.");
-            return check_ask(d.seat, a.target, a.rank, std::nullopt);
-          },
-          [&](const AskCard& a) -> std::optional<Refusal> {
-            if (rules_.ask_for == AskFor::kRank) {
-              return refuse(RefusalCode::kCardAskInRankGame,
-                            "In this game you ask for a rank, like \"your nines\", not for one card.");
-            }
-            if (a.card.id() >= kDeckSize) return refuse(RefusalCode::kInvalidRank, "That is not a card.");
-            return check_ask(d.seat, a.target, a.card.rank(), a.card);
-          },
-          [&](const Answer& a) -> std::optional<Refusal> {
-            if (!rules_.table_rules) {
-              return refuse(RefusalCode::kTableRulesOnly, "The server answers asks itself in this room.");
-            }
-            if (phase_ != Phase::kAnswer || d.seat != pending_target_) {
-              return refuse(RefusalCode::kNotAsked, "Nobody is waiting for your answer.");
-            }
-            const std::optional<Card> card = pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt;
-            if (a.give && !holds(hands_[d.seat], pending_rank_, card)) {
-              return refuse(RefusalCode::kNothingToGive, card ? "You do not have that card: say \"Go fish\"."
-                                                              : "You have no cards of that rank: say \"Go fish\".");
-            }
-            return std::nullopt;
-          },
-          [&](const Declare& a) -> std::optional<Refusal> {
-            if (!rules_.table_rules) {
-              return refuse(RefusalCode::kTableRulesOnly, "Sets are laid down for you in this room.");
-            }
-            if (phase_ == Phase::kAnswer) {
-              return refuse(RefusalCode::kAwaitingAnswer, "Wait for the answer to the ask first.");
-            }
-            if (d.seat != turn_) return refuse(RefusalCode::kNotYourTurn, "It is not your turn.");
-            if (a.rank < 0 || a.rank >= kRanks) return refuse(RefusalCode::kInvalidRank, "That is not a card rank.");
-            if (!(declarable_ranks(rules_, hands_[d.seat]) & rank_bit(a.rank))) {
-              return refuse(RefusalCode::kNoSuchSet, "You do not hold a whole set of " +
-                                                         std::string(rank_plural(a.rank)) + ".");
-            }
-            return std::nullopt;
-          },
-      },
-      d.move);
-}
-
-std::optional<Refusal> Game::check_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card) const {
-  if (!rules_.table_rules && seat != turn_) return refuse(RefusalCode::kNotYourTurn, "It is not your turn.");
-  if (target < 0 || target >= players_) {
-    return refuse(RefusalCode::kUnknownSeat, "There is no seat " + std::to_string(target) + " to ask.");
-  }
-  if (target == seat) return refuse(RefusalCode::kAskedSelf, "You cannot ask yourself.");
-  if (!((in_play() >> target) & 1U)) return refuse(RefusalCode::kTargetOut, "That player is out of the game.");
-  if (rules_.table_rules) {
-    // At a real table a player can ask out of turn, or for a rank they do
-    // not hold; the ask is taken and 001's penalty applies (see apply).
-    if (phase_ == Phase::kAnswer && seat == turn_) {
-      return refuse(RefusalCode::kAwaitingAnswer, "Wait for the answer to your ask first.");
-    }
-    return std::nullopt;
-  }
-  if (const auto fault = ask_fault(rules_, hands_[seat], rank, card)) {
-    switch (*fault) {
-      case AskFault::kRankNotHeld:
-        return refuse(RefusalCode::kRankNotHeld, "You can only ask for a rank you hold, and you have no " +
-                                                     std::string(rank_plural(rank)) + ".");
-      case AskFault::kCardHeld:
-        return refuse(RefusalCode::kCardHeld, "You hold " + to_string(*card) + " yourself; ask for a card you lack.");
-    }
-  }
-  return std::nullopt;
+Judgement Game::judge(const Decision& d) const {
+  const CardSet hand = d.seat >= 0 && d.seat < players_ ? hands_[d.seat] : CardSet{};
+  Judgement judgement = engine::judge(rules_, legality_facts(), hand, d);
+  judgement.game_ = this;
+  judgement.state_ = decisions_.size();
+  return judgement;
 }
 
 // ---------------------------------------------------------------- apply
 
-std::optional<Refusal> Game::apply(const Decision& d) {
-  if (auto refusal = check(d)) return refusal;
+std::optional<Refusal> Game::apply(const Judgement& judgement) {
+  if (judgement.game_ != this || judgement.state_ != decisions_.size()) return apply(judge(judgement.decision()));
+  if (!judgement.accepted()) return judgement.refusal();
+  const Decision& d = judgement.decision();
+  const std::optional<PenaltyKind> penalty = judgement.penalty();
   events_.clear();
   std::visit(Overloaded{
-                 [&](const AskRank& a) { do_ask(d.seat, a.target, a.rank, std::nullopt); },
-                 [&](const AskCard& a) { do_ask(d.seat, a.target, a.card.rank(), a.card); },
+                 [&](const AskRank& a) { do_ask(d.seat, a.target, a.rank, std::nullopt, penalty); },
+                 [&](const AskCard& a) { do_ask(d.seat, a.target, a.card.rank(), a.card, penalty); },
                  [&](const Answer& a) {
                    const Seat asker = turn_;
                    const std::optional<Card> card =
                        pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt;
-                   const bool has = holds(hands_[d.seat], pending_rank_, card);
+                   // A proper answer is the truth; a penalised one is a false "Go fish".
+                   const bool has = a.give || penalty.has_value();
                    emit(Answered{d.seat, a.give});
-                   if (!a.give && has) {
+                   if (penalty) {
                      // 001: failure to give up a card. Handed over all the same.
                      barred_[d.seat] |= rank_bit(pending_rank_);
                      misses_next_ |= seat_bit(d.seat);
@@ -216,7 +141,7 @@ std::optional<Refusal> Game::apply(const Decision& d) {
   return std::nullopt;
 }
 
-void Game::do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card) {
+void Game::do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, std::optional<PenaltyKind> penalty) {
   if (card) {
     emit(AskedCard{seat, target, *card});
   } else {
@@ -226,13 +151,13 @@ void Game::do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card) {
     resolve_ask(seat, target, rank, card, holds(hands_[target], rank, card));
     return;
   }
-  if (seat != turn_) {
+  if (penalty == PenaltyKind::kAskedOutOfTurn) {
     // 001: asking out of turn. The ask has no other effect.
     barred_[seat] |= rank_bit(rank);
     emit(Penalty{seat, PenaltyKind::kAskedOutOfTurn, rank});
     return;
   }
-  if (ask_fault(rules_, hands_[seat], rank, card)) {  // an illegal call
+  if (penalty == PenaltyKind::kIllegalCall) {
     misses_next_ |= seat_bit(seat);
     emit(Penalty{seat, PenaltyKind::kIllegalCall, rank});
   }
@@ -326,8 +251,7 @@ void Game::forfeit_undeclared(Seat seat) {
 
 void Game::mark_out_if_empty(Seat seat) {
   if (rules_.empty_hand == EmptyHand::kOut && hands_[seat].empty() && status_[seat] != SeatStatus::kOut) {
-    status_[seat] = SeatStatus::kOut;
-    emit(WentOut{seat});
+    go_out(seat);
   }
 }
 
@@ -351,13 +275,11 @@ Game::EmptyHandTurn Game::empty_hand_turn(Seat seat) {
         status_[seat] = SeatStatus::kSittingOut;
         emit(SatOut{seat});
       } else {
-        status_[seat] = SeatStatus::kOut;
-        emit(WentOut{seat});
+        go_out(seat);
       }
       return EmptyHandTurn::kSkipped;
     case EmptyHand::kOut:
-      status_[seat] = SeatStatus::kOut;
-      emit(WentOut{seat});
+      go_out(seat);
       return EmptyHandTurn::kSkipped;
   }
   return EmptyHandTurn::kSkipped;
@@ -442,11 +364,15 @@ int Game::score(Seat seat) const {
 void Game::finish(EndReason reason) {
   phase_ = Phase::kOver;
   end_reason_ = reason;
+  std::array<int, kMaxSeats> scores{};
   int best = -1;
-  for (Seat s = 0; s < players_; ++s) best = std::max(best, score(s));
+  for (Seat s = 0; s < players_; ++s) {
+    scores[s] = score(s);
+    best = std::max(best, scores[s]);
+  }
   std::uint8_t winners = 0;
   for (Seat s = 0; s < players_; ++s) {
-    if (score(s) == best) winners |= seat_bit(s);
+    if (scores[s] == best) winners |= seat_bit(s);
   }
   if (rules_.tie_break == TieBreak::kFewestCardsInHand && bit_count(winners) > 1) {
     int fewest = kDeckSize + 1;
@@ -461,7 +387,7 @@ void Game::finish(EndReason reason) {
   GameOver over{reason, players_, {}, {}, winners};
   for (Seat s = 0; s < players_; ++s) {
     over.hands[s] = hands_[s];
-    over.scores[s] = score(s);
+    over.scores[s] = scores[s];
   }
   emit(over);
 }

@@ -1,10 +1,12 @@
 // A game of Go Fish: a pure function of its rules, seat count, deck order,
 // dealer, first player and the players' decisions.
 //
-// `apply` validates, then mutates, then records: a refused decision returns a
-// typed reason and leaves the game exactly as it was. `check` and `legal`
-// share the predicates of engine/legality.hpp, so the legal-decision list and
-// `apply` cannot disagree. Hands and the stock are private members: the only ways out are
+// `judge` decides once whether a decision is proper, penalised (table rules)
+// or refused, with the one judge of engine/legality.hpp; `apply` takes that
+// judgement, then mutates and records: a refused decision returns its typed
+// reason and leaves the game exactly as it was. `legal` lists what the same
+// judge calls proper, so the legal-decision list and `apply` cannot
+// disagree. Hands and the stock are private members: the only ways out are
 // `view_of` and `event_for` (view.hpp), which hide what a viewer must not see,
 // and the transcript of a finished game (transcript.hpp).
 //
@@ -24,12 +26,14 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include "engine/card.hpp"
 #include "engine/decision.hpp"
 #include "engine/event.hpp"
+#include "engine/judgement.hpp"
 #include "engine/legality.hpp"
 #include "engine/rules.hpp"
 
@@ -46,9 +50,15 @@ class Game {
   static std::variant<Game, ConfigError> start(const Rules& rules, int players, const Deck& deck, Seat dealer,
                                                  Seat first);
 
-  std::optional<Refusal> check(const Decision& decision) const;
-  // On success the decision's events are in last_events().
-  std::optional<Refusal> apply(const Decision& decision);
+  // The judge's answer for `decision` in this state (engine/legality.hpp).
+  Judgement judge(const Decision& decision) const;
+  // Applies a judged decision; a refused one returns its refusal and changes
+  // nothing. A judgement of another state (another game, or this one before
+  // a later decision) is judged again, never trusted. On success the
+  // decision's events are in last_events().
+  std::optional<Refusal> apply(const Judgement& judgement);
+  // apply(judge(decision)).
+  std::optional<Refusal> apply(const Decision& decision) { return apply(judge(decision)); }
   const std::vector<Event>& last_events() const { return events_; }
 
   LegalDecisions legal(Seat seat) const;
@@ -95,20 +105,20 @@ class Game {
   LaidSet laid_set(Seat seat, int index) const;
   int set_count(Seat seat) const { return set_count_[seat]; }
 
-  // validation, with the predicates of engine/legality.hpp
-  std::optional<Refusal> check_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card) const;
+  // what the judge is told (engine/legality.hpp)
   LegalityFacts legality_facts() const;
   std::uint8_t in_play() const;
 
   // mutation
   void deal();
-  void do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card);
+  void do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, std::optional<PenaltyKind> penalty);
   void resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, bool has_cards);
   int lay_sets(Seat seat, bool from_deal, SetOutcome outcome = SetOutcome::kScores);
   void lay_set(Seat seat, Rank rank, CardSet cards, SetOutcome outcome, bool from_deal);
   void forfeit_undeclared(Seat seat);
   Card draw(Seat seat, DrawCause cause);
   void mark_out_if_empty(Seat seat);
+  void go_out(Seat seat);
   bool check_end();
   void finish(EndReason reason);
   enum class EmptyHandTurn { kPlays, kSkipped, kEnded };
@@ -116,7 +126,11 @@ class Game {
   void continue_turn(Seat seat);
   void pass_turn(Seat from, Seat candidate);
   bool take_turn(Seat from, Seat seat);
-  void emit(Event event) { events_.push_back(event); }
+  // Built in place: an Event is about a hundred bytes.
+  template <class E>
+  void emit(const E& event) {
+    events_.emplace_back(std::in_place_type<E>, event);
+  }
 
   Rules rules_;
   int players_ = 0;
@@ -126,6 +140,7 @@ class Game {
   int next_card_ = 0;  // index in deck_ of the top of the stock
   std::array<CardSet, kMaxSeats> hands_{};
   std::array<SeatStatus, kMaxSeats> status_{};
+  std::uint8_t out_ = 0;  // bit per seat whose status is kOut
   // Sets laid by each seat, in order, as (rank, outcome) packed in a byte.
   std::array<std::array<std::uint8_t, kDeckSize / 2>, kMaxSeats> sets_{};
   std::array<std::uint8_t, kMaxSeats> set_count_{};

@@ -396,14 +396,15 @@ void RoomImpl::do_transcript(const std::shared_ptr<Client>& client, Id id) {
 void RoomImpl::do_decision(const std::shared_ptr<Client>& client, const engine::Decision& decision, Id id,
                            Clock::time_point arrived) {
   if (!game_) return reply_error(client, ErrorCode::kRoomNotStarted, std::move(id));
-  if (auto refusal = game_->game().check(decision)) {
+  const engine::Judgement judgement = game_->game().judge(decision);
+  if (const auto refusal = judgement.refusal()) {
     const protocol::Error error = protocol::refusal_error(*refusal, std::move(id));
     services_.metrics->action_refused(protocol::error_code_name(error.code));
     return send(client, error);
   }
   // The ok follows the decision's record (so it waits for its commit) and
   // comes before the events it caused.
-  apply(decision, [&] { reply_ok(client, std::move(id)); });
+  apply(judgement, [&] { reply_ok(client, std::move(id)); });
   services_.metrics->observe_action_latency(services_.timers->steady_now() - arrived);
 }
 
@@ -441,8 +442,9 @@ void RoomImpl::start_game() {
 }
 
 // `before_events` runs once the decision is recorded, before its events go out.
-void RoomImpl::apply(const engine::Decision& decision, const std::function<void()>& before_events) {
-  if (auto refusal = game_->apply(decision)) {  // cannot happen: checked, or chosen from the legal list
+void RoomImpl::apply(const engine::Judgement& judgement, const std::function<void()>& before_events) {
+  const engine::Decision& decision = judgement.decision();
+  if (auto refusal = game_->apply(judgement)) {  // cannot happen: judged, or chosen from the legal list
     spdlog::error("room {}: a legal decision was refused: {}", code_, refusal->message);
     return;
   }
@@ -548,7 +550,7 @@ void RoomImpl::on_turn_timeout() {
 void RoomImpl::bot_move(engine::Seat seat) {
   auto [decision, problem] = game_->bot_decision(seat, rng_);
   if (!problem.empty()) spdlog::error("room {}: seat {}: {}", code_, seat, problem);
-  if (decision) apply(*decision);
+  if (decision) apply(game_->game().judge(*decision));
 }
 
 std::shared_ptr<Room> Room::make(const RoomServices& services, std::weak_ptr<RoomHost> host, std::string code,

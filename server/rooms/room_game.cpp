@@ -21,8 +21,8 @@ std::variant<RoomGame, std::string> RoomGame::start(const engine::Rules& rules, 
   return game;
 }
 
-std::optional<engine::Refusal> RoomGame::apply(const engine::Decision& decision) {
-  if (auto refusal = game_.apply(decision)) return refusal;
+std::optional<engine::Refusal> RoomGame::apply(const engine::Judgement& judgement) {
+  if (auto refusal = game_.apply(judgement)) return refusal;
   observe_last_events();
   return std::nullopt;
 }

@@ -50,9 +50,11 @@ class RoomGame {
   std::int64_t decisions() const { return static_cast<std::int64_t>(game_.decisions().size()); }
   const std::optional<engine::GameOver>& result() const { return result_; }
 
-  // Applies a decision; on success its events (in game().last_events()) are
+  // Applies a judged decision (the second form judges it first); on success
+  // its events (in game().last_events()) are
   // shown to the bots. The engine's refusal otherwise, the game unchanged.
-  std::optional<engine::Refusal> apply(const engine::Decision& decision);
+  std::optional<engine::Refusal> apply(const engine::Judgement& judgement);
+  std::optional<engine::Refusal> apply(const engine::Decision& decision) { return apply(game_.judge(decision)); }
   // What the seat's bot would decide now: always a legal decision of the
   // seat (the first legal one if the bot fails), or nullopt when the seat
   // has none. The second member says why the bot's own choice was not used.

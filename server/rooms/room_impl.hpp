@@ -106,7 +106,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   // ---- room.cpp: the game
   void start_game();
-  void apply(const engine::Decision& decision, const std::function<void()>& before_events = {});
+  void apply(const engine::Judgement& judgement, const std::function<void()>& before_events = {});
   // `deal`: the events are a game's start, after which a bot takes over
   // every seat whose owner is away.
   void after_events(bool deal = false);

@@ -1,6 +1,6 @@
 // engine/legality.hpp: the legal set is exactly the asks ask_fault accepts,
 // and legal_decisions depends on the facts it is given the way the rules say.
-// (The random-game tests check it against Game::check and apply in whole
+// (The random-game tests check it against Game::judge and apply in whole
 // games; the event-view test checks that a viewer derives the same set.)
 #include "engine/legality.hpp"
 

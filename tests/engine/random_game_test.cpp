@@ -231,7 +231,10 @@ void play_one(const Rules& rules, int players, std::uint64_t seed, Stats& stats)
     for (int i = 0; i < 3 && !kept_irregular; ++i) {
       const Decision d = random_decision(game, legal, rng);
       if (d.seat == actor && legal.contains(d)) continue;
-      const auto refusal = game.apply(d);
+      const Judgement judged = game.judge(d);
+      CHECK_FALSE(judged.proper());  // not listed, so not proper
+      const auto refusal = game.apply(judged);
+      CHECK(refusal.has_value() == (judged.verdict() == Verdict::kRefused));
       if (refusal) {
         ++stats.illegal_refused;
         CHECK_FALSE(refusal->message.empty());
@@ -269,8 +272,9 @@ void play_one(const Rules& rules, int players, std::uint64_t seed, Stats& stats)
       ++stats.other_legal_accepted;
     }
     const Decision d = legal.nth(pick(rng, legal.count()));
-    CHECK_FALSE(game.check(d));
-    const auto refusal = game.apply(d);
+    const Judgement judged = game.judge(d);
+    CHECK(judged.proper());
+    const auto refusal = game.apply(judged);
     if (refusal) FAIL("the legal " << to_string(d) << " was refused: " << refusal->message);
     REQUIRE_FALSE(game.last_events().empty());
     REQUIRE(game.decisions().back() == d);

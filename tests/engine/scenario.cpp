@@ -465,11 +465,14 @@ class Runner {
         fail(line, "the legal decisions of seat " + std::to_string(*seat) + (has ? " include " : " lack ") +
                        to_string(*decision));
       }
-      // contains() must agree with the list, and with check().
+      // contains() must agree with the list, and with the judge.
       bool listed = false;
       for (const Decision& d : g.legal(*seat).list()) listed = listed || d == *decision;
       if (listed != has) fail(line, "legal().contains and legal().list disagree on " + to_string(*decision));
-      if (has && g.check(*decision)) fail(line, "a legal decision fails check(): " + to_string(*decision));
+      if (has != g.judge(*decision).proper()) {
+        fail(line, "the judge " + std::string(has ? "does not call" : "calls") + " proper " + to_string(*decision) +
+                       (has ? ", which is listed" : ", which is not listed"));
+      }
       return;
     }
     const auto want_int = [&](std::size_t i) -> std::optional<int> {
