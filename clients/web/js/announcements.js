@@ -16,7 +16,7 @@ const verbosity = () => settings.get('verbosity', 'brief');
 const kHoldMs = 300;
 
 // What narrate.js needs to know of this page's room.
-export const view = () => ({ you: state.you, nameOf: (s) => state.nameOf(s), rules: state.rules, ending: gameEnding });
+const view = () => ({ you: state.you, nameOf: (s) => state.nameOf(s), rules: state.rules, ending: gameEnding });
 
 // The game ends with the move being told (its game_over still waits in the
 // pacer's queue): a hand is empty where that ends the game, or every set is made.

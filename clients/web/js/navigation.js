@@ -182,7 +182,7 @@ export function showGone(title, text) {
   $('gone-title').focus();
 }
 
-export function goHome() {
+function goHome() {
   $('name').value = $('name').value || savedName();
   const away = settings.get('away', '');
   $('away-box').hidden = !(away && seatStore.get(away));

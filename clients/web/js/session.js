@@ -1,6 +1,7 @@
 // The page's one session: the room it is in, its picture of that room, what
-// the screens show of it, and what the page keeps between visits. Every other
-// module reads and changes this one object; none keeps state of its own.
+// the screens show of it, and what the page keeps between visits. app.js,
+// navigation.js, announcements.js and the screens' wiring keep no variables
+// of their own: what they change lives here.
 
 import { RoomState } from './state.js';
 import { Alerts } from './alerts.js';
