@@ -1,5 +1,7 @@
-// Drawing the screens other than the table from the room state. Nothing here
-// talks to the server: buttons carry data-* attributes that app.js handles.
+// Drawing the screens other than the table from the room state, the chat,
+// the page's notes and questions to the person, and where focus goes when a
+// screen is redrawn. Nothing here talks to the server: buttons carry data-*
+// attributes that the screens' wiring handles (start-screens.js, room-screens.js).
 
 import { cardFace, rankPlural } from './cards.js';
 import { PRESET_LINES, presetTitle, rulesSummary, setsTitle, setsWord, tieBreakText } from './rules.js';
@@ -13,6 +15,28 @@ const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 export function showScreen(name) {
   for (const s of SCREENS) $(`screen-${s}`).hidden = s !== name;
   document.body.dataset.screen = name;
+}
+
+// A refusal is shown under the title of the screen the person is looking at, for a while.
+export function showError(text) {
+  const screen = document.body.dataset.screen;
+  const target = { home: 'home-error', create: 'create-error', invite: 'invite-error', waiting: 'waiting-error',
+    table: 'table-error', over: 'over-error' }[screen] ?? 'home-error';
+  $(target).textContent = text;
+  clearTimeout(showError.timer);
+  showError.timer = setTimeout(() => { $(target).textContent = ''; }, 8000);
+}
+
+// A yes-or-no question in the page's own dialog: resolves true for yes.
+export function confirmDialog(title, text, yes, no = 'Cancel') {
+  const dialog = $('confirm-dialog');
+  $('confirm-title').textContent = title;
+  $('confirm-text').textContent = text;
+  $('confirm-yes').textContent = yes;
+  $('confirm-no').textContent = no;
+  dialog.returnValue = '';
+  dialog.showModal();
+  return new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue === 'yes'), { once: true }));
 }
 
 export function renderPresets(presets, chosen) {
@@ -186,4 +210,63 @@ export function renderRules(rules) {
   $('rules-title').textContent = `How to play: ${presetTitle(rules.preset)}`;
   $('rules-line').textContent = PRESET_LINES[rules.preset] ?? '';
   $('rules-list').replaceChildren(...rulesSummary(rules).map((line) => el('li', { text: line })));
+}
+
+export function renderChat(state, ui, welcome) {
+  const mode = state.room?.settings?.chat ?? 'off';
+  $('chat').hidden = mode === 'off' || !state.room;
+  const log = $('chat-log');
+  if (log.children.length !== ui.chat.length || log.dataset.last !== JSON.stringify(ui.chat.at(-1) ?? null)) {
+    log.replaceChildren(...ui.chat.map((c) => el('li', {}, el('b', { text: `${c.name}: ` }), c.text)));
+    log.dataset.last = JSON.stringify(ui.chat.at(-1) ?? null);
+    log.scrollTop = log.scrollHeight;
+  }
+  $('chat-form').hidden = mode !== 'free';
+  $('say-toggle').hidden = mode === 'off';
+  const phrases = $('chat-phrases');
+  if (phrases.dataset.mode !== mode) {
+    phrases.dataset.mode = mode;
+    phrases.replaceChildren(...(mode === 'off' ? [] : (welcome?.phrases ?? []).map((p) => el('button', { type: 'button', class: 'small phrase',
+      'data-phrase': p.id, text: p.text }))));
+  }
+}
+
+// The chat lives in the waiting room before a game and beside the table after.
+export function placeChat(screen) {
+  const chat = $('chat');
+  const home = screen === 'waiting' ? $('screen-waiting') : $('side');
+  if (chat.parentElement !== home && !chat.contains(document.activeElement)) home.append(chat);
+}
+
+// Focus never falls to the page: a control that is redrawn keeps it, and a
+// control that goes away hands it to the hand or the prompt. `inMain`: the
+// focus was last inside the page's main part.
+export function rememberFocus(inMain) {
+  const a = document.activeElement;
+  return { key: a?.dataset?.focus ?? null, node: a, inMain };
+}
+
+export function restoreFocus(before, changed) {
+  const a = document.activeElement;
+  const lost = !a || a === document.body || !a.isConnected || a.closest('[hidden]');
+  if (!lost) {
+    if (before.node === a && !changed) return;
+  }
+  if (!lost && !changed) return;
+  if (lost && before.key) {
+    const same = document.querySelector(`[data-focus="${before.key}"]:not([disabled])`);
+    if (same && !same.closest('[hidden]')) { same.focus(); return; }
+  }
+  if (!before.inMain && !changed) return;
+  const screen = document.body.dataset.screen;
+  const target = {
+    table: () => document.querySelector('#actions button') ?? document.querySelector('#hand .rank-group[aria-disabled="false"]') ?? $('prompt'),
+    waiting: () => (!$('start-game').hidden ? $('start-game') : $('waiting-title')),
+    over: () => (!$('rematch').hidden ? $('rematch') : $('over-title')),
+    home: () => $('home-title'),
+    create: () => $('create-title'),
+    invite: () => $('invite-name'),
+    gone: () => $('gone-title'),
+  }[screen]?.();
+  target?.focus({ preventScroll: true });
 }
