@@ -27,7 +27,7 @@ import threading
 import time
 
 from cluster_harness import (Cluster, busiest_node, check, check_games, finish_all, percentile, resume_times, run, say,
-                             start_outage_rooms)
+                             start_outage_rooms, games_over)
 
 server_binary, cli_binary, sim_binary = sys.argv[1:4]
 
@@ -61,8 +61,11 @@ def main():
     try:
         rooms = start_outage_rooms(cli_binary, cluster, ROOMS, THINK_MS, DECISIONS_BEFORE_FREEZE)
         frozen, frozen_node, affected, per_node = busiest_node(cluster, rooms)
-        say(f"leases per node {dict(per_node)}; every room has {DECISIONS_BEFORE_FREEZE} decisions; "
-            f"SIGSTOP {frozen_node} (pid {cluster.pid(frozen)}) holding {len(affected)} rooms")
+        # A room whose games were all played before the freeze has no seat to resume.
+        affected = [room for room in affected if not games_over(room)]
+        check(affected, f"{frozen_node} holds no room in play")
+        say(f"leases per node {dict(per_node)}; every room has {DECISIONS_BEFORE_FREEZE} decisions or is over; "
+            f"SIGSTOP {frozen_node} (pid {cluster.pid(frozen)}) holding {len(affected)} rooms in play")
         frozen_at = time.monotonic()
         cluster.stop_node(frozen, "STOP")
         seen = {}

@@ -246,8 +246,15 @@ def name_of(client):
     return client.args[client.args.index("--name") + 1]
 
 
+def games_over(room):
+    """Whether every client of `room` has exited: its games are all played (a
+    pairs room can play its three games in fewer asks than the tests wait for)."""
+    return all(client.proc.poll() is not None for client in room.clients())
+
+
 def start_outage_rooms(cli_binary, cluster, count, think_ms, decisions):
-    """`count` OutageRooms through the proxy, returned once each has `decisions` asks."""
+    """`count` OutageRooms through the proxy, returned once each has `decisions`
+    asks or has played all its games."""
     started = time.monotonic()
     rooms = [OutageRoom(i, cli_binary, cluster, think_ms) for i in range(count)]
     # Every spectator at once: their joins (through the proxy, to the node
@@ -262,12 +269,12 @@ def start_outage_rooms(cli_binary, cluster, count, think_ms, decisions):
         room.join()
     say(f"{count} rooms created through {cluster.http_url} in {time.monotonic() - started:.1f} s")
     deadline = time.monotonic() + 60
-    while min(asks_so_far(room.watcher) for room in rooms) < decisions:
+    while any(asks_so_far(room.watcher) < decisions and not games_over(room) for room in rooms):
         check(time.monotonic() < deadline, f"not every room reached {decisions} decisions in 60 s:\n" +
               "\n".join(f"{r.label()}: {asks_so_far(r.watcher)} asks; " + "; ".join(
                   f"{name_of(c)} exit {c.proc.poll()} last saw "
                   f"{[m.get('type') + ':' + str(m.get('event', m.get('code', '')))[:80] for _, m in c.messages[-3:]]}"
-                  for c in r.clients()) for r in rooms if asks_so_far(r.watcher) < decisions))
+                  for c in r.clients()) for r in rooms if asks_so_far(r.watcher) < decisions and not games_over(r)))
         time.sleep(0.1)
     return rooms
 
@@ -481,8 +488,13 @@ def failover_check(cluster, cli_binary, sim_binary, room_count, think_ms, decisi
     monotonic time `finish_by`; and check_games holds."""
     rooms.extend(start_outage_rooms(cli_binary, cluster, room_count, think_ms, decisions))
     victim, victim_node, affected, per_node = busiest_node(cluster, rooms)
-    say(f"leases per node {dict(per_node)}; every room has {decisions} decisions; "
-        f"SIGKILL {victim_node} ({cluster.node_process(victim)}) holding {len(affected)} rooms")
+    # A room whose games were all played before the kill has no seat to resume.
+    over = [room for room in affected if games_over(room)]
+    affected = [room for room in affected if room not in over]
+    say(f"leases per node {dict(per_node)}; every room has {decisions} decisions or is over; "
+        f"SIGKILL {victim_node} ({cluster.node_process(victim)}) holding {len(affected)} rooms in play"
+        + (f" and {len(over)} over" if over else ""))
+    check(affected, f"{victim_node} holds no room in play")
     killed_at = time.monotonic()
     cluster.kill_node(victim)
 
