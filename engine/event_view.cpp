@@ -111,20 +111,32 @@ void EventView::apply(const Event& event) {
       },
       event);
   view.legal = derive_legal();
+  view.improper = derive_improper();
 }
 
 // The legality module on what this viewer sees: its own hand, every seat's
 // status, whose turn it is and the pending ask, the facts Game::legal hands it.
-LegalDecisions EventView::derive_legal() const {
+LegalityFacts EventView::facts() const {
   const View& view = view_;
-  if (!view.viewer.seat || view.to_act != *view.viewer.seat) return {};
   LegalityFacts facts{view.players, view.phase, view.turn, view.pending, 0};
   for (Seat s = 0; s < view.players; ++s) {
     if (view.seats[static_cast<std::size_t>(s)].status != SeatStatus::kOut) {
       facts.in_play |= seat_bit(s);
     }
   }
-  return legal_decisions(rules_, facts, *view.viewer.seat, view.hand);
+  return facts;
+}
+
+LegalDecisions EventView::derive_legal() const {
+  const View& view = view_;
+  if (!view.viewer.seat || view.to_act != *view.viewer.seat) return {};
+  return legal_decisions(rules_, facts(), *view.viewer.seat, view.hand);
+}
+
+ImproperDecisions EventView::derive_improper() const {
+  const View& view = view_;
+  if (!view.viewer.seat || !rules_.table_rules) return {};
+  return improper_decisions(rules_, facts(), *view.viewer.seat, view.hand);
 }
 
 }  // namespace gofish::engine

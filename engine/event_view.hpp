@@ -11,6 +11,7 @@
 #pragma once
 
 #include "engine/event.hpp"
+#include "engine/improper_decisions.hpp"
 #include "engine/legality.hpp"
 #include "engine/rules.hpp"
 #include "engine/view.hpp"
@@ -33,7 +34,9 @@ class EventView {
   int sets_down() const;
 
  private:
+  LegalityFacts facts() const;
   LegalDecisions derive_legal() const;
+  ImproperDecisions derive_improper() const;
   SeatView& seat(Seat s) { return view_.seats[static_cast<std::size_t>(s)]; }
   bool is_viewer(Seat s) const { return view_.viewer.seat && *view_.viewer.seat == s; }
 

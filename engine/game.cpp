@@ -93,6 +93,11 @@ LegalDecisions Game::legal(Seat seat) const {
   return legal_decisions(rules_, legality_facts(), seat, hand);
 }
 
+ImproperDecisions Game::improper(Seat seat) const {
+  const CardSet hand = seat >= 0 && seat < players_ ? hands_[seat] : CardSet{};
+  return improper_decisions(rules_, legality_facts(), seat, hand);
+}
+
 Judgement Game::judge(const Decision& d) const {
   const CardSet hand = d.seat >= 0 && d.seat < players_ ? hands_[d.seat] : CardSet{};
   Judgement judgement = engine::judge(rules_, legality_facts(), hand, d);

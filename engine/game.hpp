@@ -33,6 +33,7 @@
 #include "engine/card.hpp"
 #include "engine/decision.hpp"
 #include "engine/event.hpp"
+#include "engine/improper_decisions.hpp"
 #include "engine/judgement.hpp"
 #include "engine/legality.hpp"
 #include "engine/rules.hpp"
@@ -62,6 +63,9 @@ class Game {
   const std::vector<Event>& last_events() const { return events_; }
 
   LegalDecisions legal(Seat seat) const;
+  // Table rules: what `seat` may do that the judge accepts with a penalty
+  // (engine/improper_decisions.hpp); empty under strict rules.
+  ImproperDecisions improper(Seat seat) const;
 
   const Rules& rules() const { return rules_; }
   int players() const { return players_; }

@@ -2,9 +2,10 @@
 //
 // `view_of` builds what one seat (or a spectator) may know, from scratch, as
 // an allow-list: the viewer's own hand, every seat's hand size, status and
-// sets, the stock size, whose turn it is, and the legal decisions when the
-// viewer is to act. `event_for` is the one function that decides what a
-// viewer sees of an event. Nothing else in the engine hands out a hand or the
+// sets, the stock size, whose turn it is, the legal decisions when the
+// viewer is to act, and under table rules the viewer's improper ones (those
+// accepted with a penalty) whoever is to act. `event_for` is the one function
+// that decides what a viewer sees of an event. Nothing else in the engine hands out a hand or the
 // deck order, and the raw Game has no encoding of its own, so it cannot be
 // sent by mistake. After game over the GameOver event reveals every hand.
 #pragma once
@@ -49,6 +50,7 @@ struct View {
   Seat to_act = 0;  // whose decision is awaited
   std::optional<PendingAsk> pending;  // table rules: the ask awaiting an answer
   LegalDecisions legal;  // the viewer's, when the viewer is to act
+  ImproperDecisions improper;  // table rules: the viewer's, whoever is to act
   std::optional<EndReason> end_reason;
   std::uint8_t winners = 0;
   friend bool operator==(const View&, const View&) = default;

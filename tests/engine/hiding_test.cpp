@@ -17,8 +17,9 @@
 // other seat holds or has drawn, and requires many per preset.
 //
 // A negative control runs the same property against a deliberately leaky
-// event_for (a drawn card passed on unredacted) and a leaky view, and
-// requires the property to catch both.
+// event_for (a drawn card passed on unredacted) and leaky views (another
+// seat's hand; under table rules another seat's improper decisions), and
+// requires the property to catch each.
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -280,4 +281,19 @@ TEST_CASE("hiding: the property catches a leak") {
     INFO(name << ": " << hand.kept << " kept alternatives");
     CHECK(hand.property_failures > 0);
   }
+}
+
+// Under table rules a view carries the viewer's improper decisions (those
+// the judge accepts with a penalty); they tell of the hand they come from.
+// A view that shows the improper decisions of the seat to act to everyone
+// must be caught (card asks: a seat's improper asks name the cards it holds).
+TEST_CASE("hiding: the property catches another seat's improper decisions") {
+  const ViewFn leaky_improper = [](const Game& g, Viewer v) {
+    View view = view_of(g, v);
+    view.improper = g.improper(g.to_act());
+    return view;
+  };
+  const Tally t = run_property("specific-card", true, kSamples, kAttempts, kEngineFilter, leaky_improper, 5);
+  INFO(t.kept << " kept alternatives");
+  CHECK(t.property_failures > 0);
 }
