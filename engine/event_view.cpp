@@ -136,7 +136,8 @@ LegalDecisions EventView::derive_legal() const {
 ImproperDecisions EventView::derive_improper() const {
   const View& view = view_;
   if (!view.viewer.seat || !rules_.table_rules) return {};
-  return improper_decisions(rules_, facts(), *view.viewer.seat, view.hand);
+  ImproperDecisions improper = improper_decisions(rules_, facts(), *view.viewer.seat, view.hand);
+  return improper.empty() ? ImproperDecisions{} : improper;  // none: as view_of leaves it
 }
 
 }  // namespace gofish::engine

@@ -66,7 +66,10 @@ View view_of(const Game& game, Viewer viewer) {
   view.to_act = game.to_act();
   view.pending = game.pending_ask();
   if (seated && *viewer.seat == game.to_act()) view.legal = game.legal(*viewer.seat);
-  if (seated && game.rules().table_rules) view.improper = game.improper(*viewer.seat);
+  if (seated && game.rules().table_rules) {
+    ImproperDecisions improper = game.improper(*viewer.seat);
+    if (!improper.empty()) view.improper = improper;  // none: left as default, as a client reads it
+  }
   view.end_reason = game.end_reason();
   view.winners = game.winners();
   return view;

@@ -50,7 +50,7 @@ struct View {
   Seat to_act = 0;  // whose decision is awaited
   std::optional<PendingAsk> pending;  // table rules: the ask awaiting an answer
   LegalDecisions legal;  // the viewer's, when the viewer is to act
-  ImproperDecisions improper;  // table rules: the viewer's, whoever is to act
+  ImproperDecisions improper;  // table rules: the viewer's, whoever is to act (default when none)
   std::optional<EndReason> end_reason;
   std::uint8_t winners = 0;
   friend bool operator==(const View&, const View&) = default;

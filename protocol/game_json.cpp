@@ -442,6 +442,56 @@ std::variant<engine::LegalDecisions, std::string> legal_from_json(const Json& js
   return l;
 }
 
+OrderedJson improper_to_json(const engine::ImproperDecisions& improper) {
+  if (improper.empty()) return nullptr;
+  const engine::LegalDecisions& l = improper.decisions;
+  OrderedJson out = OrderedJson::object();
+  out["seat"] = l.seat;
+  // The groups are spelled as in legal_to_json (no "give", no "declare" is
+  // ever improper), then what each group costs.
+  OrderedJson groups = legal_to_json(l);
+  for (auto it = groups.begin(); it != groups.end(); ++it) out[it.key()] = it.value();
+  OrderedJson penalty = OrderedJson::object();
+  if (improper.has_asks()) penalty["ask"] = penalty_name(improper.ask_penalty);
+  if (l.go_fish) penalty["go_fish"] = penalty_name(engine::PenaltyKind::kFalseGoFish);
+  out["penalty"] = std::move(penalty);
+  return out;
+}
+
+std::variant<engine::ImproperDecisions, std::string> improper_from_json(const Json& json, engine::AskFor ask_for) {
+  if (!json.is_object()) return std::string("must be an object");
+  Reader r(json);
+  GameReader g{r};
+  const engine::Seat seat = g.seat("seat");
+  const auto count = r.required_integer("count", 1, engine::kMaxSeats * engine::kDeckSize + 1);
+  const Json& penalty = r.required_object("penalty");
+  if (r.failed()) return r.error().message;
+  auto groups = legal_from_json(json, seat, ask_for);
+  if (const auto* error = std::get_if<std::string>(&groups)) return *error;
+  engine::ImproperDecisions improper;
+  improper.decisions = std::get<engine::LegalDecisions>(groups);
+  const engine::LegalDecisions& l = improper.decisions;
+  if (l.give || l.declarable != 0) return std::string("\"give\" and \"declare\" are never improper");
+  if (count != l.count()) return std::string("\"count\" must be the number of decisions listed");
+  Reader pr(penalty);
+  GameReader pg{pr};
+  if (improper.has_asks()) {
+    constexpr engine::PenaltyKind kAskPenalties[] = {engine::PenaltyKind::kAskedOutOfTurn,
+                                                     engine::PenaltyKind::kIllegalCall};
+    improper.ask_penalty = pg.choice("ask", kAskPenalties, penalty_name);
+  } else if (pr.has("ask")) {
+    return std::string("penalty: \"ask\" without an ask listed");
+  }
+  if (l.go_fish) {
+    constexpr engine::PenaltyKind kGoFishPenalties[] = {engine::PenaltyKind::kFalseGoFish};
+    pg.choice("go_fish", kGoFishPenalties, penalty_name);
+  } else if (pr.has("go_fish")) {
+    return std::string("penalty: \"go_fish\" without a \"Go fish\" listed");
+  }
+  if (pr.failed()) return "penalty: " + pr.error().message;
+  return improper;
+}
+
 OrderedJson view_to_json(const engine::View& view) {
   OrderedJson out = OrderedJson::object();
   out["players"] = view.players;
@@ -461,6 +511,7 @@ OrderedJson view_to_json(const engine::View& view) {
     out["pending"] = nullptr;
   }
   out["legal"] = legal_to_json(view.legal);
+  if (!view.improper.empty()) out["improper"] = improper_to_json(view.improper);
   OrderedJson seats = OrderedJson::array();
   for (engine::Seat s = 0; s < view.players && s < engine::kMaxSeats; ++s) {
     const engine::SeatView& sv = view.seats[static_cast<std::size_t>(s)];
@@ -511,6 +562,14 @@ std::variant<engine::View, std::string> view_from_json(const Json& json, engine:
     auto parsed = legal_from_json(*legal, viewer.seat.value_or(0), ask_for);
     if (const auto* error = std::get_if<std::string>(&parsed)) return "legal: " + *error;
     view.legal = std::get<engine::LegalDecisions>(parsed);
+  }
+  if (const Json* improper = r.object("improper")) {
+    auto parsed = improper_from_json(*improper, ask_for);
+    if (const auto* error = std::get_if<std::string>(&parsed)) return "improper: " + *error;
+    view.improper = std::get<engine::ImproperDecisions>(parsed);
+    if (!viewer.seat || view.improper.decisions.seat != *viewer.seat) {
+      return std::string("improper: only your own improper decisions can be shown to you");
+    }
   }
   const Json& seats = r.required_array("seats", engine::kMaxSeats);
   if (!r.failed() && seats.size() != static_cast<std::size_t>(view.players)) {

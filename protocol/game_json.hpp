@@ -49,7 +49,8 @@ std::variant<engine::GameOver, std::string> game_over_from_json(const nlohmann::
 
 // The viewer's view: own hand, every seat's public facts, stock, turn, the
 // pending ask and the viewer's legal decisions (compact: targets x ranks or
-// cards, answers, declarable ranks).
+// cards, answers, declarable ranks); under table rules, when it has any, the
+// viewer's improper decisions ("improper", absent otherwise).
 nlohmann::ordered_json view_to_json(const engine::View& view);
 // `viewer` and `ask_for` are not spelled in the view's JSON; the room
 // snapshot around it supplies them.
@@ -63,6 +64,15 @@ nlohmann::ordered_json legal_to_json(const engine::LegalDecisions& legal);
 // The decisions of `seat` from that spelling.
 std::variant<engine::LegalDecisions, std::string> legal_from_json(const nlohmann::json& json, engine::Seat seat,
                                                                   engine::AskFor ask_for);
+
+// Table rules: the decisions of one seat that are accepted with a penalty,
+// compact: {"seat":S,"count":N,"ask":{...},"answers":["go_fish"],
+// "penalty":{"ask":"asked_out_of_turn" or "illegal_call","go_fish":
+// "false_go_fish"}} (the parts that apply; the groups spelled as in
+// legal_to_json), as in a view's and a turn's "improper". Null when there are none.
+nlohmann::ordered_json improper_to_json(const engine::ImproperDecisions& improper);
+std::variant<engine::ImproperDecisions, std::string> improper_from_json(const nlohmann::json& json,
+                                                                        engine::AskFor ask_for);
 
 // Helpers for the encoders that build json values.
 nlohmann::ordered_json cards_to_json(engine::CardSet cards);

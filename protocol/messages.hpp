@@ -23,6 +23,7 @@
 #include "engine/bot_level.hpp"
 #include "engine/card.hpp"
 #include "engine/event.hpp"
+#include "engine/improper_decisions.hpp"
 #include "engine/rules.hpp"
 #include "engine/transcript.hpp"
 #include "engine/view.hpp"
@@ -438,6 +439,9 @@ struct Turn {
   std::int64_t v = 0;                           // the room version it follows
   std::optional<engine::Seat> seat;             // the seat to act; empty when no game is in play
   std::optional<engine::LegalDecisions> legal;  // only for the seat to act
+  // Table rules: the receiving seat's own decisions that are accepted with a
+  // penalty (any seat in play, to act or not); never in anyone else's copy.
+  std::optional<engine::ImproperDecisions> improper = std::nullopt;
   friend bool operator==(const Turn&, const Turn&) = default;
 };
 

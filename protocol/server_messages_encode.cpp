@@ -323,6 +323,7 @@ OrderedJson to_json(const Turn& m) {
   out["v"] = m.v;
   out["seat"] = optional_seat(m.seat);
   if (m.legal) out["legal"] = legal_to_json(*m.legal);
+  if (m.improper) out["improper"] = improper_to_json(*m.improper);
   return out;
 }
 

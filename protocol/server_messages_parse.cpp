@@ -405,6 +405,12 @@ std::variant<ServerMessage, std::string> parse_server_message(std::string_view f
       if (const auto* error = std::get_if<std::string>(&parsed)) return "legal: " + *error;
       m.legal = std::get<engine::LegalDecisions>(parsed);
     }
+    if (const Json* improper = r.object("improper")) {
+      const bool cards = improper->contains("ask") && (*improper)["ask"].contains("cards");
+      auto parsed = improper_from_json(*improper, cards ? engine::AskFor::kCard : engine::AskFor::kRank);
+      if (const auto* error = std::get_if<std::string>(&parsed)) return "improper: " + *error;
+      m.improper = std::get<engine::ImproperDecisions>(parsed);
+    }
     result = std::move(m);
   } else if (type == "room_closed") {
     RoomClosed m;

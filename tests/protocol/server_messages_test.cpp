@@ -34,6 +34,18 @@ engine::CardSet cards(std::initializer_list<std::string_view> texts) {
 std::string encoded(const engine::Event& e) { return event_to_json(e).dump(); }
 
 // A seat's legal decisions with every part: asks, answers and declarations.
+// Table rules: seat 1 was asked and holds what was asked for, so its "Go
+// fish" is false; it may also ask out of turn.
+engine::ImproperDecisions improper_sample() {
+  engine::ImproperDecisions improper;
+  improper.decisions.seat = 1;
+  improper.decisions.targets = 0b101;
+  improper.decisions.ranks = static_cast<std::uint16_t>(0x1FFF);
+  improper.decisions.go_fish = true;
+  improper.ask_penalty = engine::PenaltyKind::kAskedOutOfTurn;
+  return improper;
+}
+
 engine::LegalDecisions legal_sample() {
   engine::LegalDecisions legal;
   legal.seat = 2;
@@ -232,6 +244,8 @@ TEST_CASE("property: what a viewer is sent never holds another seat's private ca
 
 TEST_CASE("room snapshots and events round-trip for every viewer of random games") {
   int snapshots = 0;
+  int improper_turns = 0;
+  int improper_snapshots = 0;
   for (const engine::Rules& rules : all_rule_sets()) {
     const int players = std::max(rules.min_players, 3);
     CAPTURE(rules.preset);
@@ -247,9 +261,13 @@ TEST_CASE("room snapshots and events round-trip for every viewer of random games
           const engine::Seat to_act = game.to_act();
           Turn turn{v, to_act, std::nullopt};
           if (viewer.seat == to_act && !game.legal(to_act).empty()) turn.legal = game.legal(to_act);
+          // Table rules: any seat's copy may carry its own improper decisions.
+          if (viewer.seat && !game.improper(*viewer.seat).empty()) turn.improper = game.improper(*viewer.seat);
+          if (turn.improper) ++improper_turns;
           const std::string text = encode(turn);
           check_round_trip(text);
           CHECK((json::parse(text).contains("legal")) == turn.legal.has_value());
+          CHECK((json::parse(text).contains("improper")) == turn.improper.has_value());
           const auto back = parse_server_message(text);
           REQUIRE(std::holds_alternative<ServerMessage>(back));
           const Turn& read = std::get<Turn>(std::get<ServerMessage>(back));
@@ -259,6 +277,8 @@ TEST_CASE("room snapshots and events round-trip for every viewer of random games
           // The same decisions (the spelling leaves out what has no decision
           // behind it, such as targets when no rank may be asked).
           if (turn.legal) CHECK(read.legal->list() == turn.legal->list());
+          // The improper decisions read back whole, penalties included.
+          CHECK(read.improper == turn.improper);
         }
         if (v % 5 != 0 && !game.over()) continue;
         RoomSnapshot snap;
@@ -290,6 +310,9 @@ TEST_CASE("room snapshots and events round-trip for every viewer of random games
         if (!snap.game->legal.empty() || !viewer.seat || *viewer.seat != game.to_act()) {
           CHECK(*back.game == *snap.game);
         }
+        CHECK(back.game->improper == snap.game->improper);
+        CHECK(json::parse(text)["game"].contains("improper") == !snap.game->improper.empty());
+        if (!snap.game->improper.empty()) ++improper_snapshots;
         CHECK(back.settings == snap.settings);
         CHECK(back.seats == snap.seats);
         CHECK(back.players == snap.players);
@@ -316,6 +339,42 @@ TEST_CASE("room snapshots and events round-trip for every viewer of random games
     CHECK(std::get<TranscriptMessage>(std::get<ServerMessage>(with_id)) == t);
   }
   CHECK(snapshots > 100);
+  CHECK(improper_turns > 100);
+  CHECK(improper_snapshots > 20);
+}
+
+TEST_CASE("a turn's improper decisions are spelled exactly, and a wrong spelling is refused") {
+  Turn turn{10, 2, std::nullopt, improper_sample()};
+  const std::string text = encode(turn);
+  const json spelled = json::parse(text);
+  CHECK(spelled["improper"] == json::parse(R"({"seat":1,"count":27,"ask":{"targets":[0,2],
+      "ranks":["2","3","4","5","6","7","8","9","10","J","Q","K","A"]},"answers":["go_fish"],
+      "penalty":{"ask":"asked_out_of_turn","go_fish":"false_go_fish"}})"));
+  const auto refused = [&](const std::string& field, const json& value) {
+    json wrong = spelled;
+    wrong["improper"][field] = value;
+    CAPTURE(wrong.dump());
+    return std::holds_alternative<std::string>(parse_server_message(wrong.dump()));
+  };
+  CHECK(refused("count", 26));
+  CHECK(refused("answers", json::array({"give", "go_fish"})));
+  CHECK(refused("declare", json::array({"7"})));
+  CHECK(refused("penalty", json::parse(R"({"ask":"false_go_fish","go_fish":"false_go_fish"})")));
+  CHECK(refused("penalty", json::parse(R"({"ask":"asked_out_of_turn"})")));
+  CHECK(refused("penalty", json::parse(R"({"ask":"asked_out_of_turn","go_fish":"illegal_call"})")));
+  CHECK(refused("seat", 6));
+  CHECK_FALSE(refused("seat", 1));  // the control: the spelling as encoded is read
+  // A card game's list, with its illegal calls.
+  engine::ImproperDecisions cards;
+  cards.decisions.seat = 0;
+  cards.decisions.ask_for = engine::AskFor::kCard;
+  cards.decisions.targets = 0b110;
+  cards.decisions.cards.add(engine::Card::from_id(3));
+  cards.ask_penalty = engine::PenaltyKind::kIllegalCall;
+  check_round_trip(encode(Turn{11, 0, std::nullopt, cards}));
+  const auto back = parse_server_message(encode(Turn{11, 0, std::nullopt, cards}));
+  REQUIRE(std::holds_alternative<ServerMessage>(back));
+  CHECK(std::get<Turn>(std::get<ServerMessage>(back)).improper == cards);
 }
 
 TEST_CASE("every other server message round-trips") {
@@ -351,6 +410,7 @@ TEST_CASE("every other server message round-trips") {
       Turn{7, std::nullopt, std::nullopt},
       Turn{8, 1, std::nullopt},
       Turn{9, 2, legal_sample()},
+      Turn{10, 2, std::nullopt, improper_sample()},
       RoomClosed{"K7QXM", RoomClosedReason::kPlayersLeft, "Every player has left, so the room has closed."},
       RoomClosed{"K7QXM", RoomClosedReason::kIdle, "Nobody was connected for a while, so the room has closed."},
       RoomPaused{"K7QXM", PauseReason::kSavingFailed, "Saving the game failed."},
