@@ -1,12 +1,17 @@
 // What this seat may do now: the one place that decides, so the table never
-// offers a move it should not. Strict rooms offer exactly the server's legal
-// decisions (`game.legal`: from the `turn` message that ends every decision,
-// or from a snapshot). Under table
-// rules a real table's mistakes are the point: the page offers every ask at
-// any time, both answers and laying down any kind of card, and the server
-// answers mistakes with penalties (or refuses, with its reason).
+// offers a move it should not. It holds no rule of its own: every choice
+// comes from the server, through the `turn` that ends every decision (or a
+// snapshot): `game.legal`, the proper decisions of the seat to act, and under
+// table rules `game.improper`, this seat's decisions that the server accepts
+// with a penalty (an ask out of turn, an illegal call, a false "Go fish"),
+// whoever is to act. A real table's mistakes are the point of table rules,
+// so both are offered; the page warns before an ask out of turn.
 
 import { rankOf, RANKS, SUITS } from './cards.js';
+
+const byRank = (a, b) => RANKS.indexOf(a) - RANKS.indexOf(b);
+const byCard = (a, b) => byRank(rankOf(a), rankOf(b)) || SUITS.indexOf(a.slice(-1)) - SUITS.indexOf(b.slice(-1));
+const union = (...lists) => [...new Set(lists.flatMap((l) => l ?? []))];
 
 // Returns null when there is nothing to do, else
 // { ask: {targets, ranks, cards|null, outOfTurn} | null, answers: [...], declare: [...], pending }
@@ -15,36 +20,28 @@ export function choices(state) {
   const game = room?.game;
   const you = state.you;
   if (!game || room.state !== 'playing' || you === null || you === undefined) return null;
-  const rules = state.rules;
-  const mine = game.seats[you];
-  if (rules.table_rules) {
-    if (mine.status === 'out') return null;
-    const others = game.seats.map((s, i) => i).filter((i) => i !== you && game.seats[i].status !== 'out');
-    const held = [...new Set(game.hand.map(rankOf))];
-    const pendingForMe = game.pending && game.pending.target === you;
-    const myTurn = game.turn === you;
-    const ownAskWaiting = game.pending && game.pending.seat === you;
-    const canAsk = others.length > 0 && held.length > 0 && !ownAskWaiting;
-    return {
-      ask: canAsk ? {
-        targets: others,
-        ranks: held,
-        // Card games: any card of a kind you hold (a held card is a mistake unless allowed).
-        cards: rules.ask_for === 'card' ? held.flatMap((r) => SUITS.map((s) => r + s)) : null,
-        outOfTurn: !myTurn,
-      } : null,
-      answers: pendingForMe ? ['give', 'go_fish'] : [],
-      declare: myTurn && !game.pending ? held : [],
-      pending: game.pending,
+  const legal = game.legal ?? null;
+  const improper = game.improper ?? null;
+  if (!legal && !improper) return null;
+  const proper = legal?.ask ?? null;
+  const mistaken = improper?.ask ?? null;
+  let ask = null;
+  if (proper || mistaken) {
+    const byCards = !!(proper?.cards || mistaken?.cards);
+    const cards = byCards ? union(proper?.cards, mistaken?.cards).sort(byCard) : null;
+    ask = {
+      targets: union(proper?.targets, mistaken?.targets).sort((a, b) => a - b),
+      ranks: byCards ? union(cards.map(rankOf)).sort(byRank) : union(proper?.ranks, mistaken?.ranks).sort(byRank),
+      cards,
+      // Every ask this seat may make now costs the penalty for asking out of turn.
+      outOfTurn: !proper && improper?.penalty?.ask === 'asked_out_of_turn',
     };
   }
-  const legal = game.legal;
-  if (!legal) return null;
-  const ask = legal.ask ? {
-    targets: legal.ask.targets,
-    ranks: legal.ask.ranks ?? [...new Set(legal.ask.cards.map(rankOf))].sort((a, b) => RANKS.indexOf(a) - RANKS.indexOf(b)),
-    cards: legal.ask.cards ?? null,
-    outOfTurn: false,
-  } : null;
-  return { ask, answers: legal.answers ?? [], declare: legal.declare ?? [], pending: game.pending };
+  const answers = union(legal?.answers, improper?.answers);
+  return {
+    ask,
+    answers: ['give', 'go_fish'].filter((a) => answers.includes(a)),
+    declare: legal?.declare ?? [],
+    pending: game.pending,
+  };
 }

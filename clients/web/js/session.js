@@ -92,7 +92,7 @@ export class Session {
       if (data?.room?.code !== code) return;
       Object.assign(state, { room: data.room, v: data.v, gameLog: data.gameLog ?? [], ready: data.ready ?? [],
         players: data.players ?? null, wins: data.wins ?? {} });
-      if (state.room.game) state.room.game.legal = null;
+      if (state.room.game) Object.assign(state.room.game, { legal: null, improper: null });
       this.receivedV = data.v;
       ui.story = data.story ?? [];
       ui.chat = data.chat ?? [];

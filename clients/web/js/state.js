@@ -110,6 +110,7 @@ export class RoomState {
         this.gameLog = [{ v, event: ev }];
         room.game = {
           players: ev.players.length, hand: [], stock: 0, phase: 'ask', turn: 0, to_act: 0, pending: null, legal: null,
+          improper: null,
           seats: ev.players.map(() => ({ hand_size: 0, status: 'in', score: 0, sets: [], misses_next_turn: false, barred: [] })),
           end_reason: null, winners: [],
         };
@@ -126,6 +127,7 @@ export class RoomState {
     const take = (cards) => { game.hand = game.hand.filter((c) => !cards.includes(c)); };
     const add = (cards) => { game.hand = [...game.hand, ...cards].sort(cardOrder); };
     game.legal = null;  // the `turn` after the decision's events brings the next ones
+    game.improper = null;
     switch (ev.type) {
       case 'deal': Object.assign(game, { stock: ev.stock, turn: ev.first, to_act: ev.first, dealer: ev.dealer }); break;
       case 'hand_dealt':
@@ -182,6 +184,17 @@ export class RoomState {
         break;
       default: break;
     }
+  }
+
+  // The `turn` that closes a decision (at the picture's version): what this
+  // seat may do now, as the server lists it: its legal decisions when it is
+  // to act, and under table rules its improper ones whoever is to act.
+  applyTurn(msg) {
+    const g = this.room?.game;
+    if (!g || msg.v !== this.v) return;
+    const seated = this.you !== null && this.you !== undefined;
+    g.legal = seated && msg.seat === this.you ? msg.legal ?? null : null;
+    g.improper = seated ? msg.improper ?? null : null;
   }
 
   // True when this seat should ask now but the picture has no legal list yet.
