@@ -123,9 +123,8 @@ function applyItem(item) {
     return;
   }
   if (item.kind === 'turn') {
-    // The decision's effects are complete; the seat to act learns its options.
-    const g = state.room?.game;
-    if (g && item.msg.v === state.v) g.legal = item.msg.seat === state.you && state.you !== null ? item.msg.legal ?? null : null;
+    // The decision's effects are complete; this seat learns its options.
+    state.applyTurn(item.msg);
     ui.moveHold = 0;
     announcer.flush();
     return;
