@@ -11,10 +11,10 @@
 // checks that a decision is listed exactly when the judge calls it proper.
 //
 // Readings (docs/RULES.md): an ask goes to any other seat that is not out
-// (R4); only proper moves are listed (R35): under table rules an ask out of
-// turn, an illegal call or a false "Go fish" is accepted and penalised,
-// never offered; asking for a card you hold is proper only where the rules
-// allow it (R9).
+// (R4); only proper moves are in the legal set (R35): under table rules an
+// ask out of turn, an illegal call or a false "Go fish" is accepted and
+// penalised, and listed apart (engine/improper_decisions.hpp); asking for a
+// card you hold is proper only where the rules allow it (R9).
 #pragma once
 
 #include <cstdint>
