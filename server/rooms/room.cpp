@@ -96,7 +96,8 @@ void RoomImpl::begin_after_restore() {
 }
 
 // The `turn` that closes every decision's events: who is to act, and for
-// that seat alone what it may do.
+// that seat alone what it may do (under table rules each seat also gets the
+// mistakes it may make, its own alone).
 void RoomImpl::announce_turn() {
   fanout_.announce(turn_for(std::nullopt), [this](engine::Seat seat) { return turn_for(seat); });
 }

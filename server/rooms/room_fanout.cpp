@@ -66,7 +66,10 @@ const RoomLog::Entry& RoomFanout::record(protocol::RoomEvent event) {
 void RoomFanout::announce(const protocol::Turn& shared, const std::function<protocol::Turn(engine::Seat)>& own) {
   const SharedText text = encode_shared(shared);
   for_each_member([&](const auto& client, std::optional<engine::Seat> seat) {
-    if (seat && seat == shared.seat) return send(client, own(*seat));
+    if (seat) {
+      protocol::Turn mine = own(*seat);
+      if (!(mine == shared)) return send(client, mine);
+    }
     outbox_.send(client, text);
   });
 }

@@ -35,8 +35,9 @@ class RoomFanout {
   void notify_everyone(const protocol::ServerMessage& message);
   // Logs the event and sends it to everyone.
   const RoomLog::Entry& record(protocol::RoomEvent event);
-  // `shared` to everyone but the seat to act, which gets `own` instead (its
-  // copy names its legal decisions).
+  // `shared` to spectators and to every seat whose own copy says no more;
+  // a seat whose `own` copy differs (the seat to act names its legal
+  // decisions; under table rules any seat its improper ones) gets that.
   void announce(const protocol::Turn& shared, const std::function<protocol::Turn(engine::Seat)>& own);
   // Sends the events after `last_v` as `seat` sees them; false (sending
   // nothing) when they are not all kept, or when they would fill more than

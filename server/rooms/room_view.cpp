@@ -25,12 +25,19 @@ protocol::RoomSnapshot RoomView::snapshot(std::optional<engine::Seat> you) const
 }
 
 protocol::Turn RoomView::turn(std::optional<engine::Seat> viewer) const {
-  protocol::Turn turn{v_, std::nullopt, std::nullopt};
+  protocol::Turn turn{v_, std::nullopt, std::nullopt, std::nullopt};
   if (state_ != protocol::RoomState::kPlaying || !game_) return turn;
-  turn.seat = game_->game().to_act();
+  const engine::Game& game = game_->game();
+  turn.seat = game.to_act();
+  if (!viewer) return turn;
   if (viewer == turn.seat) {
-    engine::LegalDecisions legal = game_->game().legal(*viewer);
+    engine::LegalDecisions legal = game.legal(*viewer);
     if (!legal.empty()) turn.legal = legal;
+  }
+  // Table rules: any seat in play may make a mistake, to act or not.
+  if (game.rules().table_rules) {
+    engine::ImproperDecisions improper = game.improper(*viewer);
+    if (!improper.empty()) turn.improper = improper;
   }
   return turn;
 }

@@ -1,9 +1,9 @@
 // What a room tells one viewer about itself, read from the room's parts
 // without changing them: the snapshot a joining or resuming client gets, and
 // the `turn` that closes every decision's events. Hiding stays in the engine
-// (view_of for the game; a seat's legal decisions go to that seat alone), so
-// this is where a snapshot or a turn could leak, and the room tests check
-// both for every viewer.
+// (view_of for the game; a seat's legal and improper decisions go to that
+// seat alone), so this is where a snapshot or a turn could leak, and the room
+// tests check both for every viewer.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +35,8 @@ class RoomView {
   // The whole room as `you` may see it (a seat, or nullopt for a spectator).
   protocol::RoomSnapshot snapshot(std::optional<engine::Seat> you) const;
   // Who is to act at version v; `viewer`'s legal decisions when it is that
-  // seat (and it has any), nothing of anyone else's.
+  // seat (and it has any), under table rules `viewer`'s improper decisions
+  // whoever is to act (when it has any), nothing of anyone else's.
   protocol::Turn turn(std::optional<engine::Seat> viewer) const;
 
  private:

@@ -400,5 +400,39 @@ TEST_CASE("room view: a turn carries legal decisions for the seat to act alone, 
   CHECK_FALSE(waiting.snapshot(0).game.has_value());
 }
 
+TEST_CASE("room view: under table rules every seat's turn and snapshot carry its own improper decisions") {
+  auto rules = engine::preset("specific-card");
+  REQUIRE(rules.has_value());
+  rules->table_rules = true;
+  engine::Rng rng(9);
+  const engine::DealSetup deal = engine::prepare_deal(*rules, 3, rng);
+  std::vector<protocol::Player> players = {{"Ann", std::nullopt}, {"Bob", std::nullopt}, {"Cy", std::nullopt}};
+  auto started = RoomGame::start(*rules, deal.deck, deal.dealer, deal.first, 1, "", players, {{}, {}, {}});
+  REQUIRE(std::holds_alternative<RoomGame>(started));
+  const std::optional<RoomGame> game(std::get<RoomGame>(std::move(started)));
+  SeatTable seats(3);
+  protocol::RoomSettings settings;
+  settings.seats = 3;
+  settings.rules = *rules;
+  const std::string code = "ABCDE";
+  const RoomView playing(code, settings, seats, protocol::RoomState::kPlaying, 1, game, 42, std::nullopt);
+  for (int seat = 0; seat < 3; ++seat) {
+    CAPTURE(seat);
+    const engine::ImproperDecisions own = game->game().improper(seat);
+    REQUIRE_FALSE(own.empty());  // at the start anyone may ask out of turn, or call wrongly
+    const protocol::Turn turn = playing.turn(seat);
+    REQUIRE(turn.improper.has_value());
+    CHECK(*turn.improper == own);
+    const auto snapshot = playing.snapshot(seat);
+    REQUIRE(snapshot.game.has_value());
+    CHECK(snapshot.game->improper == own);
+  }
+  CHECK_FALSE(playing.turn(std::nullopt).improper.has_value());
+  CHECK(playing.snapshot(std::nullopt).game->improper.empty());
+  // Once the game is over, nobody has any.
+  const RoomView over(code, settings, seats, protocol::RoomState::kOver, 1, game, 43, std::nullopt);
+  CHECK_FALSE(over.turn(0).improper.has_value());
+}
+
 }  // namespace
 }  // namespace gofish::server::testing

@@ -156,8 +156,53 @@ TEST_CASE("table rules: a human answers and declares from the view's legal decis
   for (const auto& frame : spectator->frames()) spectator_frames.push_back(frame.text);
   check_no_problems(ann->problems);
   check_no_problems(bob->problems);
-  check_no_problems(find_leaks(ann->all_frames(), 0, spectator_frames, transcripts));
-  check_no_problems(find_leaks(bob->all_frames(), 1, spectator_frames, transcripts));
+  const std::vector<std::string> ann_frames = ann->all_frames();
+  const std::vector<std::string> bob_frames = bob->all_frames();
+  check_no_problems(find_leaks(ann_frames, 0, spectator_frames, transcripts));
+  check_no_problems(find_leaks(bob_frames, 1, spectator_frames, transcripts));
+  check_no_problems(find_leaks(spectator_frames, std::nullopt, spectator_frames, transcripts));
+
+  // Each seat's turns carried its own improper decisions (any seat may ask
+  // out of turn), whoever was to act.
+  const auto improper_turns = [](const std::vector<std::string>& frames, std::vector<std::string>* found) {
+    int n = 0;
+    for (const auto& text : frames) {
+      const auto parsed = protocol::parse_server_message(text);
+      const auto* message = std::get_if<protocol::ServerMessage>(&parsed);
+      const auto* turn = message ? std::get_if<protocol::Turn>(message) : nullptr;
+      if (turn == nullptr || !turn->improper) continue;
+      ++n;
+      if (found != nullptr) found->push_back(text);
+    }
+    return n;
+  };
+  std::vector<std::string> bobs;
+  CHECK(improper_turns(ann_frames, nullptr) > 0);
+  CHECK(improper_turns(bob_frames, &bobs) > 0);
+  CHECK(improper_turns(spectator_frames, nullptr) == 0);
+
+  // The check can fail: Bob's improper decisions planted in Ann's stream
+  // (right after the event its turn follows) and in the spectator's.
+  REQUIRE_FALSE(bobs.empty());
+  const std::string planted = bobs[bobs.size() / 2];
+  const auto plant = [&](std::vector<std::string> frames) {
+    const auto parsed = protocol::parse_server_message(planted);
+    const std::int64_t v = std::get<protocol::Turn>(std::get<protocol::ServerMessage>(parsed)).v;
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      const auto frame = protocol::parse_server_message(frames[i]);
+      const auto* message = std::get_if<protocol::ServerMessage>(&frame);
+      const auto* event = message ? std::get_if<protocol::EventMessage>(message) : nullptr;
+      if (event != nullptr && event->v == v) {
+        frames.insert(frames.begin() + static_cast<std::ptrdiff_t>(i) + 1, planted);
+        return frames;
+      }
+    }
+    FAIL("no event at the planted turn's version");
+    return frames;
+  };
+  CHECK_FALSE(find_leaks(plant(ann_frames), 0, spectator_frames, transcripts).empty());
+  CHECK_FALSE(find_leaks(plant(spectator_frames), std::nullopt, spectator_frames, transcripts).empty());
+  CHECK(find_leaks(plant(bob_frames), 1, spectator_frames, transcripts).empty());  // Bob's own: no leak
 }
 
 TEST_CASE("fifty rooms of bots and a human each play to the end in parallel") {

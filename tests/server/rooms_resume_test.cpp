@@ -24,9 +24,11 @@ std::vector<std::string> texts(const Peer& peer) {
 
 // A two-human table with a bot and a spectator, started.
 struct Table {
-  explicit Table(RoomsServer& server, const std::string& preset = "classic", int timer_seconds = 0) {
+  explicit Table(RoomsServer& server, const std::string& preset = "classic", int timer_seconds = 0,
+                 bool table_rules = false) {
     auto request = create_request("Ann", preset, 3, {{2, protocol::BotLevel::kMedium}});
     request.settings.turn_timer_seconds = timer_seconds;
+    request.settings.rules.table_rules = table_rules;
     Seated host = create_room(server.port(), request);
     code = host.code;
     Seated guest = join_room(server.port(), code, "Bob");
@@ -145,6 +147,45 @@ TEST_CASE("a dropped player resumes within the grace period and gets the missed 
     CHECK_FALSE(std::holds_alternative<protocol::RoomSnapshot>(frame.message));
   }
   REQUIRE(table.drive_until([&] { return table.spectator_saw([](const auto& e) { return is_connection(e, 0, true); }); }));
+
+  table.ann->replace_peer(std::move(peer));
+  table.ann->active = true;
+  table.finish_and_check_leaks();
+  check_no_problems(table.ann->problems);
+  check_no_problems(table.bob->problems);
+}
+
+// Under table rules every seat's `turn` and snapshot carry its own improper
+// decisions: after a drop, a replayed resume and a snapshot resume, each
+// seat still sees its own alone and the spectator none (find_leaks checks
+// every frame against the game at its version).
+TEST_CASE("table rules: across resumes each seat sees only its own improper decisions") {
+  Config config = rooms_config();
+  config.limits.seat_grace_period = 30'000ms;
+  RoomsServer server(config);
+  Table table(server, "specific-card", 0, true);
+  REQUIRE(table.drive_until([&] { return table.ann->decisions() >= 1; }));
+  table.ann->peer().pump();
+  const std::int64_t last_v = table.ann->peer().last_v();
+  table.ann->active = false;
+  table.ann->peer().socket().drop();
+  REQUIRE(table.drive_until([&] { return table.spectator_saw([](const auto& e) { return is_connection(e, 0, false); }); }));
+  table.drive_until([] { return false; }, 200ms);
+
+  auto peer = std::make_unique<Peer>(server.port());
+  CHECK(peer->expect<protocol::Joined>(protocol::Resume{table.ann->token(), last_v}).resumed);  // a replay
+  const auto turn = peer->await([](const auto& m) { return std::holds_alternative<protocol::Turn>(m); });
+  REQUIRE(turn);
+  CHECK(std::get<protocol::Turn>(*turn).improper.has_value());  // seat 0 is in play: it may ask out of turn
+  peer->pump();
+  peer->expect<protocol::Joined>(protocol::Resume{table.ann->token(), std::nullopt});  // a snapshot
+  const auto snapshot = peer->await([](const auto& m) { return std::holds_alternative<protocol::RoomSnapshot>(m); });
+  REQUIRE(snapshot);
+  const auto& room = std::get<protocol::RoomSnapshot>(*snapshot);
+  REQUIRE(room.game);
+  CHECK(room.game->improper.decisions.seat == 0);
+  CHECK_FALSE(room.game->improper.empty());
+  CHECK(peer->await([](const auto& m) { return std::holds_alternative<protocol::Turn>(m); }));
 
   table.ann->replace_peer(std::move(peer));
   table.ann->active = true;

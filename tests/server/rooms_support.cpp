@@ -223,6 +223,9 @@ void AutoPlayer::step() {
     } else if (const auto* turn = std::get_if<protocol::Turn>(&message)) {
       // The end of a decision's events: act on what it offers.
       if (turn->legal && turn->seat != seat_) problems.push_back("a turn offered decisions to another seat");
+      if (turn->improper && turn->improper->decisions.seat != seat_) {
+        problems.push_back("a turn offered another seat's improper decisions");
+      }
       last_turn_ = *turn;
     } else if (std::holds_alternative<protocol::Joined>(message)) {
       if (resync_id_ && id == protocol::RequestId(*resync_id_)) resync_id_.reset();  // its turn follows
@@ -341,16 +344,21 @@ struct GameLog {
   std::int64_t over_v = std::numeric_limits<std::int64_t>::max();
   std::vector<std::int64_t> engine_v;    // room version of each engine event, in order
   std::vector<engine::Event> truth;      // the unfiltered events, replayed from the transcript
+  // The game after the start (0) and after each decision, with the number of
+  // events up to then: the state a `turn` or a snapshot of that version shows.
+  std::vector<engine::Game> states;
+  std::vector<std::size_t> events_until;
 };
 
 // Every card a frame states as a fact. Skipped: an ask's card and the
 // pending ask (a player's choice of what to ask for, not where a card is)
-// and the legal decisions (the cards one may ask for).
+// and the legal and improper decisions (the cards one may ask for; whose
+// they are is checked apart, below).
 void collect_cards(const nlohmann::json& json, std::vector<engine::Card>& out) {
   if (json.is_object()) {
     const bool ask = json.contains("type") && json["type"] == "asked";
     for (auto it = json.begin(); it != json.end(); ++it) {
-      if (it.key() == "legal" || it.key() == "pending") continue;
+      if (it.key() == "legal" || it.key() == "improper" || it.key() == "pending") continue;
       if (ask && it.key() == "card") continue;
       collect_cards(*it, out);
     }
@@ -382,7 +390,7 @@ void learn(engine::CardSet& known, const engine::Event& event, std::optional<eng
       event);
 }
 
-std::vector<engine::Event> replay_events(const engine::Transcript& t, std::string& error) {
+std::vector<engine::Event> replay_events(const engine::Transcript& t, std::string& error, GameLog* log = nullptr) {
   std::vector<engine::Event> out;
   auto started = engine::Game::start(t.rules, t.players, t.deck, t.dealer, t.first);
   if (auto* config = std::get_if<engine::ConfigError>(&started)) {
@@ -391,14 +399,43 @@ std::vector<engine::Event> replay_events(const engine::Transcript& t, std::strin
   }
   auto& game = std::get<engine::Game>(started);
   out = game.last_events();
+  if (log != nullptr) {
+    log->states.push_back(game);
+    log->events_until.push_back(out.size());
+  }
   for (const auto& decision : t.actions) {
     if (auto refusal = game.apply(decision)) {
       error = "transcript decision refused: " + refusal->message;
       return out;
     }
     out.insert(out.end(), game.last_events().begin(), game.last_events().end());
+    if (log != nullptr) {
+      log->states.push_back(game);
+      log->events_until.push_back(out.size());
+    }
   }
   return out;
+}
+
+// The improper decisions a frame shows (a turn's, or a snapshot's game's).
+std::optional<engine::ImproperDecisions> improper_in(const protocol::ServerMessage& message) {
+  if (const auto* turn = std::get_if<protocol::Turn>(&message)) return turn->improper;
+  if (const auto* room = std::get_if<protocol::RoomSnapshot>(&message)) {
+    if (room->game && !room->game->improper.empty()) return room->game->improper;
+  }
+  return std::nullopt;
+}
+
+// The game as of room version `v`: after every decision whose events all
+// came at or before it.
+const engine::Game* state_at(const GameLog& game, std::int64_t v) {
+  const engine::Game* found = nullptr;
+  for (std::size_t k = 0; k < game.states.size(); ++k) {
+    const std::size_t n = game.events_until[k];
+    if (n == 0 || n > game.engine_v.size() || game.engine_v[n - 1] > v) break;
+    found = &game.states[k];
+  }
+  return found;
 }
 
 }  // namespace
@@ -435,7 +472,7 @@ std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frame
       continue;
     }
     std::string error;
-    game.truth = replay_events(t->second, error);
+    game.truth = replay_events(t->second, error, &game);
     if (!error.empty()) problems.push_back(error);
     if (game.truth.size() != game.engine_v.size()) {
       problems.push_back("game " + std::to_string(game.number) + ": the spectator saw " +
@@ -471,6 +508,20 @@ std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frame
       while (applied < game->truth.size() && game->engine_v[applied] <= current_v) {
         learn(known, game->truth[applied], viewer);
         ++applied;
+      }
+    }
+    // A seat's improper decisions (table rules) tell of its hand: a frame
+    // may show only the viewer's own, exactly as the game had them then, and
+    // a spectator none.
+    if (const auto improper = improper_in(std::get<protocol::ServerMessage>(parsed))) {
+      const auto* turn = std::get_if<protocol::Turn>(&std::get<protocol::ServerMessage>(parsed));
+      const engine::Game* state = game != nullptr ? state_at(*game, turn ? turn->v : current_v) : nullptr;
+      if (!viewer) {
+        problems.push_back(who + " was shown a seat's improper decisions at v" + std::to_string(current_v) + ": " +
+                           text.substr(0, 300));
+      } else if (state == nullptr || !(state->improper(*viewer) == *improper)) {
+        problems.push_back(who + " was shown improper decisions that are not its own at v" +
+                           std::to_string(current_v) + ": " + text.substr(0, 300));
       }
     }
     std::vector<engine::Card> cards;

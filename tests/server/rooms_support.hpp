@@ -250,7 +250,9 @@ bool drive(const std::vector<AutoPlayer*>& players, const std::function<bool()>&
 // lucky_draw, set_laid) and what it drew itself. Every frame the viewer
 // received before a game was over must mention no other card, except where a
 // card is named as a choice rather than a fact (an ask's card, the pending
-// ask, the legal decisions). Returns one sentence per problem.
+// ask, the legal decisions); and any improper decisions it shows (table
+// rules, in a `turn` or a snapshot) must be the viewer's own, as the game had
+// them at that version, never any for a spectator. Returns one sentence per problem.
 std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frames, std::optional<engine::Seat> viewer,
                                     const std::vector<std::string>& spectator_frames,
                                     const std::map<int, engine::Transcript>& transcripts);
