@@ -25,7 +25,7 @@ Config test_config() {
   config.bind = "127.0.0.1";
   config.port = 0;
   config.threads = 2;
-  config.web_root = std::filesystem::path(GOFISH_SOURCE_DIR) / "clients" / "web";
+  config.web_root = GOFISH_WEB_ROOT;
   config.data_dir = std::filesystem::temp_directory_path() / "gofish-server-test";
   config.log_level = "warn";
   config.limits.handshake_timeout = 2000ms;
