@@ -5,7 +5,7 @@
 import { session } from './session.js';
 import { choices } from './decisions.js';
 import { confirmDialog, showError } from './screens.js';
-import { handNeedsTidying } from './table.js';
+import { handNeedsTidying } from './hand-layout.js';
 import { cardName, rankOf, rankPlural } from './cards.js';
 import { act, removePlayer, wireRulesButton } from './room-actions.js';
 
