@@ -27,7 +27,7 @@ Config test_config() {
   config.bind = "127.0.0.1";
   config.port = 0;
   config.threads = 2;
-  config.web_root = std::filesystem::path(GOFISH_SOURCE_DIR) / "clients" / "web";
+  config.web_root = GOFISH_WEB_ROOT;
   // One directory per test process, removed when it exits: ctest runs tests
   // side by side, and two servers must never share a store.
   static const TempDir data("gofish-server-test");
