@@ -208,7 +208,7 @@ up() {
     local port=${ports[k - 1]}
     local args=(
       "$server" --storage postgres --postgres-url "$postgres_url" --node-id "node$k"
-      --bind 127.0.0.1 --port "$port" --data-dir "$dir/node$k" --web-root "$root/clients/web"
+      --bind 127.0.0.1 --port "$port" --data-dir "$dir/node$k" --web-root "$(dirname "$server")/../web"
       --lease-ttl-ms "$lease_ttl_ms"
       --trusted-proxy 127.0.0.2
       --max-connections-per-address 1000 --max-sockets-per-address 2000 --max-rooms-per-address 200

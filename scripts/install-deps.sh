@@ -17,6 +17,7 @@ build_packages=(
   libpq-dev               # --storage postgres: libpq, PostgreSQL's C client library
   libedit-dev             # gofish-cli: line editing and history
   zlib1g-dev              # gzip for the web client's static files
+  esbuild                 # bundles and minifies the browser client into the web root (clients/web/CMakeLists.txt)
   libicu-dev              # display names: NFC, default-ignorables, confusable skeletons (protocol/text.cpp)
   libgoogle-perftools-dev # tcmalloc, the server's malloc (server/edge/memory_allocator.hpp)
 )

@@ -16,4 +16,4 @@ for ((i = 1; i <= $#; i++)); do
   if [[ ${!i} == --port=* ]]; then port=${!i#--port=}; fi
 done
 echo "Starting gofish-server: open http://localhost:${port}/ in a browser (Ctrl-C stops it)."
-exec build-release/server/gofish-server --web-root clients/web "$@"
+exec build-release/server/gofish-server --web-root build-release/web "$@"

@@ -73,7 +73,9 @@ function(find_outside_references root out_var)
       foreach(mention IN LISTS mentions)
         string(REGEX REPLACE "^[^A-Za-z]" "" mention "${mention}")
         string(REGEX REPLACE "[^A-Za-z0-9_]$" "" mention "${mention}")
-        if(NOT EXISTS "${root}/${mention}" AND NOT mention MATCHES "${placeholder}")
+        # A listed file counts even while a test rewrites it (the browser
+        # tests write docs/screenshots while the other tests run).
+        if(NOT mention IN_LIST files AND NOT EXISTS "${root}/${mention}" AND NOT mention MATCHES "${placeholder}")
           string(APPEND found "\n  ${path}: names ${mention}, which the repository does not have")
         endif()
       endforeach()

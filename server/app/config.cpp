@@ -167,7 +167,7 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
             "How long a finished game's transcript is kept")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{10} * 366 * 24 * 3600));
   add_value(app, "--web-root", config.web_root,
-            "Static web client directory (default: found next to the executable, in "
+            "The built web client's directory (default: web beside a build tree's server/, "
             "<prefix>/share/gofish/web or /usr/share/gofish/web)")
       ->check(CLI::ExistingDirectory);
   add_value(app, "--threads", config.threads, "I/O threads (default: the number of cores)")
@@ -307,18 +307,11 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
 }
 
 std::vector<std::filesystem::path> web_root_candidates(const std::filesystem::path& executable) {
-  std::vector<std::filesystem::path> candidates;
-  const auto directory = executable.parent_path();
-  // A build tree sits a few levels below the source root.
-  auto ancestor = directory;
-  for (int level = 0; level < 4 && !ancestor.empty(); ++level) {
-    candidates.push_back(ancestor / "clients" / "web");
-    if (ancestor == ancestor.root_path()) break;
-    ancestor = ancestor.parent_path();
-  }
-  candidates.push_back(directory.parent_path() / "share" / "gofish" / "web");
-  candidates.emplace_back("/usr/share/gofish/web");
-  return candidates;
+  const auto prefix = executable.parent_path().parent_path();
+  // A build tree: build/server/gofish-server beside build/web, the page
+  // clients/web/CMakeLists.txt builds. Never clients/web itself: those are
+  // the page's sources, not what it serves.
+  return {prefix / "web", prefix / "share" / "gofish" / "web", "/usr/share/gofish/web"};
 }
 
 std::optional<std::filesystem::path> find_web_root(const std::filesystem::path& executable) {

@@ -69,9 +69,9 @@ struct ConfigExit {
 
 std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv);
 
-// Where the static web client may be, in order: <dir>/clients/web for the
-// executable's directory and its ancestors (a build tree), <prefix>/share/gofish/web
-// (an install), /usr/share/gofish/web (the container image).
+// Where the built web client may be, in order, for an executable in
+// <prefix>/<dir>/: <prefix>/web (a build tree: build/server beside build/web),
+// <prefix>/share/gofish/web (an install), /usr/share/gofish/web.
 std::vector<std::filesystem::path> web_root_candidates(const std::filesystem::path& executable);
 // The first candidate holding an index.html.
 std::optional<std::filesystem::path> find_web_root(const std::filesystem::path& executable);

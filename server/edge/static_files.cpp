@@ -39,23 +39,15 @@ void for_each_element(std::string_view list, F each) {
   }
 }
 
-// FNV-1a, 64 bits: enough to tell versions of one file apart (an ETag only
-// has to change when the bytes do; the size is part of it too).
-std::uint64_t fnv1a(std::string_view data) {
-  std::uint64_t hash = 14695981039346656037ULL;
-  for (const char c : data) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ULL;
-  }
-  return hash;
-}
-
 std::string make_etag(std::string_view data, std::string_view suffix) {
   static constexpr std::array<char, 16> kHex = {'0', '1', '2', '3', '4', '5', '6', '7',
                                                 '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
-  std::uint64_t hash = fnv1a(data);
-  std::string hex(16, '0');
-  for (int i = 15; i >= 0; --i, hash >>= 4) hex[static_cast<std::size_t>(i)] = kHex[hash & 0xF];
+  // zlib's CRC-32 is enough to tell versions of one file apart (an ETag only
+  // has to change when the bytes do; the size is part of it too).
+  std::uint32_t hash = static_cast<std::uint32_t>(
+      crc32_z(crc32_z(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(data.data()), data.size()));
+  std::string hex(8, '0');
+  for (int i = 7; i >= 0; --i, hash >>= 4) hex[static_cast<std::size_t>(i)] = kHex[hash & 0xF];
   return "\"" + hex + "-" + std::to_string(data.size()) + std::string(suffix) + "\"";
 }
 

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "server/store/fnv1a.hpp"
+
 namespace gofish::server {
 
 ShardedWriter::ShardedWriter(const std::vector<Store*>& lanes, std::optional<std::chrono::seconds> retention,
@@ -17,12 +19,7 @@ ShardedWriter::ShardedWriter(const std::vector<Store*>& lanes, std::optional<std
 
 // FNV-1a: the same lane for a code in every run and on every platform.
 std::size_t ShardedWriter::lane_of(const std::string& room) const {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const char c : room) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-  return static_cast<std::size_t>(hash % lanes_.size());
+  return static_cast<std::size_t>(fnv1a(room) % lanes_.size());
 }
 
 void ShardedWriter::submit(std::string room, std::vector<Record>&& records, Done done) {

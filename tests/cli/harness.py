@@ -21,9 +21,9 @@ def check(condition, message):
         raise Failure(message)
 
 
-# The source tree's browser client: the server finds it by itself only when its
-# build tree sits inside the source tree, which docker/Dockerfile's does not.
-WEB_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "clients", "web")
+def web_root(binary):
+    """The built browser client beside the server's build directory: <build>/web for <build>/server/gofish-server."""
+    return os.path.join(os.path.dirname(os.path.abspath(binary)), os.pardir, "web")
 
 
 class Server:
@@ -32,7 +32,7 @@ class Server:
         storage = ["--storage", "sqlite", "--data-dir", data_dir] if data_dir else ["--storage", "none"]
         self.proc = subprocess.Popen(
             [binary, "--port", str(port), "--bind", "127.0.0.1", *storage, "--bot-delay-ms", str(bot_delay_ms),
-             "--web-root", WEB_ROOT, "--log-level", "info", *extra],
+             "--web-root", web_root(binary), "--log-level", "info", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.log = []
         deadline = time.monotonic() + 20

@@ -160,7 +160,7 @@ def main(work):
         port = free_port()
         environment.update({"GOFISH_POSTGRES_URL": url, "GOFISH_BIND": "127.0.0.1", "GOFISH_PORT": str(port),
                             "GOFISH_DATA_DIR": os.path.join(work, "data"), "GOFISH_BOT_DELAY_MS": "0",
-                            "GOFISH_WEB_ROOT": os.path.join(root, "clients", "web")})
+                            "GOFISH_WEB_ROOT": os.path.join(os.path.dirname(server_binary), os.pardir, "web")})
         # Only what systemd gives a service, and the unit's own.
         base = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
         log_path = os.path.join(work, "node1.log")

@@ -238,7 +238,7 @@ class Node:
         self.log = open(self.log_path, "a")
         self.proc = subprocess.Popen(
             [server_binary, "--bind", "127.0.0.1", "--port", str(self.port), "--data-dir", self.data,
-             "--web-root", os.path.join(ROOT, "clients", "web"), f"--bot-delay-ms={THINK_MS}",
+             "--web-root", os.path.join(os.path.dirname(os.path.abspath(server_binary)), os.pardir, "web"), f"--bot-delay-ms={THINK_MS}",
              f"--store-drain-ms={STORE_DRAIN_MS}", f"--store-outage-limit-ms={OUTAGE_LIMIT_MS}", "--log-level=info"],
             stdout=self.log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + 30

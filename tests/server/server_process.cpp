@@ -64,7 +64,7 @@ std::vector<std::string> server_arguments(const fs::path& data_dir, const std::v
   std::vector<std::string> args = {"--port=0",
                                    "--bind=127.0.0.1",
                                    "--data-dir=" + data_dir.string(),
-                                   "--web-root=" GOFISH_SOURCE_DIR "/clients/web",
+                                   "--web-root=" GOFISH_WEB_ROOT,
                                    "--bot-delay-ms=0",
                                    "--seat-grace-ms=60000",
                                    "--message-rate=5000",

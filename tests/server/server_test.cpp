@@ -149,7 +149,7 @@ class StreamingHandler : public ConnectionHandler {
 
 TEST_CASE("the web client is served at / and for invite links") {
   Running running;
-  const auto index = read_file(std::filesystem::path(GOFISH_SOURCE_DIR) / "clients/web/index.html");
+  const auto index = read_file(std::filesystem::path(GOFISH_WEB_ROOT) / "index.html");
   REQUIRE(!index.empty());
 
   for (const char* target : {"/", "/index.html", "/r/ABCDE", "/r/abcde-12/", "/?x=1"}) {
@@ -176,7 +176,7 @@ TEST_CASE("the web client is served at / and for invite links") {
 
 TEST_CASE("the web client's files go out gzip-compressed with an ETag, and a repeat visit gets 304") {
   Running running;
-  const auto script = read_file(std::filesystem::path(GOFISH_SOURCE_DIR) / "clients/web/js/app.js");
+  const auto script = read_file(std::filesystem::path(GOFISH_WEB_ROOT) / "js/app.js");
   REQUIRE(script.size() > 2000);
 
   const auto zipped = http_request(running.port, "/js/app.js", "GET", "Accept-Encoding: gzip, deflate\r\n");

@@ -364,13 +364,16 @@ TEST_CASE("config: --version says the version of project() in CMakeLists.txt") {
   CHECK(kCliName == "gofish-cli/" GOFISH_PROJECT_VERSION);
 }
 
-TEST_CASE("config: the web root is found relative to the executable") {
-  const std::filesystem::path build_tree_exe =
-      std::filesystem::path(GOFISH_SOURCE_DIR) / "build-x" / "server" / "gofish-server";
+TEST_CASE("config: the built web root is found relative to the executable") {
+  // GOFISH_WEB_ROOT is <build>/web; the server is built as <build>/server/gofish-server.
+  const auto build_tree_exe = std::filesystem::path(GOFISH_WEB_ROOT).parent_path() / "server" / "gofish-server";
   const auto found = find_web_root(build_tree_exe);
   REQUIRE(found.has_value());
-  CHECK(std::filesystem::equivalent(*found,
-                                    std::filesystem::path(GOFISH_SOURCE_DIR) / "clients" / "web"));
+  CHECK(std::filesystem::equivalent(*found, GOFISH_WEB_ROOT));
+  // Never the page's sources: a server outside a build tree finds no clients/web.
+  const auto in_checkout = web_root_candidates(std::filesystem::path(GOFISH_SOURCE_DIR) / "tools" / "gofish-server");
+  CHECK(std::find(in_checkout.begin(), in_checkout.end(),
+                  std::filesystem::path(GOFISH_SOURCE_DIR) / "clients" / "web") == in_checkout.end());
 
   const auto candidates = web_root_candidates("/opt/gofish/bin/gofish-server");
   CHECK(std::find(candidates.begin(), candidates.end(),

@@ -11,6 +11,7 @@
 
 #include "gofish/postgres_migrations.hpp"
 #include "gofish/sqlite_migrations.hpp"
+#include "server/store/fnv1a.hpp"
 #include "server/store/postgres_store.hpp"
 #include "server/store/sqlite_store.hpp"
 
@@ -21,14 +22,7 @@ struct Pinned {
   std::uint64_t hash;
 };
 
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t hash = 0xcbf29ce484222325u;
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3u;
-  }
-  return hash;
-}
+using gofish::server::fnv1a;
 
 template <std::size_t N, std::size_t M>
 void check_pinned(const char* const (&migrations)[N], const Pinned (&pinned)[M]) {

@@ -47,7 +47,7 @@ Outcome run_server(const fs::path& data_dir, const std::vector<std::string>& ext
   std::vector<std::string> args = {"--port",     "0",
                                    "--bind",     "127.0.0.1",
                                    "--data-dir", data_dir.string(),
-                                   "--web-root", GOFISH_SOURCE_DIR "/clients/web"};
+                                   "--web-root", GOFISH_WEB_ROOT};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_server_to_exit(args);
 }

@@ -1,5 +1,7 @@
 #include "test_client.hpp"
 
+#include "temp_dir.hpp"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -25,8 +27,11 @@ Config test_config() {
   config.bind = "127.0.0.1";
   config.port = 0;
   config.threads = 2;
-  config.web_root = std::filesystem::path(GOFISH_SOURCE_DIR) / "clients" / "web";
-  config.data_dir = std::filesystem::temp_directory_path() / "gofish-server-test";
+  config.web_root = GOFISH_WEB_ROOT;
+  // One directory per test process, removed when it exits: ctest runs tests
+  // side by side, and two servers must never share a store.
+  static const TempDir data("gofish-server-test");
+  config.data_dir = data.path;
   config.log_level = "warn";
   config.limits.handshake_timeout = 2000ms;
   config.limits.idle_timeout = 10'000ms;

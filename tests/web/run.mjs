@@ -3,8 +3,12 @@
 // on 127.0.0.1 (a free port, its own temporary storage, no bot delay), then
 // each e2e/*.mjs test in turn (those marked `alongside` beside the rest), each
 // in a fresh headless Chromium.
-//   node run.mjs [--server PATH] [--fault-fs PATH] [--only NAME]
-// --fault-fs names the store-failing shim (libgofish_fault_fs.so, the target
+//   node run.mjs [--server PATH] [--web-root DIR] [--fault-fs PATH] [--only NAME,...] [--except NAME,...]
+// --only runs just the named tests, --except all but them (ctest runs the
+// suite as a few such groups, so that they can run beside other tests).
+// --web-root is the built page the server serves (clients/web/CMakeLists.txt
+// builds it); by default the web folder of the server's build tree, beside
+// server/. --fault-fs names the store-failing shim (libgofish_fault_fs.so, the target
 // gofish_fault_fs) that paused.mjs preloads into a server of its own; by
 // default it is looked for in the server's build tree.
 // The last line is "N passed, M failed"; the exit code is non-zero on any failure.
@@ -22,7 +26,10 @@ const option = (name, fallback) => {
 };
 const serverPath = resolve(option('--server', join(root, 'build', 'server', 'gofish-server')));
 const faultFs = resolve(option('--fault-fs', join(dirname(serverPath), '..', 'tests', 'server', 'libgofish_fault_fs.so')));
-const only = option('--only', null);
+const webRoot = resolve(option('--web-root', join(dirname(serverPath), '..', 'web')));
+const list = (name) => option(name, null)?.split(',').filter(Boolean) ?? null;
+const only = list('--only');
+const except = list('--except') ?? [];
 
 async function main() {
   if (!existsSync(join(here, 'node_modules', 'playwright-core'))) {
@@ -30,11 +37,13 @@ async function main() {
   }
   const { launchBrowser } = await import('./lib/harness.mjs');
   if (!existsSync(serverPath)) throw new Error(`no server binary at ${serverPath} (build it, or pass --server)`);
-  const files = readdirSync(join(here, 'e2e')).filter((f) => f.endsWith('.mjs')).sort()
-    .filter((f) => !only || f.replace(/\.mjs$/, '') === only);
-  if (files.length === 0) throw new Error(`no test named ${only}`);
+  const all = readdirSync(join(here, 'e2e')).filter((f) => f.endsWith('.mjs')).sort();
+  const unknown = [...(only ?? []), ...except].filter((name) => !all.includes(`${name}.mjs`));
+  if (unknown.length > 0) throw new Error(`no test named ${unknown.join(', ')}`);
+  const files = all.filter((f) => (!only || only.includes(f.replace(/\.mjs$/, ''))) && !except.includes(f.replace(/\.mjs$/, '')));
+  if (files.length === 0) throw new Error('no test left to run');
   const { startServer } = await import('./lib/server.mjs');
-  const webRoot = join(root, 'clients', 'web');
+  if (!existsSync(join(webRoot, 'index.html'))) throw new Error(`no built page in ${webRoot} (build the target gofish_web, or pass --web-root)`);
   const server = await startServer(serverPath, webRoot);
   console.log(`gofish-server at ${server.baseUrl}; ${files.length} tests`);
   let passed = 0;

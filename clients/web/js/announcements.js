@@ -1,15 +1,13 @@
 // What the page tells of what happens in the room: the sentence in the middle
 // of the table, the lines of "What happened", the words each player says, the
 // chat, and the live region that screen readers speak (announcer.js paces
-// it); and, for the eyes, cards flying across the table and sets that glow.
+// it). What it shows for the eyes alone is effects.js.
 
 import { session, settings } from './session.js';
 import { clause, moveSentence, question } from './narrate.js';
 import { moveItem } from './announcer.js';
 import { renderChat } from './screens.js';
-import { el } from './dom.js';
 
-const $ = (id) => document.getElementById(id);
 const { state, ui, announcer } = session;
 const verbosity = () => settings.get('verbosity', 'brief');
 // The player's own move waits at most this long for the rest of it (onMove).
@@ -83,38 +81,4 @@ export function addChat(ev) {
   if (ui.chat.length > 60) ui.chat.shift();
   if (ev.seat !== state.you || ev.seat === null) announcer.say(`${ev.name} says: ${ev.text}`);
   renderChat(state, ui, session.welcome);
-}
-
-// ---------------------------------------------------------------- effects
-
-function seatBox(seat) {
-  if (seat === 'pond') return $('pond');
-  if (seat === state.you) return $('hand');
-  return document.querySelector(`#seats [data-seat="${seat}"] .seat-cards`);
-}
-
-// A card (or a few) travels across the table; transforms only, so nothing
-// else moves, and nothing at all for people who ask for less motion.
-export function fly(from, to, count) {
-  const pace = session.pacer.pace;
-  if (matchMedia('(prefers-reduced-motion: reduce)').matches || document.body.dataset.screen !== 'table' || pace === 0) return;
-  const a = seatBox(from)?.getBoundingClientRect();
-  const b = seatBox(to)?.getBoundingClientRect();
-  if (!a || !b || !a.width || !b.width) return;
-  const card = el('span', { class: 'flyer', 'aria-hidden': 'true', text: count > 1 ? `×${count}` : '' });
-  card.style.left = `${a.left + a.width / 2 - 20}px`;
-  card.style.top = `${a.top + a.height / 2 - 28}px`;
-  document.body.append(card);
-  const dx = b.left + b.width / 2 - (a.left + a.width / 2);
-  const dy = b.top + b.height / 2 - (a.top + a.height / 2);
-  card.animate([{ transform: 'translate(0,0) scale(1)', opacity: 1 }, { transform: `translate(${dx}px,${dy}px) scale(0.8)`, opacity: 0.2 }],
-    { duration: Math.min(600, pace * 0.6), easing: 'ease-in-out' }).finished.then(() => card.remove(), () => card.remove());
-}
-
-export function celebrate(seat) {
-  const box = seat === state.you ? $('me-sets') : document.querySelector(`#seats [data-seat="${seat}"] .seat-sets`);
-  if (!box) return;
-  box.classList.remove('new-set');
-  void box.offsetWidth;   // restart the animation
-  box.classList.add('new-set');
 }

@@ -1,9 +1,11 @@
 // The page's loop: what the server sends goes through the pacer into the
 // picture of the room (session.js), and each change is drawn in the next
 // frame. The rest has a module of its own: entering and leaving rooms
-// (navigation.js), what the page tells and shows of what happens
-// (announcements.js), and the screens' clicks and keys (start-screens.js,
-// room-screens.js).
+// (navigation.js), what the page tells of what happens (announcements.js)
+// and shows of it for the eyes (effects.js), and the clicks and keys of each
+// screen (home-screen.js, create-screen.js, invite-screen.js,
+// waiting-screen.js, table-screen.js, side-panel.js, over-screen.js,
+// top-bar.js).
 
 import { Connection } from './connection.js';
 import { Pacer } from './pacer.js';
@@ -14,11 +16,18 @@ import { placeChat, rememberFocus, renderChat, renderOver, renderWaiting, restor
 import { renderMe, renderSeats } from './table.js';
 import { el } from './dom.js';
 import { session, settings, savedName } from './session.js';
-import { addChat, addStory, celebrate, fly, onMove, tellRoomEvent } from './announcements.js';
+import { addChat, addStory, onMove, tellRoomEvent } from './announcements.js';
+import { celebrate, fly } from './effects.js';
 import { forgetRoom, onReady, pauseRoom, renderPause, resumeRoom, resync, roomPath, showGone,
   wireNavigation } from './navigation.js';
-import { wireStartScreens } from './start-screens.js';
-import { fetchTranscript, makeReplay, wireRoomScreens } from './room-screens.js';
+import { wireHome } from './home-screen.js';
+import { wireCreate } from './create-screen.js';
+import { wireInvite } from './invite-screen.js';
+import { wireWaiting } from './waiting-screen.js';
+import { wireTable } from './table-screen.js';
+import { wireSide } from './side-panel.js';
+import { fetchTranscript, makeReplay, wireOver } from './over-screen.js';
+import { wireTopBar } from './top-bar.js';
 
 const $ = (id) => document.getElementById(id);
 const { state, ui, alerts, announcer } = session;
@@ -248,29 +257,14 @@ function turnAlert(offer) {
 // Where focus was last (restoreFocus, screens.js).
 document.addEventListener('focusin', (e) => { session.focusInMain = $('main').contains(e.target) && e.target !== $('main'); });
 
-// ---------------------------------------------------------------- the top bar
-
-function wireTopBar() {
-  $('conn-retry').addEventListener('click', () => conn.reconnectNow());
-  $('settings-button').addEventListener('click', () => {
-    for (const r of document.querySelectorAll('input[name=verbosity]')) r.checked = r.value === settings.get('verbosity', 'brief');
-    for (const r of document.querySelectorAll('input[name=pace]')) r.checked = r.value === String(pacer.pace);
-    $('set-sound').checked = settings.get('sound', '0') === '1';
-    $('set-vibrate').checked = settings.get('vibrate', '1') === '1';
-    $('settings-dialog').showModal();
-  });
-  $('settings-dialog').addEventListener('change', (e) => {
-    const t = e.target;
-    if (t.name === 'verbosity') settings.set('verbosity', t.value);
-    if (t.name === 'pace') { settings.set('pace', t.value); pacer.pace = Number(t.value); }
-    if (t.id === 'set-sound') { settings.set('sound', t.checked ? '1' : '0'); if (t.checked) alerts.beep(); }
-    if (t.id === 'set-vibrate') settings.set('vibrate', t.checked ? '1' : '0');
-  });
-}
-
-wireStartScreens();
+wireHome();
+wireCreate();
+wireInvite();
 wireNavigation();
-wireRoomScreens();
+wireWaiting();
+wireTable();
+wireSide();
+wireOver();
 wireTopBar();
 $('name').value = savedName();
 history.replaceState(null, '', location.pathname);

@@ -1,11 +1,11 @@
 // What the page says while its room is paused (protocol/README.md,
 // room_paused): the server could not save the game and tries again, and
-// nothing can be played until room_resumed. Loaded when a room first pauses,
-// so it is not part of the first load.
+// nothing can be played until room_resumed. Imported when a room first
+// pauses (the built page's one bundle holds it already).
 
 const $ = (id) => document.getElementById(id);
 
-// The notice's look comes with it, to keep it out of the first load too:
+// The notice's look comes with it, to keep it out of style.css:
 // over the middle of the table (the pond and the last move) so that nothing
 // else moves, under the title of the other screens, and a pause sign.
 const style = document.createElement('style');

@@ -1,7 +1,8 @@
 // Drawing the screens other than the table from the room state, the chat,
 // the page's notes and questions to the person, and where focus goes when a
 // screen is redrawn. Nothing here talks to the server: buttons carry data-*
-// attributes that the screens' wiring handles (start-screens.js, room-screens.js).
+// attributes that each screen's wiring handles (home-screen.js and the other
+// *-screen.js, side-panel.js, top-bar.js).
 
 import { cardFace, rankPlural } from './cards.js';
 import { PRESET_LINES, presetTitle, rulesSummary, setsTitle, setsWord, tieBreakText } from './rules.js';

@@ -33,7 +33,7 @@ export class Session {
     this.hadTurn = false;
     this.hadAsk = false;
     this.focusInMain = false;
-    // Modules loaded when first needed, not part of the first load.
+    // Modules imported when first needed (in the built page, from its bundle).
     this.advanced = null;      // advanced.js, once the create screen has opened
     this.pauseView = null;     // pause.js, once a room has paused
     // The page's helpers. The pacer and the connection call into the other

@@ -3,7 +3,7 @@
 // values as the server has them; a refusal shown at its field), table rules
 // where mistakes really happen and are explained, the turn alert in the tab
 // title, and a running score across rematches.
-import { assert, clickAsk, createRoom, joinByCode, openPage, playToEnd, recordPage, sentOfType, waitFor, waitGame, waitScreen } from '../lib/harness.mjs';
+import { assert, clickAsk, createRoom, joinByCode, openPage, playToEnd, recordPage, routeSourceModules, sentOfType, waitFor, waitGame, waitScreen } from '../lib/harness.mjs';
 import { checkAxe } from '../lib/axe.mjs';
 
 export default async function ({ baseUrl, browser, log }) {
@@ -39,7 +39,8 @@ export default async function ({ baseUrl, browser, log }) {
   // ---- Advanced: the page's values of every preset are the server's.
   const eve = await openPage(browser, baseUrl);
   await eve.page.waitForSelector('#conn.online');
-  const presets = await eve.page.evaluate(async () => (await import('/js/advanced.js')).PRESET_RULES);
+  await routeSourceModules(eve.page);
+  const presets = await eve.page.evaluate(async () => (await import('/src/advanced.js')).PRESET_RULES);
   for (const [preset, rules] of Object.entries(presets)) {
     const seats = preset === 'authors' ? 3 : 2;
     const room = await eve.page.evaluate(async ({ preset: p, seats: n }) => {

@@ -14,7 +14,7 @@
 // Then the words of narrate.js and advanced.js, run in the page (issue 31,
 // item 9): possessives, a catch keeps the turn, no "You said" for an answer
 // the server gave, Authors has no pond, a kind word at the end, field labels.
-import { assert, online, openPage, recordPage, waitFor, waitScreen } from '../lib/harness.mjs';
+import { assert, online, openPage, recordPage, routeSourceModules, waitFor, waitScreen } from '../lib/harness.mjs';
 import { startServer } from '../lib/server.mjs';
 
 const CPS = 15;
@@ -101,9 +101,10 @@ export default async function ({ browser, serverPath, webRoot, log }) {
     assert(kay.errors.length === 0, `no page errors: ${kay.errors}`);
 
     // ---- The words, in the page's own modules.
+    await routeSourceModules(page);
     const words = await page.evaluate(async () => {
-      const n = await import('/js/narrate.js');
-      const a = await import('/js/advanced.js');
+      const n = await import('/src/narrate.js');
+      const a = await import('/src/advanced.js');
       const names = ['Kay', 'Bubbles', 'Ben'];
       const view = { you: 0, nameOf: (s) => names[s], rules: { set_size: 4, ask_for: 'rank' } };
       const authors = { ...view, rules: { set_size: 4, ask_for: 'card', deal_whole_pack: true } };

@@ -4,11 +4,24 @@
 
 import { chromium } from 'playwright-core';
 import { execSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const TIMEOUT = 30_000;
+
+// The page's modules as written (clients/web/js), for a test that calls their
+// functions in the page: the server serves one bundle, so this page (only)
+// gets each module under /src/NAME.js from the source tree, and relative
+// imports between them resolve there too: `await import('/src/narrate.js')`.
+const sourceModules = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'clients', 'web', 'js');
+export async function routeSourceModules(page) {
+  await page.route(/\/src\/[\w-]+\.js$/, (route) => route.fulfill({
+    contentType: 'text/javascript; charset=utf-8',
+    body: readFileSync(join(sourceModules, basename(new URL(route.request().url()).pathname))),
+  }));
+}
 
 export function chromiumPath() {
   return execSync('command -v chromium', { shell: '/bin/sh' }).toString().trim();

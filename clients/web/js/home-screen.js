@@ -1,0 +1,48 @@
+// The start page answers the person: play with the computer, make a room of
+// one's own (create-screen.js), join by code or from the list of rooms, or go
+// back to a game stepped away from.
+
+import { session, settings } from './session.js';
+import { enteredRoom, refreshLobby, startPage } from './navigation.js';
+import { act } from './room-actions.js';
+import { join, nameFrom } from './join-room.js';
+import { openCreate } from './create-screen.js';
+
+const $ = (id) => document.getElementById(id);
+const { ui } = session;
+
+// "Play with the computer": a table for three with two computer players, dealt at once.
+async function playWithComputer() {
+  const name = nameFrom('name');
+  const level = settings.get('level', 'medium');
+  ui.starting = true;
+  const reply = await session.conn.request({ type: 'create_room', name, seats: 3, rules: { preset: 'classic' },
+    bots: [{ seat: 1, level }, { seat: 2, level }], chat: 'phrases' });
+  if (reply.type === 'error') { ui.starting = false; $('home-error').textContent = reply.message; return; }
+  enteredRoom({ ...reply, as: 'player' }, name);
+  ui.starting = true;
+  const started = await act({ type: 'start' });
+  ui.starting = false;
+  if (started.type === 'error') session.queueRender();
+}
+
+export function wireHome() {
+  $('play-computer').addEventListener('click', playWithComputer);
+  $('computer-level').value = settings.get('level', 'medium');
+  $('computer-level').addEventListener('change', (e) => settings.set('level', e.target.value));
+  $('go-create').addEventListener('click', openCreate);
+  $('away-back').addEventListener('click', () => {
+    const code = settings.get('away', '');
+    if (!code) return;
+    history.pushState(null, '', `/r/${code}`);
+    startPage();
+  });
+  $('join-form').addEventListener('submit', (e) => { e.preventDefault(); join($('join-code').value, 'player', 'name', 'join-error'); });
+  $('watch-button').addEventListener('click', () => join($('join-code').value, 'spectator', 'name', 'join-error'));
+  $('lobby-list').addEventListener('click', (e) => {
+    const code = e.target.closest('[data-join]')?.dataset.join;
+    if (code) join(code, 'player', 'name', 'join-error');
+  });
+  // The list of rooms keeps itself up to date while the start page is shown.
+  setInterval(() => { if (document.body.dataset.screen === 'home' && !document.hidden) refreshLobby(); }, 5000);
+}
