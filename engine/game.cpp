@@ -12,13 +12,6 @@
 namespace gofish::engine {
 namespace {
 
-// Sets are stored as one byte: the rank in the low nibble, the outcome above.
-constexpr std::uint8_t pack_set(Rank rank, SetOutcome outcome) {
-  return static_cast<std::uint8_t>(rank | (static_cast<int>(outcome) << 4));
-}
-constexpr Rank set_rank(std::uint8_t packed) { return packed & 0xF; }
-constexpr SetOutcome set_outcome(std::uint8_t packed) { return static_cast<SetOutcome>(packed >> 4); }
-
 std::string seat_name(Seat seat) { return "seat " + std::to_string(seat); }
 
 // The `n` lowest cards of `cards` (the lowest suits, for one rank).
@@ -121,7 +114,7 @@ std::optional<Refusal> Game::apply(const Judgement& judgement) {
                    emit(Answered{d.seat, a.give});
                    if (penalty) {
                      // 001: failure to give up a card. Handed over all the same.
-                     barred_[d.seat] |= rank_bit(pending_rank_);
+                     bar_rank(d.seat, pending_rank_);
                      misses_next_ |= seat_bit(d.seat);
                      emit(Penalty{d.seat, PenaltyKind::kFalseGoFish, pending_rank_});
                    }
@@ -153,7 +146,7 @@ void Game::do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, s
   }
   if (penalty == PenaltyKind::kAskedOutOfTurn) {
     // 001: asking out of turn. The ask has no other effect.
-    barred_[seat] |= rank_bit(rank);
+    bar_rank(seat, rank);
     emit(Penalty{seat, PenaltyKind::kAskedOutOfTurn, rank});
     return;
   }
@@ -237,9 +230,20 @@ int Game::lay_sets(Seat seat, bool from_deal, SetOutcome outcome) {
 void Game::lay_set(Seat seat, Rank rank, CardSet cards, SetOutcome outcome, bool from_deal) {
   if (outcome == SetOutcome::kScores && (barred_[seat] & rank_bit(rank))) outcome = SetOutcome::kBarred;
   hands_[seat].remove(cards);
-  sets_[seat][set_count_[seat]++] = pack_set(rank, outcome);
+  const int index = set_count_[seat]++;
+  set_ranks_[seat][index] = static_cast<std::uint8_t>(rank);
+  if (outcome == SetOutcome::kScores) scoring_[seat] |= 1U << index;
+  if (outcome == SetOutcome::kNotShown) unshown_[seat] |= 1U << index;
   ++sets_down_;
   emit(SetLaid{seat, rank, cards, outcome, from_deal});
+}
+
+// 001: no set of `rank` ever scores for `seat`, those laid before included.
+void Game::bar_rank(Seat seat, Rank rank) {
+  barred_[seat] |= rank_bit(rank);
+  for (int i = 0; i < set_count_[seat]; ++i) {
+    if (set_ranks_[seat][i] == rank) scoring_[seat] &= ~(1U << i);
+  }
 }
 
 void Game::forfeit_undeclared(Seat seat) {
@@ -355,11 +359,7 @@ bool Game::check_end() {
   return false;
 }
 
-int Game::score(Seat seat) const {
-  int score = 0;
-  for (int i = 0; i < set_count_[seat]; ++i) score += laid_set(seat, i).outcome == SetOutcome::kScores ? 1 : 0;
-  return score;
-}
+int Game::score(Seat seat) const { return bit_count(scoring_[seat]); }
 
 void Game::finish(EndReason reason) {
   phase_ = Phase::kOver;
@@ -395,23 +395,17 @@ void Game::finish(EndReason reason) {
 // ---------------------------------------------------------------- public facts
 
 Game::LaidSet Game::laid_set(Seat seat, int index) const {
-  const std::uint8_t packed = sets_[seat][index];
-  SetOutcome outcome = set_outcome(packed);
-  // A later penalty bars sets of its rank laid before it too.
-  if (outcome == SetOutcome::kScores && (barred_[seat] & rank_bit(set_rank(packed)))) outcome = SetOutcome::kBarred;
-  return LaidSet{set_rank(packed), outcome};
+  const std::uint32_t bit = 1U << index;
+  const SetOutcome outcome = (scoring_[seat] & bit)    ? SetOutcome::kScores
+                             : (unshown_[seat] & bit) ? SetOutcome::kNotShown
+                                                      : SetOutcome::kBarred;
+  return LaidSet{set_ranks_[seat][index], outcome};
 }
 
 std::vector<Game::LaidSet> Game::sets(Seat seat) const {
   std::vector<LaidSet> out;
   for (int i = 0; i < set_count_[seat]; ++i) out.push_back(laid_set(seat, i));
   return out;
-}
-
-std::optional<Game::PendingAsk> Game::pending_ask() const {
-  if (phase_ != Phase::kAnswer) return std::nullopt;
-  return PendingAsk{turn_, pending_target_, pending_rank_,
-                    pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt};
 }
 
 std::string to_string(const Decision& d) {

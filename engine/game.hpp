@@ -93,7 +93,11 @@ class Game {
   std::uint8_t winners() const { return winners_; }
   // Table rules: the ask awaiting an answer.
   using PendingAsk = engine::PendingAsk;
-  std::optional<PendingAsk> pending_ask() const;
+  std::optional<PendingAsk> pending_ask() const {
+    if (phase_ != Phase::kAnswer) return std::nullopt;
+    return PendingAsk{turn_, pending_target_, pending_rank_,
+                      pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt};
+  }
 
  private:
   friend struct GameInspector;  // tests only (engine/testing.hpp)
@@ -116,6 +120,7 @@ class Game {
   int lay_sets(Seat seat, bool from_deal, SetOutcome outcome = SetOutcome::kScores);
   void lay_set(Seat seat, Rank rank, CardSet cards, SetOutcome outcome, bool from_deal);
   void forfeit_undeclared(Seat seat);
+  void bar_rank(Seat seat, Rank rank);
   Card draw(Seat seat, DrawCause cause);
   void mark_out_if_empty(Seat seat);
   void go_out(Seat seat);
@@ -141,8 +146,14 @@ class Game {
   std::array<CardSet, kMaxSeats> hands_{};
   std::array<SeatStatus, kMaxSeats> status_{};
   std::uint8_t out_ = 0;  // bit per seat whose status is kOut
-  // Sets laid by each seat, in order, as (rank, outcome) packed in a byte.
-  std::array<std::array<std::uint8_t, kDeckSize / 2>, kMaxSeats> sets_{};
+  // Sets laid by each seat: their ranks in the order laid, and as masks over
+  // that order (bit i: the seat's i-th set) the ones that score and the ones
+  // not shown in time (table rules). A set that does neither is barred: its
+  // rank is in barred_ (a rank once barred stays barred). Kept in the form a
+  // View wants, so view_of copies them instead of decoding every set.
+  std::array<std::array<std::uint8_t, kDeckSize / 2>, kMaxSeats> set_ranks_{};
+  std::array<std::uint32_t, kMaxSeats> scoring_{};
+  std::array<std::uint32_t, kMaxSeats> unshown_{};
   std::array<std::uint8_t, kMaxSeats> set_count_{};
   std::array<std::uint16_t, kMaxSeats> barred_{};
   std::uint8_t misses_next_ = 0;

@@ -103,7 +103,7 @@ struct GameInspector {
   static bool same_state(const Game& a, const Game& b) {
     if (!(a.rules_ == b.rules_ && a.players_ == b.players_ && a.dealer_ == b.dealer_ && a.first_ == b.first_ &&
           a.deck_ == b.deck_ && a.next_card_ == b.next_card_ && a.hands_ == b.hands_ && a.status_ == b.status_ && a.out_ == b.out_ &&
-          a.sets_ == b.sets_ && a.set_count_ == b.set_count_ && a.barred_ == b.barred_ &&
+          a.set_ranks_ == b.set_ranks_ && a.scoring_ == b.scoring_ && a.unshown_ == b.unshown_ && a.set_count_ == b.set_count_ && a.barred_ == b.barred_ &&
           a.misses_next_ == b.misses_next_ && a.sets_down_ == b.sets_down_ && a.phase_ == b.phase_ &&
           a.turn_ == b.turn_ && a.pending_target_ == b.pending_target_ && a.pending_rank_ == b.pending_rank_ &&
           a.pending_is_card_ == b.pending_is_card_ && a.pending_card_ == b.pending_card_ &&
@@ -129,7 +129,8 @@ struct GameInspector {
       out += "\nseat " + std::to_string(s) + ": hand=[" + to_string(g.hands_[i]) +
              "] status=" + std::to_string(static_cast<int>(g.status_[i])) +
              " barred=" + std::to_string(g.barred_[i]) + " sets=";
-      for (std::size_t k = 0; k < g.sets_[i].size(); ++k) out += std::to_string(g.sets_[i][k]) + ",";
+      for (std::size_t k = 0; k < g.set_ranks_[i].size(); ++k) out += std::to_string(g.set_ranks_[i][k]) + ",";
+      out += " scoring=" + std::to_string(g.scoring_[i]) + " unshown=" + std::to_string(g.unshown_[i]);
       out += " set_count=" + std::to_string(g.set_count_[i]);
     }
     out += "\nout=" + std::to_string(g.out_) + " misses_next=" + std::to_string(g.misses_next_) + " sets_down=" + std::to_string(g.sets_down_) +
