@@ -45,6 +45,7 @@ std::variant<Game, ConfigError> Game::start(const Rules& rules, int players, con
   game.first_ = first;
   game.deck_ = deck;
   game.turn_ = first;
+  game.in_play_ = static_cast<std::uint8_t>((1U << players) - 1U);
   game.decisions_.reserve(128);
   game.events_.reserve(32);
   game.deal();
@@ -71,15 +72,11 @@ void Game::deal() {
 
 // ---------------------------------------------------------------- validation
 
-std::uint8_t Game::in_play() const { return static_cast<std::uint8_t>(((1U << players_) - 1U) & ~unsigned{out_}); }
-
 void Game::go_out(Seat seat) {
   status_[seat] = SeatStatus::kOut;
-  out_ |= seat_bit(seat);
+  in_play_ &= static_cast<std::uint8_t>(~seat_bit(seat));
   emit(WentOut{seat});
 }
-
-LegalityFacts Game::legality_facts() const { return LegalityFacts{players_, phase_, turn_, pending_ask(), in_play()}; }
 
 LegalDecisions Game::legal(Seat seat) const {
   const CardSet hand = seat >= 0 && seat < players_ ? hands_[seat] : CardSet{};
@@ -174,7 +171,7 @@ void Game::resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> ca
     hands_[target].remove(moved);
     hands_[seat].add(moved);
     emit(Gave{target, seat, moved});
-    if (!rules_.table_rules) lay_sets(seat, false);
+    if (!rules_.table_rules) lay_sets_of(seat, rank);
     mark_out_if_empty(target);
     mark_out_if_empty(seat);
     if (check_end()) return;
@@ -191,7 +188,7 @@ void Game::resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> ca
     // under bicycle rules it is just a fish and stays private (R22).
     if (lucky && rules_.lucky_draw == LuckyDrawRule::kAskAgain) emit(LuckyDraw{seat, drawn});
     const bool completes_set = hands_[seat].count(drawn.rank()) >= rules_.set_size;
-    if (!rules_.table_rules) lay_sets(seat, false);
+    if (!rules_.table_rules) lay_sets_of(seat, drawn.rank());
     mark_out_if_empty(seat);
     if (check_end()) return;
     again = (lucky && rules_.lucky_draw == LuckyDrawRule::kAskAgain) || (completes_set && rules_.play_again_after_set);
@@ -225,6 +222,15 @@ int Game::lay_sets(Seat seat, bool from_deal, SetOutcome outcome) {
     }
   }
   return laid;
+}
+
+// Strict rules lay every whole set the moment its last card arrives (the
+// deal's sets before the first ask), so a hand never keeps one: after cards
+// of `rank` arrive, only that rank can need laying. Pairs can lay two.
+void Game::lay_sets_of(Seat seat, Rank rank) {
+  while (hands_[seat].count(rank) >= rules_.set_size) {
+    lay_set(seat, rank, lowest_cards(hands_[seat].cards_of(rank), rules_.set_size), SetOutcome::kScores, false);
+  }
 }
 
 void Game::lay_set(Seat seat, Rank rank, CardSet cards, SetOutcome outcome, bool from_deal) {
@@ -269,8 +275,8 @@ Game::EmptyHandTurn Game::empty_hand_turn(Seat seat) {
     case EmptyHand::kDrawElseSitOut:
     case EmptyHand::kDrawElseOut:
       if (stock_size() > 0) {
-        draw(seat, DrawCause::kEmptyHand);
-        if (!rules_.table_rules) lay_sets(seat, false);
+        const Card drawn = draw(seat, DrawCause::kEmptyHand);
+        if (!rules_.table_rules) lay_sets_of(seat, drawn.rank());
         if (check_end()) return EmptyHandTurn::kEnded;
         if (hands_[seat].empty()) return EmptyHandTurn::kSkipped;
         return EmptyHandTurn::kPlays;

@@ -110,14 +110,15 @@ class Game {
   int set_count(Seat seat) const { return set_count_[seat]; }
 
   // what the judge is told (engine/legality.hpp)
-  LegalityFacts legality_facts() const;
-  std::uint8_t in_play() const;
+  LegalityFacts legality_facts() const { return LegalityFacts{players_, phase_, turn_, pending_ask(), in_play_}; }
+  std::uint8_t in_play() const { return in_play_; }
 
   // mutation
   void deal();
   void do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, std::optional<PenaltyKind> penalty);
   void resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, bool has_cards);
   int lay_sets(Seat seat, bool from_deal, SetOutcome outcome = SetOutcome::kScores);
+  void lay_sets_of(Seat seat, Rank rank);
   void lay_set(Seat seat, Rank rank, CardSet cards, SetOutcome outcome, bool from_deal);
   void forfeit_undeclared(Seat seat);
   void bar_rank(Seat seat, Rank rank);
@@ -145,7 +146,7 @@ class Game {
   int next_card_ = 0;  // index in deck_ of the top of the stock
   std::array<CardSet, kMaxSeats> hands_{};
   std::array<SeatStatus, kMaxSeats> status_{};
-  std::uint8_t out_ = 0;  // bit per seat whose status is kOut
+  std::uint8_t in_play_ = 0;  // bit per seat at the table whose status is not kOut
   // Sets laid by each seat: their ranks in the order laid, and as masks over
   // that order (bit i: the seat's i-th set) the ones that score and the ones
   // not shown in time (table rules). A set that does neither is barred: its

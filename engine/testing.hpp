@@ -102,7 +102,7 @@ struct GameInspector {
   // Every member, compared. A member added to Game must be added here too.
   static bool same_state(const Game& a, const Game& b) {
     if (!(a.rules_ == b.rules_ && a.players_ == b.players_ && a.dealer_ == b.dealer_ && a.first_ == b.first_ &&
-          a.deck_ == b.deck_ && a.next_card_ == b.next_card_ && a.hands_ == b.hands_ && a.status_ == b.status_ && a.out_ == b.out_ &&
+          a.deck_ == b.deck_ && a.next_card_ == b.next_card_ && a.hands_ == b.hands_ && a.status_ == b.status_ && a.in_play_ == b.in_play_ &&
           a.set_ranks_ == b.set_ranks_ && a.scoring_ == b.scoring_ && a.unshown_ == b.unshown_ && a.set_count_ == b.set_count_ && a.barred_ == b.barred_ &&
           a.misses_next_ == b.misses_next_ && a.sets_down_ == b.sets_down_ && a.phase_ == b.phase_ &&
           a.turn_ == b.turn_ && a.pending_target_ == b.pending_target_ && a.pending_rank_ == b.pending_rank_ &&
@@ -133,7 +133,7 @@ struct GameInspector {
       out += " scoring=" + std::to_string(g.scoring_[i]) + " unshown=" + std::to_string(g.unshown_[i]);
       out += " set_count=" + std::to_string(g.set_count_[i]);
     }
-    out += "\nout=" + std::to_string(g.out_) + " misses_next=" + std::to_string(g.misses_next_) + " sets_down=" + std::to_string(g.sets_down_) +
+    out += "\nin_play=" + std::to_string(g.in_play_) + " misses_next=" + std::to_string(g.misses_next_) + " sets_down=" + std::to_string(g.sets_down_) +
            " phase=" + std::to_string(static_cast<int>(g.phase_)) + " turn=" + std::to_string(g.turn_) +
            " pending_target=" + std::to_string(g.pending_target_) + " pending_rank=" + std::to_string(g.pending_rank_) +
            " pending_is_card=" + std::to_string(g.pending_is_card_) + " pending_card=" + to_string(g.pending_card_) +
