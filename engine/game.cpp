@@ -238,7 +238,10 @@ void Game::lay_set(Seat seat, Rank rank, CardSet cards, SetOutcome outcome, bool
   hands_[seat].remove(cards);
   const int index = set_count_[seat]++;
   set_ranks_[seat][index] = static_cast<std::uint8_t>(rank);
-  if (outcome == SetOutcome::kScores) scoring_[seat] |= 1U << index;
+  if (outcome == SetOutcome::kScores) {
+    scoring_[seat] |= 1U << index;
+    ++score_[seat];
+  }
   if (outcome == SetOutcome::kNotShown) unshown_[seat] |= 1U << index;
   ++sets_down_;
   emit(SetLaid{seat, rank, cards, outcome, from_deal});
@@ -250,6 +253,7 @@ void Game::bar_rank(Seat seat, Rank rank) {
   for (int i = 0; i < set_count_[seat]; ++i) {
     if (set_ranks_[seat][i] == rank) scoring_[seat] &= ~(1U << i);
   }
+  score_[seat] = static_cast<std::uint8_t>(bit_count(scoring_[seat]));
 }
 
 void Game::forfeit_undeclared(Seat seat) {
@@ -365,7 +369,7 @@ bool Game::check_end() {
   return false;
 }
 
-int Game::score(Seat seat) const { return bit_count(scoring_[seat]); }
+int Game::score(Seat seat) const { return score_[seat]; }
 
 void Game::finish(EndReason reason) {
   phase_ = Phase::kOver;

@@ -154,6 +154,7 @@ class Game {
   // View wants, so view_of copies them instead of decoding every set.
   std::array<std::array<std::uint8_t, kDeckSize / 2>, kMaxSeats> set_ranks_{};
   std::array<std::uint32_t, kMaxSeats> scoring_{};
+  std::array<std::uint8_t, kMaxSeats> score_{};  // the bits set in scoring_
   std::array<std::uint32_t, kMaxSeats> unshown_{};
   std::array<std::uint8_t, kMaxSeats> set_count_{};
   std::array<std::uint16_t, kMaxSeats> barred_{};

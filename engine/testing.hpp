@@ -103,7 +103,7 @@ struct GameInspector {
   static bool same_state(const Game& a, const Game& b) {
     if (!(a.rules_ == b.rules_ && a.players_ == b.players_ && a.dealer_ == b.dealer_ && a.first_ == b.first_ &&
           a.deck_ == b.deck_ && a.next_card_ == b.next_card_ && a.hands_ == b.hands_ && a.status_ == b.status_ && a.in_play_ == b.in_play_ &&
-          a.set_ranks_ == b.set_ranks_ && a.scoring_ == b.scoring_ && a.unshown_ == b.unshown_ && a.set_count_ == b.set_count_ && a.barred_ == b.barred_ &&
+          a.set_ranks_ == b.set_ranks_ && a.scoring_ == b.scoring_ && a.score_ == b.score_ && a.unshown_ == b.unshown_ && a.set_count_ == b.set_count_ && a.barred_ == b.barred_ &&
           a.misses_next_ == b.misses_next_ && a.sets_down_ == b.sets_down_ && a.phase_ == b.phase_ &&
           a.turn_ == b.turn_ && a.pending_target_ == b.pending_target_ && a.pending_rank_ == b.pending_rank_ &&
           a.pending_is_card_ == b.pending_is_card_ && a.pending_card_ == b.pending_card_ &&
@@ -130,7 +130,7 @@ struct GameInspector {
              "] status=" + std::to_string(static_cast<int>(g.status_[i])) +
              " barred=" + std::to_string(g.barred_[i]) + " sets=";
       for (std::size_t k = 0; k < g.set_ranks_[i].size(); ++k) out += std::to_string(g.set_ranks_[i][k]) + ",";
-      out += " scoring=" + std::to_string(g.scoring_[i]) + " unshown=" + std::to_string(g.unshown_[i]);
+      out += " scoring=" + std::to_string(g.scoring_[i]) + " score=" + std::to_string(g.score_[i]) + " unshown=" + std::to_string(g.unshown_[i]);
       out += " set_count=" + std::to_string(g.set_count_[i]);
     }
     out += "\nin_play=" + std::to_string(g.in_play_) + " misses_next=" + std::to_string(g.misses_next_) + " sets_down=" + std::to_string(g.sets_down_) +

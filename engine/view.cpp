@@ -53,7 +53,7 @@ View view_of(const Game& game, Viewer viewer) {
     seat.set_count = game.set_count_[s];
     seat.set_ranks = game.set_ranks_[s];
     seat.set_scores = game.scoring_[s];
-    seat.score = bit_count(game.scoring_[s]);
+    seat.score = game.score_[s];
   }
   view.stock_size = game.stock_size();
   view.phase = game.phase();
