@@ -41,11 +41,12 @@ std::variant<Game, ConfigError> Game::start(const Rules& rules, int players, con
   Game game;
   game.rules_ = rules;
   game.players_ = players;
+  game.facts_.players = players;
   game.dealer_ = dealer;
   game.first_ = first;
   game.deck_ = deck;
-  game.turn_ = first;
-  game.in_play_ = static_cast<std::uint8_t>((1U << players) - 1U);
+  game.facts_.turn = first;
+  game.facts_.in_play = static_cast<std::uint8_t>((1U << players) - 1U);
   game.decisions_.reserve(128);
   game.events_.reserve(32);
   game.deal();
@@ -74,7 +75,7 @@ void Game::deal() {
 
 void Game::go_out(Seat seat) {
   status_[seat] = SeatStatus::kOut;
-  in_play_ &= static_cast<std::uint8_t>(~seat_bit(seat));
+  facts_.in_play &= static_cast<std::uint8_t>(~seat_bit(seat));
   emit(WentOut{seat});
 }
 
@@ -103,20 +104,20 @@ std::optional<Refusal> Game::apply(const Judgement& judgement) {
                  [&](const AskRank& a) { do_ask(d.seat, a.target, a.rank, std::nullopt, penalty); },
                  [&](const AskCard& a) { do_ask(d.seat, a.target, a.card.rank(), a.card, penalty); },
                  [&](const Answer& a) {
-                   const Seat asker = turn_;
-                   const std::optional<Card> card =
-                       pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt;
+                   const Seat asker = facts_.turn;
+                   const PendingAsk pending = *facts_.pending;
                    // A proper answer is the truth; a penalised one is a false "Go fish".
                    const bool has = a.give || penalty.has_value();
                    emit(Answered{d.seat, a.give});
                    if (penalty) {
                      // 001: failure to give up a card. Handed over all the same.
-                     bar_rank(d.seat, pending_rank_);
+                     bar_rank(d.seat, pending.rank);
                      misses_next_ |= seat_bit(d.seat);
-                     emit(Penalty{d.seat, PenaltyKind::kFalseGoFish, pending_rank_});
+                     emit(Penalty{d.seat, PenaltyKind::kFalseGoFish, pending.rank});
                    }
-                   phase_ = Phase::kAsk;
-                   resolve_ask(asker, d.seat, pending_rank_, card, has);
+                   facts_.phase = Phase::kAsk;
+                   facts_.pending.reset();
+                   resolve_ask(asker, d.seat, pending.rank, pending.card, has);
                  },
                  [&](const Declare& a) {
                    lay_set(d.seat, a.rank, lowest_cards(hands_[d.seat].cards_of(a.rank), rules_.set_size),
@@ -151,11 +152,8 @@ void Game::do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, s
     misses_next_ |= seat_bit(seat);
     emit(Penalty{seat, PenaltyKind::kIllegalCall, rank});
   }
-  phase_ = Phase::kAnswer;
-  pending_target_ = target;
-  pending_rank_ = rank;
-  pending_is_card_ = card.has_value();
-  pending_card_ = card.value_or(Card{});
+  facts_.phase = Phase::kAnswer;
+  facts_.pending = PendingAsk{seat, target, rank, card};
 }
 
 void Game::resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, bool has_cards) {
@@ -303,8 +301,8 @@ Game::EmptyHandTurn Game::empty_hand_turn(Seat seat) {
 bool Game::take_turn(Seat from, Seat seat) {
   if (status_[seat] != SeatStatus::kIn) return false;
   if (from != seat) emit(TurnPassed{from, seat});
-  turn_ = seat;
-  phase_ = Phase::kAsk;
+  facts_.turn = seat;
+  facts_.phase = Phase::kAsk;
   if (hands_[seat].empty()) {
     if (empty_hand_turn(seat) != EmptyHandTurn::kPlays) return false;
   }
@@ -347,7 +345,7 @@ void Game::pass_turn(Seat from, Seat candidate) {
 // ---------------------------------------------------------------- the end
 
 bool Game::check_end() {
-  if (phase_ == Phase::kOver) return true;
+  if (facts_.phase == Phase::kOver) return true;
   // sets_down_ == total_sets(rules_), without a call and a division: a valid
   // set size divides the 52 cards.
   if (sets_down_ * rules_.set_size == kDeckSize) {
@@ -372,7 +370,7 @@ bool Game::check_end() {
 int Game::score(Seat seat) const { return score_[seat]; }
 
 void Game::finish(EndReason reason) {
-  phase_ = Phase::kOver;
+  facts_.phase = Phase::kOver;
   end_reason_ = reason;
   std::array<int, kMaxSeats> scores{};
   int best = -1;

@@ -67,12 +67,12 @@ class Game {
   int players() const { return players_; }
   Seat dealer() const { return dealer_; }
   Seat first() const { return first_; }
-  Phase phase() const { return phase_; }
-  bool over() const { return phase_ == Phase::kOver; }
+  Phase phase() const { return facts_.phase; }
+  bool over() const { return facts_.phase == Phase::kOver; }
   // The seat whose decision is awaited (under table rules, the asked seat
   // while an answer is due).
-  Seat to_act() const { return phase_ == Phase::kAnswer ? pending_target_ : turn_; }
-  Seat turn() const { return turn_; }
+  Seat to_act() const { return facts_.phase == Phase::kAnswer ? facts_.pending->target : facts_.turn; }
+  Seat turn() const { return facts_.turn; }
   const std::vector<Decision>& decisions() const { return decisions_; }
 
   // Public facts, safe for anyone.
@@ -93,11 +93,7 @@ class Game {
   std::uint8_t winners() const { return winners_; }
   // Table rules: the ask awaiting an answer.
   using PendingAsk = engine::PendingAsk;
-  std::optional<PendingAsk> pending_ask() const {
-    if (phase_ != Phase::kAnswer) return std::nullopt;
-    return PendingAsk{turn_, pending_target_, pending_rank_,
-                      pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt};
-  }
+  const std::optional<PendingAsk>& pending_ask() const { return facts_.pending; }
 
  private:
   friend struct GameInspector;  // tests only (engine/testing.hpp)
@@ -110,8 +106,8 @@ class Game {
   int set_count(Seat seat) const { return set_count_[seat]; }
 
   // what the judge is told (engine/legality.hpp)
-  LegalityFacts legality_facts() const { return LegalityFacts{players_, phase_, turn_, pending_ask(), in_play_}; }
-  std::uint8_t in_play() const { return in_play_; }
+  const LegalityFacts& legality_facts() const { return facts_; }
+  std::uint8_t in_play() const { return facts_.in_play; }
 
   // mutation
   void deal();
@@ -146,7 +142,6 @@ class Game {
   int next_card_ = 0;  // index in deck_ of the top of the stock
   std::array<CardSet, kMaxSeats> hands_{};
   std::array<SeatStatus, kMaxSeats> status_{};
-  std::uint8_t in_play_ = 0;  // bit per seat at the table whose status is not kOut
   // Sets laid by each seat: their ranks in the order laid, and as masks over
   // that order (bit i: the seat's i-th set) the ones that score and the ones
   // not shown in time (table rules). A set that does neither is barred: its
@@ -160,13 +155,11 @@ class Game {
   std::array<std::uint16_t, kMaxSeats> barred_{};
   std::uint8_t misses_next_ = 0;
   int sets_down_ = 0;
-  Phase phase_ = Phase::kAsk;
-  Seat turn_ = 0;
-  // table rules: the ask awaiting an answer
-  Seat pending_target_ = 0;
-  Rank pending_rank_ = 0;
-  bool pending_is_card_ = false;
-  Card pending_card_;
+  // What the judge is told: the seat count, the phase, whose turn it is, the
+  // ask awaiting an answer (table rules) and the seats in play (every seat at
+  // the table whose status is not kOut). Kept in the judge's own form, so
+  // judging and listing pass it as it is.
+  LegalityFacts facts_;
   std::optional<EndReason> end_reason_;
   std::uint8_t winners_ = 0;
   std::vector<Decision> decisions_;
