@@ -79,19 +79,6 @@ void Game::go_out(Seat seat) {
   emit(WentOut{seat});
 }
 
-LegalDecisions Game::legal(Seat seat) const {
-  const CardSet hand = seat >= 0 && seat < players_ ? hands_[seat] : CardSet{};
-  return legal_decisions(rules_, legality_facts(), seat, hand);
-}
-
-Judgement Game::judge(const Decision& d) const {
-  const CardSet hand = d.seat >= 0 && d.seat < players_ ? hands_[d.seat] : CardSet{};
-  Judgement judgement = engine::judge(rules_, legality_facts(), hand, d);
-  judgement.game_ = this;
-  judgement.state_ = decisions_.size();
-  return judgement;
-}
-
 // ---------------------------------------------------------------- apply
 
 std::optional<Refusal> Game::apply(const Judgement& judgement) {

@@ -51,7 +51,13 @@ class Game {
                                                  Seat first);
 
   // The judge's answer for `decision` in this state (engine/legality.hpp).
-  Judgement judge(const Decision& decision) const;
+  // judge and legal are inline: they are on every decision's path.
+  Judgement judge(const Decision& decision) const {
+    Judgement judgement = engine::judge(rules_, facts_, hand_of(decision.seat), decision);
+    judgement.game_ = this;
+    judgement.state_ = decisions_.size();
+    return judgement;
+  }
   // Applies a judged decision; a refused one returns its refusal and changes
   // nothing. A judgement of another state (another game, or this one before
   // a later decision) is judged again, never trusted. On success the
@@ -61,7 +67,7 @@ class Game {
   std::optional<Refusal> apply(const Decision& decision) { return apply(judge(decision)); }
   const std::vector<Event>& last_events() const { return events_; }
 
-  LegalDecisions legal(Seat seat) const;
+  LegalDecisions legal(Seat seat) const { return legal_decisions(rules_, facts_, seat, hand_of(seat)); }
 
   const Rules& rules() const { return rules_; }
   int players() const { return players_; }
@@ -107,6 +113,8 @@ class Game {
 
   // what the judge is told (engine/legality.hpp)
   const LegalityFacts& legality_facts() const { return facts_; }
+  // The seat's hand; empty for a seat not at the table.
+  CardSet hand_of(Seat seat) const { return seat >= 0 && seat < players_ ? hands_[seat] : CardSet{}; }
   std::uint8_t in_play() const { return facts_.in_play; }
 
   // mutation
