@@ -81,7 +81,7 @@ void EventView::apply(const Event& event) {
         } else if constexpr (std::is_same_v<E, SetLaid>) {
           remove_cards(e.seat, e.cards);
           SeatView& owner = seat(e.seat);
-          owner.set_ranks[static_cast<std::size_t>(owner.set_count)] = e.rank;
+          owner.set_ranks[static_cast<std::size_t>(owner.set_count)] = static_cast<std::uint8_t>(e.rank);
           if (e.outcome == SetOutcome::kScores) {
             owner.set_scores |= 1U << owner.set_count;
             ++owner.score;

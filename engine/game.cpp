@@ -12,13 +12,6 @@
 namespace gofish::engine {
 namespace {
 
-// Sets are stored as one byte: the rank in the low nibble, the outcome above.
-constexpr std::uint8_t pack_set(Rank rank, SetOutcome outcome) {
-  return static_cast<std::uint8_t>(rank | (static_cast<int>(outcome) << 4));
-}
-constexpr Rank set_rank(std::uint8_t packed) { return packed & 0xF; }
-constexpr SetOutcome set_outcome(std::uint8_t packed) { return static_cast<SetOutcome>(packed >> 4); }
-
 std::string seat_name(Seat seat) { return "seat " + std::to_string(seat); }
 
 // The `n` lowest cards of `cards` (the lowest suits, for one rank).
@@ -48,10 +41,12 @@ std::variant<Game, ConfigError> Game::start(const Rules& rules, int players, con
   Game game;
   game.rules_ = rules;
   game.players_ = players;
+  game.facts_.players = players;
   game.dealer_ = dealer;
   game.first_ = first;
   game.deck_ = deck;
-  game.turn_ = first;
+  game.facts_.turn = first;
+  game.facts_.in_play = static_cast<std::uint8_t>((1U << players) - 1U);
   game.decisions_.reserve(128);
   game.events_.reserve(32);
   game.deal();
@@ -78,32 +73,14 @@ void Game::deal() {
 
 // ---------------------------------------------------------------- validation
 
-std::uint8_t Game::in_play() const { return static_cast<std::uint8_t>(((1U << players_) - 1U) & ~unsigned{out_}); }
-
 void Game::go_out(Seat seat) {
   status_[seat] = SeatStatus::kOut;
-  out_ |= seat_bit(seat);
+  facts_.in_play &= static_cast<std::uint8_t>(~seat_bit(seat));
   emit(WentOut{seat});
 }
 
-LegalityFacts Game::legality_facts() const { return LegalityFacts{players_, phase_, turn_, pending_ask(), in_play()}; }
-
-LegalDecisions Game::legal(Seat seat) const {
-  const CardSet hand = seat >= 0 && seat < players_ ? hands_[seat] : CardSet{};
-  return legal_decisions(rules_, legality_facts(), seat, hand);
-}
-
 ImproperDecisions Game::improper(Seat seat) const {
-  const CardSet hand = seat >= 0 && seat < players_ ? hands_[seat] : CardSet{};
-  return improper_decisions(rules_, legality_facts(), seat, hand);
-}
-
-Judgement Game::judge(const Decision& d) const {
-  const CardSet hand = d.seat >= 0 && d.seat < players_ ? hands_[d.seat] : CardSet{};
-  Judgement judgement = engine::judge(rules_, legality_facts(), hand, d);
-  judgement.game_ = this;
-  judgement.state_ = decisions_.size();
-  return judgement;
+  return improper_decisions(rules_, facts_, seat, hand_of(seat));
 }
 
 // ---------------------------------------------------------------- apply
@@ -118,20 +95,20 @@ std::optional<Refusal> Game::apply(const Judgement& judgement) {
                  [&](const AskRank& a) { do_ask(d.seat, a.target, a.rank, std::nullopt, penalty); },
                  [&](const AskCard& a) { do_ask(d.seat, a.target, a.card.rank(), a.card, penalty); },
                  [&](const Answer& a) {
-                   const Seat asker = turn_;
-                   const std::optional<Card> card =
-                       pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt;
+                   const Seat asker = facts_.turn;
+                   const PendingAsk pending = *facts_.pending;
                    // A proper answer is the truth; a penalised one is a false "Go fish".
                    const bool has = a.give || penalty.has_value();
                    emit(Answered{d.seat, a.give});
                    if (penalty) {
                      // 001: failure to give up a card. Handed over all the same.
-                     barred_[d.seat] |= rank_bit(pending_rank_);
+                     bar_rank(d.seat, pending.rank);
                      misses_next_ |= seat_bit(d.seat);
-                     emit(Penalty{d.seat, PenaltyKind::kFalseGoFish, pending_rank_});
+                     emit(Penalty{d.seat, PenaltyKind::kFalseGoFish, pending.rank});
                    }
-                   phase_ = Phase::kAsk;
-                   resolve_ask(asker, d.seat, pending_rank_, card, has);
+                   facts_.phase = Phase::kAsk;
+                   facts_.pending.reset();
+                   resolve_ask(asker, d.seat, pending.rank, pending.card, has);
                  },
                  [&](const Declare& a) {
                    lay_set(d.seat, a.rank, lowest_cards(hands_[d.seat].cards_of(a.rank), rules_.set_size),
@@ -158,7 +135,7 @@ void Game::do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, s
   }
   if (penalty == PenaltyKind::kAskedOutOfTurn) {
     // 001: asking out of turn. The ask has no other effect.
-    barred_[seat] |= rank_bit(rank);
+    bar_rank(seat, rank);
     emit(Penalty{seat, PenaltyKind::kAskedOutOfTurn, rank});
     return;
   }
@@ -166,11 +143,8 @@ void Game::do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, s
     misses_next_ |= seat_bit(seat);
     emit(Penalty{seat, PenaltyKind::kIllegalCall, rank});
   }
-  phase_ = Phase::kAnswer;
-  pending_target_ = target;
-  pending_rank_ = rank;
-  pending_is_card_ = card.has_value();
-  pending_card_ = card.value_or(Card{});
+  facts_.phase = Phase::kAnswer;
+  facts_.pending = PendingAsk{seat, target, rank, card};
 }
 
 void Game::resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, bool has_cards) {
@@ -186,7 +160,7 @@ void Game::resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> ca
     hands_[target].remove(moved);
     hands_[seat].add(moved);
     emit(Gave{target, seat, moved});
-    if (!rules_.table_rules) lay_sets(seat, false);
+    if (!rules_.table_rules) lay_sets_of(seat, rank);
     mark_out_if_empty(target);
     mark_out_if_empty(seat);
     if (check_end()) return;
@@ -203,7 +177,7 @@ void Game::resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> ca
     // under bicycle rules it is just a fish and stays private (R22).
     if (lucky && rules_.lucky_draw == LuckyDrawRule::kAskAgain) emit(LuckyDraw{seat, drawn});
     const bool completes_set = hands_[seat].count(drawn.rank()) >= rules_.set_size;
-    if (!rules_.table_rules) lay_sets(seat, false);
+    if (!rules_.table_rules) lay_sets_of(seat, drawn.rank());
     mark_out_if_empty(seat);
     if (check_end()) return;
     again = (lucky && rules_.lucky_draw == LuckyDrawRule::kAskAgain) || (completes_set && rules_.play_again_after_set);
@@ -239,12 +213,36 @@ int Game::lay_sets(Seat seat, bool from_deal, SetOutcome outcome) {
   return laid;
 }
 
+// Strict rules lay every whole set the moment its last card arrives (the
+// deal's sets before the first ask), so a hand never keeps one: after cards
+// of `rank` arrive, only that rank can need laying. Pairs can lay two.
+void Game::lay_sets_of(Seat seat, Rank rank) {
+  while (hands_[seat].count(rank) >= rules_.set_size) {
+    lay_set(seat, rank, lowest_cards(hands_[seat].cards_of(rank), rules_.set_size), SetOutcome::kScores, false);
+  }
+}
+
 void Game::lay_set(Seat seat, Rank rank, CardSet cards, SetOutcome outcome, bool from_deal) {
   if (outcome == SetOutcome::kScores && (barred_[seat] & rank_bit(rank))) outcome = SetOutcome::kBarred;
   hands_[seat].remove(cards);
-  sets_[seat][set_count_[seat]++] = pack_set(rank, outcome);
+  const int index = set_count_[seat]++;
+  set_ranks_[seat][index] = static_cast<std::uint8_t>(rank);
+  if (outcome == SetOutcome::kScores) {
+    scoring_[seat] |= 1U << index;
+    ++score_[seat];
+  }
+  if (outcome == SetOutcome::kNotShown) unshown_[seat] |= 1U << index;
   ++sets_down_;
   emit(SetLaid{seat, rank, cards, outcome, from_deal});
+}
+
+// 001: no set of `rank` ever scores for `seat`, those laid before included.
+void Game::bar_rank(Seat seat, Rank rank) {
+  barred_[seat] |= rank_bit(rank);
+  for (int i = 0; i < set_count_[seat]; ++i) {
+    if (set_ranks_[seat][i] == rank) scoring_[seat] &= ~(1U << i);
+  }
+  score_[seat] = static_cast<std::uint8_t>(bit_count(scoring_[seat]));
 }
 
 void Game::forfeit_undeclared(Seat seat) {
@@ -270,8 +268,8 @@ Game::EmptyHandTurn Game::empty_hand_turn(Seat seat) {
     case EmptyHand::kDrawElseSitOut:
     case EmptyHand::kDrawElseOut:
       if (stock_size() > 0) {
-        draw(seat, DrawCause::kEmptyHand);
-        if (!rules_.table_rules) lay_sets(seat, false);
+        const Card drawn = draw(seat, DrawCause::kEmptyHand);
+        if (!rules_.table_rules) lay_sets_of(seat, drawn.rank());
         if (check_end()) return EmptyHandTurn::kEnded;
         if (hands_[seat].empty()) return EmptyHandTurn::kSkipped;
         return EmptyHandTurn::kPlays;
@@ -294,8 +292,8 @@ Game::EmptyHandTurn Game::empty_hand_turn(Seat seat) {
 bool Game::take_turn(Seat from, Seat seat) {
   if (status_[seat] != SeatStatus::kIn) return false;
   if (from != seat) emit(TurnPassed{from, seat});
-  turn_ = seat;
-  phase_ = Phase::kAsk;
+  facts_.turn = seat;
+  facts_.phase = Phase::kAsk;
   if (hands_[seat].empty()) {
     if (empty_hand_turn(seat) != EmptyHandTurn::kPlays) return false;
   }
@@ -338,7 +336,7 @@ void Game::pass_turn(Seat from, Seat candidate) {
 // ---------------------------------------------------------------- the end
 
 bool Game::check_end() {
-  if (phase_ == Phase::kOver) return true;
+  if (facts_.phase == Phase::kOver) return true;
   // sets_down_ == total_sets(rules_), without a call and a division: a valid
   // set size divides the 52 cards.
   if (sets_down_ * rules_.set_size == kDeckSize) {
@@ -360,14 +358,10 @@ bool Game::check_end() {
   return false;
 }
 
-int Game::score(Seat seat) const {
-  int score = 0;
-  for (int i = 0; i < set_count_[seat]; ++i) score += laid_set(seat, i).outcome == SetOutcome::kScores ? 1 : 0;
-  return score;
-}
+int Game::score(Seat seat) const { return score_[seat]; }
 
 void Game::finish(EndReason reason) {
-  phase_ = Phase::kOver;
+  facts_.phase = Phase::kOver;
   end_reason_ = reason;
   std::array<int, kMaxSeats> scores{};
   int best = -1;
@@ -400,23 +394,17 @@ void Game::finish(EndReason reason) {
 // ---------------------------------------------------------------- public facts
 
 Game::LaidSet Game::laid_set(Seat seat, int index) const {
-  const std::uint8_t packed = sets_[seat][index];
-  SetOutcome outcome = set_outcome(packed);
-  // A later penalty bars sets of its rank laid before it too.
-  if (outcome == SetOutcome::kScores && (barred_[seat] & rank_bit(set_rank(packed)))) outcome = SetOutcome::kBarred;
-  return LaidSet{set_rank(packed), outcome};
+  const std::uint32_t bit = 1U << index;
+  const SetOutcome outcome = (scoring_[seat] & bit)    ? SetOutcome::kScores
+                             : (unshown_[seat] & bit) ? SetOutcome::kNotShown
+                                                      : SetOutcome::kBarred;
+  return LaidSet{set_ranks_[seat][index], outcome};
 }
 
 std::vector<Game::LaidSet> Game::sets(Seat seat) const {
   std::vector<LaidSet> out;
   for (int i = 0; i < set_count_[seat]; ++i) out.push_back(laid_set(seat, i));
   return out;
-}
-
-std::optional<Game::PendingAsk> Game::pending_ask() const {
-  if (phase_ != Phase::kAnswer) return std::nullopt;
-  return PendingAsk{turn_, pending_target_, pending_rank_,
-                    pending_is_card_ ? std::optional<Card>(pending_card_) : std::nullopt};
 }
 
 std::string to_string(const Decision& d) {

@@ -52,7 +52,13 @@ class Game {
                                                  Seat first);
 
   // The judge's answer for `decision` in this state (engine/legality.hpp).
-  Judgement judge(const Decision& decision) const;
+  // judge and legal are inline: they are on every decision's path.
+  Judgement judge(const Decision& decision) const {
+    Judgement judgement = engine::judge(rules_, facts_, hand_of(decision.seat), decision);
+    judgement.game_ = this;
+    judgement.state_ = decisions_.size();
+    return judgement;
+  }
   // Applies a judged decision; a refused one returns its refusal and changes
   // nothing. A judgement of another state (another game, or this one before
   // a later decision) is judged again, never trusted. On success the
@@ -62,7 +68,7 @@ class Game {
   std::optional<Refusal> apply(const Decision& decision) { return apply(judge(decision)); }
   const std::vector<Event>& last_events() const { return events_; }
 
-  LegalDecisions legal(Seat seat) const;
+  LegalDecisions legal(Seat seat) const { return legal_decisions(rules_, facts_, seat, hand_of(seat)); }
   // Table rules: what `seat` may do that the judge accepts with a penalty
   // (engine/improper_decisions.hpp); empty under strict rules.
   ImproperDecisions improper(Seat seat) const;
@@ -71,12 +77,12 @@ class Game {
   int players() const { return players_; }
   Seat dealer() const { return dealer_; }
   Seat first() const { return first_; }
-  Phase phase() const { return phase_; }
-  bool over() const { return phase_ == Phase::kOver; }
+  Phase phase() const { return facts_.phase; }
+  bool over() const { return facts_.phase == Phase::kOver; }
   // The seat whose decision is awaited (under table rules, the asked seat
   // while an answer is due).
-  Seat to_act() const { return phase_ == Phase::kAnswer ? pending_target_ : turn_; }
-  Seat turn() const { return turn_; }
+  Seat to_act() const { return facts_.phase == Phase::kAnswer ? facts_.pending->target : facts_.turn; }
+  Seat turn() const { return facts_.turn; }
   const std::vector<Decision>& decisions() const { return decisions_; }
 
   // Public facts, safe for anyone.
@@ -97,7 +103,7 @@ class Game {
   std::uint8_t winners() const { return winners_; }
   // Table rules: the ask awaiting an answer.
   using PendingAsk = engine::PendingAsk;
-  std::optional<PendingAsk> pending_ask() const;
+  const std::optional<PendingAsk>& pending_ask() const { return facts_.pending; }
 
  private:
   friend struct GameInspector;  // tests only (engine/testing.hpp)
@@ -110,16 +116,20 @@ class Game {
   int set_count(Seat seat) const { return set_count_[seat]; }
 
   // what the judge is told (engine/legality.hpp)
-  LegalityFacts legality_facts() const;
-  std::uint8_t in_play() const;
+  const LegalityFacts& legality_facts() const { return facts_; }
+  // The seat's hand; empty for a seat not at the table.
+  CardSet hand_of(Seat seat) const { return seat >= 0 && seat < players_ ? hands_[seat] : CardSet{}; }
+  std::uint8_t in_play() const { return facts_.in_play; }
 
   // mutation
   void deal();
   void do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, std::optional<PenaltyKind> penalty);
   void resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, bool has_cards);
   int lay_sets(Seat seat, bool from_deal, SetOutcome outcome = SetOutcome::kScores);
+  void lay_sets_of(Seat seat, Rank rank);
   void lay_set(Seat seat, Rank rank, CardSet cards, SetOutcome outcome, bool from_deal);
   void forfeit_undeclared(Seat seat);
+  void bar_rank(Seat seat, Rank rank);
   Card draw(Seat seat, DrawCause cause);
   void mark_out_if_empty(Seat seat);
   void go_out(Seat seat);
@@ -144,20 +154,24 @@ class Game {
   int next_card_ = 0;  // index in deck_ of the top of the stock
   std::array<CardSet, kMaxSeats> hands_{};
   std::array<SeatStatus, kMaxSeats> status_{};
-  std::uint8_t out_ = 0;  // bit per seat whose status is kOut
-  // Sets laid by each seat, in order, as (rank, outcome) packed in a byte.
-  std::array<std::array<std::uint8_t, kDeckSize / 2>, kMaxSeats> sets_{};
+  // Sets laid by each seat: their ranks in the order laid, and as masks over
+  // that order (bit i: the seat's i-th set) the ones that score and the ones
+  // not shown in time (table rules). A set that does neither is barred: its
+  // rank is in barred_ (a rank once barred stays barred). Kept in the form a
+  // View wants, so view_of copies them instead of decoding every set.
+  std::array<std::array<std::uint8_t, kDeckSize / 2>, kMaxSeats> set_ranks_{};
+  std::array<std::uint32_t, kMaxSeats> scoring_{};
+  std::array<std::uint8_t, kMaxSeats> score_{};  // the bits set in scoring_
+  std::array<std::uint32_t, kMaxSeats> unshown_{};
   std::array<std::uint8_t, kMaxSeats> set_count_{};
   std::array<std::uint16_t, kMaxSeats> barred_{};
   std::uint8_t misses_next_ = 0;
   int sets_down_ = 0;
-  Phase phase_ = Phase::kAsk;
-  Seat turn_ = 0;
-  // table rules: the ask awaiting an answer
-  Seat pending_target_ = 0;
-  Rank pending_rank_ = 0;
-  bool pending_is_card_ = false;
-  Card pending_card_;
+  // What the judge is told: the seat count, the phase, whose turn it is, the
+  // ask awaiting an answer (table rules) and the seats in play (every seat at
+  // the table whose status is not kOut). Kept in the judge's own form, so
+  // judging and listing pass it as it is.
+  LegalityFacts facts_;
   std::optional<EndReason> end_reason_;
   std::uint8_t winners_ = 0;
   std::vector<Decision> decisions_;

@@ -12,37 +12,10 @@ std::uint64_t splitmix64(std::uint64_t& x) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
 }
-constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 }  // namespace
 
 Rng::Rng(std::uint64_t seed) {
   for (auto& word : s_) word = splitmix64(seed);
-}
-
-std::uint64_t Rng::next() {
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
-
-std::uint32_t Rng::below(std::uint32_t bound) {
-  // Lemire: the high half of a 32x32 product, rejecting the biased low values.
-  std::uint64_t product = static_cast<std::uint64_t>(static_cast<std::uint32_t>(next() >> 32)) * bound;
-  auto low = static_cast<std::uint32_t>(product);
-  if (low < bound) {
-    const std::uint32_t threshold = static_cast<std::uint32_t>(-bound) % bound;
-    while (low < threshold) {
-      product = static_cast<std::uint64_t>(static_cast<std::uint32_t>(next() >> 32)) * bound;
-      low = static_cast<std::uint32_t>(product);
-    }
-  }
-  return static_cast<std::uint32_t>(product >> 32);
 }
 
 namespace {

@@ -102,11 +102,10 @@ struct GameInspector {
   // Every member, compared. A member added to Game must be added here too.
   static bool same_state(const Game& a, const Game& b) {
     if (!(a.rules_ == b.rules_ && a.players_ == b.players_ && a.dealer_ == b.dealer_ && a.first_ == b.first_ &&
-          a.deck_ == b.deck_ && a.next_card_ == b.next_card_ && a.hands_ == b.hands_ && a.status_ == b.status_ && a.out_ == b.out_ &&
-          a.sets_ == b.sets_ && a.set_count_ == b.set_count_ && a.barred_ == b.barred_ &&
-          a.misses_next_ == b.misses_next_ && a.sets_down_ == b.sets_down_ && a.phase_ == b.phase_ &&
-          a.turn_ == b.turn_ && a.pending_target_ == b.pending_target_ && a.pending_rank_ == b.pending_rank_ &&
-          a.pending_is_card_ == b.pending_is_card_ && a.pending_card_ == b.pending_card_ &&
+          a.deck_ == b.deck_ && a.next_card_ == b.next_card_ && a.hands_ == b.hands_ && a.status_ == b.status_ && a.facts_.in_play == b.facts_.in_play &&
+          a.set_ranks_ == b.set_ranks_ && a.scoring_ == b.scoring_ && a.score_ == b.score_ && a.unshown_ == b.unshown_ && a.set_count_ == b.set_count_ && a.barred_ == b.barred_ &&
+          a.misses_next_ == b.misses_next_ && a.sets_down_ == b.sets_down_ && a.facts_.phase == b.facts_.phase &&
+          a.facts_.turn == b.facts_.turn && a.facts_.players == b.facts_.players && a.facts_.pending == b.facts_.pending &&
           a.end_reason_ == b.end_reason_ && a.winners_ == b.winners_ && a.decisions_ == b.decisions_ &&
           a.events_.size() == b.events_.size())) {
       return false;
@@ -129,13 +128,13 @@ struct GameInspector {
       out += "\nseat " + std::to_string(s) + ": hand=[" + to_string(g.hands_[i]) +
              "] status=" + std::to_string(static_cast<int>(g.status_[i])) +
              " barred=" + std::to_string(g.barred_[i]) + " sets=";
-      for (std::size_t k = 0; k < g.sets_[i].size(); ++k) out += std::to_string(g.sets_[i][k]) + ",";
+      for (std::size_t k = 0; k < g.set_ranks_[i].size(); ++k) out += std::to_string(g.set_ranks_[i][k]) + ",";
+      out += " scoring=" + std::to_string(g.scoring_[i]) + " score=" + std::to_string(g.score_[i]) + " unshown=" + std::to_string(g.unshown_[i]);
       out += " set_count=" + std::to_string(g.set_count_[i]);
     }
-    out += "\nout=" + std::to_string(g.out_) + " misses_next=" + std::to_string(g.misses_next_) + " sets_down=" + std::to_string(g.sets_down_) +
-           " phase=" + std::to_string(static_cast<int>(g.phase_)) + " turn=" + std::to_string(g.turn_) +
-           " pending_target=" + std::to_string(g.pending_target_) + " pending_rank=" + std::to_string(g.pending_rank_) +
-           " pending_is_card=" + std::to_string(g.pending_is_card_) + " pending_card=" + to_string(g.pending_card_) +
+    out += "\nin_play=" + std::to_string(g.facts_.in_play) + " misses_next=" + std::to_string(g.misses_next_) + " sets_down=" + std::to_string(g.sets_down_) +
+           " phase=" + std::to_string(static_cast<int>(g.facts_.phase)) + " turn=" + std::to_string(g.facts_.turn) +
+           " pending=" + (g.facts_.pending ? std::to_string(g.facts_.pending->seat) + ">" + std::to_string(g.facts_.pending->target) + ":" + std::to_string(g.facts_.pending->rank) + (g.facts_.pending->card ? "/" + to_string(*g.facts_.pending->card) : std::string()) : std::string("none")) +
            " end_reason=" + (g.end_reason_ ? std::string(to_string(*g.end_reason_)) : std::string("none")) +
            " winners=" + std::to_string(g.winners_) + "\ndecisions:";
     for (const Decision& d : g.decisions_) out += "\n  " + to_string(d);

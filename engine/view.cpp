@@ -50,15 +50,10 @@ View view_of(const Game& game, Viewer viewer) {
     seat.status = game.status_[s];
     seat.misses_next_turn = game.misses_next_turn(s);
     seat.barred_ranks = game.barred_[s];
-    seat.set_count = game.set_count(s);
-    for (int i = 0; i < seat.set_count; ++i) {
-      const Game::LaidSet set = game.laid_set(s, i);
-      seat.set_ranks[static_cast<std::size_t>(i)] = set.rank;
-      if (set.outcome == SetOutcome::kScores) {
-        seat.set_scores |= 1U << i;
-        ++seat.score;
-      }
-    }
+    seat.set_count = game.set_count_[s];
+    seat.set_ranks = game.set_ranks_[s];
+    seat.set_scores = game.scoring_[s];
+    seat.score = game.score_[s];
   }
   view.stock_size = game.stock_size();
   view.phase = game.phase();

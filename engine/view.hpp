@@ -33,7 +33,7 @@ struct SeatView {
   bool misses_next_turn = false;
   std::uint16_t barred_ranks = 0;  // table rules penalties
   int set_count = 0;
-  std::array<Rank, kDeckSize / 2> set_ranks{};  // in the order laid
+  std::array<std::uint8_t, kDeckSize / 2> set_ranks{};  // ranks, in the order laid
   std::uint32_t set_scores = 0;                 // bit i: set i scores
   int score = 0;
   friend bool operator==(const SeatView&, const SeatView&) = default;

@@ -591,7 +591,7 @@ std::variant<engine::View, std::string> view_from_json(const Json& json, engine:
       const bool scores = setr.required_boolean("scores");
       if (setr.failed()) return "seats.sets: " + setr.error().message;
       const int i = sv.set_count++;
-      sv.set_ranks[static_cast<std::size_t>(i)] = rank;
+      sv.set_ranks[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(rank);
       if (scores) {
         sv.set_scores |= 1U << i;
         ++sv.score;
