@@ -299,11 +299,17 @@ def finish_all(rooms, until):
 def resume_times(rooms, since, gone_node, cluster):
     """For each seat of `rooms` played by gofish-cli, the time from `since` to
     its first resumed `joined` after it; every room's lease is another node's
-    than `gone_node` by now."""
+    than `gone_node` by now.
+    A seat whose client has exited 0 and heard nothing after `since` had
+    played its last game by then (it could not have finished the games it
+    still had to play without hearing from a node): it has nothing to resume.
+    A room can end between the check that picks the rooms in play and the kill."""
     times = []
     holders = cluster.lease_holders()
     for room in rooms:
         for seat in (room.host, room.guest):
+            if seat.proc.poll() == 0 and not any(t > since for t, _ in seat.messages):
+                continue
             resumed = [t for t, m in seat.messages if t > since and m.get("type") == "joined" and m.get("resumed")]
             check(resumed, f"room {room.label()}: {seat.args[-5:]} never resumed its seat")
             times.append(resumed[0] - since)
