@@ -16,8 +16,10 @@
 #include "engine/legality.hpp"
 #include "engine/random.hpp"
 #include "engine/rules.hpp"
+#include "support.hpp"
 
 using namespace gofish::engine;
+using gofish::engine::test::random_facts;
 
 namespace {
 
@@ -274,21 +276,8 @@ TEST_CASE("judge: a decision is proper exactly when the legal set lists it") {
     CAPTURE(rules.preset);
     CAPTURE(rules.table_rules);
     for (int round = 0; round < 60; ++round) {
-      const int players = 2 + static_cast<int>(rng.below(5));
-      LegalityFacts facts;
-      facts.players = players;
-      facts.turn = static_cast<Seat>(rng.below(static_cast<std::uint32_t>(players)));
-      facts.in_play = static_cast<std::uint8_t>(rng.below(1U << players) | (1U << facts.turn));
-      const std::uint32_t phase = rng.below(rules.table_rules ? 3 : 2);
-      facts.phase = phase == 0 ? Phase::kAsk : phase == 1 ? Phase::kOver : Phase::kAnswer;
-      if (facts.phase == Phase::kAnswer) {
-        const Seat target = (facts.turn + 1) % players;
-        facts.in_play = static_cast<std::uint8_t>(facts.in_play | (1U << target));
-        const Rank rank = static_cast<Rank>(rng.below(kRanks));
-        std::optional<Card> card;
-        if (rules.ask_for == AskFor::kCard) card = Card(rank, static_cast<Suit>(rng.below(4)));
-        facts.pending = PendingAsk{facts.turn, target, rank, card};
-      }
+      const LegalityFacts facts = random_facts(rules, rng);
+      const int players = facts.players;
       CardSet hand;
       for (int i = static_cast<int>(rng.below(14)); i > 0; --i) hand.add(Card::from_id(static_cast<int>(rng.below(kDeckSize))));
       for (Seat seat = -1; seat <= players; ++seat) {

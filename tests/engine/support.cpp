@@ -240,4 +240,24 @@ Rules rules_for(std::string_view preset_name, bool table_rules) {
   return *rules;
 }
 
+LegalityFacts random_facts(const Rules& rules, Rng& rng) {
+  const int players = 2 + static_cast<int>(rng.below(5));
+  LegalityFacts facts;
+  facts.players = players;
+  facts.turn = static_cast<Seat>(rng.below(static_cast<std::uint32_t>(players)));
+  facts.in_play = static_cast<std::uint8_t>(rng.below(1U << players) | (1U << facts.turn));
+  const std::uint32_t phase = rng.below(rules.table_rules ? 3 : 2);
+  facts.phase = phase == 0 ? Phase::kAsk : phase == 1 ? Phase::kOver : Phase::kAnswer;
+  if (facts.phase == Phase::kAnswer) {
+    const Seat target = (facts.turn + 1 + static_cast<Seat>(rng.below(static_cast<std::uint32_t>(players - 1)))) %
+                        players;
+    facts.in_play = static_cast<std::uint8_t>(facts.in_play | (1U << target));
+    const Rank rank = static_cast<Rank>(rng.below(kRanks));
+    std::optional<Card> card;
+    if (rules.ask_for == AskFor::kCard) card = Card(rank, static_cast<Suit>(rng.below(4)));
+    facts.pending = PendingAsk{facts.turn, target, rank, card};
+  }
+  return facts;
+}
+
 }  // namespace gofish::engine::test

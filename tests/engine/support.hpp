@@ -11,6 +11,7 @@
 #include "engine/card.hpp"
 #include "engine/event.hpp"
 #include "engine/game.hpp"
+#include "engine/legality.hpp"
 #include "engine/random.hpp"
 #include "engine/rules.hpp"
 
@@ -56,5 +57,10 @@ Game start_random(const Rules& rules, int players, Rng& rng);
 
 // Rules by preset name, with table rules switched on or off.
 Rules rules_for(std::string_view preset_name, bool table_rules = false);
+
+// Legality facts made up at random for `rules`: 2 to 6 players, any seats in
+// play (the one to act among them), any phase the rules have; an answer
+// phase gets a pending ask of the seat to act to another seat in play.
+LegalityFacts random_facts(const Rules& rules, Rng& rng);
 
 }  // namespace gofish::engine::test

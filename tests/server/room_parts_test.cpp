@@ -357,15 +357,25 @@ TEST_CASE("turn clock: one bot move per decision, a turn timer per human turn, a
 
 // ---------------------------------------------------------------- RoomView
 
+// A deal for three from a seeded shuffle, and the game Ann, Bob and Cy
+// start with it.
+engine::DealSetup dealt(const engine::Rules& rules, std::uint64_t seed) {
+  engine::Rng rng(seed);
+  return engine::prepare_deal(rules, 3, rng);
+}
+
+std::optional<RoomGame> three_players(const engine::Rules& rules, const engine::DealSetup& deal) {
+  std::vector<protocol::Player> players = {{"Ann", std::nullopt}, {"Bob", std::nullopt}, {"Cy", std::nullopt}};
+  auto started = RoomGame::start(rules, deal.deck, deal.dealer, deal.first, 1, "", players, {{}, {}, {}});
+  REQUIRE(std::holds_alternative<RoomGame>(started));
+  return std::get<RoomGame>(std::move(started));
+}
+
 TEST_CASE("room view: a turn carries legal decisions for the seat to act alone, and a snapshot shows only your hand") {
   const auto rules = engine::preset("classic");
   REQUIRE(rules.has_value());
-  engine::Rng rng(7);
-  const engine::DealSetup deal = engine::prepare_deal(*rules, 3, rng);
-  std::vector<protocol::Player> players = {{"Ann", std::nullopt}, {"Bob", std::nullopt}, {"Cy", std::nullopt}};
-  auto started = RoomGame::start(*rules, deal.deck, deal.dealer, deal.first, 1, "", players, {{}, {}, {}});
-  REQUIRE(std::holds_alternative<RoomGame>(started));
-  const std::optional<RoomGame> game(std::get<RoomGame>(std::move(started)));
+  const engine::DealSetup deal = dealt(*rules, 7);
+  const std::optional<RoomGame> game = three_players(*rules, deal);
   SeatTable seats(3);
   protocol::RoomSettings settings;
   settings.seats = 3;
@@ -404,12 +414,7 @@ TEST_CASE("room view: under table rules every seat's turn and snapshot carry its
   auto rules = engine::preset("specific-card");
   REQUIRE(rules.has_value());
   rules->table_rules = true;
-  engine::Rng rng(9);
-  const engine::DealSetup deal = engine::prepare_deal(*rules, 3, rng);
-  std::vector<protocol::Player> players = {{"Ann", std::nullopt}, {"Bob", std::nullopt}, {"Cy", std::nullopt}};
-  auto started = RoomGame::start(*rules, deal.deck, deal.dealer, deal.first, 1, "", players, {{}, {}, {}});
-  REQUIRE(std::holds_alternative<RoomGame>(started));
-  const std::optional<RoomGame> game(std::get<RoomGame>(std::move(started)));
+  const std::optional<RoomGame> game = three_players(*rules, dealt(*rules, 9));
   SeatTable seats(3);
   protocol::RoomSettings settings;
   settings.seats = 3;
