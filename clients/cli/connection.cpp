@@ -276,6 +276,11 @@ void Connection::open(const ServerAddress& address, std::chrono::milliseconds ti
       throw ConnectError(
           tls_failure(std::get<TlsSocket>(impl.ws).next_layer().native_handle(), ec, where, ca_file_.has_value()));
     }
+    if (!address.tls && ec == beast::http::error::end_of_stream) {
+      // A TLS port closes a connection that does not begin with a TLS handshake.
+      throw ConnectError("The server at " + where +
+                         " closed the connection at the WebSocket upgrade; if it speaks TLS, use wss://" + where + ".");
+    }
     throw ConnectError("Cannot reach the server at " + where + ": " + ec.message() + ".");
   }
   impl.on_socket([&impl](auto& socket) {

@@ -13,7 +13,8 @@ reaching the server from 127.0.0.2 with a PROXY header.
 - gofish-cli without --ca-file is refused (no authority it trusts issued the
   certificate), and with the right authority but another host name
   (wss://localhost, not in the certificate) too, each with a sentence and
-  exit status 3, before a room is made;
+  exit status 3, before a room is made; so is ws:// to the TLS port, with a
+  sentence that points at wss://;
 - the page over HTTPS carries HSTS; the plain port answers 308 to the same
   path over HTTPS.
 The server refuses a connection from 127.0.0.2 without a PROXY header, so
@@ -125,6 +126,8 @@ def main():
         # The certificate refused: no authority the client trusts, then the wrong host name.
         refused([f"wss://127.0.0.1:{tls_port}"], "no authority this client trusts issued it")
         refused([f"wss://localhost:{tls_port}", "--ca-file", ca_file], "it is not issued for that name")
+        # Plain ws:// to the TLS port: a sentence that points at wss://.
+        refused([f"ws://127.0.0.1:{tls_port}"], f"use wss://127.0.0.1:{tls_port}")
 
         # A game over wss://, a guest by the https:// invite link.
         host = Cli(cli_binary, f"wss://127.0.0.1:{tls_port}", "--ca-file", ca_file, "--name", "Host", "--seats", "3",
