@@ -20,6 +20,7 @@ build_packages=(
   esbuild                 # bundles and minifies the browser client into the web root (clients/web/CMakeLists.txt)
   libicu-dev              # display names: NFC, default-ignorables, confusable skeletons (protocol/text.cpp)
   libgoogle-perftools-dev # tcmalloc, the server's malloc (server/edge/memory_allocator.hpp)
+  libssl-dev              # OpenSSL 3: TLS in the server (server/edge/tls_context.hpp) and gofish-cli
 )
 native_test_packages=(
   python3 procps tmux     # tmux: the terminal client's interactive test
@@ -28,6 +29,8 @@ native_test_packages=(
   haproxy                 # the proxy in front of the cluster tests' nodes (scripts/cluster.sh, docker/haproxy.cfg)
   python3-yaml            # the cluster test's parse of docker/compose.cluster.yaml
   systemd                 # systemd-analyze verify for deploy/systemd's units (tests/cluster/check_systemd_units.py)
+  openssl                 # the TLS tests make their own certificate authority (tests/server/tls_check.py)
+  testssl.sh              # the TLS settings checked as an outsider would (tests/server/tls_check.py)
 )
 # The browser client's end-to-end tests (tests/web) drive Debian's chromium
 # with npm's playwright-core. Node and npm come from Debian only when npm is

@@ -93,6 +93,26 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
 
   add_value(app, "--port", config.port, "TCP port for HTTP and WebSocket (0: any free port)");
   add_value(app, "--bind", config.bind, "Address to listen on")->check(kIpAddress);
+  add_value(app, "--tls-cert", config.tls_cert,
+            "TLS on the port (https and wss only): the certificate, with its chain, as PEM; read again on SIGHUP")
+      ->type_name("FILE")
+      ->check(CLI::ExistingFile);
+  add_value(app, "--tls-key", config.tls_key, "For --tls-cert: its private key, as PEM; read again on SIGHUP")
+      ->type_name("FILE")
+      ->check(CLI::ExistingFile);
+  std::string redirect_port;
+  add_value(app, "--http-redirect-port", redirect_port,
+            "With TLS: also listen for plain HTTP on this port (on --bind), answering every request with a redirect "
+            "to https (0: any free port; empty: no such port)")
+      ->type_name("PORT");
+  add_value(app, "--admin-bind", config.admin_bind,
+            "Address of the operator port, which alone answers /metrics (keep it private)")
+      ->check(kIpAddress);
+  std::string admin_port;
+  add_value(app, "--admin-port", admin_port,
+            "Port for /metrics, /healthz and /readyz on --admin-bind (default: --port + 1, or any free port with "
+            "--port 0; off: none)")
+      ->type_name("PORT");
   add_value(app, "--data-dir", config.data_dir, "Directory for saved games (created if missing)");
   add_value(app, "--storage", config.storage,
             "Where rooms are kept: sqlite (<data-dir>/gofish.sqlite, survives restarts), postgres (the database "
@@ -294,6 +314,41 @@ std::variant<Config, ConfigExit> parse_config(int argc, const char* const* argv)
     return ConfigExit{kBadValueExitCode, err.str()};
   }
   if (restore->count() > 0) config.restore_set_aside = restore_code;
+  if (config.tls_cert.empty() != config.tls_key.empty()) {
+    return ConfigExit{kBadValueExitCode, "--tls-cert and --tls-key go together: give both, or neither\n"};
+  }
+  const auto port_value = [](const std::string& text) -> std::optional<std::uint16_t> {
+    if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos) {
+      return std::nullopt;
+    }
+    const auto value = std::stoul(text);
+    if (value > 65535) return std::nullopt;
+    return static_cast<std::uint16_t>(value);
+  };
+  if (!redirect_port.empty()) {
+    config.http_redirect_port = port_value(redirect_port);
+    if (!config.http_redirect_port) {
+      return ConfigExit{kBadValueExitCode, "--http-redirect-port: not a port number: " + redirect_port + "\n"};
+    }
+    if (config.tls_cert.empty()) {
+      return ConfigExit{kBadValueExitCode,
+                        "--http-redirect-port sends visitors to https, which needs --tls-cert and --tls-key\n"};
+    }
+  }
+  if (admin_port.empty()) {
+    if (config.port == 0) {
+      config.admin_port = 0;
+    } else if (config.port < 65535) {
+      config.admin_port = static_cast<std::uint16_t>(config.port + 1);
+    } else {
+      return ConfigExit{kBadValueExitCode, "--port 65535 leaves no --port + 1 for the operator port: give --admin-port\n"};
+    }
+  } else if (admin_port != "off") {
+    config.admin_port = port_value(admin_port);
+    if (!config.admin_port) {
+      return ConfigExit{kBadValueExitCode, "--admin-port: a port number or off, not " + admin_port + "\n"};
+    }
+  }
   if (config.storage == "postgres" && load_rooms->count() == 0) config.load_rooms = "on-demand";
   if ((config.list_set_aside || config.restore_set_aside) && config.storage == "none") {
     return ConfigExit{kBadValueExitCode, "--list-set-aside and --restore-set-aside need --storage sqlite or postgres\n"};

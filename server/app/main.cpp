@@ -341,8 +341,8 @@ int main(int argc, char** argv) {
       return health.not_ready();
     });
     const auto port = server.start(handler);
-    spdlog::info("gofish-server listening on {}:{} (web root {}, data dir {}, {} threads)",
-                 config.bind, port, std::filesystem::canonical(config.web_root).string(),
+    spdlog::info("gofish-server listening on {}:{}{} (web root {}, data dir {}, {} threads)",
+                 config.bind, port, server.tls() ? " with TLS (https, wss)" : "", std::filesystem::canonical(config.web_root).string(),
                  std::filesystem::absolute(config.data_dir).string(), config.threads);
     spdlog::info("memory allocator: {}", MemoryAllocator::name());
     server.wait();

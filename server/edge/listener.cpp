@@ -32,8 +32,8 @@ constexpr std::chrono::milliseconds kAcceptRetry{100};
 
 }  // namespace
 
-Listener::Listener(Server::State& state)
-    : state_(state), acceptor_(state.ioc), retry_timer_(state.control_strand) {}
+Listener::Listener(Server::State& state, PortRole role)
+    : state_(state), role_(role), acceptor_(state.ioc), retry_timer_(state.control_strand) {}
 
 std::size_t Listener::socket_cap(const Limits& limits) {
   rlimit limit{};
@@ -53,6 +53,7 @@ std::uint16_t Listener::open(const tcp::endpoint& endpoint) {
   acceptor_.native_non_blocking(true);
   const auto port = acceptor_.local_endpoint().port();
   spare_descriptor_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (role_ != PortRole::kPublic) return port;
   const Limits& limits = state_.config.limits;
   if (limits.max_sockets_per_address < limits.max_connections_per_address) {
     spdlog::warn("--max-sockets-per-address {} is below --max-connections-per-address {}: every WebSocket is a "
@@ -146,7 +147,7 @@ void Listener::on_accept(beast::error_code ec, tcp::socket socket) {
                       ec);
   }
   std::make_shared<HttpSession>(state_.shared_from_this(), std::move(socket), std::move(slot), std::move(address),
-                                state_.next_id++, proxied)
+                                state_.next_id++, role_, proxied && role_ != PortRole::kAdmin)
       ->run();
   do_accept();
 }

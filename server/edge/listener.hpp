@@ -6,8 +6,9 @@
 // descriptors it spends a spare one to accept the waiting connection and
 // drop it, rather than leave it and every client behind it hanging. A
 // connection from a trusted proxy (--trusted-proxy) is marked so that its
-// HttpSession reads the PROXY header first. Owned
-// by Server::State; runs on its control strand.
+// HttpSession reads the PROXY header first. Each port has one listener,
+// told what the port is for (port_role.hpp). Owned by the Server; runs on
+// the state's control strand.
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
@@ -17,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "server/edge/port_role.hpp"
 #include "server/edge/server.hpp"
 #include "server/rooms/limits.hpp"
 
@@ -25,7 +27,7 @@ namespace gofish::server {
 class Listener {
  public:
   // Keeps `state`, which owns this listener; constructs nothing that runs.
-  explicit Listener(Server::State& state);
+  Listener(Server::State& state, PortRole role);
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
 
@@ -51,6 +53,7 @@ class Listener {
   bool drop_waiting_connection();
 
   Server::State& state_;
+  const PortRole role_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer retry_timer_;  // on the control strand
   // Closed when accept fails for want of descriptors, to accept the waiting

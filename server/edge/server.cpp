@@ -59,6 +59,7 @@ Server::State::State(ServerConfig config_in, std::shared_ptr<Metrics> metrics_in
       socket_cap(socket_cap_in),
       addresses(config.limits, socket_cap),
       trusted_proxies(config.trusted_proxies),
+      tls(config.tls_cert.empty() ? nullptr : std::make_unique<TlsContext>(config.tls_cert, config.tls_key)),
       client_warnings(config.limits.client_warnings_per_second),
       ioc(static_cast<int>(config.threads)),
       control_strand(net::make_strand(ioc)),
@@ -126,6 +127,7 @@ void Server::State::shutdown_first_step() {
   if (stop_accepting) stop_accepting();
   beast::error_code ec;
   if (signals) signals->cancel(ec);
+  if (reload_signal) reload_signal->cancel(ec);
   deadline = std::chrono::steady_clock::now() + config.limits.shutdown_grace;
   phase = Phase::notifying;
   spdlog::info("shutting down: {} connections, grace {} ms", session_count(),
@@ -166,9 +168,21 @@ void Server::State::shutdown_tick() {
 
 Server::Server(ServerConfig config, std::shared_ptr<Metrics> metrics) {
   const auto socket_cap = Listener::socket_cap(config.limits);
+  if (config.tls_cert.empty() != config.tls_key.empty()) {
+    throw std::invalid_argument("TLS needs both a certificate (--tls-cert) and a key (--tls-key)");
+  }
+  if (config.http_redirect_port && config.tls_cert.empty()) {
+    throw std::invalid_argument("--http-redirect-port sends visitors to https, which needs TLS (--tls-cert, --tls-key)");
+  }
   state_ = std::make_shared<State>(std::move(config), std::move(metrics), socket_cap);
-  listener_ = std::make_unique<Listener>(*state_);
-  state_->stop_accepting = [listener = listener_.get()] { listener->close(); };
+  listeners_.push_back(std::make_unique<Listener>(*state_, PortRole::kPublic));
+  if (state_->config.admin_port) listeners_.push_back(std::make_unique<Listener>(*state_, PortRole::kAdmin));
+  if (state_->config.http_redirect_port) {
+    listeners_.push_back(std::make_unique<Listener>(*state_, PortRole::kRedirect));
+  }
+  state_->stop_accepting = [this] {
+    for (const auto& listener : listeners_) listener->close();
+  };
 }
 
 Server::~Server() {
@@ -181,13 +195,25 @@ std::uint16_t Server::start(std::shared_ptr<ConnectionHandler> handler) {
   if (s.started) throw std::logic_error("Server::start called twice");
   s.handler = std::move(handler);
 
-  const tcp::endpoint endpoint{net::ip::make_address(s.config.bind), s.config.port};
-  const auto port = listener_->open(endpoint);
+  const auto bind = net::ip::make_address(s.config.bind);
+  const auto port = listeners_.front()->open(tcp::endpoint{bind, s.config.port});
+  s.public_port = port;
+  std::size_t next = 1;
+  if (s.config.admin_port) {
+    const auto admin_bind = net::ip::make_address(s.config.admin_bind);
+    admin_port_ = listeners_[next++]->open(tcp::endpoint{admin_bind, *s.config.admin_port});
+    spdlog::info("operator endpoints on {}:{} (/metrics, /healthz, /readyz)", s.config.admin_bind, admin_port_);
+  }
+  if (s.config.http_redirect_port) {
+    redirect_port_ = listeners_[next++]->open(tcp::endpoint{bind, *s.config.http_redirect_port});
+    spdlog::info("plain http on {}:{} redirects to https", s.config.bind, redirect_port_);
+  }
+  if (s.tls) spdlog::info("TLS: {}", s.tls->describe());
 
   s.started = true;
   s.ready = true;
   s.work_guard.emplace(s.ioc.get_executor());
-  listener_->run();
+  for (const auto& listener : listeners_) listener->run();
   for (unsigned i = 0; i < s.config.threads; ++i) {
     s.threads.emplace_back([state = state_.get(), i] {
       // Named, so that top -H, ps -L and perf tell the threads apart.
@@ -226,6 +252,26 @@ void Server::handle_signals() {
         spdlog::info("signal {} received", signal);
         state->begin_shutdown();
       }));
+  if (s.tls) {
+    s.reload_signal.emplace(s.ioc, SIGHUP);
+    wait_for_reload();
+  }
+}
+
+// SIGHUP: the certificate and key are read again. New handshakes use them;
+// connections already open keep theirs.
+void Server::wait_for_reload() {
+  auto& s = *state_;
+  s.reload_signal->async_wait(net::bind_executor(s.control_strand, [this](beast::error_code ec, int) {
+    if (ec) return;
+    auto& state = *state_;
+    if (const auto problem = state.tls->reload(); problem.empty()) {
+      spdlog::info("TLS: certificate reloaded: {}", state.tls->describe());
+    } else {
+      spdlog::error("TLS: certificate not reloaded, the old one stays: {}", problem);
+    }
+    wait_for_reload();
+  }));
 }
 
 void Server::begin_shutdown() { state_->begin_shutdown(); }
@@ -256,9 +302,10 @@ void Server::wait() {
   }
   for (const auto& session : http_sessions) session->cut();
   http_sessions.clear();
-  listener_->release();
+  for (const auto& listener : listeners_) listener->release();
   beast::error_code ec;
   if (s.signals) s.signals->cancel(ec);
+  if (s.reload_signal) s.reload_signal->cancel(ec);
   s.shutdown_timer.cancel();
   s.trim_timer.cancel();
   s.work_guard.reset();
@@ -288,5 +335,8 @@ void Server::set_readiness(std::function<std::optional<std::string>()> check) { 
 void Server::on_idle(std::function<void()> hook) { state_->idle = std::move(hook); }
 void Server::set_health(std::function<Health()> check) { state_->health = std::move(check); }
 std::size_t Server::connection_count() const { return state_->session_count(); }
+std::uint16_t Server::admin_port() const { return admin_port_; }
+std::uint16_t Server::redirect_port() const { return redirect_port_; }
+bool Server::tls() const { return state_->tls != nullptr; }
 
 }  // namespace gofish::server

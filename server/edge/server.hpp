@@ -1,5 +1,7 @@
-// The network server: one port for the static web client, /healthz, /readyz,
-// /metrics, /api/... and the WebSocket at /ws. Runs an io_context on
+// The network server: one public port for the static web client, /healthz,
+// /readyz, /api/... and the WebSocket at /ws (TLS only, when configured);
+// an admin port on a private address for /metrics; with TLS, optionally a
+// plain-HTTP port that redirects to https. Runs an io_context on
 // config.threads threads; each connection has its own strand. The Beast code
 // behind it lives in the edge only: server.cpp (this class and its State),
 // listener, http_session, websocket_session and batching_stream.
@@ -18,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "server/edge/server_config.hpp"
 #include "server/rooms/api_router.hpp"
@@ -40,7 +43,8 @@ class Server {
   // Throws std::system_error if the address cannot be bound. Call once.
   std::uint16_t start(std::shared_ptr<ConnectionHandler> handler);
 
-  // SIGINT and SIGTERM call begin_shutdown().
+  // SIGINT and SIGTERM call begin_shutdown(); with TLS, SIGHUP reloads the
+  // certificate and key.
   void handle_signals();
 
   // The shutdown path (thread-safe, idempotent, returns at once): stop
@@ -82,14 +86,22 @@ class Server {
   void on_idle(std::function<void()> hook);
   // Open WebSocket connections.
   std::size_t connection_count() const;
+  // After start(): the admin and redirect ports as bound (0: none).
+  std::uint16_t admin_port() const;
+  std::uint16_t redirect_port() const;
+  bool tls() const;
 
   struct State;  // shared with the listener and the sessions (server_state.hpp)
 
  private:
+  void wait_for_reload();
+
   std::shared_ptr<State> state_;
-  // Accepts connections into state_; after state_, so it goes first. The
-  // Listener holds the State, not the other way round.
-  std::unique_ptr<Listener> listener_;
+  // Accept connections into state_, the public port's first; after state_,
+  // so they go first. A Listener holds the State, not the other way round.
+  std::vector<std::unique_ptr<Listener>> listeners_;
+  std::uint16_t admin_port_ = 0;
+  std::uint16_t redirect_port_ = 0;
 };
 
 }  // namespace gofish::server

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,18 @@ struct ServerConfig {
   // counts for per-address limits and logs (trusted_proxies.hpp). A
   // connection from any other address is never read for one.
   std::vector<std::string> trusted_proxies;
+  // TLS on the public port (https and wss only) with this certificate chain
+  // and private key, both PEM; both empty: plain HTTP. Read again on SIGHUP.
+  std::filesystem::path tls_cert;
+  std::filesystem::path tls_key;
+  // A plain-HTTP listener on `bind` that answers every request with a
+  // redirect to the https address (with TLS only); unset: none.
+  std::optional<std::uint16_t> http_redirect_port;
+  // The operator endpoints (/metrics, with /healthz and /readyz) are served
+  // on this address and port only; the public port answers 404 for
+  // /metrics. Unset port: no operator listener. 0: any free port (tests).
+  std::string admin_bind = "127.0.0.1";
+  std::optional<std::uint16_t> admin_port;
   Limits limits;
 };
 

@@ -31,6 +31,7 @@
 #include "server/edge/log_limiter.hpp"
 #include "server/edge/server.hpp"
 #include "server/edge/static_files.hpp"
+#include "server/edge/tls_context.hpp"
 #include "server/edge/trusted_proxies.hpp"
 #include "server/rooms/address_limits.hpp"
 
@@ -78,6 +79,10 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   AddressLimits addresses;
   // Peers whose connections begin with a PROXY header (--trusted-proxy).
   const TrustedProxies trusted_proxies;
+  // The certificate the public port's TLS uses; null without TLS.
+  std::unique_ptr<TlsContext> tls;
+  // The public port once bound (the redirect port sends visitors there).
+  std::atomic<std::uint16_t> public_port{0};
   LogLimiter client_warnings;
   // Set by start(), released at the end of wait() (it may hold connections).
   std::shared_ptr<ConnectionHandler> handler;
@@ -85,11 +90,12 @@ struct Server::State : std::enable_shared_from_this<Server::State> {
   // Declared before the I/O objects below, which must be destroyed first.
   net::io_context ioc;
   std::optional<net::signal_set> signals;
+  std::optional<net::signal_set> reload_signal;  // SIGHUP, with TLS on
   net::strand<net::io_context::executor_type> control_strand;  // listener, signals, shutdown
   net::steady_timer shutdown_timer;
   net::steady_timer trim_timer;
-  // Closes the listener (Server sets it: the Server owns the Listener, which
-  // holds this state; the state does not know the Listener).
+  // Closes the listeners (Server sets it: the Server owns the Listeners,
+  // which hold this state; the state does not know them).
   std::function<void()> stop_accepting;
   std::atomic<bool> trim_scheduled{false};
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work_guard;

@@ -24,7 +24,7 @@ constexpr std::size_t kMaxWriteBytes = 64 * 1024;
 
 }  // namespace
 
-WebSocketSession::WebSocketSession(std::shared_ptr<Server::State> state, beast::tcp_stream stream,
+WebSocketSession::WebSocketSession(std::shared_ptr<Server::State> state, EdgeStream stream,
                                    std::optional<CloseReason> refusal, AddressLimits::Slot socket_slot,
                                    AddressLimits::Slot connection_slot, std::string address, std::string remote)
     : state_(std::move(state)),

@@ -27,6 +27,7 @@
 
 #include "protocol/token_bucket.hpp"
 #include "server/edge/batching_stream.hpp"
+#include "server/edge/edge_stream.hpp"
 #include "server/edge/server_state.hpp"
 
 namespace gofish::server {
@@ -39,7 +40,7 @@ class WebSocketSession : public WebSocketHandle, public std::enable_shared_from_
   // `connection_slot` the connection's (empty when refused); `address` the
   // client's address key and `remote` its address and port for the log (the
   // peer's, or what a trusted proxy's PROXY header said).
-  WebSocketSession(std::shared_ptr<Server::State> state, beast::tcp_stream stream,
+  WebSocketSession(std::shared_ptr<Server::State> state, EdgeStream stream,
                    std::optional<CloseReason> refusal, AddressLimits::Slot socket_slot,
                    AddressLimits::Slot connection_slot, std::string address, std::string remote);
   ~WebSocketSession() override;
@@ -85,7 +86,7 @@ class WebSocketSession : public WebSocketHandle, public std::enable_shared_from_
   const net::any_io_executor executor_;  // this connection's strand
   const std::string remote_;
   const std::string address_;  // AddressLimits::key_of the peer
-  boost::beast::websocket::stream<BatchingStream<beast::tcp_stream>> ws_;
+  boost::beast::websocket::stream<BatchingStream<EdgeStream>> ws_;
   const std::uint64_t id_;
   // Set when the upgrade is completed only to close (full, shutting down).
   std::optional<CloseReason> refusal_;

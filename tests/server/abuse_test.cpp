@@ -78,9 +78,9 @@ json join(RawWebSocket& ws, const std::string& code, const std::string& name = "
   return request(ws, {{"type", "join"}, {"code", code}, {"name", name}});
 }
 
-// From 127.0.0.1 unless told otherwise.
-double metric(std::uint16_t port, const std::string& sample, const std::string& source = "127.0.0.1") {
-  const auto response = raw_http_get(port, "/metrics", source);
+// From the operator port (`admin_port`), from 127.0.0.1 unless told otherwise.
+double metric(std::uint16_t admin_port, const std::string& sample, const std::string& source = "127.0.0.1") {
+  const auto response = raw_http_get(admin_port, "/metrics", source);
   REQUIRE(response.status == 200);
   return metric_value(response.body, sample);
 }
@@ -110,6 +110,7 @@ struct Started {
     return extra;
   }
   std::uint16_t port() const { return server.port(); }
+  std::uint16_t admin_port() const { return server.admin_port(); }
 };
 
 // A code in the room-code alphabet that is not `taken`.
@@ -200,7 +201,7 @@ TEST_CASE("one address creating rooms and walking away cannot fill the server's 
 
   auto other = greeted(started.port(), "127.0.0.1");
   CHECK(create(*other)["type"] == "created");
-  CHECK(metric(started.port(), R"(gofish_room_requests_refused_total{reason="create_rate"})") == refused);
+  CHECK(metric(started.admin_port(), R"(gofish_room_requests_refused_total{reason="create_rate"})") == refused);
 }
 
 TEST_CASE("rooms one address holds are capped, and a room that never started expires once nobody is in it") {
@@ -232,7 +233,7 @@ TEST_CASE("rooms one address holds are capped, and a room that never started exp
   CHECK(create(*fifth)["type"] == "created");
   auto sixth = greeted(port, "127.0.0.2");
   CHECK(create(*sixth)["code"] == "room/too_many_rooms");
-  CHECK(metric(port, R"(gofish_room_requests_refused_total{reason="address_rooms"})") == 2);
+  CHECK(metric(started.admin_port(), R"(gofish_room_requests_refused_total{reason="address_rooms"})") == 2);
 }
 
 TEST_CASE("one address holds at most 100 connections, and others still get in") {
@@ -249,7 +250,7 @@ TEST_CASE("one address holds at most 100 connections, and others still get in") 
   CHECK(close->reason == "server_full");
 
   auto other = greeted(port, "127.0.0.1");
-  CHECK(metric(port, R"(gofish_connections_refused_total{reason="address_full"})") == 1);
+  CHECK(metric(started.admin_port(), R"(gofish_connections_refused_total{reason="address_full"})") == 1);
 
   // A connection given back is a place for the same address again.
   held.pop_back();
@@ -281,7 +282,7 @@ TEST_CASE("the last connection slots are kept for addresses that hold none") {
   held.push_back(greeted(port, "127.0.0.3"));
   held.push_back(greeted(port, "127.0.0.4"));
   CHECK(refused_close("127.0.0.5") == 1013);  // now the server is full for everyone
-  CHECK(metric(port, R"(gofish_connections_refused_total{reason="full"})") == 2);
+  CHECK(metric(started.admin_port(), R"(gofish_connections_refused_total{reason="full"})") == 2);
 }
 
 // A PROXY protocol v2 header (command PROXY, TCP over IPv4) from `client`
@@ -311,7 +312,7 @@ TEST_CASE("behind a trusted proxy, per-address limits count the client its PROXY
   // from 127.0.0.1, the proxy.
   Started started({"--trusted-proxy=127.0.0.1", "--max-connections-per-address=2", "--max-sockets-per-address=3"});
   const auto port = started.port();
-  const auto metric_here = [&](const std::string& sample) { return metric(port, sample, "127.0.0.2"); };
+  const auto metric_here = [&](const std::string& sample) { return metric(started.admin_port(), sample, "127.0.0.2"); };
   std::vector<std::unique_ptr<RawWebSocket>> held;
   // Each fake address gets its whole quota: four sockets from the proxy,
   // more than it could hold as its own.
@@ -359,7 +360,7 @@ TEST_CASE("a trusted proxy's connection that does not finish its PROXY header in
   double refused = 0;
   for (int attempt = 0; attempt < 50 && refused == 0; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(20ms);
-    refused = metric(port, R"(gofish_connections_refused_total{reason="proxy_header"})", "127.0.0.2");
+    refused = metric(started.admin_port(), R"(gofish_connections_refused_total{reason="proxy_header"})", "127.0.0.2");
   }
   CHECK(refused == 1);
 }
@@ -389,7 +390,7 @@ TEST_CASE("a PROXY header from an address that is no trusted proxy gets a 400 an
   CHECK(log.find("from 127.0.0.2:") != std::string::npos);
   CHECK(log.find("malformed request refused") != std::string::npos);
   CHECK(log.find("203.0.113.9") == std::string::npos);
-  CHECK(metric(port, R"(gofish_connections_refused_total{reason="proxy_header"})", "127.0.0.3") == 0);
+  CHECK(metric(started.admin_port(), R"(gofish_connections_refused_total{reason="proxy_header"})", "127.0.0.3") == 0);
 
   // Its one socket is 127.0.0.2's, whatever it claims: a second is refused.
   const int first = connect_tcp(port, "127.0.0.2");
@@ -402,7 +403,7 @@ TEST_CASE("a PROXY header from an address that is no trusted proxy gets a 400 an
   }
   ::close(first);
   CHECK(refused);
-  CHECK(metric(port, R"(gofish_connections_refused_total{reason="address_sockets"})", "127.0.0.4") >= 1);
+  CHECK(metric(started.admin_port(), R"(gofish_connections_refused_total{reason="address_sockets"})", "127.0.0.4") >= 1);
 }
 
 TEST_CASE("failed joins from one address are rate-limited, and then every join from it is refused for a while") {
@@ -438,7 +439,7 @@ TEST_CASE("failed joins from one address are rate-limited, and then every join f
   // Another address is untouched.
   auto friendly = greeted(port, "127.0.0.4");
   CHECK(join(*friendly, code)["type"] == "joined");
-  CHECK(metric(port, R"(gofish_room_requests_refused_total{reason="failed_joins"})") == limited + 2);
+  CHECK(metric(started.admin_port(), R"(gofish_room_requests_refused_total{reason="failed_joins"})") == limited + 2);
 }
 
 TEST_CASE("what a client puts in the log is truncated and rate-limited") {
@@ -463,7 +464,7 @@ TEST_CASE("what a client puts in the log is truncated and rate-limited") {
   const auto text = started.server.log_text();
   CHECK(text.find("more 'origin' warnings in the last second were not logged") != std::string::npos);
   CHECK(text.find(std::string(200, 'e')) == std::string::npos);
-  CHECK(metric(started.port(), R"(gofish_connections_refused_total{reason="origin"})") == 1001);
+  CHECK(metric(started.admin_port(), R"(gofish_connections_refused_total{reason="origin"})") == 1001);
 }
 
 TEST_CASE("at a 1024 descriptor limit, 1,100 sockets that never send a request stop neither /healthz nor a game") {
@@ -486,7 +487,7 @@ TEST_CASE("at a 1024 descriptor limit, 1,100 sockets that never send a request s
   auto player = autoplay(std::move(host), 1);
   CHECK(drive({player.get()}, [&] { return player->games_over() >= 1; }));
   CHECK(player->problems.empty());
-  CHECK(metric(port, R"(gofish_connections_refused_total{reason="address_sockets"})") > 0);
+  CHECK(metric(started.admin_port(), R"(gofish_connections_refused_total{reason="address_sockets"})") > 0);
 
   // Many addresses at once meet the cap on all sockets, below the descriptor
   // limit, and a newcomer still gets an answer.
@@ -499,7 +500,7 @@ TEST_CASE("at a 1024 descriptor limit, 1,100 sockets that never send a request s
   std::this_thread::sleep_for(300ms);
   // (127.0.0.1 still holds the game's connection, so it is no newcomer.)
   CHECK(raw_http_get(port, "/healthz", "127.0.0.8").status == 200);
-  CHECK(metric(port, R"(gofish_connections_refused_total{reason="sockets_full"})", "127.0.0.9") > 0);
+  CHECK(metric(started.admin_port(), R"(gofish_connections_refused_total{reason="sockets_full"})", "127.0.0.9") > 0);
   for (const int fd : idle) ::close(fd);
 }
 
@@ -575,11 +576,11 @@ SlowReaders slow_readers(std::vector<std::string> flags) {
       watch();
       std::this_thread::sleep_for(50ms);
     }
-    const double now = metric(port, "gofish_received_bytes_total");
+    const double now = metric(started.admin_port(), "gofish_received_bytes_total");
     settled = now == received ? settled + 1 : 0;
     received = now;
   }
-  result.closed = metric(port, "gofish_send_queue_closes_total");
+  result.closed = metric(started.admin_port(), "gofish_send_queue_closes_total");
   MESSAGE("resident: " << result.base_kib / kMiB << " MiB before, " << result.peak_kib / kMiB
                        << " MiB at the peak; largest kernel send queue " << result.largest_kernel_queue / 1024
                        << " KiB; " << result.closed << " slow readers closed");

@@ -526,7 +526,7 @@ TEST_CASE("restore: a room that cannot be rebuilt is set aside, kept and listed,
     CHECK(log.find("room " + bad + " set aside: ") != std::string::npos);
     CHECK(log.find("[error]") != std::string::npos);
     CHECK(log.find(std::to_string(kRooms - 1) + " rooms restored") != std::string::npos);
-    const auto metrics = http_request(server.port(), "/metrics");
+    const auto metrics = http_request(server.admin_port(), "/metrics");
     CHECK(metric_value(metrics.body, "gofish_rooms_set_aside") == 1);
     for (int i = 0; i < kRooms; ++i) {
       INFO("room " << codes[static_cast<std::size_t>(i)]);
@@ -563,7 +563,7 @@ TEST_CASE("restore: a room that cannot be rebuilt is set aside, kept and listed,
   CHECK(empty.output.find(bad) == std::string::npos);
   ServerProcess server(data, dir.path / "third.log");
   CHECK(server.log_text().find(std::to_string(kRooms) + " rooms restored") != std::string::npos);
-  CHECK(metric_value(http_request(server.port(), "/metrics").body, "gofish_rooms_set_aside") == 0);
+  CHECK(metric_value(http_request(server.admin_port(), "/metrics").body, "gofish_rooms_set_aside") == 0);
   Peer peer(server.port());
   CHECK(peer.expect<protocol::Joined>(protocol::Resume{tokens[kBad], std::nullopt}).resumed);
   CHECK(snapshot_after(peer).state != protocol::RoomState::kWaiting);

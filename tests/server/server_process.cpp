@@ -97,6 +97,9 @@ ServerProcess::ServerProcess(const fs::path& data_dir, fs::path log, std::vector
     const std::string text = log_text();
     if (std::regex_search(text, match, listening)) {
       port_ = static_cast<std::uint16_t>(std::stoi(match[1]));
+      // Logged before the listening line, when there is one.
+      const std::regex admin(R"(operator endpoints on 127\.0\.0\.1:(\d+))");
+      if (std::regex_search(text, match, admin)) admin_port_ = static_cast<std::uint16_t>(std::stoi(match[1]));
       return;
     }
     int status = 0;

@@ -36,6 +36,8 @@ class ServerProcess {
   ServerProcess& operator=(const ServerProcess&) = delete;
 
   std::uint16_t port() const { return port_; }
+  // The operator port (/metrics), 0 if the server was started without one.
+  std::uint16_t admin_port() const { return admin_port_; }
   pid_t pid() const { return pid_; }
   std::string log_text() const;
 
@@ -46,6 +48,7 @@ class ServerProcess {
   std::filesystem::path log_;
   pid_t pid_ = 0;
   std::uint16_t port_ = 0;
+  std::uint16_t admin_port_ = 0;
 };
 
 // How a server run that was expected to end by itself (a refused start, or

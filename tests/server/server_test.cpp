@@ -174,6 +174,21 @@ TEST_CASE("the web client is served at / and for invite links") {
   CHECK(post.header("allow") == "GET, HEAD");
 }
 
+TEST_CASE("every answer of the public port carries the page's security headers, and only TLS gets HSTS") {
+  Running running;
+  for (const char* target : {"/", "/r/ABCDE", "/missing.js", "/healthz", "/api/none", "/metrics"}) {
+    CAPTURE(target);
+    const auto result = http_request(running.port, target);
+    CHECK(result.header("content-security-policy").find("frame-ancestors 'none'") != std::string::npos);
+    CHECK(result.header("content-security-policy").find("script-src 'self';") != std::string::npos);
+    CHECK(result.header("x-frame-options") == "DENY");
+    CHECK(result.header("referrer-policy") == "no-referrer");
+    CHECK(result.header("permissions-policy").find("camera=()") != std::string::npos);
+    CHECK(result.header("x-content-type-options") == "nosniff");
+    CHECK(result.header("strict-transport-security").empty());  // plain HTTP: tests/server/tls_check.py has TLS
+  }
+}
+
 TEST_CASE("the web client's files go out gzip-compressed with an ETag, and a repeat visit gets 304") {
   Running running;
   const auto script = read_file(std::filesystem::path(GOFISH_WEB_ROOT) / "js/app.js");
@@ -230,7 +245,11 @@ TEST_CASE("health, readiness and metrics") {
   REQUIRE(welcomed(client));
   running.server.metrics().action_refused("action/not_your_turn");
 
-  const auto metrics = http_request(running.port, "/metrics");
+  // Only on the operator port; the public port has no such page.
+  CHECK(http_request(running.port, "/metrics").status == 404);
+  CHECK(http_request(running.server.admin_port(), "/").status == 404);
+  CHECK(http_request(running.server.admin_port(), "/healthz").status == 200);
+  const auto metrics = http_request(running.server.admin_port(), "/metrics");
   CHECK(metrics.status == 200);
   CHECK(metrics.header("content-type").starts_with("text/plain; version=0.0.4"));
   for (const char* name :

@@ -282,6 +282,35 @@ TEST_CASE("config: bad values exit with code 2 and say why") {
   CHECK(parse_exit({"--bind", "1.2.3"}).text.find("1.2.3") != std::string::npos);
 }
 
+TEST_CASE("config: the operator port, TLS and the redirect port") {
+  // The operator port is the public one + 1 unless given; any free one with --port 0.
+  CHECK(parse_ok({}).admin_port == std::optional<std::uint16_t>(8081));
+  CHECK(parse_ok({}).admin_bind == "127.0.0.1");
+  CHECK(parse_ok({"--port", "9000"}).admin_port == std::optional<std::uint16_t>(9001));
+  CHECK(parse_ok({"--port", "0"}).admin_port == std::optional<std::uint16_t>(0));
+  CHECK(parse_ok({"--admin-port", "9100", "--admin-bind", "10.0.0.5"}).admin_port ==
+        std::optional<std::uint16_t>(9100));
+  CHECK(parse_ok({"--admin-bind", "10.0.0.5"}).admin_bind == "10.0.0.5");
+  CHECK(!parse_ok({"--admin-port", "off"}).admin_port);
+  CHECK(parse_exit({"--admin-port", "8o81"}).exit_code == 2);
+  CHECK(parse_exit({"--admin-port", "65536"}).exit_code == 2);
+  CHECK(parse_exit({"--admin-bind", "localhost"}).exit_code == 2);
+  CHECK(parse_exit({"--port", "65535"}).text.find("--admin-port") != std::string::npos);
+  // No TLS unless both files are given, and they must exist.
+  const auto self = std::filesystem::path(GOFISH_WEB_ROOT) / "index.html";  // any existing file
+  CHECK(parse_ok({}).tls_cert.empty());
+  const auto tls = parse_ok({"--tls-cert", self.string(), "--tls-key", self.string(), "--http-redirect-port", "80"});
+  CHECK(tls.tls_cert == self);
+  CHECK(tls.tls_key == self);
+  CHECK(tls.http_redirect_port == std::optional<std::uint16_t>(80));
+  CHECK(!parse_ok({}).http_redirect_port);
+  CHECK(parse_exit({"--tls-cert", self.string()}).text.find("--tls-key") != std::string::npos);
+  CHECK(parse_exit({"--tls-cert", "/no/such/file", "--tls-key", self.string()}).exit_code == 2);
+  CHECK(parse_exit({"--http-redirect-port", "80"}).text.find("needs --tls-cert") != std::string::npos);
+  CHECK(parse_exit({"--tls-cert", self.string(), "--tls-key", self.string(), "--http-redirect-port", "x"})
+            .exit_code == 2);
+}
+
 TEST_CASE("config: --storage postgres takes its URL from --postgres-url or GOFISH_POSTGRES_URL") {
   const auto flag =
       parse_ok({"--storage", "postgres", "--postgres-url", "postgresql://gofish:pw@db.example:5433/fish"});

@@ -26,6 +26,7 @@ Config test_config() {
   Config config;
   config.bind = "127.0.0.1";
   config.port = 0;
+  config.admin_port = 0;  // /metrics on a port of its own, any free one
   config.threads = 2;
   config.web_root = GOFISH_WEB_ROOT;
   // One directory per test process, removed when it exits: ctest runs tests
