@@ -32,6 +32,7 @@
 # DIR/cluster.env holds key=value lines, values quoted for bash (printf %q):
 # dir, proxy_port, proxy_url (http://127.0.0.1:P; WebSockets at ws://127.0.0.1:P/ws),
 # stats_url (HAProxy's statistics page), postgres_url, nodes, nodeK_port,
+# nodeK_admin_port (its operator port on 127.0.0.1: /metrics, /healthz, /readyz),
 # nodeK_pid, nodeK_command (the exact command line), haproxy_pid, haproxy_command.
 # Node K logs to DIR/nodeK.log (appended to on each start), HAProxy to DIR/haproxy.log.
 # This script only ever signals the pids it recorded there.
@@ -187,8 +188,10 @@ up() {
   # In the foreground the directory is ours: it goes with the cluster.
   if $foreground; then trap 'down_all; rm -rf "$dir"; exit 0' INT TERM; fi
 
+  # A port for each node, HAProxy's two, and each node's operator port (its
+  # default, the main port + 1, could be the next node's).
   local ports
-  read -r -a ports <<<"$(free_ports $((nodes + 2)))"
+  read -r -a ports <<<"$(free_ports $((2 * nodes + 2)))"
   ((proxy_port != 0)) || proxy_port=${ports[nodes]}
   local stats_port=${ports[nodes + 1]}
   set_value dir "$dir"
@@ -205,10 +208,11 @@ up() {
 
   local k
   for ((k = 1; k <= nodes; ++k)); do
-    local port=${ports[k - 1]}
+    local port=${ports[k - 1]} admin_port=${ports[nodes + 1 + k]}
     local args=(
       "$server" --storage postgres --postgres-url "$postgres_url" --node-id "node$k"
-      --bind 127.0.0.1 --port "$port" --data-dir "$dir/node$k" --web-root "$(dirname "$server")/../web"
+      --bind 127.0.0.1 --port "$port" --admin-port "$admin_port"
+      --data-dir "$dir/node$k" --web-root "$(dirname "$server")/../web"
       --lease-ttl-ms "$lease_ttl_ms"
       --trusted-proxy 127.0.0.2
       --max-connections-per-address 1000 --max-sockets-per-address 2000 --max-rooms-per-address 200
@@ -216,6 +220,7 @@ up() {
       "${extra[@]}"
     )
     set_value "node${k}_port" "$port"
+    set_value "node${k}_admin_port" "$admin_port"
     set_value "node${k}_command" "$(printf '%q ' "${args[@]}")"
   done
   for ((k = 1; k <= nodes; ++k)); do
@@ -307,7 +312,7 @@ status() {
     fi
     local seen=DOWN
     haproxy_sees "$k" UP && seen=UP
-    echo "node$k port $(value "node${k}_port") pid $pid $state readyz $(http_status "$(value "node${k}_port")" /readyz) haproxy $seen"
+    echo "node$k port $(value "node${k}_port") admin $(value "node${k}_admin_port") pid $pid $state readyz $(http_status "$(value "node${k}_port")" /readyz) haproxy $seen"
   done
 }
 

@@ -4,18 +4,27 @@
 # configuration with it, and docs/OPERATIONS.md the one of machines of your
 # own (/etc/haproxy/haproxy.cfg).
 #
-#   scripts/haproxy-config.sh [--listen ADDRESS:PORT] [--stats ADDRESS:PORT] [--source ADDRESS]
-#                             [--maxconn N] NAME=ADDRESS:PORT...
+#   scripts/haproxy-config.sh [--tls-cert PEM [--tls-listen ADDRESS:PORT]] [--listen ADDRESS:PORT]
+#                             [--stats ADDRESS:PORT] [--source ADDRESS] [--maxconn N] NAME=ADDRESS:PORT...
 #
 # One server line per NAME=ADDRESS:PORT (the node id is a good name), with
-# the options of the file's first server line. --listen replaces the
-# proxy's "bind :8080", --stats the statistics page's "bind :8404" (keep
-# that one on a private address), --source adds "source ADDRESS" to the
-# backend (the address HAProxy reaches the nodes from, when the machine has
-# several and the nodes trust one), --maxconn replaces the global maxconn.
-# Compose's resolvers (its DNS for the service names) are left out, with
-# the comments that lead them. Every other line, comments included, is the
-# file's own: the test docker_cluster_config holds the output to that.
+# the options of the file's first server line. Without --tls-cert the
+# configuration has no TLS: the file's TLS lines (the global ssl- settings,
+# the "bind :8443 ssl" line, the redirect to HTTPS and the HSTS header) are
+# left out with the comments that lead them, and HAProxy serves players on
+# plain HTTP at "bind :8080" (scripts/cluster.sh, or a TLS terminator of
+# your own in front). --tls-cert PEM keeps them, with PEM (certificate,
+# chain, then key, in one file HAProxy can read) in place of
+# /etc/haproxy/certs/gofish.pem; --tls-listen replaces its ":8443". The
+# redirect names the HTTPS port from GOFISH_HTTPS_PORT in HAProxy's
+# environment (443 unless set). --listen replaces the plain "bind :8080",
+# --stats the statistics page's "bind :8404" (keep that one on a private
+# address), --source adds "source ADDRESS" to the backend (the address
+# HAProxy reaches the nodes from, when the machine has several and the
+# nodes trust one), --maxconn replaces the global maxconn. Compose's
+# resolvers (its DNS for the service names) are left out, with the comments
+# that lead them. Every other line, comments included, is the file's own:
+# the test docker_cluster_config holds the output to that.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,10 +34,12 @@ usage() {
   exit 2
 }
 
-listen=:8080 stats=:8404 source="" maxconn=""
+listen=:8080 stats=:8404 source="" maxconn="" tls_cert="" tls_listen=:8443
 servers=()
 while (($#)); do
   case $1 in
+    --tls-cert) tls_cert=$2; shift 2 ;;
+    --tls-listen) tls_listen=$2; shift 2 ;;
     --listen) listen=$2; shift 2 ;;
     --stats) stats=$2; shift 2 ;;
     --source) source=$2; shift 2 ;;
@@ -41,8 +52,15 @@ done
 ((${#servers[@]})) || usage
 [[ -z $maxconn || $maxconn =~ ^[1-9][0-9]*$ ]] || usage
 
-echo "# Written by scripts/haproxy-config.sh from docker/haproxy.cfg (see there for the reasons)."
-awk -v listen="$listen" -v stats="$stats" -v source="$source" -v maxconn="$maxconn" -v servers="${servers[*]}" '
+[[ $tls_cert != *[[:space:]]* ]] || usage
+
+if [[ -n $tls_cert ]]; then
+  echo "# Written by scripts/haproxy-config.sh from docker/haproxy.cfg (see there for the reasons)."
+else
+  echo "# Written by scripts/haproxy-config.sh from docker/haproxy.cfg (see there for the reasons), without TLS."
+fi
+awk -v listen="$listen" -v stats="$stats" -v source="$source" -v maxconn="$maxconn" -v servers="${servers[*]}" \
+    -v tls_cert="$tls_cert" -v tls_listen="$tls_listen" '
   # Comment lines are held until the line they lead shows whether they go with it.
   function flush() { if (held != "") printf "%s", held; held = "" }
   BEGIN { n = split(servers, server, " "); header = 1 }
@@ -55,6 +73,13 @@ awk -v listen="$listen" -v stats="$stats" -v source="$source" -v maxconn="$maxco
   skipping && /^$/ { skipping = 0; next }
   skipping { next }
   /^[ \t]*default-server .*resolvers / { held = ""; next }
+  # TLS: kept with --tls-cert (its certificate and port), else left out with its comments.
+  /^[ \t]*(ssl-default-bind-|bind :8443 ssl |http-request redirect location "https:|http-response set-header Strict-Transport-Security)/ {
+    if (tls_cert == "") { held = ""; next }
+    flush()
+    if ($0 ~ /bind :8443 ssl /) { sub(/:8443/, tls_listen); sub(/crt [^ \t]+/, "crt " tls_cert) }
+    print; next
+  }
   /^[ \t]*maxconn [0-9]+$/ && maxconn != "" { flush(); sub(/maxconn [0-9]+/, "maxconn " maxconn); print; next }
   /^[ \t]*bind :8080$/ { flush(); sub(/:8080/, listen); print; next }
   /^[ \t]*bind :8404$/ { flush(); sub(/:8404/, stats); print; next }

@@ -29,7 +29,7 @@ native_test_packages=(
   haproxy                 # the proxy in front of the cluster tests' nodes (scripts/cluster.sh, docker/haproxy.cfg)
   python3-yaml            # the cluster test's parse of docker/compose.cluster.yaml
   systemd                 # systemd-analyze verify for deploy/systemd's units (tests/cluster/check_systemd_units.py)
-  openssl                 # the TLS tests make their own certificate authority (tests/server/tls_check.py)
+  openssl                 # the TLS tests make their own certificate authority (tests/server/tls_check.py, tests/cluster/tls_proxy.py)
   testssl.sh              # the TLS settings checked as an outsider would (tests/server/tls_check.py)
 )
 # The browser client's end-to-end tests (tests/web) drive Debian's chromium

@@ -25,12 +25,19 @@ std::string_view to_string(Mode mode) {
 }
 
 std::optional<Target> parse_ws_url(const std::string& url) {
-  constexpr std::string_view kScheme = "ws://";
-  if (!url.starts_with(kScheme)) return std::nullopt;
-  const std::string rest = url.substr(kScheme.size());
+  Target target;
+  std::string rest;
+  if (url.starts_with("ws://")) {
+    rest = url.substr(5);
+  } else if (url.starts_with("wss://")) {
+    rest = url.substr(6);
+    target.tls = true;
+    target.port = 443;
+  } else {
+    return std::nullopt;
+  }
   const auto slash = rest.find('/');
   const std::string authority = rest.substr(0, slash);
-  Target target;
   target.path = slash == std::string::npos ? "/" : rest.substr(slash);
   const auto colon = authority.rfind(':');
   target.host = authority.substr(0, colon);
@@ -87,7 +94,10 @@ std::variant<LoadOptions, OptionsExit> parse_options(int argc, const char* const
       "echo server); the last output line is one JSON object with every figure",
       "gofish-load"};
   app.get_formatter()->column_width(40);
-  app.add_option("--url", options.url, "Server WebSocket URL")->capture_default_str();
+  app.add_option("--url", options.url, "Server WebSocket URL (ws:// or wss://)")->capture_default_str();
+  app.add_option("--ca-file", options.ca_file,
+                 "For wss://: PEM file of the authorities to trust (default: the system's)")
+      ->check(CLI::ExistingFile);
   const std::map<std::string, Mode> modes{{"game", Mode::kGame}, {"echo", Mode::kEcho}, {"idle", Mode::kIdle}};
   std::string mode = "game";
   app.add_option("--mode", mode,
@@ -142,7 +152,7 @@ std::variant<LoadOptions, OptionsExit> parse_options(int argc, const char* const
   options.mode = modes.at(mode);
   options.bot = bots.at(bot);
   const auto target = parse_ws_url(options.url);
-  if (!target) return OptionsExit{2, "--url: expected ws://HOST[:PORT]/PATH, got " + options.url + "\n"};
+  if (!target) return OptionsExit{2, "--url: expected ws://HOST[:PORT]/PATH or wss://..., got " + options.url + "\n"};
   options.target = *target;
   return options;
 }

@@ -22,11 +22,15 @@ struct Target {
   std::string host;  // an IPv4 address or a name
   std::uint16_t port = 80;
   std::string path = "/";
+  bool tls = false;  // wss://
 };
 
 struct LoadOptions {
   std::string url = "ws://127.0.0.1:8080/ws";
   Target target;  // parsed from url
+  // For wss://: the authorities the server's certificate must chain to
+  // (empty: the system's).
+  std::string ca_file;
   Mode mode = Mode::kGame;
   int rooms = 10;
   int players = 4;

@@ -47,6 +47,17 @@ LoadRun::LoadRun(LoadOptions options)
   if (options_.source_addresses > 1 && !server_.address().is_loopback()) {
     throw std::runtime_error("--source-addresses needs a loopback server address");
   }
+  if (options_.target.tls) {
+    // The server's certificate must chain to a trusted authority and name
+    // the URL's host (Player::on_connected sets the name).
+    tls_context_ = std::make_shared<ssl::context>(ssl::context::tls_client);
+    tls_context_->set_verify_mode(ssl::verify_peer);
+    if (options_.ca_file.empty()) {
+      tls_context_->set_default_verify_paths();
+    } else {
+      tls_context_->load_verify_file(options_.ca_file);
+    }
+  }
 }
 
 // Here, where Room is complete: rooms_ holds them.

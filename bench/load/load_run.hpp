@@ -46,6 +46,9 @@ class LoadRun {
   void connect_finished(bool ok);
   tcp::endpoint source_for(std::size_t connection) const;
   const tcp::endpoint& server() const { return server_; }
+  // For wss://: the context every connection's TLS uses (the authorities it
+  // trusts); null for ws://.
+  const std::shared_ptr<ssl::context>& tls_context() const { return tls_context_; }
 
   void room_ready() { ++rooms_ready_; }
   // `rules` indexes options().rules, the rules of the room.
@@ -87,6 +90,7 @@ class LoadRun {
   net::io_context io_{1};
   net::steady_timer ticker_{io_};
   tcp::endpoint server_;
+  std::shared_ptr<ssl::context> tls_context_;
   std::string host_header_;
   std::string echo_message_;  // what an echo peer sends: an ask's bytes
   engine::Rng seeds_;

@@ -1,5 +1,8 @@
 #include "bench/load/player.hpp"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 #include <utility>
 
 #include "bench/load/room.hpp"
@@ -26,8 +29,10 @@ bool opens_decision_of(const engine::Event& event, engine::Seat seat, bool table
 void Player::connect() {
   run_.request_connect([this] {
     connect_started_ = Clock::now();
-    ws_ = std::make_shared<Stream>(run_.io());
-    auto& socket = ws_->next_layer();
+    beast::tcp_stream transport(run_.io());
+    ws_ = run_.tls_context() ? std::make_shared<Stream>(server::EdgeStream(std::move(transport), run_.tls_context()))
+                             : std::make_shared<Stream>(server::EdgeStream(std::move(transport)));
+    auto& socket = ws_->next_layer().next_layer().socket();
     beast::error_code ec;
     socket.open(tcp::v4(), ec);
     if (!ec) socket.bind(run_.source_for(run_.next_connection_index()), ec);
@@ -42,7 +47,28 @@ void Player::on_connected(const std::shared_ptr<Stream>& ws, beast::error_code e
     run_.connect_finished(false);
     return fail("connect", ec);
   }
-  ws->next_layer().set_option(tcp::no_delay(true), ec);
+  ws->next_layer().next_layer().socket().set_option(tcp::no_delay(true), ec);
+  if (auto* tls = ws->next_layer().tls()) {
+    const auto& host = run_.options().target.host;
+    // SNI, and the certificate must name the host (name or address).
+    if (SSL_set_tlsext_host_name(tls->native_handle(), host.c_str()) != 1) {
+      run_.connect_finished(false);
+      return fail("tls", beast::error_code(static_cast<int>(::ERR_get_error()), net::error::get_ssl_category()));
+    }
+    tls->set_verify_callback(ssl::host_name_verification(host));
+    tls->async_handshake(ssl::stream_base::client,
+                         [this, ws](beast::error_code tls_ec) { on_tls_handshake(ws, tls_ec); });
+    return;
+  }
+  on_tls_handshake(ws, {});
+}
+
+// After TLS (or at once, without it): the WebSocket upgrade.
+void Player::on_tls_handshake(const std::shared_ptr<Stream>& ws, beast::error_code ec) {
+  if (ec) {
+    run_.connect_finished(false);
+    return fail("tls", ec);
+  }
   ws->set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
   // Guests connect once the host has created the room, so they know its
   // code; a player that reconnects knows it too.
@@ -300,7 +326,7 @@ void Player::fail(std::string_view what, beast::error_code ec) {
   if (!run_.stopping()) run_.error(what, ec.message());
   live_ = false;
   beast::error_code ignored;
-  if (ws_) ws_->next_layer().close(ignored);
+  if (ws_) ws_->next_layer().next_layer().socket().close(ignored);
 }
 
 }  // namespace gofish::load

@@ -33,6 +33,7 @@
 #include "engine/bot.hpp"
 #include "engine/random.hpp"
 #include "protocol/messages.hpp"
+#include "server/edge/edge_stream.hpp"
 
 namespace gofish::load {
 
@@ -57,8 +58,10 @@ class Player {
   void join(const std::string& code);
 
  private:
-  using Stream = websocket::stream<tcp::socket>;
+  // Plain or TLS, as the URL says (the server's own stream class).
+  using Stream = websocket::stream<server::EdgeStream>;
   void on_connected(const std::shared_ptr<Stream>& ws, beast::error_code ec);
+  void on_tls_handshake(const std::shared_ptr<Stream>& ws, beast::error_code ec);
   void on_handshake(const std::shared_ptr<Stream>& ws, beast::error_code ec);
   void read();
   void on_read(const std::shared_ptr<Stream>& ws, beast::error_code ec);

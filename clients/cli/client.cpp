@@ -100,7 +100,7 @@ class Session : public ConnectionHandler {
       std::optional<std::string> failed;  // why this try did not get as far as the welcome
       bool timed_out = false;             // ... because the server did not answer in time
       bool connected = false;             // ... though the WebSocket was open
-      Connection connection;
+      Connection connection(o_.ca_file);
       try {
         connection.open(o_.address, left(), room_code_);
         connected = true;

@@ -31,6 +31,8 @@ enum ExitCode : int {
 
 struct Options {
   ServerAddress address;
+  // For a wss:// server: trust only the authorities in this PEM file, not the system's.
+  std::optional<std::string> ca_file;
   std::string name = "Player";
   bool create = false;
   std::optional<std::string> join_code;

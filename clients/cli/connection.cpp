@@ -1,25 +1,61 @@
 #include "clients/cli/connection.hpp"
 
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <deque>
+#include <variant>
 
 namespace gofish::cli {
 
 namespace net = boost::asio;
+namespace ssl = net::ssl;
 namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 using tcp = net::ip::tcp;
 
+namespace {
+
+using PlainSocket = websocket::stream<beast::tcp_stream>;
+using TlsSocket = websocket::stream<beast::ssl_stream<beast::tcp_stream>>;
+
+// A client context that trusts the system's authorities, or only those in
+// `ca_file`, and speaks TLS 1.2 or 1.3. The peer is always verified.
+ssl::context client_context(const std::optional<std::string>& ca_file) {
+  ssl::context context(ssl::context::tls_client);
+  SSL_CTX_set_min_proto_version(context.native_handle(), TLS1_2_VERSION);
+  context.set_verify_mode(ssl::verify_peer);
+  beast::error_code ec;
+  if (ca_file) {
+    context.load_verify_file(*ca_file, ec);
+    if (ec) throw ConnectError("Cannot read certificate authorities from " + *ca_file + ": " + ec.message() + ".");
+  } else {
+    context.set_default_verify_paths(ec);
+    if (ec) throw ConnectError("Cannot find the system's certificate authorities: " + ec.message() + ".");
+  }
+  return context;
+}
+
+}  // namespace
+
 struct Connection::Impl {
   net::io_context io;
-  websocket::stream<beast::tcp_stream> ws{io};
+  std::optional<ssl::context> tls;  // wss:// only
+  // The WebSocket, plain or over TLS: chosen in open(); every use goes
+  // through on_socket, which hands the one there is to a generic lambda.
+  std::variant<std::monostate, PlainSocket, TlsSocket> ws;
   beast::flat_buffer buffer;
   std::deque<std::string> outbox;
   std::optional<net::posix::stream_descriptor> input;
@@ -35,6 +71,12 @@ struct Connection::Impl {
   bool pinged = false;
   bool silent = false;
 
+  template <class Action>
+  decltype(auto) on_socket(Action&& action) {
+    if (auto* tls_socket = std::get_if<TlsSocket>(&ws)) return action(*tls_socket);
+    return action(std::get<PlainSocket>(ws));
+  }
+
   ~Impl() {
     if (input) input->release();  // the terminal's descriptor is not ours to close
   }
@@ -45,11 +87,15 @@ struct Connection::Impl {
   }
 
   void read() {
-    ws.async_read(buffer, [this](beast::error_code ec, std::size_t) {
+    on_socket([this](auto& socket) { socket.async_read(buffer, [this](beast::error_code ec, std::size_t) { on_read(ec); }); });
+  }
+
+  void on_read(beast::error_code ec) {
+    {
       if (ec) {
         if (stopping) return finish(std::nullopt);
         if (ec == websocket::error::closed) {
-          const auto& reason = ws.reason();
+          const websocket::close_reason reason = on_socket([](auto& socket) { return socket.reason(); });
           std::string why = "The server closed the connection";
           if (!reason.reason.empty()) why += " (" + std::string(reason.reason.data(), reason.reason.size()) + ")";
           return finish(why + ".");
@@ -62,19 +108,23 @@ struct Connection::Impl {
       buffer.consume(buffer.size());
       handler->on_frame(frame);
       if (!io.stopped()) read();
-    });
+    }
   }
 
   void write() {
-    ws.async_write(net::buffer(outbox.front()), [this](beast::error_code ec, std::size_t) {
-      if (ec) {
-        if (stopping) return finish(std::nullopt);
-        return finish("The connection to the server was lost while sending (" + ec.message() + ").");
-      }
-      outbox.pop_front();
-      if (!outbox.empty()) return write();
-      if (stopping) close();
+    on_socket([this](auto& socket) {
+      socket.async_write(net::buffer(outbox.front()), [this](beast::error_code ec, std::size_t) { on_written(ec); });
     });
+  }
+
+  void on_written(beast::error_code ec) {
+    if (ec) {
+      if (stopping) return finish(std::nullopt);
+      return finish("The connection to the server was lost while sending (" + ec.message() + ").");
+    }
+    outbox.pop_front();
+    if (!outbox.empty()) return write();
+    if (stopping) close();
   }
 
   // A polite close, bounded: a server that does not answer is left behind.
@@ -83,7 +133,9 @@ struct Connection::Impl {
   void close() {
     auto timer = std::make_shared<net::steady_timer>(io, std::chrono::seconds(1));
     timer->async_wait([this, timer](beast::error_code) { io.stop(); });
-    ws.async_close(websocket::close_code::normal, [this](beast::error_code) { io.stop(); });
+    on_socket([this](auto& socket) {
+      socket.async_close(websocket::close_code::normal, [this](beast::error_code) { io.stop(); });
+    });
   }
 
   void heard() {
@@ -108,7 +160,7 @@ struct Connection::Impl {
       if (quiet >= silence_limit / 3 && !pinged) {
         pinged = true;
         // Beast lets a ping go out beside a write under way (it waits its turn).
-        ws.async_ping({}, [](beast::error_code) {});
+        on_socket([](auto& socket) { socket.async_ping({}, [](beast::error_code) {}); });
       }
       watch_liveness();
     });
@@ -123,35 +175,93 @@ struct Connection::Impl {
   }
 };
 
-Connection::Connection() : impl_(std::make_unique<Impl>()) {}
+Connection::Connection(std::optional<std::string> ca_file) : impl_(std::make_unique<Impl>()), ca_file_(std::move(ca_file)) {}
 Connection::~Connection() = default;
+
+namespace {
+
+// Why a TLS handshake failed, as a sentence: the certificate's fault when
+// OpenSSL's verification says so, else the handshake's.
+std::string tls_failure(SSL* session, const beast::error_code& ec, const std::string& where, bool private_ca) {
+  const long verdict = SSL_get_verify_result(session);
+  if (verdict != X509_V_OK) {
+    std::string why = X509_verify_cert_error_string(verdict);
+    if (verdict == X509_V_ERR_HOSTNAME_MISMATCH || verdict == X509_V_ERR_IP_ADDRESS_MISMATCH) {
+      why = "it is not issued for that name (" + why + ")";
+    } else if (verdict == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY ||
+               verdict == X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT || verdict == X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN ||
+               verdict == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT) {
+      why = std::string("no authority this client trusts issued it (") + why + ")" +
+            (private_ca ? "" : "; for a private authority, give its certificate with --ca-file FILE");
+    }
+    return "The server at " + where + " presented a certificate that cannot be trusted: " + why + ".";
+  }
+  return "The TLS handshake with " + where + " failed (" + ec.message() + "); does it speak TLS on that port?";
+}
+
+}  // namespace
 
 void Connection::open(const ServerAddress& address, std::chrono::milliseconds timeout,
                       const std::optional<std::string>& room_code) {
-  const std::string where = address.host + ":" + address.port;
+  const std::string where = host_and_port(address);
   // A room code is letters and digits only (protocol::normalize_room_code), so it needs no escaping.
   const std::string target = room_code ? "/ws?room=" + *room_code : "/ws";
+  auto& impl = *impl_;
+  if (address.tls) {
+    impl.tls.emplace(client_context(ca_file_));
+    auto& socket = impl.ws.emplace<TlsSocket>(impl.io, *impl.tls);
+    SSL* session = socket.next_layer().native_handle();
+    // The certificate must name the host: an IP address among its IP
+    // addresses, a name among its DNS names. SNI carries names only.
+    beast::error_code not_ip;
+    net::ip::make_address(address.host, not_ip);
+    if (not_ip) {
+      SSL_set_tlsext_host_name(session, address.host.c_str());
+      SSL_set1_host(session, address.host.c_str());
+    } else {
+      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(session), address.host.c_str());
+    }
+  } else {
+    impl.ws.emplace<PlainSocket>(impl.io);
+  }
   beast::error_code ec;
-  tcp::resolver resolver(impl_->io);
+  bool tls_failed = false;
+  tcp::resolver resolver(impl.io);
   const auto endpoints = resolver.resolve(address.host, address.port, ec);
   if (ec) throw ConnectError("Cannot reach the server at " + where + ": " + ec.message() + ".");
   const auto started = std::chrono::steady_clock::now();
-  auto& tcp_stream = beast::get_lowest_layer(impl_->ws);
-  tcp_stream.expires_after(timeout);
   bool done = false;
-  tcp_stream.async_connect(endpoints, [&](beast::error_code e, const tcp::endpoint&) {
-    ec = e;
-    if (!ec) {
-      impl_->ws.async_handshake(where, target, [&](beast::error_code h) {
+  impl.on_socket([&](auto& socket) {
+    // The deadline covers the TCP connection, the TLS handshake and the upgrade.
+    auto& tcp_stream = beast::get_lowest_layer(socket);
+    tcp_stream.expires_after(timeout);
+    const auto upgrade = [&] {
+      socket.async_handshake(where, target, [&](beast::error_code h) {
         ec = h;
         done = true;
       });
-    } else {
-      done = true;
-    }
+    };
+    tcp_stream.async_connect(endpoints, [&](beast::error_code e, const tcp::endpoint&) {
+      ec = e;
+      if (ec) {
+        done = true;
+      } else if constexpr (std::is_same_v<std::decay_t<decltype(socket)>, TlsSocket>) {
+        socket.next_layer().async_handshake(ssl::stream_base::client, [&, upgrade](beast::error_code h) {
+          ec = h;
+          tls_failed = static_cast<bool>(h);
+          if (h) {
+            done = true;
+          } else {
+            upgrade();
+          }
+        });
+      } else {
+        upgrade();
+      }
+    });
   });
-  impl_->io.run();
-  impl_->io.restart();
+  impl.io.run();
+  impl.io.restart();
   if (!done || ec) {
     if (ec == websocket::error::upgrade_declined) {
       throw ConnectError("The server at " + where + " did not accept a WebSocket at /ws; is it a Go Fish server?");
@@ -162,15 +272,26 @@ void Connection::open(const ServerAddress& address, std::chrono::milliseconds ti
       throw ConnectError("The server at " + where + " did not answer within " + std::to_string(waited.count()) + " ms.",
                          true);
     }
+    if (tls_failed) {
+      throw ConnectError(
+          tls_failure(std::get<TlsSocket>(impl.ws).next_layer().native_handle(), ec, where, ca_file_.has_value()));
+    }
+    if (!address.tls && ec == beast::http::error::end_of_stream) {
+      // A TLS port closes a connection that does not begin with a TLS handshake.
+      throw ConnectError("The server at " + where +
+                         " closed the connection at the WebSocket upgrade; if it speaks TLS, use wss://" + where + ".");
+    }
     throw ConnectError("Cannot reach the server at " + where + ": " + ec.message() + ".");
   }
-  tcp_stream.expires_never();
-  impl_->ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
-  impl_->ws.set_option(websocket::stream_base::decorator(
-      [](websocket::request_type& request) { request.set(beast::http::field::user_agent, "gofish-cli"); }));
-  // Pongs, and the server's own pings, are news of it too.
-  impl_->ws.control_callback([impl = impl_.get()](websocket::frame_type, beast::string_view) { impl->heard(); });
-  impl_->heard();
+  impl.on_socket([&impl](auto& socket) {
+    beast::get_lowest_layer(socket).expires_never();
+    socket.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
+    socket.set_option(websocket::stream_base::decorator(
+        [](websocket::request_type& request) { request.set(beast::http::field::user_agent, "gofish-cli"); }));
+    // Pongs, and the server's own pings, are news of it too.
+    socket.control_callback([&impl](websocket::frame_type, beast::string_view) { impl.heard(); });
+  });
+  impl.heard();
 }
 
 void Connection::send(std::string frame) {

@@ -42,13 +42,17 @@ class ConnectionHandler {
 
 class Connection {
  public:
-  Connection();
+  // `ca_file`: for a wss:// server, trust only the authorities in this PEM
+  // file instead of the system's.
+  explicit Connection(std::optional<std::string> ca_file = std::nullopt);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Connects and upgrades to ws://host:port/ws within `timeout`; throws
-  // ConnectError. With a room code the path is /ws?room=CODE: the server
+  // Connects and upgrades to ws://host:port/ws (or wss://, after a TLS
+  // handshake that verifies the server's certificate and that it names the
+  // host) within `timeout`; throws ConnectError, whose sentence says when
+  // the certificate is at fault. With a room code the path is /ws?room=CODE: the server
   // ignores the parameter, but a proxy in front of several servers sends the
   // connection to the one that serves the room (protocol/README.md).
   void open(const ServerAddress& address, std::chrono::milliseconds timeout,
@@ -80,6 +84,7 @@ class Connection {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  std::optional<std::string> ca_file_;
 };
 
 }  // namespace gofish::cli

@@ -49,11 +49,17 @@ int main(int argc, char** argv) {
   CLI::App app{
       "gofish-cli: play Go Fish against people and bots on a gofish-server, from a terminal.\n"
       "Without --join or --spectate it creates a room (you are the host); an invite link\n"
-      "(http://host:port/r/CODE) as the server joins that room.",
+      "(http://host:port/r/CODE) as the server joins that room. Over TLS: wss://host:port or\n"
+      "https://host:port/r/CODE; the server's certificate must be valid for that host.",
       "gofish-cli"};
   app.footer(kExitCodes);
-  app.add_option("server", positional, "Server address (ws://host:port) or invite link (http://host:port/r/CODE)");
+  app.add_option("server", positional,
+                 "Server address (ws://host:port or wss://host:port) or invite link (http(s)://host:port/r/CODE)");
   app.add_option("--server", server, "Server address, when not given first")->capture_default_str();
+  std::string ca_file;
+  app.add_option("--ca-file", ca_file,
+                 "wss:// only: trust the certificate authorities in this PEM file instead of the system's")
+      ->check(CLI::ExistingFile);
   app.add_option("--name", options.name, "Your display name")->capture_default_str();
   auto* create = app.add_flag("--create", options.create, "Create a room (the default)");
   auto* join = app.add_option("--join", options.join_code, "Join the room with this code");
@@ -105,6 +111,10 @@ int main(int argc, char** argv) {
   auto address = gofish::cli::parse_server_address(positional.empty() ? server : positional);
   if (auto* problem = std::get_if<std::string>(&address)) return usage_error(*problem);
   options.address = std::get<gofish::cli::ServerAddress>(address);
+  if (!ca_file.empty()) {
+    if (!options.address.tls) return usage_error("--ca-file is for a wss:// or https:// server.");
+    options.ca_file = ca_file;
+  }
   if (options.address.invite_code && !options.join_code) options.join_code = options.address.invite_code;
   if (options.join_code) {
     const auto code = gofish::protocol::normalize_room_code(*options.join_code);

@@ -1,13 +1,14 @@
 // EdgeStream: a connection's byte stream, plain TCP or TLS over TCP, chosen
-// when the connection is accepted. Both kinds go through the same
-// HttpSession and WebSocketSession code: reads and writes are forwarded to
-// whichever stream it holds, so nothing is compiled twice.
+// when the connection is made. Both kinds go through the same HttpSession
+// and WebSocketSession code: reads and writes are forwarded to whichever
+// stream it holds, so nothing is compiled twice. The load generator
+// (bench/load) uses it from the client's side.
 //
 // next_layer() is the TCP stream in both cases, so beast::get_lowest_layer
 // reaches the socket (timeouts, shutdown, close) as with a bare tcp_stream.
-// A WebSocket over TLS is torn down at the TCP layer (BatchingStream's
-// teardown): its close frames have been exchanged by then, and a peer gains
-// nothing from the TLS close_notify that would follow them.
+// A WebSocket over TLS is torn down at the TCP layer (the teardown below,
+// and BatchingStream's): its close frames have been exchanged by then, and a
+// peer gains nothing from the TLS close_notify that would follow them.
 #pragma once
 
 #include <boost/asio/async_result.hpp>
@@ -15,6 +16,7 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
+#include <boost/beast/websocket/teardown.hpp>
 
 #include <memory>
 #include <optional>
@@ -40,6 +42,8 @@ class EdgeStream {
   EdgeStream& operator=(EdgeStream&&) = delete;
 
   bool is_tls() const { return tls_.has_value(); }
+  // The TLS stream (for a client's host name and verification), or null.
+  boost::beast::ssl_stream<boost::beast::tcp_stream>* tls() { return tls_ ? &*tls_ : nullptr; }
 
   executor_type get_executor() noexcept { return next_layer().get_executor(); }
   boost::beast::tcp_stream& next_layer() noexcept { return tls_ ? tls_->next_layer() : *plain_; }
@@ -50,6 +54,16 @@ class EdgeStream {
   template <class ConstBuffers, class Handler>
   void async_handshake(const ConstBuffers& already_read, Handler&& handler) {
     tls_->async_handshake(boost::asio::ssl::stream_base::server, already_read, std::forward<Handler>(handler));
+  }
+
+  friend void teardown(boost::beast::role_type role, EdgeStream& stream, boost::beast::error_code& ec) {
+    using boost::beast::websocket::teardown;
+    teardown(role, stream.next_layer(), ec);
+  }
+  template <class Handler>
+  friend void async_teardown(boost::beast::role_type role, EdgeStream& stream, Handler&& handler) {
+    using boost::beast::websocket::async_teardown;
+    async_teardown(role, stream.next_layer(), std::forward<Handler>(handler));
   }
 
   template <class MutableBuffers, class Token>

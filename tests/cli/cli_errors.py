@@ -110,7 +110,9 @@ def main():
     expect(["--seats", "3", "--bots", "easy,easy,easy"], 2, "--bots names more bots than the 2 free seats.")
     expect(["--preset", "poker"], 2, "There is no preset called 'poker'.")
     expect(["--spectate"], 2, "--spectate needs a room")
-    expect(["wss://fish.example.org"], 2, "gofish-cli speaks plain ws:// only")
+    expect(["ftp://fish.example.org"], 2, "is not a server address")
+    expect(["ws://127.0.0.1:8080", "--ca-file", __file__], 2, "--ca-file is for a wss:// or https:// server")
+    expect(["wss://127.0.0.1:8443", "--ca-file", "/nonexistent/ca.pem"], 2, "--ca-file")
     expect([f"ws://127.0.0.1:{free_port()}", "--name", "Ann"], 3, "Cannot reach the server at 127.0.0.1:")
     fake = FakeServer()
     expect([f"ws://127.0.0.1:{fake.port}", "--name", "Ann"], 6,
@@ -120,6 +122,8 @@ def main():
     host = None
     try:
         expect([server.url, "--join", "K0QXM"], 4, "'K0QXM' is not a room code")
+        # TLS to a port that speaks plain HTTP: a sentence, at once.
+        expect([f"wss://127.0.0.1:{server.port}", "--name", "Ann"], 3, "does it speak TLS on that port?")
         expect([server.url, "--join", "23456", "--name", "Bob"], 4, "23456")
         expect([f"http://127.0.0.1:{server.port}/r/23456", "--name", "Bob"], 4, "23456")
         expect([server.url, "--name", "Ann", "--protocol-version", "2"], 6,

@@ -54,7 +54,7 @@ Table room(const engine::Rules& rules, std::vector<std::string> names, std::opti
 
 TEST_CASE("server addresses and invite links") {
   const auto plain = std::get<ServerAddress>(parse_server_address("ws://127.0.0.1:8080"));
-  CHECK(plain == ServerAddress{"127.0.0.1", "8080", std::nullopt});
+  CHECK(plain == ServerAddress{"127.0.0.1", "8080", std::nullopt, false});
   CHECK(server_url(plain) == "ws://127.0.0.1:8080");
   CHECK(invite_url(plain, "K7QXM") == "http://127.0.0.1:8080/r/K7QXM");
   CHECK(std::get<ServerAddress>(parse_server_address("ws://fish.example.org:9000/ws")).host == "fish.example.org");
@@ -63,7 +63,23 @@ TEST_CASE("server addresses and invite links") {
   const auto invite = std::get<ServerAddress>(parse_server_address("http://127.0.0.1:8080/r/k7qxm"));
   CHECK(invite.invite_code == "K7QXM");
   CHECK(invite.port == "8080");
-  CHECK(std::holds_alternative<std::string>(parse_server_address("wss://fish.example.org")));
+  // TLS: wss:// and https:// invite links, 443 unless a port is given.
+  const auto secure = std::get<ServerAddress>(parse_server_address("wss://fish.example.org"));
+  CHECK(secure == ServerAddress{"fish.example.org", "443", std::nullopt, true});
+  CHECK(server_url(secure) == "wss://fish.example.org:443");
+  CHECK(invite_url(secure, "K7QXM") == "https://fish.example.org:443/r/K7QXM");
+  const auto secure_invite = std::get<ServerAddress>(parse_server_address("HTTPS://127.0.0.1:8443/r/k7qxm/"));
+  CHECK(secure_invite == ServerAddress{"127.0.0.1", "8443", std::string("K7QXM"), true});
+  CHECK(std::get<ServerAddress>(parse_server_address("wss://fish.example.org:9443/ws")).port == "9443");
+  CHECK(!std::get<ServerAddress>(parse_server_address("ws://fish.example.org")).tls);
+  // IPv6 addresses in brackets.
+  const auto v6 = std::get<ServerAddress>(parse_server_address("wss://[::1]:8443"));
+  CHECK(v6 == ServerAddress{"::1", "8443", std::nullopt, true});
+  CHECK(server_url(v6) == "wss://[::1]:8443");
+  CHECK(host_and_port(v6) == "[::1]:8443");
+  CHECK(std::get<ServerAddress>(parse_server_address("[::1]")).port == "8080");
+  CHECK(std::holds_alternative<std::string>(parse_server_address("ws://[::1")));
+  CHECK(std::holds_alternative<std::string>(parse_server_address("ws://[::1]x:80")));
   CHECK(std::holds_alternative<std::string>(parse_server_address("http://host:8080/r/K0QXM")));
   CHECK(std::holds_alternative<std::string>(parse_server_address("ws://host:99999")));
   CHECK(std::holds_alternative<std::string>(parse_server_address("ftp://host")));

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """docker/haproxy.cfg is the one HAProxy configuration, and everything that
 shows or uses one agrees with it:
-- HAProxy accepts it (haproxy -c); it hashes ?room= consistently, checks
-  /readyz, retries a request elsewhere when its node fails (option
-  redispatch 1, retry-on), and sends PROXY headers;
+- HAProxy accepts it (haproxy -c, with a throwaway certificate where compose
+  mounts the real one); it hashes ?room= consistently, checks /readyz,
+  retries a request elsewhere when its node fails (option redispatch 1,
+  retry-on), and sends PROXY headers; it ends TLS (1.2 at least) from the
+  mounted certificate, redirects plain HTTP and adds HSTS;
 - what scripts/haproxy-config.sh writes, for scripts/cluster.sh (its
   haproxy-config) and for machines of one's own, is the same configuration,
   directive for directive, but for the addresses, HAProxy's source address
-  and compose's resolvers; HAProxy accepts it too;
+  and compose's resolvers, with no TLS lines (plain) or the file's with
+  another certificate (--tls-cert); HAProxy accepts it too;
 - README.md's example ("Behind a proxy") is the file's backend section, line
   for line, without its comments;
 - docker/compose.cluster.yaml runs PostgreSQL, three nodes with their own
@@ -22,8 +25,10 @@ shows or uses one agrees with it:
   the volume, made with the user, password and database the nodes log in
   with;
 - the nodes publish no port (only the compose network reaches them) and
-  trust PROXY headers from private networks only, the same on each; the
-  statistics page is published on 127.0.0.1 only.
+  trust PROXY headers from private networks only, the same on each, and
+  bind their operator port (/metrics) to the container's address; the
+  statistics page is published on 127.0.0.1 only; HAProxy mounts a
+  certificate where the configuration reads it and publishes 8443.
 
     check_docker_cluster.py REPOSITORY-ROOT
 """
@@ -43,14 +48,29 @@ root = pathlib.Path(sys.argv[1])
 config_path = root / "docker" / "haproxy.cfg"
 compose_path = root / "docker" / "compose.cluster.yaml"
 problems = []
+CERT_PATH = "/etc/haproxy/certs/gofish.pem"  # where compose mounts the certificate, and HAProxy reads it
 
-check = subprocess.run(["haproxy", "-c", "-f", str(config_path)], capture_output=True, text=True)
-if check.returncode != 0:
-    problems.append("haproxy -c rejects docker/haproxy.cfg:\n" + check.stdout + check.stderr)
+# A throwaway certificate (self-signed, for a check only) in place of the mounted one.
+scratch = pathlib.Path(tempfile.mkdtemp(prefix="check-haproxy."))
+test_pem = scratch / "test.pem"
+made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                       "/CN=localhost", "-keyout", str(scratch / "key.pem"), "-out", str(scratch / "cert.pem")],
+                      capture_output=True, text=True)
+if made.returncode != 0:
+    sys.exit("check_docker_cluster: openssl could not make a test certificate:\n" + made.stderr)
+test_pem.write_text((scratch / "cert.pem").read_text() + (scratch / "key.pem").read_text())
 
 config = config_path.read_text()
+with_test_cert = scratch / "haproxy.cfg"
+with_test_cert.write_text(config.replace(f" crt {CERT_PATH} ", f" crt {test_pem} "))
+check = subprocess.run(["haproxy", "-c", "-f", str(with_test_cert)], capture_output=True, text=True)
+if check.returncode != 0:
+    problems.append("haproxy -c rejects docker/haproxy.cfg (with a test certificate):\n" + check.stdout + check.stderr)
+
 for line in ["balance url_param room", "hash-type consistent", "option httpchk GET /readyz", "timeout tunnel",
-             "option redispatch 1", "retry-on ", "timeout server ", "timeout check "]:
+             "option redispatch 1", "retry-on ", "timeout server ", "timeout check ",
+             f"bind :8443 ssl crt {CERT_PATH} ", "bind :8080", "ssl-default-bind-options ssl-min-ver TLSv1.2",
+             'http-request redirect location "https://', 'http-response set-header Strict-Transport-Security "max-age=']:
     if not re.search(r"^\s*" + re.escape(line), config, re.M):
         problems.append(f"docker/haproxy.cfg has no '{line}'")
 servers = re.findall(r"^\s*server\s+(\S+)\s+(\S+):8080\b", config, re.M)
@@ -84,9 +104,14 @@ def section(lines, header):
     return out
 
 
-def check_written(what, command, listen, stats, servers, source):
+TLS_LINE = re.compile(r"^(ssl-default-bind-|bind \S+ ssl |http-request redirect location \"https:|"
+                      r"http-response set-header Strict-Transport-Security )")
+
+
+def check_written(what, command, listen, stats, servers, source, tls=None):
     """`command` prints docker/haproxy.cfg written out for `servers` ([(name, address)]),
-    listening on `listen` and `stats`, reaching the nodes from `source` (or None)."""
+    listening on `listen` and `stats`, reaching the nodes from `source` (or None); with
+    `tls` (PEM, ADDRESS:PORT) HTTPS from that certificate on that address, else no TLS."""
     written = subprocess.run(command, capture_output=True, text=True)
     if written.returncode != 0:
         problems.append(f"{what} failed:\n" + written.stdout + written.stderr)
@@ -111,6 +136,10 @@ def check_written(what, command, listen, stats, servers, source):
                 continue
             if written and source and line == f"source {source}":
                 continue
+            if not tls and TLS_LINE.match(line):
+                continue
+            if tls:
+                line = line.replace(f"bind {tls[1]} ssl crt {tls[0]} ", f"bind :8443 ssl crt {CERT_PATH} ")
             line = re.sub(r"^maxconn \d+$", "maxconn N", line)
             line = re.sub(r"^bind (:8080|" + re.escape(listen) + ")$", "bind PROXY", line)
             line = re.sub(r"^bind (:8404|" + re.escape(stats) + ")$", "bind STATS", line)
@@ -129,6 +158,9 @@ def check_written(what, command, listen, stats, servers, source):
         problems.append(f"{what}'s server lines {found} are not {servers}")
     if source and f"source {source}" not in section(directives(written.stdout), "backend nodes"):
         problems.append(f"{what}'s backend does not reach the nodes from {source}, the address they trust")
+    has_tls = any(TLS_LINE.match(line) for _, line in directives(written.stdout))
+    if has_tls != bool(tls):
+        problems.append(f"{what} writes a configuration {'with' if has_tls else 'without'} TLS")
 
 
 # What scripts/cluster.sh writes, for three nodes on made-up ports (nothing starts).
@@ -142,6 +174,11 @@ check_written("scripts/haproxy-config.sh",
               [str(root / "scripts" / "haproxy-config.sh"), "--stats", "127.0.0.1:8404", "node1=10.0.0.11:8080",
                "node2=10.0.0.12:8080"],
               ":8080", "127.0.0.1:8404", [("node1", "10.0.0.11:8080"), ("node2", "10.0.0.12:8080")], None)
+# ... and with TLS from a certificate of one's own (the test tls_proxy runs one).
+check_written("scripts/haproxy-config.sh --tls-cert",
+              [str(root / "scripts" / "haproxy-config.sh"), "--tls-cert", str(test_pem), "--tls-listen", ":443",
+               "--listen", ":80", "node1=10.0.0.11:8080"],
+              ":80", ":8404", [("node1", "10.0.0.11:8080")], None, tls=(str(test_pem), ":443"))
 
 # README's example is the file's backend, line for line, without the comments.
 readme = (root / "README.md").read_text()
@@ -193,6 +230,34 @@ for name in nodes:
                 problems.append(f"{name} trusts {network!r} for PROXY headers, which is not a private network")
         except ValueError:
             problems.append(f"{name} trusts {network!r} for PROXY headers, which is not a network")
+# The operator port (/metrics) on the container's address, for a scraper on
+# the compose network, and published nowhere (no node publishes a port).
+for name in nodes:
+    if services[name].get("environment", {}).get("GOFISH_ADMIN_BIND") != "0.0.0.0":
+        problems.append(f"{name} does not bind its operator port to the container's address (GOFISH_ADMIN_BIND)")
+# HAProxy ends TLS: the certificate mounted where the configuration reads it, 8443 published.
+def mount_target(volume):
+    """Where a volume line mounts its source; the source may be "${VARIABLE:-default}", colon and all."""
+    target = re.search(r":(/[^:]+)(:ro|:rw)?$", str(volume))
+    return target.group(1) if target else None
+
+
+if CERT_PATH not in [mount_target(volume) for volume in services.get("haproxy", {}).get("volumes", [])]:
+    problems.append(f"the haproxy service mounts no certificate at {CERT_PATH}, which docker/haproxy.cfg reads")
+if not any(str(port).endswith(":8443") for port in services.get("haproxy", {}).get("ports", [])):
+    problems.append("the haproxy service does not publish its TLS port 8443")
+# The single-node file: the server ends TLS itself, its operator port unpublished.
+single = yaml.safe_load((root / "docker" / "compose.yaml").read_text()).get("services", {})
+for name, service in single.items():
+    environment = service.get("environment", {})
+    if not environment.get("GOFISH_TLS_CERT") or not environment.get("GOFISH_TLS_KEY"):
+        problems.append(f"docker/compose.yaml's {name} does not speak TLS (GOFISH_TLS_CERT, GOFISH_TLS_KEY)")
+    if environment.get("GOFISH_ADMIN_BIND") != "0.0.0.0":
+        problems.append(f"docker/compose.yaml's {name} does not bind its operator port to the container's address")
+    published = [str(port).rsplit(":", 1)[-1] for port in service.get("ports", [])]
+    if "8081" in published or str(environment.get("GOFISH_PORT", "8080")) not in published:
+        problems.append(f"docker/compose.yaml's {name} publishes {published}: its main port, never the operator's")
+
 # The nodes' lease is scripts/cluster.sh's, which the cluster tests hold to their times.
 script_ttl = re.search(r"^lease_ttl_ms=(\d+)$", (root / "scripts" / "cluster.sh").read_text(), re.M)
 for name in nodes:
@@ -281,6 +346,7 @@ for name in nodes:
         problems.append(f"{name}'s GOFISH_POSTGRES_URL is not the postgres service's POSTGRES_USER, "
                         "POSTGRES_PASSWORD and POSTGRES_DB")
 
+shutil.rmtree(scratch, ignore_errors=True)
 for problem in problems:
     print("check_docker_cluster:", problem)
 print("check_docker_cluster:", "ok" if not problems else f"{len(problems)} problem(s)")

@@ -199,23 +199,60 @@ class CliTable:
                 "--think-ms", think_ms, "--start-when-full", "--games", str(games), *extra_host_args]
         if table_rules:
             args.append("--table-rules")
-        self.host = Cli(cli_binary, cluster.ws_url, *args)
+        self.host = Cli(cli_binary, cluster.ws_url, *cli_tls_args(cluster), *args)
         self.code = self.guest = self.watcher = None
 
     def watch(self):
         self.code = self.host.first("created")["code"]
-        self.watcher = Cli(self.cli_binary, self.cluster.ws_url, "--name", "Watcher", "--join", self.code,
-                           "--spectate", "--games", str(self.games))
+        self.watcher = Cli(self.cli_binary, self.cluster.ws_url, *cli_tls_args(self.cluster), "--name", "Watcher",
+                           "--join", self.code, "--spectate", "--games", str(self.games))
 
     def join(self):
-        self.guest = Cli(self.cli_binary, self.cluster.ws_url, "--name", "Guest", "--join", self.code, "--bot", "easy",
-                         "--think-ms", self.think_ms, "--games", str(self.games))
+        self.guest = Cli(self.cli_binary, self.cluster.ws_url, *cli_tls_args(self.cluster), "--name", "Guest", "--join",
+                         self.code, "--bot", "easy", "--think-ms", self.think_ms, "--games", str(self.games))
 
     def clients(self):
         return [c for c in (self.host, self.guest, self.watcher) if c]
 
     def label(self):
         return f"{self.code} ({self.preset}{', table rules' if self.table_rules else ''})"
+
+
+def make_test_authority(directory, names=("localhost",), addresses=("127.0.0.1",)):
+    """A certificate authority of the test's own and a server certificate it issued for `names`
+    and `addresses`, made with openssl in `directory`. Returns (the authority's certificate, one PEM
+    with the server's certificate and its key: what HAProxy's crt reads),
+    paths both. The files are readable by all: a throwaway key, and a container's user may read it."""
+    def openssl(*args):
+        done = subprocess.run(["openssl", *args], capture_output=True, text=True, cwd=directory, timeout=60)
+        if done.returncode != 0:
+            raise Failure(f"openssl {' '.join(args)} failed: {done.stderr}")
+
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+            "-subj", "/CN=gofish test authority", "-addext", "basicConstraints=critical,CA:TRUE",
+            "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    openssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", f"/CN={names[0]}")
+    alt = ",".join([f"DNS:{name}" for name in names] + [f"IP:{address}" for address in addresses])
+    with open(os.path.join(directory, "server.ext"), "w") as ext:
+        ext.write(f"subjectAltName={alt}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+                  "keyUsage=critical,digitalSignature\n")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "server.crt", "-days", "2", "-extfile", "server.ext")
+    pem = os.path.join(directory, "server.pem")
+    with open(pem, "w") as out:
+        for part in ("server.crt", "server.key"):
+            with open(os.path.join(directory, part)) as f:
+                out.write(f.read())
+    os.chmod(pem, 0o644)
+    return os.path.join(directory, "ca.pem"), pem
+
+
+def cli_tls_args(cluster):
+    """gofish-cli's arguments for the cluster's certificate authority, when it is reached over wss://
+    (the compose file's HAProxy ends TLS; scripts/cluster.sh's speaks plain HTTP)."""
+    ca_file = getattr(cluster, "ca_file", None)
+    return ["--ca-file", ca_file] if ca_file else []
 
 
 PRESETS = ["classic", "specific-card", "keep-playing", "bicycle", "authors", "pairs"]
@@ -430,7 +467,7 @@ def stored_transcripts(cluster):
     for game_id in cluster.sql("SELECT game_id FROM games WHERE finished_ms IS NOT NULL ORDER BY game_id"):
         url = f"{cluster.http_url}/api/games/{game_id}/transcript"
         try:
-            with urllib.request.urlopen(url, timeout=10) as reply:
+            with urllib.request.urlopen(url, timeout=10, context=getattr(cluster, "ssl_context", None)) as reply:
                 transcripts.append(json.loads(reply.read()))
         except urllib.error.HTTPError as error:
             raise Failure(f"GET {url}: {error.code} {error.read().decode(errors='replace')}")

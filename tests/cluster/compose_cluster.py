@@ -7,8 +7,11 @@ own, and the base image debian:bookworm-slim made with debootstrap), so
 nothing comes from a container registry: the compose file builds its three
 images (the nodes from docker/Dockerfile, PostgreSQL and HAProxy from
 Debian's packages) on that base. The project, its images' tag, its
-database password and its published ports (on 127.0.0.1, free ones) are
-this run's own. An override file beside the compose file's, in this run's
+database password, its published ports (on 127.0.0.1, free ones) and
+HAProxy's certificate (from a test authority made with openssl; the
+clients trust it with --ca-file) are this run's own: the clients play over
+wss:// and the transcripts are read over https://, and the plain port is
+checked to redirect. An override file beside the compose file's, in this run's
 folder, gives the nodes what scripts/cluster.sh gives its own: the
 per-address limits raised (every client here is one address) and the bots'
 50 ms.
@@ -33,6 +36,7 @@ the fixture.
 
     compose_cluster.py CLI SIM
 """
+import http.client
 import json
 import os
 import secrets
@@ -40,13 +44,14 @@ import shlex
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 
-from cluster_harness import ROOT, Failure, check, failover_check, run, say
+from cluster_harness import ROOT, Failure, check, failover_check, make_test_authority, run, say
 
 # cluster_failover's numbers. Its 30 rooms fit here too, on two cores that
 # also carry podman's port forwarding and a PostgreSQL that syncs its WAL
@@ -91,7 +96,10 @@ class ComposeCluster:
         self.prebuilt = os.environ.get("GOFISH_PREBUILT_TAG", "")
         if self.prebuilt:
             self.tag = self.prebuilt
-        self.proxy_port, self.stats_port = free_ports(2)
+        self.proxy_port, self.stats_port, self.tls_port = free_ports(3)
+        # HAProxy ends TLS with a certificate from an authority of this run's own.
+        self.ca_file, pem = make_test_authority(self.dir)
+        self.ssl_context = ssl.create_default_context(cafile=self.ca_file)
         setup = subprocess.run([os.path.join(ROOT, "scripts", "container-setup.sh"), "--podman"],
                                capture_output=True, text=True)
         check(setup.returncode == 0, f"scripts/container-setup.sh --podman failed:\n{setup.stderr}")
@@ -103,6 +111,9 @@ class ComposeCluster:
         self.env.update({
             "GOFISH_TAG": self.tag,
             "GOFISH_PUBLISHED_PORT": f"127.0.0.1:{self.proxy_port}",
+            "GOFISH_PUBLISHED_TLS_PORT": f"127.0.0.1:{self.tls_port}",
+            "GOFISH_HTTPS_PORT": str(self.tls_port),
+            "GOFISH_TLS_CERT": pem,
             "GOFISH_STATS_PORT": str(self.stats_port),
             "GOFISH_DB_PASSWORD": secrets.token_urlsafe(18),
             # podman writes OCI images by default, and OCI has no HEALTHCHECK.
@@ -198,8 +209,16 @@ class ComposeCluster:
             time.sleep(0.25)
         check(len(seen) == 3 and all(status == "UP" for status in seen.values()),
               f"HAProxy does not see three nodes up within 120 s of podman-compose up: {seen}")
-        say(f"{self.project} up, HAProxy on 127.0.0.1:{self.proxy_port} sees {seen}, "
+        say(f"{self.project} up, HAProxy on 127.0.0.1:{self.tls_port} (TLS) sees {seen}, "
             f"{time.monotonic() - started:.1f} s after podman-compose up")
+        # Plain HTTP is only a redirect to the same path over HTTPS.
+        plain = http.client.HTTPConnection("127.0.0.1", self.proxy_port, timeout=5)
+        plain.request("GET", "/r/K7QXM")
+        answer = plain.getresponse()
+        location = answer.getheader("Location")
+        plain.close()
+        check(answer.status == 308 and location == f"https://127.0.0.1:{self.tls_port}/r/K7QXM",
+              f"HAProxy's plain port answers {answer.status} {location}, not 308 to HTTPS")
         # PostgreSQL's image answers its own health check (podman runs it
         # on request here: its timers need systemd).
         postgres = self.container("postgres")
@@ -288,11 +307,11 @@ class ComposeCluster:
 
     @property
     def ws_url(self):
-        return f"ws://127.0.0.1:{self.proxy_port}"
+        return f"wss://127.0.0.1:{self.tls_port}"
 
     @property
     def http_url(self):
-        return f"http://127.0.0.1:{self.proxy_port}"
+        return f"https://127.0.0.1:{self.tls_port}"
 
     def haproxy_sees(self):
         """{node id: HAProxy's status of it (UP, DOWN, ...)}, from its statistics."""

@@ -207,13 +207,14 @@ def postgres(kill_after):
 class Node:
     """One gofish-server on SQLite whose data directory fails on demand."""
 
-    def __init__(self, work_dir, port):
+    def __init__(self, work_dir, port, admin_port):
         self.dir = work_dir
         self.data = os.path.realpath(os.path.join(work_dir, "data"))
         os.makedirs(self.data, exist_ok=True)
         self.control = os.path.join(work_dir, "fault")
         self.fault("off")
         self.port = port
+        self.admin_port = admin_port  # the operator port: /metrics is answered there only
         self.log_path = os.path.join(work_dir, "server.log")
         self.proc = None
 
@@ -237,7 +238,8 @@ class Node:
         env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":")
         self.log = open(self.log_path, "a")
         self.proc = subprocess.Popen(
-            [server_binary, "--bind", "127.0.0.1", "--port", str(self.port), "--data-dir", self.data,
+            [server_binary, "--bind", "127.0.0.1", "--port", str(self.port), "--admin-port", str(self.admin_port),
+             "--data-dir", self.data,
              "--web-root", os.path.join(os.path.dirname(os.path.abspath(server_binary)), os.pardir, "web"), f"--bot-delay-ms={THINK_MS}",
              f"--store-drain-ms={STORE_DRAIN_MS}", f"--store-outage-limit-ms={OUTAGE_LIMIT_MS}", "--log-level=info"],
             stdout=self.log, stderr=subprocess.STDOUT, env=env)
@@ -249,17 +251,18 @@ class Node:
             time.sleep(0.05)
         raise Failure("the server did not listen in 30 s")
 
-    def get(self, path):
-        """(status, body) of an HTTP GET; a 503 is an answer too."""
+    def get(self, path, admin=False):
+        """(status, body) of an HTTP GET on the main port, or the operator port; a 503 is an answer too."""
+        base = f"http://127.0.0.1:{self.admin_port}" if admin else self.http_url
         try:
-            with urllib.request.urlopen(self.http_url + path, timeout=5) as answer:
+            with urllib.request.urlopen(base + path, timeout=5) as answer:
                 return answer.status, answer.read().decode()
         except urllib.error.HTTPError as error:
             return error.code, error.read().decode()
 
     def metrics(self):
         """The gofish_ figures /metrics gives, by name (no labels)."""
-        status, text = self.get("/metrics")
+        status, text = self.get("/metrics", admin=True)
         check(status == 200, f"/metrics: {status}")
         return {name: float(value) for name, value in re.findall(r"^(gofish_\w+) ([-\d.e+]+)$", text, re.M)}
 
@@ -278,10 +281,16 @@ class Node:
         return self.proc.returncode if self.proc else None
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def free_ports(count):
+    """`count` distinct ports on 127.0.0.1 that were free a moment ago."""
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
 
 
 def sqlite_transcripts(node):
@@ -300,7 +309,7 @@ def sqlite():
     check(fault_library and os.path.exists(fault_library), f"no fault library at {fault_library}")
     started = time.monotonic()
     work = tempfile.mkdtemp(prefix="gofish-outage.")
-    node = Node(work, free_port())
+    node = Node(work, *free_ports(2))
     node.start()
     rooms = []
     passed = False

@@ -104,6 +104,11 @@ TEST_CASE("options: defaults, a full command line and refusals") {
   CHECK(parse_ws_url("ws://localhost")->path == "/");
   CHECK(!parse_ws_url("ws://:8080/ws"));
   CHECK(!parse_ws_url("ws://host:80x/"));
+  CHECK(!parse_ws_url("ws://localhost")->tls);
+  CHECK(parse_ws_url("wss://localhost/ws")->tls);
+  CHECK(parse_ws_url("wss://localhost/ws")->port == 443);
+  CHECK(parse_ws_url("wss://localhost:8443/ws")->port == 8443);
+  CHECK(parse_ws_url("wss://localhost:8443/ws")->path == "/ws");
 }
 
 TEST_CASE("a guest upgrades at the path with its room's code as the parameter room") {
