@@ -148,16 +148,21 @@ def tls_connect(port, context, host="localhost", source="127.0.0.1", timeout=10)
     return context.wrap_socket(raw, server_hostname=host)
 
 
+def get(sock, path, host):
+    """All the server sends back to one GET on `sock`, until it closes."""
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+    data = b""
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+
+
 def https_get(port, context, path):
     """(status, headers with lower-case names, body) of one GET over TLS."""
     with tls_connect(port, context) as sock:
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n".encode())
-        data = b""
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
+        data = get(sock, path, f"localhost:{port}")
     head, _, body = data.partition(b"\r\n\r\n")
     lines = head.decode().split("\r\n")
     headers = {}
@@ -169,14 +174,7 @@ def https_get(port, context, path):
 
 def plain_get(port, path, host="localhost"):
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
-        data = b""
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    return data.decode(errors="replace")
+        return get(sock, path, host).decode(errors="replace")
 
 
 # ---- a WebSocket client over TLS, and a player ----
