@@ -232,21 +232,28 @@ void Connection::open(const ServerAddress& address, std::chrono::milliseconds ti
   const auto started = std::chrono::steady_clock::now();
   bool done = false;
   impl.on_socket([&](auto& socket) {
+    // The handlers run in impl.io.run() below, after this function has
+    // returned: they hold the stream by pointer and the steps by value, and
+    // refer only to open()'s own locals (where, target, ec, done, tls_failed).
+    auto* stream = &socket;
+    using Stream = std::decay_t<decltype(socket)>;
     // The deadline covers the TCP connection, the TLS handshake and the upgrade.
     auto& tcp_stream = beast::get_lowest_layer(socket);
     tcp_stream.expires_after(timeout);
-    const auto upgrade = [&] {
-      socket.async_handshake(where, target, [&](beast::error_code h) {
+    const auto upgrade = [stream, &where, &target, &ec, &done] {
+      stream->async_handshake(where, target, [&ec, &done](beast::error_code h) {
         ec = h;
         done = true;
       });
     };
-    tcp_stream.async_connect(endpoints, [&](beast::error_code e, const tcp::endpoint&) {
+    tcp_stream.async_connect(endpoints, [stream, upgrade, &ec, &done, &tls_failed](beast::error_code e,
+                                                                                    const tcp::endpoint&) {
       ec = e;
       if (ec) {
         done = true;
-      } else if constexpr (std::is_same_v<std::decay_t<decltype(socket)>, TlsSocket>) {
-        socket.next_layer().async_handshake(ssl::stream_base::client, [&, upgrade](beast::error_code h) {
+      } else if constexpr (std::is_same_v<Stream, TlsSocket>) {
+        stream->next_layer().async_handshake(ssl::stream_base::client, [upgrade, &ec, &done, &tls_failed](
+                                                                            beast::error_code h) {
           ec = h;
           tls_failed = static_cast<bool>(h);
           if (h) {
