@@ -395,7 +395,50 @@ def render(results, command, server_core, load_core, build, load_at_start):
         out.append(f"In the idle test the {idle['connections']:,} connections open with no ramp, at most 256 "
                    "being set up at once (TCP connect and WebSocket upgrade): "
                    f"**{number(idle['connections_per_second'])} connections/s**.\n")
+    out.extend(tls_section(results))
     return "\n".join(out)
+
+
+def tls_section(results):
+    """The cost of the server's own TLS: the same closed-loop load and idle
+    test with and without it (bench/run's tls-plain, tls-on, idle, idle-tls)."""
+    plain, tls, idle, idle_tls = (results.get(name) for name in ("tls-plain", "tls-on", "idle", "idle-tls"))
+    if not (plain and tls):
+        return []
+    out = ["## TLS cost\n",
+           "The same closed-loop load against `--storage none` without TLS and with the server's own TLS "
+           "(`--tls-cert`, `--tls-key`: an ECDSA P-256 certificate from a test authority bench/run makes; "
+           "TLS 1.3, which `gofish-load` negotiates with the server, verifying the certificate), taking turns, "
+           "the best run of each kept; then the idle test with TLS.\n"]
+    rows = []
+    for label, report in (("plain (`ws://`)", plain), ("TLS (`wss://`)", tls)):
+        core = core_per_action(report)
+        rows.append([label, load_label(report), f"**{number(report['actions_per_second'])}**",
+                     *latency_cells(report), *server_cells(report)[:2],
+                     f"{core:.0f}" if core is not None else "", server_cells(report)[3],
+                     f"{report['errors']} / {report['refused']}"])
+    out.append(table(["connection", "load", "actions/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms",
+                      "server CPU", "server µs/action", "server core µs/action", "client CPU",
+                      "errors / refused"], rows) + "\n")
+    cpu = {name: (report.get("server") or {}).get("cpu_us_per_action", 0) for name, report in
+           (("plain", plain), ("tls", tls))}
+    if cpu["plain"] > 0:
+        out.append(f"With TLS the server spent {cpu['tls']:.0f} µs of CPU per action against {cpu['plain']:.0f} "
+                   f"without: **{cpu['tls'] / cpu['plain']:.2f}×**; it made "
+                   f"{tls['actions_per_second'] / plain['actions_per_second']:.0%} of the plain run's actions/s, "
+                   f"p99 {ms(tls['latency_us']['p99'])} ms against {ms(plain['latency_us']['p99'])} ms.\n")
+    if idle and idle_tls and "idle" in idle and "idle" in idle_tls:
+        per_plain = idle["idle"]["kib_per_connection"]
+        per_tls = idle_tls["idle"]["kib_per_connection"]
+        out.append(f"Idle, {idle_tls['connections']:,} players seated as in the idle test above: "
+                   f"**{per_tls:.1f} KiB per connected player with TLS** against {per_plain:.1f} KiB without "
+                   f"({per_tls - per_plain:+.1f} KiB: Boost.Asio's TLS stream keeps four 17 KiB buffers for each "
+                   f"connection, its own input and output and the two halves of its BIO pair, whether it is busy "
+                   f"or not); connections "
+                   f"set up at {number(idle_tls['connections_per_second'])}/s with TLS against "
+                   f"{number(idle['connections_per_second'])}/s without (a TLS 1.3 handshake each, verified by "
+                   f"the client). Errors: {idle_tls['errors']}.\n")
+    return out
 
 
 def hand_written(previous):

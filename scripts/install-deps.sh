@@ -37,6 +37,7 @@ native_test_packages=(
 # missing: some machines have node (with its own npm) from elsewhere, and
 # Debian's npm would conflict with it.
 browser_test_packages=(chromium)
+browser_test_packages+=(libnss3-tools)  # certutil: tests/web/e2e/tls.mjs makes its Chromium trust a test certificate authority
 if ! command -v npm >/dev/null 2>&1; then
   browser_test_packages+=(nodejs npm)
 fi

@@ -12,6 +12,7 @@ import math
 import os
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -216,6 +217,18 @@ class CliTable:
 
     def label(self):
         return f"{self.code} ({self.preset}{', table rules' if self.table_rules else ''})"
+
+
+def free_ports(count):
+    """`count` distinct ports on 127.0.0.1 that were free a moment ago."""
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
 
 
 def make_test_authority(directory, names=("localhost",), addresses=("127.0.0.1",)):

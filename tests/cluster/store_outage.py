@@ -30,7 +30,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,7 +37,8 @@ import time
 import urllib.error
 import urllib.request
 
-from cluster_harness import ROOT, CliTable, Cluster, Failure, check, check_games, name_of, percentile, run, say
+from cluster_harness import (ROOT, CliTable, Cluster, Failure, check, check_games, free_ports, name_of, percentile, run,
+                             say)
 
 mode = sys.argv[1]
 server_binary, cli_binary, sim_binary = sys.argv[2:5]
@@ -279,18 +279,6 @@ class Node:
                 self.proc.kill()
                 self.proc.wait()
         return self.proc.returncode if self.proc else None
-
-
-def free_ports(count):
-    """`count` distinct ports on 127.0.0.1 that were free a moment ago."""
-    probes = [socket.socket() for _ in range(count)]
-    try:
-        for probe in probes:
-            probe.bind(("127.0.0.1", 0))
-        return [probe.getsockname()[1] for probe in probes]
-    finally:
-        for probe in probes:
-            probe.close()
 
 
 def sqlite_transcripts(node):

@@ -25,7 +25,6 @@ HAProxy's health check and the game show the header is sent.
 import http.client
 import os
 import shutil
-import socket
 import ssl
 import subprocess
 import sys
@@ -33,20 +32,9 @@ import tempfile
 import time
 import urllib.request
 
-from cluster_harness import ROOT, Cli, Failure, check, make_test_authority, run, say
+from cluster_harness import ROOT, Cli, Failure, check, free_ports, make_test_authority, run, say
 
 server_binary, cli_binary = sys.argv[1], sys.argv[2]
-
-
-def free_ports(count):
-    probes = [socket.socket() for _ in range(count)]
-    try:
-        for probe in probes:
-            probe.bind(("127.0.0.1", 0))
-        return [probe.getsockname()[1] for probe in probes]
-    finally:
-        for probe in probes:
-            probe.close()
 
 
 def wait_for(what, condition, seconds=20):

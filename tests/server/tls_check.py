@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """TLS on gofish-server's public port, tested from outside as a client sees it.
 
-    tls_check.py SERVER WEB_ROOT CASE
+    tls_check.py SERVER WEB_ROOT CASE [CLI]
 
 Each case starts the real gofish-server on 127.0.0.1 with a certificate from
 a test certificate authority this script makes with the `openssl` command
@@ -21,6 +21,10 @@ a test certificate authority this script makes with the `openssl` command
               address connects and plays unharmed.
   testssl     Debian's testssl.sh against the port: no protocol or cipher it
               flags, and no vulnerability (BREACH aside: see below).
+  cli         gofish-cli (the CLI argument) over wss:// with --ca-file hosts a
+              room with a bot and plays it to the end as a bot; without
+              --ca-file it is refused (exit status 3, a sentence), before any
+              room is made.
 
 The last line is "ok: CASE" or "FAILED: ...".
 """
@@ -144,16 +148,21 @@ def tls_connect(port, context, host="localhost", source="127.0.0.1", timeout=10)
     return context.wrap_socket(raw, server_hostname=host)
 
 
+def get(sock, path, host):
+    """All the server sends back to one GET on `sock`, until it closes."""
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+    data = b""
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+
+
 def https_get(port, context, path):
     """(status, headers with lower-case names, body) of one GET over TLS."""
     with tls_connect(port, context) as sock:
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n".encode())
-        data = b""
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
+        data = get(sock, path, f"localhost:{port}")
     head, _, body = data.partition(b"\r\n\r\n")
     lines = head.decode().split("\r\n")
     headers = {}
@@ -165,14 +174,7 @@ def https_get(port, context, path):
 
 def plain_get(port, path, host="localhost"):
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
-        data = b""
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    return data.decode(errors="replace")
+        return get(sock, path, host).decode(errors="replace")
 
 
 # ---- a WebSocket client over TLS, and a player ----
@@ -512,20 +514,38 @@ def case_testssl(server, context, work):
     print(f"testssl: {len(findings)} findings, none flagged {sorted(FLAGGED)} (BREACH aside)")
 
 
+def case_cli(server, context, work):
+    check(server.cli, "the cli case needs gofish-cli's path as the fourth argument")
+    url = f"wss://localhost:{server.port}"
+    refused = subprocess.run([server.cli, url, "--name", "Eve", "--seats", "2", "--bots", "easy", "--bot", "easy"],
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    check(refused.returncode == 3 and "certificate" in refused.stderr,
+          f"gofish-cli without --ca-file: exit {refused.returncode}, {refused.stderr!r}")
+    played = subprocess.run([server.cli, url, "--ca-file", server.ca, "--json", "--no-color", "--name", "Ann",
+                             "--seats", "2", "--bots", "easy", "--bot", "easy", "--think-ms", "0",
+                             "--start-when-full", "--games", "1"],
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    check(played.returncode == 0, f"gofish-cli over wss: exit {played.returncode}: {played.stderr[-500:]}")
+    over = [line for line in played.stdout.splitlines() if '"game_over"' in line]
+    check(over, "gofish-cli saw no game_over over wss")
+    print(f"cli: refused without --ca-file ({refused.stderr.strip()[:100]}); a bot game over wss with --ca-file")
+
+
 CASES = {
     "basics": (case_basics, []),
     "reload": (case_reload, []),
     "handshakes": (case_handshakes, ["--handshake-timeout-ms", "600", "--max-sockets-per-address", "6",
                                      "--max-connections-per-address", "4"]),
     "testssl": (case_testssl, []),
+    "cli": (case_cli, []),
 }
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[3] not in CASES:
+    if len(sys.argv) not in (4, 5) or sys.argv[3] not in CASES:
         print(__doc__, file=sys.stderr)
         return 2
-    binary, web_root, name = sys.argv[1:]
+    binary, web_root, name = sys.argv[1:4]
     work = tempfile.mkdtemp(prefix="gofish-tls-")
     server = None
     try:
@@ -533,7 +553,8 @@ def main():
         cert, key = make_certificate(work, "first", "localhost")
         run, extra = CASES[name]
         server = Server(binary, web_root, work, cert, key, extra)
-        server.cert, server.key = cert, key
+        server.cert, server.key, server.ca = cert, key, ca
+        server.cli = sys.argv[4] if len(sys.argv) == 5 else None
         run(server, client_context(ca), work)
         server.stop()
         server = None

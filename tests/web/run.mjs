@@ -11,6 +11,8 @@
 // server/. --fault-fs names the store-failing shim (libgofish_fault_fs.so, the target
 // gofish_fault_fs) that paused.mjs preloads into a server of its own; by
 // default it is looked for in the server's build tree.
+// A test fails too when the page's Content-Security-Policy refused anything
+// in its browser (lib/harness.mjs watches every page for it).
 // The last line is "N passed, M failed"; the exit code is non-zero on any failure.
 
 import { existsSync, readdirSync } from 'node:fs';
@@ -52,10 +54,15 @@ async function main() {
   const run = async (file, test) => {
     const name = file.replace(/\.mjs$/, '');
     const t0 = Date.now();
-    const { browser, close } = await launchBrowser();
+    const { browser, close, violations } = await launchBrowser();
     try {
       await test.default({ baseUrl: server.baseUrl, browser, root, serverPath, webRoot, faultFs,
         log: (...m) => console.log(`    ${name}:`, ...m) });
+      // Whatever else it checks, no test may see the page's
+      // Content-Security-Policy refuse something (lib/harness.mjs).
+      if (violations.length > 0) {
+        throw new Error(`the page's Content-Security-Policy refused ${violations.length} thing(s):\n  ${[...new Set(violations)].join('\n  ')}`);
+      }
       passed += 1;
       console.log(`ok      ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     } catch (error) {

@@ -5,29 +5,6 @@
 
 const $ = (id) => document.getElementById(id);
 
-// The notice's look comes with it, to keep it out of style.css:
-// over the middle of the table (the pond and the last move) so that nothing
-// else moves, under the title of the other screens, and a pause sign.
-const style = document.createElement('style');
-style.textContent = `
-.middle { position: relative; }
-.pause-note { display: grid; grid-template-columns: auto minmax(0, 1fr); align-content: center; gap: 0.1rem 0.7rem;
-  background: #fff6d6; color: var(--ink); border: 3px solid var(--sun); border-radius: 1rem; padding: 0.5rem 0.9rem; margin: 0.6rem 0; }
-.pause-note::before { content: ""; grid-row: span 2; align-self: center; width: 2.6rem; height: 2.6rem; border-radius: 50%;
-  background: linear-gradient(90deg, transparent 33%, var(--ink) 33% 44%, transparent 44% 56%, var(--ink) 56% 67%, transparent 67%)
-    center / 100% 42% no-repeat, var(--sun); }
-.middle:has(> .pause-note:not([hidden])) .pond-count { visibility: hidden; }
-.middle > .pause-note { position: absolute; inset: -0.2rem; margin: 0; z-index: 2; box-shadow: 0 2px 10px rgba(0, 0, 0, 0.2); overflow: auto; }
-.pause-title { margin: 0; font-weight: 800; font-size: 1.15rem; line-height: 1.3; }
-.pause-line { margin: 0; font-size: 1rem; line-height: 1.3; }
-@media (max-width: 560px) {
-  .pause-note { padding: 0.35rem 0.5rem; gap: 0.1rem 0.5rem; }
-  .pause-note::before { width: 1.9rem; height: 1.9rem; }
-  .pause-title { font-size: 0.98rem; line-height: 1.25; }
-  .pause-line { font-size: 0.86rem; line-height: 1.25; }
-}`;
-document.head.append(style);
-
 // In a child's words, by the reason room_paused gives; 'busy' is a resume
 // the paused room could not let in yet (room/paused).
 const TITLES = {

@@ -27,9 +27,45 @@ export function chromiumPath() {
   return execSync('command -v chromium', { shell: '/bin/sh' }).toString().trim();
 }
 
+// Every context the browser makes watches for what the page's
+// Content-Security-Policy refuses (the server sends it with every response:
+// an inline style, a <style> element, eval, a foreign script...): a
+// `securitypolicyviolation` event in any frame, or a console line from the
+// browser that names the policy. run.mjs fails a test that saw one. A test
+// that provokes a refusal on purpose (a page of another origin that frames
+// the game) marks its context with expectCspViolations.
+const cspExpected = new WeakSet();
+export const expectCspViolations = (context) => cspExpected.add(context);
+function reportViolations() {
+  addEventListener('securitypolicyviolation', (e) => {
+    console.error(`Content Security Policy violation: ${e.violatedDirective} refused ${e.blockedURI || 'inline'} ` +
+      `at ${e.sourceFile || e.documentURI}:${e.lineNumber} (${(e.sample || '').slice(0, 60)})`);
+  }, true);
+}
+function watchPolicy(browser, violations) {
+  const newContext = browser.newContext.bind(browser);
+  // browser.newPage() makes its context with this.newContext, so it is
+  // watched too.
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    await context.addInitScript(reportViolations);
+    context.on('console', (m) => {
+      if (cspExpected.has(context) || !/Content.Security.Policy/i.test(m.text())) return;
+      const where = m.location()?.url;
+      violations.push(where ? `${where}: ${m.text()}` : m.text());
+    });
+    return context;
+  };
+}
+
 // A fresh headless Chromium with its own profile and config/cache dirs.
-export async function launchBrowser() {
+// `violations` collects what the page's Content-Security-Policy refused.
+// `home` is the profile's HOME ($HOME/.pki/nssdb is where Chromium on Linux
+// looks for the certificate authorities it trusts besides the system's);
+// `prepareHome(home)` runs before the browser starts.
+export async function launchBrowser({ prepareHome = null } = {}) {
   const home = mkdtempSync(join(tmpdir(), 'gofish-chromium-'));
+  if (prepareHome) await prepareHome(home);
   const browser = await chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
@@ -38,8 +74,12 @@ export async function launchBrowser() {
     env: { ...process.env, XDG_CONFIG_HOME: join(home, 'config'), XDG_CACHE_HOME: join(home, 'cache'), HOME: home },
     timeout: 60_000,
   });
+  const violations = [];
+  watchPolicy(browser, violations);
   return {
     browser,
+    home,
+    violations,
     close: async () => {
       await browser.close().catch(() => {});
       rmSync(home, { recursive: true, force: true });

@@ -8,17 +8,23 @@
 // is preloaded, and `fault('full' | 'eio' | 'rofs' | 'off')` makes every write
 // under the data directory fail as a full disk, a failing disk or a
 // read-only file system would, or go through again.
+//
+// With `tls: { cert, key }` (PEM files) the server speaks only TLS on its
+// port (--tls-cert, --tls-key), and baseUrl is https://127.0.0.1:PORT.
+// adminUrl() is the address of its operator endpoints (/metrics; a free port
+// of their own) once the server has said it, or null.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export async function startServer(serverPath, webRoot, { botDelayMs = 0, extraArgs = [], faultFs = null } = {}) {
+export async function startServer(serverPath, webRoot, { botDelayMs = 0, extraArgs = [], faultFs = null, tls = null } = {}) {
   // Canonical: the shim compares it with the paths of open files.
   const dataDir = realpathSync(mkdtempSync(join(tmpdir(), 'gofish-web-e2e-')));
   const args = ['--port', '0', '--bind', '127.0.0.1', '--data-dir', dataDir, '--web-root', webRoot, '--threads', '2', ...extraArgs];
   if (botDelayMs !== null) args.push('--bot-delay-ms', String(botDelayMs));
+  if (tls) args.push('--tls-cert', tls.cert, '--tls-key', tls.key);
   const env = { ...process.env };
   const control = faultFs ? join(realpathSync(mkdtempSync(join(tmpdir(), 'gofish-web-fault-'))), 'fault') : null;
   if (faultFs) {
@@ -40,9 +46,13 @@ export async function startServer(serverPath, webRoot, { botDelayMs = 0, extraAr
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited (${code}):\n${log}`)); });
   });
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     log: () => log,
+    adminUrl: () => {
+      const m = log.match(/operator endpoints on ([\d.]+):(\d+)/);
+      return m ? `http://${m[1]}:${m[2]}` : null;
+    },
     // The shim reads the word again within 10 ms.
     fault: (word) => {
       if (!control) throw new Error('this server was started without faultFs');
