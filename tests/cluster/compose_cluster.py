@@ -55,7 +55,6 @@ import secrets
 import shlex
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import sys
@@ -64,7 +63,7 @@ import time
 import urllib.error
 import urllib.request
 
-from cluster_harness import ROOT, Failure, check, failover_check, make_test_authority, run, say
+from cluster_harness import ROOT, Failure, check, failover_check, free_ports, make_test_authority, run, say
 
 # cluster_failover's numbers. Its 30 rooms fit here too, on two cores that
 # also carry podman's port forwarding and a PostgreSQL that syncs its WAL
@@ -81,18 +80,6 @@ PROJECT_PREFIX = "gofish-compose-test-"
 SINGLE_COMPOSE_FILE = os.path.join(ROOT, "docker", "compose.yaml")
 SINGLE_SERVICES = ["gofish", "haproxy"]
 SINGLE_PROJECT_PREFIX = "gofish-compose-single-test-"
-
-
-def free_ports(count):
-    held = []
-    for _ in range(count):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        held.append(s)
-    ports = [s.getsockname()[1] for s in held]
-    for s in held:
-        s.close()
-    return ports
 
 
 def run_names(pid):
