@@ -5,7 +5,8 @@
 # own (/etc/haproxy/haproxy.cfg).
 #
 #   scripts/haproxy-config.sh [--tls-cert PEM [--tls-listen ADDRESS:PORT]] [--listen ADDRESS:PORT]
-#                             [--stats ADDRESS:PORT] [--source ADDRESS] [--maxconn N] NAME=ADDRESS:PORT...
+#                             [--stats ADDRESS:PORT] [--source ADDRESS] [--maxconn N] [--compose]
+#                             NAME=ADDRESS:PORT...
 #
 # One server line per NAME=ADDRESS:PORT (the node id is a good name), with
 # the options of the file's first server line. Without --tls-cert the
@@ -23,8 +24,12 @@
 # HAProxy reaches the nodes from, when the machine has several and the
 # nodes trust one), --maxconn replaces the global maxconn. Compose's
 # resolvers (its DNS for the service names) are left out, with the comments
-# that lead them. Every other line, comments included, is the file's own:
-# the test docker_cluster_config holds the output to that.
+# that lead them, unless --compose says the nodes are compose services too:
+# docker/haproxy-single.cfg, the single node's of docker/compose.yaml, is
+#   scripts/haproxy-config.sh --compose --tls-cert /etc/haproxy/certs/gofish.pem gofish=gofish:8080
+# Every other line, comments included, is the file's own: the test
+# docker_cluster_config holds the output to that (and docker/haproxy-single.cfg
+# to that command's output).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,10 +39,12 @@ usage() {
   exit 2
 }
 
-listen=:8080 stats=:8404 source="" maxconn="" tls_cert="" tls_listen=:8443
+listen=:8080 stats=:8404 source="" maxconn="" tls_cert="" tls_listen=:8443 compose=""
 servers=()
+arguments="$*"
 while (($#)); do
   case $1 in
+    --compose) compose=1; shift ;;
     --tls-cert) tls_cert=$2; shift 2 ;;
     --tls-listen) tls_listen=$2; shift 2 ;;
     --listen) listen=$2; shift 2 ;;
@@ -59,8 +66,9 @@ if [[ -n $tls_cert ]]; then
 else
   echo "# Written by scripts/haproxy-config.sh from docker/haproxy.cfg (see there for the reasons), without TLS."
 fi
+echo "#   scripts/haproxy-config.sh $arguments"
 awk -v listen="$listen" -v stats="$stats" -v source="$source" -v maxconn="$maxconn" -v servers="${servers[*]}" \
-    -v tls_cert="$tls_cert" -v tls_listen="$tls_listen" '
+    -v tls_cert="$tls_cert" -v tls_listen="$tls_listen" -v compose="$compose" '
   # Comment lines are held until the line they lead shows whether they go with it.
   function flush() { if (held != "") printf "%s", held; held = "" }
   BEGIN { n = split(servers, server, " "); header = 1 }
@@ -68,11 +76,12 @@ awk -v listen="$listen" -v stats="$stats" -v source="$source" -v maxconn="$maxco
   header && /^#/ { next }
   { header = 0 }
   /^[ \t]*#/ { held = held $0 "\n"; next }
-  # The resolvers section, to the blank line after it, and the comment before it.
-  /^resolvers / { held = ""; skipping = 1; next }
+  # The resolvers section, to the blank line after it, and the comment before
+  # it; kept for nodes that are compose services.
+  /^resolvers / && compose == "" { held = ""; skipping = 1; next }
   skipping && /^$/ { skipping = 0; next }
   skipping { next }
-  /^[ \t]*default-server .*resolvers / { held = ""; next }
+  /^[ \t]*default-server .*resolvers / && compose == "" { held = ""; next }
   # TLS: kept with --tls-cert (its certificate and port), else left out with its comments.
   /^[ \t]*(ssl-default-bind-|bind :8443 ssl |http-request redirect location "https:|http-response set-header Strict-Transport-Security)/ {
     if (tls_cert == "") { held = ""; next }

@@ -28,7 +28,16 @@ shows or uses one agrees with it:
   trust PROXY headers from private networks only, the same on each, and
   bind their operator port (/metrics) to the container's address; the
   statistics page is published on 127.0.0.1 only; HAProxy mounts a
-  certificate where the configuration reads it and publishes 8443.
+  certificate where the configuration reads it and publishes 8443;
+- docker/compose.yaml, the single server, is the same in small: HAProxy's
+  image (the cluster's, by the same name) with docker/haproxy-single.cfg,
+  which is exactly what scripts/haproxy-config.sh --compose --tls-cert
+  writes for that server (HAProxy accepts it), the certificate mounted
+  where it reads it, 8443 and 8080 published, the statistics on 127.0.0.1
+  only; the server built from docker/Dockerfile (the cluster's image name),
+  publishing no port, trusting PROXY headers from the private networks the
+  cluster's nodes trust, its operator port on the container's address, and
+  not ending TLS itself (that way is in the file's comments only).
 
     check_docker_cluster.py REPOSITORY-ROOT
 """
@@ -108,16 +117,18 @@ TLS_LINE = re.compile(r"^(ssl-default-bind-|bind \S+ ssl |http-request redirect 
                       r"http-response set-header Strict-Transport-Security )")
 
 
-def check_written(what, command, listen, stats, servers, source, tls=None):
+def check_written(what, command, listen, stats, servers, source, tls=None, compose=False):
     """`command` prints docker/haproxy.cfg written out for `servers` ([(name, address)]),
     listening on `listen` and `stats`, reaching the nodes from `source` (or None); with
-    `tls` (PEM, ADDRESS:PORT) HTTPS from that certificate on that address, else no TLS."""
+    `tls` (PEM, ADDRESS:PORT) HTTPS from that certificate on that address, else no TLS;
+    with `compose`, compose's resolvers kept. Returns what it printed (None when it failed)."""
     written = subprocess.run(command, capture_output=True, text=True)
     if written.returncode != 0:
         problems.append(f"{what} failed:\n" + written.stdout + written.stderr)
-        return
+        return None
     path = pathlib.Path(tempfile.mkdtemp(prefix="check-haproxy.")) / "haproxy.cfg"
-    path.write_text(written.stdout)
+    # HAProxy reads the certificate at once: a test one in place of the mounted one.
+    path.write_text(written.stdout.replace(f" crt {CERT_PATH} ", f" crt {test_pem} "))
     check = subprocess.run(["haproxy", "-c", "-f", str(path)], capture_output=True, text=True)
     if check.returncode != 0:
         problems.append(f"haproxy -c rejects what {what} writes:\n" + check.stdout + check.stderr)
@@ -132,7 +143,8 @@ def check_written(what, command, listen, stats, servers, source, tls=None):
         for indent, line in lines:
             if not indent:
                 in_resolvers = line.startswith("resolvers ")
-            if in_resolvers or (not written and line.startswith("default-server ") and " resolvers " in f" {line} "):
+            if not compose and (in_resolvers or (not written and line.startswith("default-server ")
+                                                 and " resolvers " in f" {line} ")):
                 continue
             if written and source and line == f"source {source}":
                 continue
@@ -161,6 +173,10 @@ def check_written(what, command, listen, stats, servers, source, tls=None):
     has_tls = any(TLS_LINE.match(line) for _, line in directives(written.stdout))
     if has_tls != bool(tls):
         problems.append(f"{what} writes a configuration {'with' if has_tls else 'without'} TLS")
+    has_resolvers = any(line.startswith("resolvers ") for _, line in directives(written.stdout))
+    if has_resolvers != compose:
+        problems.append(f"{what} writes a configuration {'with' if has_resolvers else 'without'} compose's resolvers")
+    return written.stdout
 
 
 # What scripts/cluster.sh writes, for three nodes on made-up ports (nothing starts).
@@ -246,17 +262,56 @@ if CERT_PATH not in [mount_target(volume) for volume in services.get("haproxy", 
     problems.append(f"the haproxy service mounts no certificate at {CERT_PATH}, which docker/haproxy.cfg reads")
 if not any(str(port).endswith(":8443") for port in services.get("haproxy", {}).get("ports", [])):
     problems.append("the haproxy service does not publish its TLS port 8443")
-# The single-node file: the server ends TLS itself, its operator port unpublished.
-single = yaml.safe_load((root / "docker" / "compose.yaml").read_text()).get("services", {})
-for name, service in single.items():
-    environment = service.get("environment", {})
-    if not environment.get("GOFISH_TLS_CERT") or not environment.get("GOFISH_TLS_KEY"):
-        problems.append(f"docker/compose.yaml's {name} does not speak TLS (GOFISH_TLS_CERT, GOFISH_TLS_KEY)")
-    if environment.get("GOFISH_ADMIN_BIND") != "0.0.0.0":
-        problems.append(f"docker/compose.yaml's {name} does not bind its operator port to the container's address")
-    published = [str(port).rsplit(":", 1)[-1] for port in service.get("ports", [])]
-    if "8081" in published or str(environment.get("GOFISH_PORT", "8080")) not in published:
-        problems.append(f"docker/compose.yaml's {name} publishes {published}: its main port, never the operator's")
+
+# The single-node file: one server behind HAProxy, which ends TLS, the same
+# images as the cluster's; docker/haproxy-single.cfg is what
+# scripts/haproxy-config.sh writes for it.
+SINGLE_CONFIG_COMMAND = ["--compose", "--tls-cert", CERT_PATH, "gofish=gofish:8080"]
+single_config = root / "docker" / "haproxy-single.cfg"
+written = check_written("scripts/haproxy-config.sh " + " ".join(SINGLE_CONFIG_COMMAND),
+                        [str(root / "scripts" / "haproxy-config.sh"), *SINGLE_CONFIG_COMMAND],
+                        ":8080", ":8404", [("gofish", "gofish:8080")], None, tls=(CERT_PATH, ":8443"), compose=True)
+if written is not None and (not single_config.is_file() or single_config.read_text() != written):
+    problems.append("docker/haproxy-single.cfg is not what scripts/haproxy-config.sh "
+                    + " ".join(SINGLE_CONFIG_COMMAND) + " writes (write it again with that command)")
+single_compose = yaml.safe_load((root / "docker" / "compose.yaml").read_text())
+single = single_compose.get("services", {})
+if sorted(single) != ["gofish", "haproxy"]:
+    problems.append(f"docker/compose.yaml's services are {sorted(single)}, not gofish and haproxy")
+server = single.get("gofish", {})
+server_environment = server.get("environment", {})
+if server.get("build", {}).get("dockerfile") != "docker/Dockerfile" or server.get("image") != services.get(
+        "node1", {}).get("image", "gofish:${GOFISH_TAG:-latest}"):
+    problems.append("docker/compose.yaml's gofish is not built from docker/Dockerfile as the cluster's nodes' image")
+if server.get("ports"):
+    problems.append(f"docker/compose.yaml's gofish publishes {server['ports']}: only HAProxy should be reached")
+if server_environment.get("GOFISH_TRUSTED_PROXY") not in trusted:
+    problems.append(f"docker/compose.yaml's gofish trusts {server_environment.get('GOFISH_TRUSTED_PROXY')!r} for "
+                    f"PROXY headers, not what the cluster's nodes trust ({sorted(map(str, trusted))})")
+if server_environment.get("GOFISH_ADMIN_BIND") != "0.0.0.0":
+    problems.append("docker/compose.yaml's gofish does not bind its operator port to the container's address")
+if any(key in server_environment for key in ("GOFISH_TLS_CERT", "GOFISH_TLS_KEY", "GOFISH_HTTP_REDIRECT_PORT")):
+    problems.append("docker/compose.yaml's gofish ends TLS itself: HAProxy does, in that file")
+proxy = single.get("haproxy", {})
+if proxy.get("build") != services.get("haproxy", {}).get("build") or proxy.get("image") != services.get(
+        "haproxy", {}).get("image"):
+    problems.append("docker/compose.yaml's haproxy is not the cluster's HAProxy image")
+proxy_mounts = {mount_target(volume): str(volume).split(":")[0] for volume in proxy.get("volumes", [])}
+if proxy_mounts.get("/etc/haproxy/haproxy.cfg") != "./haproxy-single.cfg":
+    problems.append(f"docker/compose.yaml's haproxy does not mount docker/haproxy-single.cfg at "
+                    f"/etc/haproxy/haproxy.cfg: {proxy.get('volumes')}")
+if CERT_PATH not in proxy_mounts:
+    problems.append(f"docker/compose.yaml's haproxy mounts no certificate at {CERT_PATH}")
+proxy_ports = [str(port) for port in proxy.get("ports", [])]
+for port in ("8443", "8080"):
+    if not any(published.endswith(":" + port) for published in proxy_ports):
+        problems.append(f"docker/compose.yaml's haproxy does not publish {port}")
+if not all(port.startswith("127.0.0.1:") for port in proxy_ports if port.endswith(":8404")):
+    problems.append(f"docker/compose.yaml's haproxy publishes its statistics beyond 127.0.0.1: {proxy_ports}")
+if "GOFISH_HTTPS_PORT" not in proxy.get("environment", {}):
+    problems.append("docker/compose.yaml's haproxy has no GOFISH_HTTPS_PORT for its redirect")
+if proxy.get("depends_on") != ["gofish"]:
+    problems.append(f"docker/compose.yaml's haproxy depends on {proxy.get('depends_on')}, not gofish")
 
 # The nodes' lease is scripts/cluster.sh's, which the cluster tests hold to their times.
 script_ttl = re.search(r"^lease_ttl_ms=(\d+)$", (root / "scripts" / "cluster.sh").read_text(), re.M)

@@ -1,5 +1,6 @@
 """docker/compose.cluster.yaml run for real, with Debian's podman-compose,
-under the failover check of cluster_failover.
+under the failover check of cluster_failover; and before it
+docker/compose.yaml, the single server behind HAProxy, with one bot game.
 
 podman is made ready as scripts/docker-test.sh has it
 (scripts/container-setup.sh --podman: a configuration and storage of its
@@ -28,6 +29,17 @@ HAProxy), every transcript replayed. Then `podman-compose down -v` and the
 rest of what this run made (its network, its images), failed or not; a
 failed run keeps its logs (each container's, the build's) in its folder.
 
+Before the cluster, on the same images, docker/compose.yaml as a project of
+its own (about half a minute): HAProxy ending TLS from a certificate of the
+same authority, the one server behind it with the PROXY protocol and no
+port of its own. Once HAProxy sees the server up: the plain port redirects
+(308) to HTTPS; the page over HTTPS carries HSTS and the server's
+Content-Security-Policy, /metrics is 404 there; a connection to the server
+from HAProxy's container without a PROXY header is refused; gofish-cli with
+--ca-file hosts a room over wss:// and plays a whole game with server bots
+(their delay 0). Then `podman-compose down -v`. A failure there is reported
+after the cluster's check has run too.
+
 With GOFISH_PREBUILT_TAG set (the test suite sets it: its fixture
 gofish_images, scripts/image-build.sh, builds the three images once for
 this test and docker_image) the run uses gofish:TAG, gofish-postgres:TAG and
@@ -43,15 +55,15 @@ import secrets
 import shlex
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
-from cluster_harness import ROOT, Failure, check, failover_check, make_test_authority, run, say
+from cluster_harness import ROOT, Failure, check, failover_check, free_ports, make_test_authority, run, say
 
 # cluster_failover's numbers. Its 30 rooms fit here too, on two cores that
 # also carry podman's port forwarding and a PostgreSQL that syncs its WAL
@@ -64,18 +76,10 @@ THINK_MS = "50"  # the gofish-cli bots' pause before each decision; the server b
 COMPOSE_FILE = os.path.join(ROOT, "docker", "compose.cluster.yaml")
 SERVICES = ["postgres", "node1", "node2", "node3", "haproxy"]
 PROJECT_PREFIX = "gofish-compose-test-"
-
-
-def free_ports(count):
-    held = []
-    for _ in range(count):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        held.append(s)
-    ports = [s.getsockname()[1] for s in held]
-    for s in held:
-        s.close()
-    return ports
+# docker/compose.yaml: one server behind HAProxy, a project of its own.
+SINGLE_COMPOSE_FILE = os.path.join(ROOT, "docker", "compose.yaml")
+SINGLE_SERVICES = ["gofish", "haproxy"]
+SINGLE_PROJECT_PREFIX = "gofish-compose-single-test-"
 
 
 def run_names(pid):
@@ -87,18 +91,32 @@ def run_names(pid):
 
 class ComposeCluster:
     """The compose file's cluster as this run's project: the cluster object
-    failover_check expects, and the steps to bring it up and down."""
+    failover_check expects, and the steps to bring it up and down. With
+    `images_of` (another ComposeCluster), docker/compose.yaml's single
+    server instead, on that one's images and certificate authority, building
+    and removing no image."""
 
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="gofish-compose-test.")
+    def __init__(self, images_of=None):
+        self.single = images_of is not None
+        self.compose_file = SINGLE_COMPOSE_FILE if self.single else COMPOSE_FILE
+        self.services = SINGLE_SERVICES if self.single else SERVICES
+        self.backends = ["gofish"] if self.single else ["node1", "node2", "node3"]
+        self.dir = tempfile.mkdtemp(prefix="gofish-compose-single-test." if self.single else "gofish-compose-test.")
         self.project, self.tag, self.images = run_names(os.getpid())
         # Images built before this run (scripts/image-build.sh), used and left as they are.
         self.prebuilt = os.environ.get("GOFISH_PREBUILT_TAG", "")
         if self.prebuilt:
             self.tag = self.prebuilt
+        if self.single:
+            self.project = f"{SINGLE_PROJECT_PREFIX}{os.getpid()}"
+            self.tag, self.images = images_of.tag, []
         self.proxy_port, self.stats_port, self.tls_port = free_ports(3)
         # HAProxy ends TLS with a certificate from an authority of this run's own.
-        self.ca_file, pem = make_test_authority(self.dir)
+        if self.single:
+            self.ca_file, pem = images_of.ca_file, images_of.pem
+        else:
+            self.ca_file, pem = make_test_authority(self.dir)
+        self.pem = pem
         self.ssl_context = ssl.create_default_context(cafile=self.ca_file)
         setup = subprocess.run([os.path.join(ROOT, "scripts", "container-setup.sh"), "--podman"],
                                capture_output=True, text=True)
@@ -130,8 +148,11 @@ class ComposeCluster:
             "GOFISH_FAILED_JOIN_RATE": "100",
             "GOFISH_FAILED_JOIN_BURST": "200",
         }
+        if self.single:
+            # One game of server bots, played as fast as they go.
+            limits = {"GOFISH_BOT_DELAY_MS": "0"}
         with open(self.override, "w") as out:
-            json.dump({"services": {f"node{k}": {"environment": limits} for k in (1, 2, 3)}}, out, indent=2)
+            json.dump({"services": {name: {"environment": limits} for name in self.backends}}, out, indent=2)
         self.made = False  # whether `up` ran, so that down() has something to take down
 
     # podman and podman-compose, with this run's configuration and environment.
@@ -144,7 +165,7 @@ class ComposeCluster:
 
     def compose(self, *args, log, timeout):
         """podman-compose on the compose file and this run's override; its output goes to `log` in the folder."""
-        command = ["podman-compose", "-p", self.project, "-f", COMPOSE_FILE, "-f", self.override,
+        command = ["podman-compose", "-p", self.project, "-f", self.compose_file, "-f", self.override,
                    # Never a registry: every image is built here, on the base made from Debian's archive;
                    # no intermediate image is kept, so removing the three images removes all it built.
                    # The node image's own test run is docker_image's to make (docker/Dockerfile).
@@ -193,22 +214,24 @@ class ComposeCluster:
 
     def up(self):
         started = time.monotonic()
+        self.made = True
         self.compose("up", "-d", log="up.log", timeout=300)
-        for service in SERVICES:
+        for service in self.services:
             state = self.podman("inspect", "--format", "{{.State.Status}}", self.container(service)).strip()
             check(state == "running", f"{service} is {state} after up; see {self.dir}/up.log")
         deadline = time.monotonic() + 120
         seen = {}
+        wanted = {name: "UP" for name in self.backends}
         while time.monotonic() < deadline:
             try:
                 seen = self.haproxy_sees()
             except OSError:
                 seen = {}
-            if len(seen) == 3 and all(status == "UP" for status in seen.values()):
+            if seen == wanted:
                 break
             time.sleep(0.25)
-        check(len(seen) == 3 and all(status == "UP" for status in seen.values()),
-              f"HAProxy does not see three nodes up within 120 s of podman-compose up: {seen}")
+        check(seen == wanted, f"HAProxy does not see {', '.join(self.backends)} up within 120 s of "
+                              f"podman-compose up: {seen}")
         say(f"{self.project} up, HAProxy on 127.0.0.1:{self.tls_port} (TLS) sees {seen}, "
             f"{time.monotonic() - started:.1f} s after podman-compose up")
         # Plain HTTP is only a redirect to the same path over HTTPS.
@@ -219,6 +242,9 @@ class ComposeCluster:
         plain.close()
         check(answer.status == 308 and location == f"https://127.0.0.1:{self.tls_port}/r/K7QXM",
               f"HAProxy's plain port answers {answer.status} {location}, not 308 to HTTPS")
+        say(f"the plain port redirects to {location}")
+        if self.single:
+            return
         # PostgreSQL's image answers its own health check (podman runs it
         # on request here: its timers need systemd).
         postgres = self.container("postgres")
@@ -228,7 +254,7 @@ class ComposeCluster:
         say("the postgres container passes its health check")
 
     def save_logs(self):
-        for service in SERVICES:
+        for service in self.services:
             try:
                 name = self.container(service)
             except Failure:
@@ -286,22 +312,24 @@ class ComposeCluster:
         """What runs of this test left when they were killed before their own
         down() (a ctest timeout): projects named after a process that is gone."""
         projects = set()
+        prefixes = (PROJECT_PREFIX, SINGLE_PROJECT_PREFIX)
         for project in self.podman("ps", "-a", "--filter", "label=io.podman.compose.project", "--format",
                                    '{{index .Labels "io.podman.compose.project"}}', check_status=False).split():
-            if project.startswith(PROJECT_PREFIX):
+            if project.startswith(prefixes):
                 projects.add(project)
         for network in self.podman("network", "ls", "--format", "{{.Name}}", check_status=False).split():
-            if network.startswith(PROJECT_PREFIX) and network.endswith("_default"):
+            if network.startswith(prefixes) and network.endswith("_default"):
                 projects.add(network.removesuffix("_default"))
         for line in self.podman("images", "--format", "{{.Tag}}", check_status=False).split():
             if line.startswith("compose-test-") and line.removeprefix("compose-test-").isdigit():
                 projects.add(PROJECT_PREFIX + line.removeprefix("compose-test-"))
         for project in sorted(projects):
-            pid = project.removeprefix(PROJECT_PREFIX)
+            single = project.startswith(SINGLE_PROJECT_PREFIX)
+            pid = project.removeprefix(SINGLE_PROJECT_PREFIX if single else PROJECT_PREFIX)
             if not pid.isdigit() or process_alive(int(pid)):
                 continue
             say(f"removing what an interrupted run (process {pid}) left")
-            self.remove(project, run_names(int(pid))[2])
+            self.remove(project, [] if single else run_names(int(pid))[2])
 
     # What failover_check asks of a cluster.
 
@@ -314,10 +342,53 @@ class ComposeCluster:
         return f"https://127.0.0.1:{self.tls_port}"
 
     def haproxy_sees(self):
-        """{node id: HAProxy's status of it (UP, DOWN, ...)}, from its statistics."""
+        """{server: HAProxy's status of it (UP, DOWN, ...)}, from its statistics."""
         with urllib.request.urlopen(f"http://127.0.0.1:{self.stats_port}/stats;csv", timeout=2) as reply:
-            rows = reply.read().decode().splitlines()
-        return {row.split(",")[1]: row.split(",")[17] for row in rows if row.startswith("nodes,node")}
+            rows = [row.split(",") for row in reply.read().decode().splitlines()]
+        return {row[1]: row[17] for row in rows
+                if len(row) > 17 and row[0] == "nodes" and row[1] not in ("FRONTEND", "BACKEND")}
+
+    # What the single server's run checks.
+
+    def check_single(self, cli_binary):
+        """docker/compose.yaml's HAProxy and server, up (see the module's comment)."""
+        request = urllib.request.Request(f"{self.http_url}/")
+        with urllib.request.urlopen(request, timeout=10, context=self.ssl_context) as reply:
+            headers = reply.headers
+            check(reply.status == 200, f"GET / over HTTPS: {reply.status}")
+        check((headers.get("Strict-Transport-Security") or "").startswith("max-age="),
+              f"the page over HTTPS has no HSTS header: {dict(headers)}")
+        check("frame-ancestors 'none'" in (headers.get("Content-Security-Policy") or ""),
+              f"the page over HTTPS has not the server's Content-Security-Policy: {dict(headers)}")
+        try:
+            with urllib.request.urlopen(f"{self.http_url}/metrics", timeout=10, context=self.ssl_context) as reply:
+                status = reply.status
+        except urllib.error.HTTPError as error:
+            status = error.code
+        check(status == 404, f"/metrics through HAProxy answers {status}, not 404")
+        say("the page over HTTPS carries HSTS and the Content-Security-Policy; /metrics there is 404")
+        # The server takes connections from the compose network only with a
+        # PROXY header: HAProxy's container asks it for /healthz without one.
+        probe = ("exec 3<>/dev/tcp/gofish/8080 || exit 7; "
+                 "printf 'GET /healthz HTTP/1.1\\r\\nHost: gofish\\r\\nConnection: close\\r\\n\\r\\n' >&3; "
+                 "head -n 1 <&3")
+        done = subprocess.run(["podman", "exec", self.container("haproxy"), "timeout", "10", "bash", "-c", probe],
+                              capture_output=True, text=True, env=self.env, timeout=30)
+        check(done.returncode in (0, 124), f"HAProxy's container does not reach gofish:8080 "
+                                            f"({done.returncode}): {done.stderr}")
+        check(" 200 " not in done.stdout,
+              f"the server answers a connection without a PROXY header: {done.stdout!r} {done.stderr!r}")
+        say(f"the server refuses a connection without a PROXY header ({done.stdout.strip() or 'closed'})")
+        started = time.monotonic()
+        game = subprocess.run([cli_binary, self.ws_url, "--ca-file", self.ca_file, "--name", "Robo", "--create",
+                               "--preset", "classic", "--seats", "3", "--bots", "medium,easy", "--bot", "hard",
+                               "--games", "1", "--start-when-full", "--no-color"],
+                              capture_output=True, text=True, timeout=120)
+        check(game.returncode == 0 and "winner" in game.stdout.lower(),
+              f"gofish-cli's bot game over {self.ws_url} exited {game.returncode}:\n{game.stdout[-2000:]}"
+              f"{game.stderr[-2000:]}")
+        say(f"a bot game over {self.ws_url} with --ca-file played to the end in "
+            f"{time.monotonic() - started:.1f} s: {game.stdout.strip().splitlines()[-1]}")
 
     def sql(self, query):
         """`query` run by psql in the PostgreSQL container, over its socket."""
@@ -370,14 +441,31 @@ def main():
     cluster.remove_stale()
     rooms = []
     passed = False
+    single_failure = None
     try:
         cluster.build()
+        single = ComposeCluster(images_of=cluster)
+        single_passed = False
+        try:
+            single_started = time.monotonic()
+            single.up()
+            single.check_single(cli_binary)
+            single_passed = True
+        except (Failure, OSError, subprocess.TimeoutExpired) as failure:
+            single_failure = failure
+            print(f"docker/compose.yaml: {failure}", file=sys.stderr, flush=True)
+        finally:
+            single.down(keep_logs=not single_passed)
+        say(f"docker/compose.yaml checked and taken down in {time.monotonic() - single_started:.1f} s"
+            + ("" if single_passed else " (failed)"))
         cluster.up()
         check_started = time.monotonic()
         failover_check(cluster, cli_binary, sim_binary, ROOMS, THINK_MS, DECISIONS_BEFORE_KILL, MAX_P99_SECONDS,
                        finish_by=check_started + 150, rooms=rooms)
         say(f"the failover check took {time.monotonic() - check_started:.1f} s")
         passed = True
+        if single_failure:
+            raise Failure(f"docker/compose.yaml: {single_failure}")
     finally:
         for room in rooms:
             for client in room.clients():
