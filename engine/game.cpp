@@ -195,7 +195,7 @@ void Game::resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> ca
 
 // ---------------------------------------------------------------- cards
 
-Card Game::draw(Seat seat, DrawCause cause) {
+inline Card Game::draw(Seat seat, DrawCause cause) {
   const Card card = deck_[next_card_++];
   hands_[seat].add(card);
   emit(Drew{seat, card, cause});
@@ -293,7 +293,7 @@ Game::EmptyHandTurn Game::empty_hand_turn(Seat seat) {
 }
 
 // Gives `seat` the turn if it can ask; false when it cannot (the game may be over).
-bool Game::take_turn(Seat from, Seat seat) {
+inline bool Game::take_turn(Seat from, Seat seat) {
   if (status_[seat] != SeatStatus::kIn) return false;
   if (from != seat) emit(TurnPassed{from, seat});
   facts_.turn = seat;
