@@ -12,13 +12,15 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
+#include <type_traits>
 #include <vector>
 
 #include "engine/card.hpp"
 
 namespace gofish::engine {
 
+// The four kinds of decision, each as a value to build a Decision from:
+// Decision{seat, AskRank{target, rank}}.
 struct AskRank {
   Seat target = 0;
   Rank rank = 0;
@@ -37,13 +39,40 @@ struct Declare {  // table rules: lay down a set of this rank
   Rank rank = 0;
   friend bool operator==(const Declare&, const Declare&) = default;
 };
-using Move = std::variant<AskRank, AskCard, Answer, Declare>;
 
+enum class DecisionKind : std::uint8_t { kAskRank, kAskCard, kAnswer, kDeclare };
+
+// One decision: who decides, its kind, and that kind's fields. Build one from
+// its kind's value above; read it by switching on `kind`. A field the kind
+// does not use keeps its default, so equal decisions compare equal.
+//
+// It is plain fields and a kind byte, not a std::variant, so that the
+// compiler can keep it in registers on every decision's path (a bot's pick,
+// the judge, Game::apply): a variant was put together in memory piece by
+// piece and then copied whole, and the processor stalls on such a copy. For
+// the same reason it is passed by value (16 bytes, two registers).
 struct Decision {
   Seat seat = 0;
-  Move move;
+  DecisionKind kind = DecisionKind::kAskRank;
+  bool give = false;  // kAnswer: hand over (true) or say "Go fish" (false)
+  Card card;          // kAskCard: the card asked for
+  Seat target = 0;    // kAskRank, kAskCard: the seat asked
+  Rank rank = 0;      // kAskRank: the rank asked for; kDeclare: the set's rank
+
+  constexpr Decision() = default;
+  constexpr Decision(Seat by, AskRank ask)
+      : seat(by), kind(DecisionKind::kAskRank), target(ask.target), rank(ask.rank) {}
+  constexpr Decision(Seat by, AskCard ask)
+      : seat(by), kind(DecisionKind::kAskCard), card(ask.card), target(ask.target) {}
+  constexpr Decision(Seat by, Answer answer) : seat(by), kind(DecisionKind::kAnswer), give(answer.give) {}
+  constexpr Decision(Seat by, Declare declare) : seat(by), kind(DecisionKind::kDeclare), rank(declare.rank) {}
+
+  constexpr bool is_ask() const { return kind == DecisionKind::kAskRank || kind == DecisionKind::kAskCard; }
+  // An ask's rank: the rank asked for, or the rank of the card asked for.
+  constexpr Rank asked_rank() const { return kind == DecisionKind::kAskCard ? card.rank() : rank; }
   friend bool operator==(const Decision&, const Decision&) = default;
 };
+static_assert(std::is_trivially_copyable_v<Decision> && sizeof(Decision) <= 16, "a Decision fits in two registers");
 
 // "seat 0 asks seat 2 for 9s", for logs and test failures.
 std::string to_string(const Decision& decision);

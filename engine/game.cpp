@@ -6,7 +6,6 @@
 #include <string>
 
 #include "engine/bits.hpp"
-#include "engine/overloaded.hpp"
 #include "engine/setup.hpp"
 
 namespace gofish::engine {
@@ -89,41 +88,19 @@ std::optional<Refusal> Game::apply(const Judgement& judgement) {
   if (judgement.game_ != this || judgement.state_ != decisions_.size()) return apply(judge(judgement.decision()));
   if (!judgement.accepted()) return judgement.refusal();
   const Decision& d = judgement.decision();
-  const std::optional<PenaltyKind> penalty = judgement.penalty();
   events_.clear();
-  std::visit(Overloaded{
-                 [&](const AskRank& a) { do_ask(d.seat, a.target, a.rank, std::nullopt, penalty); },
-                 [&](const AskCard& a) { do_ask(d.seat, a.target, a.card.rank(), a.card, penalty); },
-                 [&](const Answer& a) {
-                   const Seat asker = facts_.turn;
-                   const PendingAsk pending = *facts_.pending;
-                   // A proper answer is the truth; a penalised one is a false "Go fish".
-                   const bool has = a.give || penalty.has_value();
-                   emit(Answered{d.seat, a.give});
-                   if (penalty) {
-                     // 001: failure to give up a card. Handed over all the same.
-                     bar_rank(d.seat, pending.rank);
-                     misses_next_ |= seat_bit(d.seat);
-                     emit(Penalty{d.seat, PenaltyKind::kFalseGoFish, pending.rank});
-                   }
-                   facts_.phase = Phase::kAsk;
-                   facts_.pending.reset();
-                   resolve_ask(asker, d.seat, pending.rank, pending.card, has);
-                 },
-                 [&](const Declare& a) {
-                   lay_set(d.seat, a.rank, lowest_cards(hands_[d.seat].cards_of(a.rank), rules_.set_size),
-                           SetOutcome::kScores, false);
-                   mark_out_if_empty(d.seat);
-                   if (check_end()) return;
-                   continue_turn(d.seat);
-                 },
-             },
-             d.move);
+  switch (d.kind) {
+    case DecisionKind::kAskRank: do_ask(d.seat, d.target, d.rank, std::nullopt, judgement); break;
+    case DecisionKind::kAskCard: do_ask(d.seat, d.target, d.card.rank(), d.card, judgement); break;
+    case DecisionKind::kAnswer: answer(d.seat, d.give, judgement); break;
+    case DecisionKind::kDeclare: declare(d.seat, d.rank); break;
+  }
   decisions_.push_back(d);
   return std::nullopt;
 }
 
-void Game::do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, std::optional<PenaltyKind> penalty) {
+void Game::do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, const Judgement& judgement) {
+  const std::optional<PenaltyKind> penalty = judgement.penalty();
   if (card) {
     emit(AskedCard{seat, target, *card});
   } else {
@@ -145,6 +122,33 @@ void Game::do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, s
   }
   facts_.phase = Phase::kAnswer;
   facts_.pending = PendingAsk{seat, target, rank, card};
+}
+
+// Table rules: the asked seat's reply to the pending ask.
+void Game::answer(Seat seat, bool give, const Judgement& judgement) {
+  const Seat asker = facts_.turn;
+  const PendingAsk pending = *facts_.pending;
+  const std::optional<PenaltyKind> penalty = judgement.penalty();
+  // A proper answer is the truth; a penalised one is a false "Go fish".
+  const bool has = give || penalty.has_value();
+  emit(Answered{seat, give});
+  if (penalty) {
+    // 001: failure to give up a card. Handed over all the same.
+    bar_rank(seat, pending.rank);
+    misses_next_ |= seat_bit(seat);
+    emit(Penalty{seat, PenaltyKind::kFalseGoFish, pending.rank});
+  }
+  facts_.phase = Phase::kAsk;
+  facts_.pending.reset();
+  resolve_ask(asker, seat, pending.rank, pending.card, has);
+}
+
+// Table rules: `seat` lays down a set of `rank` it holds.
+void Game::declare(Seat seat, Rank rank) {
+  lay_set(seat, rank, lowest_cards(hands_[seat].cards_of(rank), rules_.set_size), SetOutcome::kScores, false);
+  mark_out_if_empty(seat);
+  if (check_end()) return;
+  continue_turn(seat);
 }
 
 void Game::resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, bool has_cards) {
@@ -191,7 +195,7 @@ void Game::resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> ca
 
 // ---------------------------------------------------------------- cards
 
-Card Game::draw(Seat seat, DrawCause cause) {
+inline Card Game::draw(Seat seat, DrawCause cause) {
   const Card card = deck_[next_card_++];
   hands_[seat].add(card);
   emit(Drew{seat, card, cause});
@@ -289,7 +293,7 @@ Game::EmptyHandTurn Game::empty_hand_turn(Seat seat) {
 }
 
 // Gives `seat` the turn if it can ask; false when it cannot (the game may be over).
-bool Game::take_turn(Seat from, Seat seat) {
+inline bool Game::take_turn(Seat from, Seat seat) {
   if (status_[seat] != SeatStatus::kIn) return false;
   if (from != seat) emit(TurnPassed{from, seat});
   facts_.turn = seat;
@@ -408,22 +412,15 @@ std::vector<Game::LaidSet> Game::sets(Seat seat) const {
 }
 
 std::string to_string(const Decision& d) {
-  return std::visit(Overloaded{
-                        [&](const AskRank& a) {
-                          return seat_name(d.seat) + " asks " + seat_name(a.target) + " for " +
-                                 std::string(rank_plural(a.rank));
-                        },
-                        [&](const AskCard& a) {
-                          return seat_name(d.seat) + " asks " + seat_name(a.target) + " for " + to_string(a.card);
-                        },
-                        [&](const Answer& a) {
-                          return seat_name(d.seat) + (a.give ? " gives" : " says Go fish");
-                        },
-                        [&](const Declare& a) {
-                          return seat_name(d.seat) + " declares " + std::string(rank_plural(a.rank));
-                        },
-                    },
-                    d.move);
+  switch (d.kind) {
+    case DecisionKind::kAskRank:
+      return seat_name(d.seat) + " asks " + seat_name(d.target) + " for " + std::string(rank_plural(d.rank));
+    case DecisionKind::kAskCard:
+      return seat_name(d.seat) + " asks " + seat_name(d.target) + " for " + to_string(d.card);
+    case DecisionKind::kAnswer: return seat_name(d.seat) + (d.give ? " gives" : " says Go fish");
+    case DecisionKind::kDeclare: return seat_name(d.seat) + " declares " + std::string(rank_plural(d.rank));
+  }
+  return seat_name(d.seat) + " decides something unknown";
 }
 
 std::string_view refusal_code_name(RefusalCode code) {

@@ -53,7 +53,7 @@ class Game {
 
   // The judge's answer for `decision` in this state (engine/legality.hpp).
   // judge and legal are inline: they are on every decision's path.
-  Judgement judge(const Decision& decision) const {
+  Judgement judge(Decision decision) const {
     Judgement judgement = engine::judge(rules_, facts_, hand_of(decision.seat), decision);
     judgement.game_ = this;
     judgement.state_ = decisions_.size();
@@ -65,7 +65,7 @@ class Game {
   // decision's events are in last_events().
   std::optional<Refusal> apply(const Judgement& judgement);
   // apply(judge(decision)).
-  std::optional<Refusal> apply(const Decision& decision) { return apply(judge(decision)); }
+  std::optional<Refusal> apply(Decision decision) { return apply(judge(decision)); }
   const std::vector<Event>& last_events() const { return events_; }
 
   LegalDecisions legal(Seat seat) const { return legal_decisions(rules_, facts_, seat, hand_of(seat)); }
@@ -123,14 +123,21 @@ class Game {
 
   // mutation
   void deal();
-  void do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, std::optional<PenaltyKind> penalty);
+  // An ask's or an answer's parts, and its judgement, from which the penalty
+  // is read here (measured faster than passing it as a std::optional).
+  void do_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, const Judgement& judgement);
+  void answer(Seat seat, bool give, const Judgement& judgement);
+  void declare(Seat seat, Rank rank);
   void resolve_ask(Seat seat, Seat target, Rank rank, std::optional<Card> card, bool has_cards);
   int lay_sets(Seat seat, bool from_deal, SetOutcome outcome = SetOutcome::kScores);
   void lay_sets_of(Seat seat, Rank rank);
   void lay_set(Seat seat, Rank rank, CardSet cards, SetOutcome outcome, bool from_deal);
   void forfeit_undeclared(Seat seat);
   void bar_rank(Seat seat, Rank rank);
-  Card draw(Seat seat, DrawCause cause);
+  // draw and take_turn are inline (defined in game.cpp, the only file that
+  // calls them): nearly every decision draws or passes the turn, and as calls
+  // each saved and restored six registers; inlined, bare is about 7% faster.
+  inline Card draw(Seat seat, DrawCause cause);
   void mark_out_if_empty(Seat seat);
   void go_out(Seat seat);
   bool check_end();
@@ -139,7 +146,7 @@ class Game {
   EmptyHandTurn empty_hand_turn(Seat seat);
   void continue_turn(Seat seat);
   void pass_turn(Seat from, Seat candidate);
-  bool take_turn(Seat from, Seat seat);
+  inline bool take_turn(Seat from, Seat seat);
   // Built in place: an Event is about a hundred bytes.
   template <class E>
   void emit(const E& event) {

@@ -1,7 +1,5 @@
 #include "engine/improper_decisions.hpp"
 
-#include <variant>
-
 #include "engine/bits.hpp"
 
 namespace gofish::engine {
@@ -62,7 +60,7 @@ ImproperDecisions improper_decisions(const Rules& rules, const LegalityFacts& fa
 
 std::optional<PenaltyKind> ImproperDecisions::penalty(const Decision& decision) const {
   if (!decisions.contains(decision)) return std::nullopt;
-  if (std::holds_alternative<Answer>(decision.move)) return PenaltyKind::kFalseGoFish;
+  if (decision.kind == DecisionKind::kAnswer) return PenaltyKind::kFalseGoFish;
   return ask_penalty;
 }
 

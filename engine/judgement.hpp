@@ -42,12 +42,12 @@ class Judgement {
   std::optional<Refusal> refusal() const;
 
  private:
-  friend Judgement judge(const Rules& rules, const LegalityFacts& facts, CardSet hand, const Decision& decision);
+  friend Judgement judge(const Rules& rules, const LegalityFacts& facts, CardSet hand, Decision decision);
   friend class Game;
 
-  explicit Judgement(const Decision& decision) : decision_(decision) {}
-  static Judgement proper(const Decision& decision) { return Judgement(decision); }
-  static Judgement penalised(const Decision& decision, PenaltyKind penalty) {
+  explicit Judgement(Decision decision) : decision_(decision) {}
+  static Judgement proper(Decision decision) { return Judgement(decision); }
+  static Judgement penalised(Decision decision, PenaltyKind penalty) {
     Judgement j(decision);
     j.verdict_ = Verdict::kPenalised;
     j.penalty_ = penalty;
@@ -55,7 +55,7 @@ class Judgement {
   }
   // `about_target`: kUnknownSeat names the seat asked, not the one asking.
   // `card_asked`: kNothingToGive answers an ask for a card, not a rank.
-  static Judgement refused(const Decision& decision, RefusalCode code, bool about_target = false,
+  static Judgement refused(Decision decision, RefusalCode code, bool about_target = false,
                            bool card_asked = false) {
     Judgement j(decision);
     j.verdict_ = Verdict::kRefused;

@@ -1,10 +1,8 @@
 #include "engine/legality.hpp"
 
 #include <string>
-#include <variant>
 
 #include "engine/bits.hpp"
-#include "engine/overloaded.hpp"
 
 namespace gofish::engine {
 // ---------------------------------------------------------------- the legal set
@@ -34,7 +32,7 @@ LegalDecisions legal_decisions(const Rules& rules, const LegalityFacts& facts, S
 
 // ---------------------------------------------------------------- the judge
 
-Judgement judge(const Rules& rules, const LegalityFacts& facts, CardSet hand, const Decision& d) {
+Judgement judge(const Rules& rules, const LegalityFacts& facts, CardSet hand, Decision d) {
   using enum RefusalCode;
   // An ask for `rank` (or the exact `card`), its kind already matched to the rules.
   const auto judge_ask = [&](Seat target, Rank rank, std::optional<Card> card) {
@@ -59,49 +57,43 @@ Judgement judge(const Rules& rules, const LegalityFacts& facts, CardSet hand, co
   if (facts.phase == Phase::kOver) return Judgement::refused(d, kGameOver);
   if (!at_table(facts.players, d.seat)) return Judgement::refused(d, kUnknownSeat);
   if (!seat_in_play(facts.in_play, d.seat)) return Judgement::refused(d, kOutOfGame);
-  switch (d.move.index()) {
-    case 0: {
-      const auto& a = *std::get_if<AskRank>(&d.move);
+  switch (d.kind) {
+    case DecisionKind::kAskRank:
       if (rules.ask_for == AskFor::kCard) return Judgement::refused(d, kRankAskInCardGame);
-      if (!valid_rank(a.rank)) return Judgement::refused(d, kInvalidRank);
-      return judge_ask(a.target, a.rank, std::nullopt);
-    }
-    case 1: {
-      const auto& a = *std::get_if<AskCard>(&d.move);
+      if (!valid_rank(d.rank)) return Judgement::refused(d, kInvalidRank);
+      return judge_ask(d.target, d.rank, std::nullopt);
+    case DecisionKind::kAskCard:
       if (rules.ask_for == AskFor::kRank) return Judgement::refused(d, kCardAskInRankGame);
-      if (a.card.id() >= kDeckSize) return Judgement::refused(d, kInvalidRank);
-      return judge_ask(a.target, a.card.rank(), a.card);
-    }
-    case 2: {
-      const auto& a = *std::get_if<Answer>(&d.move);
+      if (d.card.id() >= kDeckSize) return Judgement::refused(d, kInvalidRank);
+      return judge_ask(d.target, d.card.rank(), d.card);
+    case DecisionKind::kAnswer: {
       if (!rules.table_rules) return Judgement::refused(d, kTableRulesOnly);
       if (!answers_now(facts, d.seat)) return Judgement::refused(d, kNotAsked);
       const std::optional<Card> card = facts.pending->card;
-      const auto fault = answer_fault(a.give, holds(hand, facts.pending->rank, card));
+      const auto fault = answer_fault(d.give, holds(hand, facts.pending->rank, card));
       if (fault == AnswerFault::kNothingToGive) return Judgement::refused(d, kNothingToGive, false, card.has_value());
       // 001: failure to give up a card.
       if (fault == AnswerFault::kFalseGoFish) return Judgement::penalised(d, PenaltyKind::kFalseGoFish);
       return Judgement::proper(d);
     }
-    default: {
-      const auto& a = *std::get_if<Declare>(&d.move);
+    case DecisionKind::kDeclare:
       if (!rules.table_rules) return Judgement::refused(d, kTableRulesOnly);
       if (facts.phase == Phase::kAnswer) return Judgement::refused(d, kAwaitingAnswer);
       if (!asks_now(facts, d.seat)) return Judgement::refused(d, kNotYourTurn);
-      if (!valid_rank(a.rank)) return Judgement::refused(d, kInvalidRank);
-      if (!(declarable_ranks(rules, hand) & rank_bit(a.rank))) return Judgement::refused(d, kNoSuchSet);
+      if (!valid_rank(d.rank)) return Judgement::refused(d, kInvalidRank);
+      if (!(declarable_ranks(rules, hand) & rank_bit(d.rank))) return Judgement::refused(d, kNoSuchSet);
       return Judgement::proper(d);
-    }
   }
+  // A kind outside the four (only a cast makes one).
+  return Judgement::refused(d, kInvalidRank);
 }
 
 // The sentence for the person who tried, from the code and the decision.
 std::optional<Refusal> Judgement::refusal() const {
   if (verdict_ != Verdict::kRefused) return std::nullopt;
   const Decision& d = decision_;
-  const auto* rank_ask = std::get_if<AskRank>(&d.move);
-  const auto* card_ask = std::get_if<AskCard>(&d.move);
-  const auto* declare = std::get_if<Declare>(&d.move);
+  const bool card_ask = d.kind == DecisionKind::kAskCard;
+  const bool declare = d.kind == DecisionKind::kDeclare;
   const auto message = [&]() -> std::string {
     switch (code_) {
       case RefusalCode::kGameOver: return "The game is over.";
@@ -109,19 +101,19 @@ std::optional<Refusal> Judgement::refusal() const {
       case RefusalCode::kOutOfGame: return "You are out of the game, so you cannot play any more.";
       case RefusalCode::kUnknownSeat:
         if (about_target_) {
-          return "There is no seat " + std::to_string(rank_ask ? rank_ask->target : card_ask->target) + " to ask.";
+          return "There is no seat " + std::to_string(d.target) + " to ask.";
         }
         return "There is no seat " + std::to_string(d.seat) + " at this table.";
       case RefusalCode::kAskedSelf: return "You cannot ask yourself.";
       case RefusalCode::kTargetOut: return "That player is out of the game.";
       case RefusalCode::kRankNotHeld:
         return "You can only ask for a rank you hold, and you have no " +
-               std::string(rank_plural(rank_ask ? rank_ask->rank : card_ask->card.rank())) + ".";
+               std::string(rank_plural(d.asked_rank())) + ".";
       case RefusalCode::kCardAskInRankGame:
         return "In this game you ask for a rank, like \"your nines\", not for one card.";
       case RefusalCode::kRankAskInCardGame:
         return "In this game you ask for one specific card, like \"the queen of hearts\".";
-      case RefusalCode::kCardHeld: return "You hold " + to_string(card_ask->card) + " yourself; ask for a card you lack.";
+      case RefusalCode::kCardHeld: return "You hold " + to_string(d.card) + " yourself; ask for a card you lack.";
       case RefusalCode::kInvalidRank: return card_ask ? "That is not a card." : "That is not a card rank.";
       case RefusalCode::kAwaitingAnswer:
         return declare ? "Wait for the answer to the ask first." : "Wait for the answer to your ask first.";
@@ -130,7 +122,7 @@ std::optional<Refusal> Judgement::refusal() const {
         return card_asked_ ? "You do not have that card: say \"Go fish\"."
                            : "You have no cards of that rank: say \"Go fish\".";
       case RefusalCode::kNoSuchSet:
-        return "You do not hold a whole set of " + std::string(rank_plural(declare->rank)) + ".";
+        return "You do not hold a whole set of " + std::string(rank_plural(d.rank)) + ".";
       case RefusalCode::kTableRulesOnly:
         return declare ? "Sets are laid down for you in this room." : "The server answers asks itself in this room.";
     }
@@ -160,20 +152,16 @@ std::vector<Decision> LegalDecisions::list() const {
 
 bool LegalDecisions::contains(const Decision& d) const {
   if (d.seat != seat) return false;
-  return std::visit(
-      Overloaded{
-          [&](const AskRank& a) {
-            return ask_for == AskFor::kRank && a.target >= 0 && a.target < kMaxSeats &&
-                   (targets & seat_bit(a.target)) && a.rank >= 0 && a.rank < kRanks && (ranks & rank_bit(a.rank));
-          },
-          [&](const AskCard& a) {
-            return ask_for == AskFor::kCard && a.target >= 0 && a.target < kMaxSeats &&
-                   (targets & seat_bit(a.target)) && a.card.id() < kDeckSize && cards.contains(a.card);
-          },
-          [&](const Answer& a) { return a.give ? give : go_fish; },
-          [&](const Declare& a) { return a.rank >= 0 && a.rank < kRanks && (declarable & rank_bit(a.rank)); },
-      },
-      d.move);
+  const bool listed_target = d.target >= 0 && d.target < kMaxSeats && (targets & seat_bit(d.target));
+  switch (d.kind) {
+    case DecisionKind::kAskRank:
+      return ask_for == AskFor::kRank && listed_target && valid_rank(d.rank) && (ranks & rank_bit(d.rank));
+    case DecisionKind::kAskCard:
+      return ask_for == AskFor::kCard && listed_target && d.card.id() < kDeckSize && cards.contains(d.card);
+    case DecisionKind::kAnswer: return d.give ? give : go_fish;
+    case DecisionKind::kDeclare: return valid_rank(d.rank) && (declarable & rank_bit(d.rank));
+  }
+  return false;
 }
 
 }  // namespace gofish::engine

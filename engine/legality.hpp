@@ -105,7 +105,7 @@ LegalDecisions legal_decisions(const Rules& rules, const LegalityFacts& facts, S
 
 // The judge: what becomes of `decision` in the state `facts` describe, where
 // `hand` is the deciding seat's hand (empty for a seat not at the table).
-Judgement judge(const Rules& rules, const LegalityFacts& facts, CardSet hand, const Decision& decision);
+Judgement judge(const Rules& rules, const LegalityFacts& facts, CardSet hand, Decision decision);
 
 // ---------------------------------------------------------------- predicates
 // Each rule once; `judge` and `legal_decisions` both use these.

@@ -480,13 +480,13 @@ std::optional<engine::Decision> decision_of(const ClientBody& body, engine::Seat
 }
 
 ClientBody request_for(const engine::Decision& decision) {
-  return std::visit(Overloaded{
-                        [](const engine::AskRank& a) -> ClientBody { return Ask{a.target, a.rank}; },
-                        [](const engine::AskCard& a) -> ClientBody { return Ask{a.target, a.card}; },
-                        [](const engine::Answer& a) -> ClientBody { return Answer{a.give}; },
-                        [](const engine::Declare& d) -> ClientBody { return Declare{d.rank}; },
-                    },
-                    decision.move);
+  switch (decision.kind) {
+    case engine::DecisionKind::kAskRank: return Ask{decision.target, decision.rank};
+    case engine::DecisionKind::kAskCard: return Ask{decision.target, decision.card};
+    case engine::DecisionKind::kAnswer: return Answer{decision.give};
+    case engine::DecisionKind::kDeclare: return Declare{decision.rank};
+  }
+  return Declare{decision.rank};  // not a kind (only a cast makes one)
 }
 
 }  // namespace gofish::protocol

@@ -64,23 +64,18 @@ std::variant<engine::Rules, engine::ConfigError> rules_from_json(const json& in)
 ordered_json decision_to_json(const engine::Decision& d) {
   ordered_json out = ordered_json::object();
   out["seat"] = d.seat;
-  std::visit(
-      [&](const auto& m) {
-        using M = std::decay_t<decltype(m)>;
-        if constexpr (std::is_same_v<M, engine::AskRank>) {
-          out["target"] = m.target;
-          out["rank"] = std::string(engine::rank_name(m.rank));
-        } else if constexpr (std::is_same_v<M, engine::AskCard>) {
-          out["target"] = m.target;
-          out["card"] = engine::to_string(m.card);
-        } else if constexpr (std::is_same_v<M, engine::Answer>) {
-          out["answer"] = m.give ? "give" : "go_fish";
-        } else {
-          static_assert(std::is_same_v<M, engine::Declare>);
-          out["declare"] = std::string(engine::rank_name(m.rank));
-        }
-      },
-      d.move);
+  switch (d.kind) {
+    case engine::DecisionKind::kAskRank:
+      out["target"] = d.target;
+      out["rank"] = std::string(engine::rank_name(d.rank));
+      break;
+    case engine::DecisionKind::kAskCard:
+      out["target"] = d.target;
+      out["card"] = engine::to_string(d.card);
+      break;
+    case engine::DecisionKind::kAnswer: out["answer"] = d.give ? "give" : "go_fish"; break;
+    case engine::DecisionKind::kDeclare: out["declare"] = std::string(engine::rank_name(d.rank)); break;
+  }
   return out;
 }
 
@@ -88,8 +83,7 @@ std::variant<engine::Decision, std::string> decision_from_json(const json& in) {
   if (!in.is_object()) return std::string("an action must be an object");
   const auto seat = in.find("seat");
   if (seat == in.end() || !seat->is_number_integer()) return std::string("an action needs an integer \"seat\"");
-  engine::Decision d;
-  d.seat = seat->get<int>();
+  const engine::Seat by = seat->get<int>();
   const auto string_field = [&](const char* name) -> std::optional<std::string> {
     const auto it = in.find(name);
     if (it == in.end() || !it->is_string()) return std::nullopt;
@@ -98,15 +92,13 @@ std::variant<engine::Decision, std::string> decision_from_json(const json& in) {
   if (in.contains("answer")) {
     const auto answer = string_field("answer");
     if (answer != "give" && answer != "go_fish") return std::string("\"answer\" must be \"give\" or \"go_fish\"");
-    d.move = engine::Answer{*answer == "give"};
-    return d;
+    return engine::Decision{by, engine::Answer{*answer == "give"}};
   }
   if (in.contains("declare")) {
     const auto text = string_field("declare");
     const auto rank = text ? engine::parse_rank(*text) : std::nullopt;
     if (!rank) return std::string("\"declare\" must be a rank such as \"7\" or \"Q\"");
-    d.move = engine::Declare{*rank};
-    return d;
+    return engine::Decision{by, engine::Declare{*rank}};
   }
   const auto target = in.find("target");
   if (target == in.end() || !target->is_number_integer()) return std::string("an ask needs an integer \"target\"");
@@ -114,14 +106,12 @@ std::variant<engine::Decision, std::string> decision_from_json(const json& in) {
     const auto text = string_field("card");
     const auto card = text ? engine::parse_card(*text) : std::nullopt;
     if (!card) return std::string("\"card\" must be a card such as \"QH\" or \"10D\"");
-    d.move = engine::AskCard{target->get<int>(), *card};
-    return d;
+    return engine::Decision{by, engine::AskCard{target->get<int>(), *card}};
   }
   const auto text = string_field("rank");
   const auto rank = text ? engine::parse_rank(*text) : std::nullopt;
   if (!rank) return std::string("an ask needs a \"rank\" such as \"Q\" or a \"card\" such as \"QH\"");
-  d.move = engine::AskRank{target->get<int>(), *rank};
-  return d;
+  return engine::Decision{by, engine::AskRank{target->get<int>(), *rank}};
 }
 
 ordered_json transcript_to_json(const engine::Transcript& t) {

@@ -75,28 +75,25 @@ Decision random_decision(const Game& game, const LegalDecisions& legal, Rng& rng
     switch (pick(rng, 3)) {
       case 0: d.seat = any_seat(); break;
       case 1:
-        if (auto* a = std::get_if<AskRank>(&d.move)) a->target = any_seat();
-        if (auto* a = std::get_if<AskCard>(&d.move)) a->target = any_seat();
-        if (auto* a = std::get_if<Answer>(&d.move)) a->give = !a->give;
-        if (auto* a = std::get_if<Declare>(&d.move)) a->rank = any_rank();
+        if (d.is_ask()) d.target = any_seat();
+        if (d.kind == DecisionKind::kAnswer) d.give = !d.give;
+        if (d.kind == DecisionKind::kDeclare) d.rank = any_rank();
         break;
       default:
-        if (auto* a = std::get_if<AskRank>(&d.move)) a->rank = any_rank();
-        if (auto* a = std::get_if<AskCard>(&d.move)) a->card = any_card();
-        if (std::holds_alternative<Answer>(d.move) || std::holds_alternative<Declare>(d.move)) d.seat = any_seat();
+        if (d.kind == DecisionKind::kAskRank) d.rank = any_rank();
+        if (d.kind == DecisionKind::kAskCard) d.card = any_card();
+        if (!d.is_ask()) d.seat = any_seat();
         break;
     }
     return d;
   }
-  Decision d;
-  d.seat = any_seat();
+  const Seat seat = any_seat();
   switch (pick(rng, 4)) {
-    case 0: d.move = AskRank{any_seat(), any_rank()}; break;
-    case 1: d.move = AskCard{any_seat(), any_card()}; break;
-    case 2: d.move = Answer{pick(rng, 2) == 0}; break;
-    default: d.move = Declare{any_rank()}; break;
+    case 0: return Decision{seat, AskRank{any_seat(), any_rank()}};
+    case 1: return Decision{seat, AskCard{any_seat(), any_card()}};
+    case 2: return Decision{seat, Answer{pick(rng, 2) == 0}};
+    default: return Decision{seat, Declare{any_rank()}};
   }
-  return d;
 }
 
 bool has_penalty(const std::vector<Event>& events, Seat seat, PenaltyKind kind, Rank rank) {
@@ -113,9 +110,9 @@ bool has_penalty(const std::vector<Event>& events, Seat seat, PenaltyKind kind, 
 std::optional<std::string> check_irregular(const Game& before, const Decision& d, const Game& after) {
   const std::vector<Event>& events = after.last_events();
   const auto ask = [&]() -> std::optional<std::pair<Seat, std::pair<Rank, std::optional<Card>>>> {
-    if (const auto* a = std::get_if<AskRank>(&d.move)) return std::pair{a->target, std::pair{a->rank, std::optional<Card>{}}};
-    if (const auto* a = std::get_if<AskCard>(&d.move)) {
-      return std::pair{a->target, std::pair{a->card.rank(), std::optional<Card>{a->card}}};
+    if (d.kind == DecisionKind::kAskRank) return std::pair{d.target, std::pair{d.rank, std::optional<Card>{}}};
+    if (d.kind == DecisionKind::kAskCard) {
+      return std::pair{d.target, std::pair{d.card.rank(), std::optional<Card>{d.card}}};
     }
     return std::nullopt;
   }();
@@ -143,9 +140,9 @@ std::optional<std::string> check_irregular(const Game& before, const Decision& d
     if (after.phase() != Phase::kAnswer) return "an illegal call is not answered";
     return std::nullopt;
   }
-  if (const auto* a = std::get_if<Answer>(&d.move)) {
+  if (d.kind == DecisionKind::kAnswer) {
     const auto pending = before.pending_ask();
-    if (a->give || !pending || pending->target != d.seat) return "an accepted answer that is not a false go fish";
+    if (d.give || !pending || pending->target != d.seat) return "an accepted answer that is not a false go fish";
     if (!has_penalty(events, d.seat, PenaltyKind::kFalseGoFish, pending->rank)) return "false go fish without its penalty";
     bool gave = false;
     for (const Event& e : events) gave = gave || std::holds_alternative<Gave>(e);
@@ -167,16 +164,10 @@ std::optional<std::string> check_turn_after_ask(const Game& before, const Decisi
   Seat target = 0;
   Rank rank = 0;
   std::optional<Card> card;
-  if (const auto* a = std::get_if<AskRank>(&d.move)) {
-    target = a->target;
-    rank = a->rank;
-  } else if (const auto* c = std::get_if<AskCard>(&d.move)) {
-    target = c->target;
-    rank = c->card.rank();
-    card = c->card;
-  } else {
-    return std::nullopt;
-  }
+  if (!d.is_ask()) return std::nullopt;
+  target = d.target;
+  rank = d.asked_rank();
+  if (d.kind == DecisionKind::kAskCard) card = d.card;
   bool caught = false;
   std::optional<Card> fished;
   bool completed = false;

@@ -535,8 +535,8 @@ class Runner {
       const auto decision = parse_decision("ask " + std::string(args), error);
       if (!decision) return stop(line, "write \"expect pending SEAT TARGET RANK|CARD\" or \"expect pending none\"");
       if (!pending) return fail(line, "no ask is pending");
-      Decision actual{pending->seat, pending->card ? Move{AskCard{pending->target, *pending->card}}
-                                                   : Move{AskRank{pending->target, pending->rank}}};
+      const Decision actual = pending->card ? Decision{pending->seat, AskCard{pending->target, *pending->card}}
+                                            : Decision{pending->seat, AskRank{pending->target, pending->rank}};
       if (actual != *decision) fail(line, "the pending ask is: " + to_string(actual));
       return;
     }
