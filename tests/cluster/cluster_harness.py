@@ -231,6 +231,18 @@ def free_ports(count):
             probe.close()
 
 
+def stop_process(process, grace=15):
+    """SIGTERM, then SIGKILL after `grace` seconds; nothing if it has exited."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def make_test_authority(directory, names=("localhost",), addresses=("127.0.0.1",)):
     """A certificate authority of the test's own and a server certificate it issued for `names`
     and `addresses`, made with openssl in `directory`. Returns (the authority's certificate, one PEM

@@ -32,7 +32,7 @@ import tempfile
 import time
 import urllib.request
 
-from cluster_harness import ROOT, Cli, Failure, check, free_ports, make_test_authority, run, say
+from cluster_harness import ROOT, Cli, Failure, check, free_ports, make_test_authority, run, say, stop_process
 
 server_binary, cli_binary = sys.argv[1], sys.argv[2]
 
@@ -146,13 +146,7 @@ def main():
         passed = True
     finally:
         for process in (haproxy, server):
-            if process and process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+            stop_process(process)
         if passed:
             shutil.rmtree(work, ignore_errors=True)
         else:
