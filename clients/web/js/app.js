@@ -43,7 +43,7 @@ const pacer = new Pacer({
 const conn = new Connection({ onMessage, onStatus, onReady });
 Object.assign(session, { pacer, conn, render, queueRender });
 // For people debugging in the console, and the tests.
-window.gofish = { state, ui, conn, pacer, announcer, choices: () => choices(state) };
+window.gofish = { state, ui, conn, pacer, announcer, render, choices: () => choices(state) };
 
 // ---------------------------------------------------------------- connection
 

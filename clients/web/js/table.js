@@ -39,6 +39,20 @@ function setsShort(g, rules, status) {
   return kinds.length <= 22 ? kinds : `${n}${status}`;
 }
 
+// The viewer's own sets in few letters, for a phone's one line: "7 pairs: 3 2 5 Q K 8 J",
+// or only the count when the ranks would not fit.
+function mySetsShort(g, rules, status) {
+  if (!g.sets.length) return `No ${setsWord(rules)} yet${status}`;
+  const n = `${g.sets.length} ${setsWord(rules, g.sets.length)}`;
+  const kinds = `${n}: ${g.sets.map((x) => x.rank).join(' ')}${status}`;
+  return kinds.length <= 34 ? kinds : `${n}${status}`;
+}
+
+function setMySets(long, short) {
+  setText($('me-sets').querySelector('.long'), long);
+  setText($('me-sets').querySelector('.short'), short);
+}
+
 function setsText(g) {
   if (!g.sets.length) return 'none yet';
   return g.sets.map((x) => `${rankPlural(x.rank)}${x.scores ? '' : ' (no score)'}`).join(', ');
@@ -133,7 +147,7 @@ export function renderMe(state, ui, offer) {
   me.classList.toggle('lost', !!lost);
   if (you === null) {
     setText($('me-name'), 'You are watching');
-    setText($('me-sets'), '');
+    setMySets('', '');
     setText($('prompt'), room.state !== 'playing' ? '' : lost ?? (paused ? kPausedPrompt : `${state.nameOf(game.to_act)} is playing.`));
     setText($('my-result'), '');
     $('my-result').classList.add('empty');
@@ -148,7 +162,8 @@ export function renderMe(state, ui, offer) {
   const yourTurn = room.state === 'playing' && game.turn === you;
   const playable = yourTurn && !paused && !lost;
   setText($('me-name'), `${room.seats[you]?.name || state.nameOf(you)} (you)${playable ? ' · your turn!' : ''}`);
-  setText($('me-sets'), `${setsTitle(rules)}: ${setsText(mine)}${mine.misses_next_turn ? ' · you miss your next turn' : ''}`);
+  setMySets(`${setsTitle(rules)}: ${setsText(mine)}${mine.misses_next_turn ? ' · you miss your next turn' : ''}`,
+    mySetsShort(mine, rules, mine.misses_next_turn ? ' · miss next turn' : ''));
   me.classList.toggle('turn', playable);
   // Shown when the move told in the middle is another one.
   const result = ui.myResult && ui.myResult.id !== ui.move?.id ? `Last turn: ${ui.myResult.text}` : '';

@@ -80,6 +80,33 @@ function layoutProblems() {
   return out;
 }
 
+// The viewer's own sets line at its longest: every rank made (twice over for
+// pairs, whose 52 cards make 26), and a missed turn. The game's real state is
+// put back at once, so the check does not wait for a long game to happen
+// (a pairs game of seven made pairs once cut this line off on a phone).
+function longestSets(check) {
+  const { state, render } = window.gofish;
+  const mine = state.room?.game?.seats?.[state.you];
+  if (!mine) return [];
+  const saved = { sets: mine.sets, misses: mine.misses_next_turn };
+  const ranks = ['2', '3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K', 'A'];
+  const per = state.rules?.set_size === 2 ? 2 : 1;
+  const cases = [ranks.slice(0, 7), ranks, ranks.flatMap((r) => Array(per).fill(r))];
+  const out = [];
+  for (const made of cases) {
+    for (const misses of [false, true]) {
+      mine.sets = made.map((rank, i) => ({ rank, scores: i % 5 !== 4 }));
+      mine.misses_next_turn = misses;
+      render();
+      out.push(...check().map((p) => `${made.length} sets${misses ? ' and a missed turn' : ''}: ${p}`));
+    }
+  }
+  mine.sets = saved.sets;
+  mine.misses_next_turn = saved.misses;
+  render();
+  return out;
+}
+
 // The page at the top, the top bar in full.
 const atTop = (page) => page.evaluate(() => ({ y: scrollY, top: document.querySelector('.topbar').getBoundingClientRect().top }));
 
@@ -136,6 +163,7 @@ async function screens(browser, baseUrl, preset, log) {
   if ((await screenOf(page)) === 'table') {
     await page.waitForFunction(() => !window.gofish.pacer.busy).catch(() => {});
     await check('table', true);
+    for (const f of await page.evaluate(`(${longestSets})(${layoutProblems})`)) (seen[f] ??= 'table');
   }
   let storyShown = false;
   await playToEnd([page], { timeout: 90_000, onStep: async () => {
