@@ -112,11 +112,19 @@ export function renderSeats(state, ui, offer) {
       (g.misses_next_turn ? ' · misses a turn' : '');
     setText(li.querySelector('.seat-sets .long'), `${rules.set_size === 2 ? 'Pairs' : 'Sets'}: ${setsText(g)}${status}`);
     setText(li.querySelector('.seat-sets .short'), setsShort(g, rules, status.replace(' of the game', '')));
+    fitSets(li.querySelector('.seat-sets'));
     setText(li.querySelector('.flag'), turn ? (room.game.phase === 'answer' && game.to_act !== seat ? 'Asking' : 'Their turn') : '');
     setText(li.querySelector('.reaction'), reaction);
     li.querySelector('.reaction').classList.toggle('show', !!reaction);
     li.querySelector('.reaction').classList.toggle('fish', reaction === 'Go fish!');
   }
+}
+
+// A seat's sets in words when they fit its line, else in few letters ("13
+// pairs"); the words stay for screen readers either way.
+function fitSets(box) {
+  box.classList.remove('compact');
+  if (box.scrollWidth > box.clientWidth + 1) box.classList.add('compact');
 }
 
 function setText(node, text) {

@@ -80,31 +80,45 @@ function layoutProblems() {
   return out;
 }
 
-// The viewer's own sets line at its longest: every rank made (twice over for
-// pairs, whose 52 cards make 26), and a missed turn. The game's real state is
-// put back at once, so the check does not wait for a long game to happen
-// (a pairs game of seven made pairs once cut this line off on a phone).
+// Every seat's sets line at its longest: every rank made (twice over for
+// pairs, whose 52 cards make 26), and a missed turn, on the viewer's own line
+// and every other seat's. The game's real state is put back at once, so the
+// check does not wait for a long game to happen (a pairs game of seven made
+// pairs once cut the viewer's line off on a phone).
 function longestSets(check) {
   const { state, render } = window.gofish;
-  const mine = state.room?.game?.seats?.[state.you];
-  if (!mine) return [];
-  const saved = { sets: mine.sets, misses: mine.misses_next_turn };
+  const seats = state.room?.game?.seats;
+  if (!seats) return [];
+  const saved = seats.map((g) => ({ sets: g.sets, misses: g.misses_next_turn }));
   const ranks = ['2', '3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K', 'A'];
   const per = state.rules?.set_size === 2 ? 2 : 1;
   const cases = [ranks.slice(0, 7), ranks, ranks.flatMap((r) => Array(per).fill(r))];
   const out = [];
   for (const made of cases) {
     for (const misses of [false, true]) {
-      mine.sets = made.map((rank, i) => ({ rank, scores: i % 5 !== 4 }));
-      mine.misses_next_turn = misses;
+      for (const g of seats) {
+        g.sets = made.map((rank, i) => ({ rank, scores: i % 5 !== 4 }));
+        g.misses_next_turn = misses;
+      }
       render();
-      out.push(...check().map((p) => `${made.length} sets${misses ? ' and a missed turn' : ''}: ${p}`));
+      out.push(...check().map((p) => `${made.length} sets${misses ? ' and a missed turn' : ''} at every seat: ${p}`));
     }
   }
-  mine.sets = saved.sets;
-  mine.misses_next_turn = saved.misses;
+  seats.forEach((g, i) => { g.sets = saved[i].sets; g.misses_next_turn = saved[i].misses; });
   render();
   return out;
+}
+
+// The same at a tablet's and a desktop's width: a table against two bots.
+async function longSetsWide(browser, baseUrl, { width, height }) {
+  const p = await openPage(browser, baseUrl, { width, height });
+  await createRoom(p.page, 'Ann', { preset: 'pairs', others: ['easy', 'easy'] });
+  await p.page.click('#start-game');
+  await waitScreen(p.page, 'table');
+  await p.page.waitForFunction(() => !window.gofish.pacer.busy).catch(() => {});
+  const found = await p.page.evaluate(`(${longestSets})(${layoutProblems})`);
+  await p.context.close();
+  return [...new Set(found)].map((f) => `pairs at ${width}x${height}: ${f}`);
 }
 
 // The page at the top, the top bar in full.
@@ -328,6 +342,7 @@ async function run(baseUrl, browser, log) {
   for (const g of grown) problems.push(...g.found);
   log(`largest hands seen against a bot at 390x844: ${grown.map((g, i) => `${[...others, 'classic at 1280x800'][i]} ${g.most}`).join(', ')}`);
   problems.push(...await leaveMidFlight(browser, baseUrl));
+  for (const found of await Promise.all([{ width: 800, height: 1000 }, { width: 1280, height: 800 }].map((size) => longSetsWide(browser, baseUrl, size)))) problems.push(...found);
   for (const p of problems) log(p);
   assert(problems.length === 0, `${problems.length} layout problems (listed above)`);
 }
