@@ -383,7 +383,7 @@ std::string EngineApi::replay(std::string_view text) {
   const engine::Transcript& recorded = std::get<engine::Transcript>(transcript);
   auto replayed = Table::replay(recorded);
   if (auto* wrong = std::get_if<std::string>(&replayed)) {
-    return error_answer(ErrorCode::kBadMessage, "The transcript cannot be replayed: " + *wrong + ".").dump();
+    return error_answer(ErrorCode::kBadMessage, "The transcript cannot be replayed: " + *wrong).dump();
   }
   const Table& table = std::get<Table>(replayed);
   ViewerChoice choice;

@@ -15,7 +15,7 @@
 // 3. Bots: for the first 150 games of each run (300 of each preset, every
 //    level in every seat) the module deals the game's seed and lets its bots
 //    (the levels gofish-sim seated) play it through `play`; the transcript
-//    must be gofish-sim's. The first 25 go decision by decision through
+//    must be gofish-sim's. The first 10 go decision by decision through
 //    `bot` and `apply` instead.
 // The first difference stops the test, naming the run, the game, the event
 // or action number and both values.
@@ -44,7 +44,7 @@ if (tamper && !['transcript', 'event', 'bot'].includes(tamper)) {
 }
 const viewerGames = 20; // games of each run also replayed as each seat and a spectator see them
 const botGames = 150; // games of each run the module's bots play again from the seed...
-const stepGames = 25; // ...the first of them decision by decision through bot and apply
+const stepGames = 10; // ...the first of them decision by decision through bot and apply
 
 // Two runs a preset, half the games each: different table sizes, and table
 // rules (answers, declarations) or a changed field where they apply.
