@@ -20,6 +20,13 @@ using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 using protocol::ErrorCode;
 
+// The answer's text. A string from the request that is not valid UTF-8 (a
+// misspelt rules field, say) is written with replacement characters rather
+// than thrown over: the module cannot catch exceptions.
+std::string answer_text(const OrderedJson& answer) {
+  return answer.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+}
+
 OrderedJson error_answer(const protocol::Error& error) {
   OrderedJson body = OrderedJson::object();
   body["code"] = protocol::error_code_name(error.code);
@@ -96,7 +103,7 @@ std::string events_json(const std::vector<engine::Event>& events, std::size_t si
 
 // `head`'s members, then "events": `events` (the text of a JSON array).
 std::string with_events(const OrderedJson& head, const std::string& events) {
-  std::string out = head.dump();
+  std::string out = answer_text(head);
   out.pop_back();
   out += out.size() > 1 ? ",\"events\":" : "\"events\":";
   out += events;
@@ -142,60 +149,60 @@ std::string EngineApi::call(std::string_view function, std::string_view request)
   if (function == "transcript") return transcript(request);
   if (function == "replay") return replay(request);
   if (function == "end") return end(request);
-  return error_answer(ErrorCode::kUnknownType, "No function is called \"" + std::string(function) + "\".").dump();
+  return answer_text(error_answer(ErrorCode::kUnknownType, "No function is called \"" + std::string(function) + "\"."));
 }
 
 std::string EngineApi::start(std::string_view text) {
   auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return error->dump();
+  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
   const Json& request = std::get<Json>(parsed);
   const Json* rules_json = member(request, "rules");
   auto rules = protocol::rules_from_json(rules_json != nullptr ? *rules_json : Json::object());
-  if (auto* error = std::get_if<engine::ConfigError>(&rules)) return error_answer(protocol::rules_error(*error)).dump();
+  if (auto* error = std::get_if<engine::ConfigError>(&rules))
+    return answer_text(error_answer(protocol::rules_error(*error)));
   const auto players = integer(request, "players", 0, engine::kMaxSeats);
   if (!players) {
-    return error_answer(ErrorCode::kBadMessage, "\"players\" must be the number of seats, up to 6.").dump();
+    return answer_text(error_answer(ErrorCode::kBadMessage, "\"players\" must be the number of seats, up to 6."));
   }
-  std::uint64_t seed = 0;
-  if (const Json* given = member(request, "seed")) {
-    const auto read = seed_of(*given);
-    if (!read) {
-      return error_answer(ErrorCode::kBadMessage, "\"seed\" must be a whole number from 0 to 2^64 - 1, "
-                                                  "as a decimal string or a JSON integer.")
-          .dump();
-    }
-    seed = *read;
-  } else {
-    seed = engine::os_seed();
+  // Required: the module has no random source of its own (libc++'s
+  // random_device reads a file the module does not have). A page draws one
+  // with crypto.getRandomValues.
+  const Json* given_seed = member(request, "seed");
+  const auto seed = given_seed != nullptr ? seed_of(*given_seed) : std::nullopt;
+  if (!seed) {
+    return answer_text(error_answer(ErrorCode::kBadMessage,
+                                    "\"seed\" must be a whole number from 0 to 2^64 - 1, "
+                                    "as a decimal string or a JSON integer."));
   }
-  auto dealt = Table::deal(std::get<engine::Rules>(rules), *players, seed);
-  if (auto* error = std::get_if<engine::ConfigError>(&dealt)) return error_answer(protocol::rules_error(*error)).dump();
+  auto dealt = Table::deal(std::get<engine::Rules>(rules), *players, *seed);
+  if (auto* error = std::get_if<engine::ConfigError>(&dealt))
+    return answer_text(error_answer(protocol::rules_error(*error)));
   const int id = next_id_++;
   const Table& table = tables_.emplace(id, std::get<Table>(std::move(dealt))).first->second;
   OrderedJson out = OrderedJson::object();
   out["game"] = id;
-  out["seed"] = std::to_string(seed);
+  out["seed"] = std::to_string(*seed);
   out["rules"] = protocol::rules_to_json(table.game().rules());
   out["players"] = table.game().players();
   out["dealer"] = table.game().dealer();
   out["first"] = table.game().first();
   out["to_act"] = to_act_json(table.game());
   out["events"] = table.events().size();
-  return out.dump();
+  return answer_text(out);
 }
 
 std::string EngineApi::legal(std::string_view text) {
   auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return error->dump();
+  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
   const Json& request = std::get<Json>(parsed);
   OrderedJson error;
   const Table* table = find(request, error);
-  if (table == nullptr) return error.dump();
+  if (table == nullptr) return answer_text(error);
   const engine::Game& game = table->game();
   std::optional<engine::Seat> seat;
   if (member(request, "seat") != nullptr) {
     seat = seat_of(request, "seat", game);
-    if (!seat) return error_answer(ErrorCode::kBadMessage, "\"seat\" must be a seat of the game.").dump();
+    if (!seat) return answer_text(error_answer(ErrorCode::kBadMessage, "\"seat\" must be a seat of the game."));
   } else if (!game.over()) {
     seat = game.to_act();
   }
@@ -208,27 +215,27 @@ std::string EngineApi::legal(std::string_view text) {
   for (const engine::Decision& decision : legal.list()) decisions.push_back(protocol::decision_to_json(decision));
   out["decisions"] = std::move(decisions);
   out["improper"] = seat ? protocol::improper_to_json(game.improper(*seat)) : OrderedJson(nullptr);
-  return out.dump();
+  return answer_text(out);
 }
 
 std::string EngineApi::apply(std::string_view text) {
   auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return error->dump();
+  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
   const Json& request = std::get<Json>(parsed);
   OrderedJson error;
   Table* table = find(request, error);
-  if (table == nullptr) return error.dump();
+  if (table == nullptr) return answer_text(error);
   const Json* decision_json = member(request, "decision");
-  if (decision_json == nullptr) return error_answer(ErrorCode::kBadMessage, "\"decision\" is missing.").dump();
+  if (decision_json == nullptr) return answer_text(error_answer(ErrorCode::kBadMessage, "\"decision\" is missing."));
   auto decision = protocol::decision_from_json(*decision_json);
   if (auto* wrong = std::get_if<std::string>(&decision)) {
     auto bad = protocol::make_error(ErrorCode::kBadMessage, "The decision is not one: " + *wrong + ".");
     bad.field = "decision";
-    return error_answer(bad).dump();
+    return answer_text(error_answer(bad));
   }
   const std::size_t before = table->events().size();
   if (auto refusal = table->apply(std::get<engine::Decision>(decision))) {
-    return error_answer(protocol::refusal_error(*refusal)).dump();
+    return answer_text(error_answer(protocol::refusal_error(*refusal)));
   }
   OrderedJson out = OrderedJson::object();
   out["applied"] = true;
@@ -236,39 +243,41 @@ std::string EngineApi::apply(std::string_view text) {
   out["events"] = table->events().size();
   out["over"] = table->game().over();
   out["to_act"] = to_act_json(table->game());
-  return out.dump();
+  return answer_text(out);
 }
 
 std::string EngineApi::view(std::string_view text) {
   auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return error->dump();
+  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
   const Json& request = std::get<Json>(parsed);
   OrderedJson error;
   const Table* table = find(request, error);
-  if (table == nullptr) return error.dump();
+  if (table == nullptr) return answer_text(error);
   const auto choice = viewer_of(request, table->game(), false);
-  if (!choice) return error_answer(ErrorCode::kBadMessage, "\"viewer\" must be a seat or \"spectator\".").dump();
+  if (!choice) return answer_text(error_answer(ErrorCode::kBadMessage, "\"viewer\" must be a seat or \"spectator\"."));
   OrderedJson out = OrderedJson::object();
   out["view"] = protocol::view_to_json(engine::view_of(table->game(), *choice->viewer));
-  return out.dump();
+  return answer_text(out);
 }
 
 std::string EngineApi::events(std::string_view text) {
   auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return error->dump();
+  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
   const Json& request = std::get<Json>(parsed);
   OrderedJson error;
   const Table* table = find(request, error);
-  if (table == nullptr) return error.dump();
+  if (table == nullptr) return answer_text(error);
   const auto choice = viewer_of(request, table->game(), true);
   if (!choice) {
-    return error_answer(ErrorCode::kBadMessage, "\"viewer\" must be a seat, \"spectator\" or \"all\".").dump();
+    return answer_text(error_answer(ErrorCode::kBadMessage, "\"viewer\" must be a seat, \"spectator\" or \"all\"."));
   }
   const int total = static_cast<int>(table->events().size());
   int since = 0;
   if (member(request, "since") != nullptr) {
     const auto given = integer(request, "since", 0, total);
-    if (!given) return error_answer(ErrorCode::kBadMessage, "\"since\" must be from 0 to " + std::to_string(total) + ".").dump();
+    if (!given)
+      return answer_text(
+          error_answer(ErrorCode::kBadMessage, "\"since\" must be from 0 to " + std::to_string(total) + "."));
     since = *given;
   }
   OrderedJson out = OrderedJson::object();
@@ -278,57 +287,58 @@ std::string EngineApi::events(std::string_view text) {
 
 std::string EngineApi::bot(std::string_view text) {
   auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return error->dump();
+  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
   const Json& request = std::get<Json>(parsed);
   OrderedJson error;
   Table* table = find(request, error);
-  if (table == nullptr) return error.dump();
+  if (table == nullptr) return answer_text(error);
   const engine::Game& game = table->game();
-  if (game.over()) return error_answer(ErrorCode::kActionGameOver, "The game is over.").dump();
+  if (game.over()) return answer_text(error_answer(ErrorCode::kActionGameOver, "The game is over."));
   engine::Seat seat = game.to_act();
   if (member(request, "seat") != nullptr) {
     const auto given = seat_of(request, "seat", game);
-    if (!given) return error_answer(ErrorCode::kBadMessage, "\"seat\" must be a seat of the game.").dump();
+    if (!given) return answer_text(error_answer(ErrorCode::kBadMessage, "\"seat\" must be a seat of the game."));
     seat = *given;
   }
   const Json* level_json = member(request, "level");
   const auto level = level_json != nullptr && level_json->is_string()
                          ? engine::parse_bot_level(level_json->get_ref<const std::string&>())
                          : std::nullopt;
-  if (!level) return error_answer(ErrorCode::kBadMessage, "\"level\" must be \"easy\", \"medium\" or \"hard\".").dump();
+  if (!level)
+    return answer_text(error_answer(ErrorCode::kBadMessage, "\"level\" must be \"easy\", \"medium\" or \"hard\"."));
   if (game.legal(seat).empty()) {
-    return error_answer(ErrorCode::kActionNotYourTurn,
-                        "Seat " + std::to_string(seat) + " has nothing to decide now.")
-        .dump();
+    return answer_text(
+        error_answer(ErrorCode::kActionNotYourTurn, "Seat " + std::to_string(seat) + " has nothing to decide now."));
   }
   OrderedJson out = OrderedJson::object();
   out["decision"] = protocol::decision_to_json(table->bot_decision(seat, *level));
-  return out.dump();
+  return answer_text(out);
 }
 
 std::string EngineApi::play(std::string_view text) {
   auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return error->dump();
+  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
   const Json& request = std::get<Json>(parsed);
   OrderedJson error;
   Table* table = find(request, error);
-  if (table == nullptr) return error.dump();
+  if (table == nullptr) return answer_text(error);
   const int players = table->game().players();
   const Json* bots_json = member(request, "bots");
   std::array<std::optional<engine::BotLevel>, engine::kMaxSeats> levels{};
-  const bool listed = bots_json != nullptr && bots_json->is_array() && bots_json->size() == static_cast<std::size_t>(players);
+  const bool listed =
+      bots_json != nullptr && bots_json->is_array() && bots_json->size() == static_cast<std::size_t>(players);
   for (int seat = 0; listed && seat < players; ++seat) {
     const Json& entry = (*bots_json)[static_cast<std::size_t>(seat)];
     if (entry.is_null()) continue;
-    if (entry.is_string()) levels[static_cast<std::size_t>(seat)] = engine::parse_bot_level(entry.get_ref<const std::string&>());
+    if (entry.is_string())
+      levels[static_cast<std::size_t>(seat)] = engine::parse_bot_level(entry.get_ref<const std::string&>());
     if (!levels[static_cast<std::size_t>(seat)]) {
-      return error_answer(ErrorCode::kBadMessage, "\"bots\" must name a level or null for each seat.").dump();
+      return answer_text(error_answer(ErrorCode::kBadMessage, "\"bots\" must name a level or null for each seat."));
     }
   }
   if (!listed) {
-    return error_answer(ErrorCode::kBadMessage,
-                        "\"bots\" must hold one entry per seat: \"easy\", \"medium\", \"hard\" or null.")
-        .dump();
+    return answer_text(error_answer(ErrorCode::kBadMessage,
+                                    "\"bots\" must hold one entry per seat: \"easy\", \"medium\", \"hard\" or null."));
   }
   const std::size_t before = table->events().size();
   OrderedJson decisions = OrderedJson::array();
@@ -339,9 +349,8 @@ std::string EngineApi::play(std::string_view text) {
     if (!level) break;
     const engine::Decision decision = table->bot_decision(seat, *level);
     if (auto refusal = table->apply(decision)) {
-      return error_answer(ErrorCode::kServerInternal, "The bot at seat " + std::to_string(seat) +
-                                                          " made a refused decision: " + refusal->message)
-          .dump();
+      return answer_text(error_answer(ErrorCode::kServerInternal, "The bot at seat " + std::to_string(seat) +
+                                                                      " made a refused decision: " + refusal->message));
     }
     decisions.push_back(protocol::decision_to_json(decision));
   }
@@ -351,46 +360,47 @@ std::string EngineApi::play(std::string_view text) {
   out["events"] = table->events().size();
   out["over"] = table->game().over();
   out["to_act"] = to_act_json(table->game());
-  return out.dump();
+  return answer_text(out);
 }
 
 std::string EngineApi::transcript(std::string_view text) {
   auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return error->dump();
+  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
   const Json& request = std::get<Json>(parsed);
   OrderedJson error;
   const Table* table = find(request, error);
-  if (table == nullptr) return error.dump();
+  if (table == nullptr) return answer_text(error);
   if (!table->game().over()) {
-    return error_answer(ErrorCode::kRoomNotOver, "A transcript shows every hand: it exists once the game is over.")
-        .dump();
+    return answer_text(
+        error_answer(ErrorCode::kRoomNotOver, "A transcript shows every hand: it exists once the game is over."));
   }
   OrderedJson out = OrderedJson::object();
   out["transcript"] = protocol::transcript_to_json(engine::make_transcript(table->game()));
-  return out.dump();
+  return answer_text(out);
 }
 
 std::string EngineApi::replay(std::string_view text) {
   auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return error->dump();
+  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
   const Json& request = std::get<Json>(parsed);
   const Json* transcript_json = member(request, "transcript");
-  if (transcript_json == nullptr) return error_answer(ErrorCode::kBadMessage, "\"transcript\" is missing.").dump();
+  if (transcript_json == nullptr)
+    return answer_text(error_answer(ErrorCode::kBadMessage, "\"transcript\" is missing."));
   auto transcript = protocol::transcript_from_json(*transcript_json);
   if (auto* wrong = std::get_if<std::string>(&transcript)) {
-    return error_answer(ErrorCode::kBadMessage, "Not a transcript: " + *wrong + ".").dump();
+    return answer_text(error_answer(ErrorCode::kBadMessage, "Not a transcript: " + *wrong + "."));
   }
   const engine::Transcript& recorded = std::get<engine::Transcript>(transcript);
   auto replayed = Table::replay(recorded);
   if (auto* wrong = std::get_if<std::string>(&replayed)) {
-    return error_answer(ErrorCode::kBadMessage, "The transcript cannot be replayed: " + *wrong).dump();
+    return answer_text(error_answer(ErrorCode::kBadMessage, "The transcript cannot be replayed: " + *wrong));
   }
   const Table& table = std::get<Table>(replayed);
   ViewerChoice choice;
   if (member(request, "viewer") != nullptr) {
     const auto given = viewer_of(request, table.game(), true);
     if (!given) {
-      return error_answer(ErrorCode::kBadMessage, "\"viewer\" must be a seat, \"spectator\" or \"all\".").dump();
+      return answer_text(error_answer(ErrorCode::kBadMessage, "\"viewer\" must be a seat, \"spectator\" or \"all\"."));
     }
     choice = *given;
   }
@@ -408,10 +418,10 @@ std::string EngineApi::replay(std::string_view text) {
 
 std::string EngineApi::end(std::string_view text) {
   auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return error->dump();
+  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
   const Json& request = std::get<Json>(parsed);
   OrderedJson error;
-  if (find(request, error) == nullptr) return error.dump();
+  if (find(request, error) == nullptr) return answer_text(error);
   tables_.erase(*integer(request, "game", 1, next_id_));
   return R"({"ended":true})";
 }

@@ -22,8 +22,8 @@ std::variant<Table, engine::ConfigError> Table::deal(const engine::Rules& rules,
 }
 
 std::variant<Table, std::string> Table::replay(const engine::Transcript& transcript) {
-  auto started = engine::Game::start(transcript.rules, transcript.players, transcript.deck, transcript.dealer,
-                                     transcript.first);
+  auto started =
+      engine::Game::start(transcript.rules, transcript.players, transcript.deck, transcript.dealer, transcript.first);
   if (auto* error = std::get_if<engine::ConfigError>(&started)) {
     return "the set-up is refused (" + error->field + "): " + error->message;
   }
