@@ -405,13 +405,20 @@ std::string EngineApi::replay(std::string_view text) {
     choice = *given;
   }
   OrderedJson out = OrderedJson::object();
-  out["over"] = table.game().over();
-  if (table.game().over()) {
-    out["result"] = protocol::transcript_to_json(engine::make_transcript(table.game()))["result"];
+  const bool over = table.game().over();
+  out["over"] = over;
+  std::optional<std::string> difference;
+  if (over) {
+    const engine::Transcript reached = engine::make_transcript(table.game());
+    out["result"] = protocol::transcript_to_json(reached)["result"];
+    // The engine's check (a second replay) only to word a difference.
+    if (reached.books != recorded.books || reached.winners != recorded.winners) {
+      difference = engine::replay_check(recorded);
+    }
   } else {
     out["result"] = nullptr;
+    difference = engine::replay_check(recorded);
   }
-  const auto difference = engine::replay_check(recorded);
   out["check"] = difference ? OrderedJson(*difference) : OrderedJson(nullptr);
   return with_events(out, events_json(table.events(), 0, choice));
 }
