@@ -105,7 +105,8 @@ function explain(nativeText, wasmText, what) {
       return `${what}, field "${key}": native ${show(nativeAnswer[key])}, wasm ${show(wasmAnswer[key])}`;
     }
   }
-  return `${what}: the answers differ in their spelling: native ${nativeText.slice(0, 300)} / wasm ${wasmText.slice(0, 300)}`;
+  return `${what}: the answers differ in their spelling: native ${nativeText.slice(0, 300)} / ` +
+         `wasm ${wasmText.slice(0, 300)}`;
 }
 
 // ------------------------------------------------------------------ the module
@@ -125,7 +126,8 @@ for (const run of runs) {
   run.games = Math.ceil(gamesPerPreset / 2);
   const sets = run.sets.flatMap((s) => ['--set', s]);
   execFileSync(args.sim, ['--preset', run.preset, ...sets, '--players', String(run.players), '--bots', run.bots,
-    '--rotate', '--games', String(run.games), '--seed', String(seed++), '--transcripts', run.file], { stdio: 'ignore' });
+    '--rotate', '--games', String(run.games), '--seed', String(seed++), '--transcripts', run.file],
+  { stdio: 'ignore' });
   run.lines = readFileSync(run.file, 'utf8').split('\n').filter((line) => line.length > 0);
   if (run.lines.length !== run.games) fail(`gofish-sim wrote ${run.lines.length} games for ${describe(run)}`);
 }
@@ -234,7 +236,9 @@ for (const run of runs) {
     wasm('end', { game: start.game });
     if (JSON.stringify(made.transcript) !== JSON.stringify(expected)) {
       const i = firstDifference(expected.actions, made.transcript.actions);
-      if (i >= 0) fail(`${what}, action ${i}: native ${show(expected.actions[i])}, wasm ${show(made.transcript.actions[i])}`);
+      if (i >= 0) {
+        fail(`${what}, action ${i}: native ${show(expected.actions[i])}, wasm ${show(made.transcript.actions[i])}`);
+      }
       for (const key of Object.keys(expected)) {
         if (JSON.stringify(expected[key]) !== JSON.stringify(made.transcript[key])) {
           fail(`${what}, field "${key}": native ${show(expected[key])}, wasm ${show(made.transcript[key])}`);
@@ -249,7 +253,8 @@ for (const run of runs) {
 const botSeconds = (performance.now() - botStarted) / 1000;
 
 if (tamper) fail(`--tamper ${tamper} found no difference`);
-console.log(`parity: ${runs.length} runs, ${gamesPerPreset} games of each of 6 presets (gofish-sim ${simSeconds.toFixed(1)} s)`);
+console.log(`parity: ${runs.length} runs, ${gamesPerPreset} games of each of 6 presets ` +
+            `(gofish-sim ${simSeconds.toFixed(1)} s)`);
 console.log(`  replays: ${replays} (${events} events) the same bytes native and wasm, results as recorded ` +
             `(${replaySeconds.toFixed(1)} s)`);
 console.log(`  bots: ${botPlayed} games, ${decisions} decisions, the module's bots chose as gofish-sim's ` +
