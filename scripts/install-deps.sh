@@ -5,7 +5,8 @@
 #   scripts/install-deps.sh                 everything: build, native tests, browser tests, image tests, benchmarks
 #   scripts/install-deps.sh --build         only what a build needs
 #   scripts/install-deps.sh --native-tests  a build and the C++ test suite (docker/Dockerfile's build stage)
-#   scripts/install-deps.sh --browser-tests a build, the C++ tests and the browser client's tests (tests/web)
+#   scripts/install-deps.sh --browser-tests a build, the C++ tests, the browser client's tests (tests/web) and
+#                                           the WebAssembly engine with its parity test (tests/wasm)
 #   scripts/install-deps.sh --bench         a build and bench/run (pinning, profilers)
 set -euo pipefail
 
@@ -41,6 +42,12 @@ browser_test_packages+=(libnss3-tools)  # certutil: tests/web/e2e/tls.mjs makes 
 if ! command -v npm >/dev/null 2>&1; then
   browser_test_packages+=(nodejs npm)
 fi
+# The engine compiled to WebAssembly for the browser (clients/wasm, built when
+# emscripten is there: GOFISH_WASM=AUTO) and its parity test (tests/wasm):
+# emscripten, and node-acorn for emscripten's JavaScript optimizer. Not in
+# --native-tests: docker/Dockerfile's build stage installs that list, and the
+# image has no use for a second compiler.
+wasm_packages=(emscripten node-acorn)
 # The container tests build and run docker/Dockerfile (scripts/docker-test.sh)
 # and docker/compose.cluster.yaml (tests/cluster/compose_cluster.py, with
 # podman-compose) with podman, on a base image they make with debootstrap.
@@ -56,10 +63,10 @@ wanted=("${build_packages[@]}")
 case ${1:-} in
   --build) ;;
   --native-tests) wanted+=("${native_test_packages[@]}") ;;
-  --browser-tests) wanted+=("${native_test_packages[@]}" "${browser_test_packages[@]}") ;;
+  --browser-tests) wanted+=("${native_test_packages[@]}" "${browser_test_packages[@]}" "${wasm_packages[@]}") ;;
   --bench) wanted+=("${bench_packages[@]}") ;;
-  "") wanted+=("${native_test_packages[@]}" "${browser_test_packages[@]}" "${image_test_packages[@]}"
-              "${bench_packages[@]}") ;;
+  "") wanted+=("${native_test_packages[@]}" "${browser_test_packages[@]}" "${wasm_packages[@]}"
+              "${image_test_packages[@]}" "${bench_packages[@]}") ;;
   *) echo "usage: $0 [--build | --native-tests | --browser-tests | --bench]" >&2; exit 2 ;;
 esac
 
