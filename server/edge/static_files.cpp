@@ -106,7 +106,7 @@ std::string gzip_compress(std::string_view data) {
 
 bool compressible(const std::filesystem::path& file) {
   const auto ext = file.extension().string();
-  for (const char* text : {".html", ".js", ".mjs", ".css", ".json", ".svg", ".txt", ".map"}) {
+  for (const char* text : {".html", ".js", ".mjs", ".css", ".json", ".svg", ".txt", ".map", ".wasm"}) {
     if (iequals(ext, text)) return true;
   }
   return false;

@@ -79,6 +79,7 @@ TEST_CASE("static files: gzip compresses and round-trips") {
   CHECK(gunzip(gzip_compress("")).empty());
   CHECK(compressible("a/app.js"));
   CHECK(compressible("index.HTML"));
+  CHECK(compressible("engine/gofish-engine.wasm"));  // the WebAssembly engine: 205 KB, 87 KB gzipped
   CHECK_FALSE(compressible("photo.png"));
 }
 
