@@ -140,24 +140,30 @@ class EdgeStream {
 
   // The first buffer of `buffers`, or the buffers that fit in kGatherLimit
   // copied into one when there are several; the bytes written of it are the
-  // first bytes of `buffers`.
+  // first bytes of `buffers`. As with Beast's ssl_stream, a write that needs
+  // no gathering gives the gathering buffer's memory back.
   template <class ConstBuffers>
   boost::asio::const_buffer gather(const ConstBuffers& buffers) {
     auto it = boost::asio::buffer_sequence_begin(buffers);
     const auto end = boost::asio::buffer_sequence_end(buffers);
-    if (it == end) return {};
-    const boost::asio::const_buffer first(*it);
-    std::size_t size = first.size();
-    if (size >= kGatherLimit) return first;
+    boost::asio::const_buffer first;
+    std::size_t size = 0;
     bool several = false;
-    while (++it != end) {
-      const std::size_t n = boost::asio::const_buffer(*it).size();
-      if (size + n > kGatherLimit) break;
-      size += n;
-      several = true;
+    if (it != end) {
+      first = boost::asio::const_buffer(*it);
+      size = first.size();
+      while (size < kGatherLimit && ++it != end) {
+        const std::size_t n = boost::asio::const_buffer(*it).size();
+        if (size + n > kGatherLimit) break;
+        size += n;
+        several = true;
+      }
     }
-    if (!several) return first;
     gathered_.clear();
+    if (!several) {
+      gathered_.shrink_to_fit();
+      return first;
+    }
     gathered_.commit(boost::asio::buffer_copy(gathered_.prepare(size), buffers, size));
     return gathered_.data();
   }
