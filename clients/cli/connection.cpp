@@ -9,14 +9,14 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/ssl.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
-#include <boost/beast/websocket/ssl.hpp>
 #include <deque>
-#include <variant>
+#include <memory>
+
+#include "server/edge/edge_stream.hpp"
 
 namespace gofish::cli {
 
@@ -28,21 +28,22 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-using PlainSocket = websocket::stream<beast::tcp_stream>;
-using TlsSocket = websocket::stream<beast::ssl_stream<beast::tcp_stream>>;
+// Plain or TLS, as the address says: the server's own stream class, so
+// Beast's WebSocket operations are compiled once for both.
+using Socket = websocket::stream<server::EdgeStream>;
 
 // A client context that trusts the system's authorities, or only those in
 // `ca_file`, and speaks TLS 1.2 or 1.3. The peer is always verified.
-ssl::context client_context(const std::optional<std::string>& ca_file) {
-  ssl::context context(ssl::context::tls_client);
-  SSL_CTX_set_min_proto_version(context.native_handle(), TLS1_2_VERSION);
-  context.set_verify_mode(ssl::verify_peer);
+std::shared_ptr<ssl::context> client_context(const std::optional<std::string>& ca_file) {
+  auto context = std::make_shared<ssl::context>(ssl::context::tls_client);
+  SSL_CTX_set_min_proto_version(context->native_handle(), TLS1_2_VERSION);
+  context->set_verify_mode(ssl::verify_peer);
   beast::error_code ec;
   if (ca_file) {
-    context.load_verify_file(*ca_file, ec);
+    context->load_verify_file(*ca_file, ec);
     if (ec) throw ConnectError("Cannot read certificate authorities from " + *ca_file + ": " + ec.message() + ".");
   } else {
-    context.set_default_verify_paths(ec);
+    context->set_default_verify_paths(ec);
     if (ec) throw ConnectError("Cannot find the system's certificate authorities: " + ec.message() + ".");
   }
   return context;
@@ -52,10 +53,8 @@ ssl::context client_context(const std::optional<std::string>& ca_file) {
 
 struct Connection::Impl {
   net::io_context io;
-  std::optional<ssl::context> tls;  // wss:// only
-  // The WebSocket, plain or over TLS: chosen in open(); every use goes
-  // through on_socket, which hands the one there is to a generic lambda.
-  std::variant<std::monostate, PlainSocket, TlsSocket> ws;
+  // The WebSocket, plain or over TLS (wss://): made in open().
+  std::optional<Socket> ws;
   beast::flat_buffer buffer;
   std::deque<std::string> outbox;
   std::optional<net::posix::stream_descriptor> input;
@@ -71,12 +70,6 @@ struct Connection::Impl {
   bool pinged = false;
   bool silent = false;
 
-  template <class Action>
-  decltype(auto) on_socket(Action&& action) {
-    if (auto* tls_socket = std::get_if<TlsSocket>(&ws)) return action(*tls_socket);
-    return action(std::get<PlainSocket>(ws));
-  }
-
   ~Impl() {
     if (input) input->release();  // the terminal's descriptor is not ours to close
   }
@@ -87,7 +80,7 @@ struct Connection::Impl {
   }
 
   void read() {
-    on_socket([this](auto& socket) { socket.async_read(buffer, [this](beast::error_code ec, std::size_t) { on_read(ec); }); });
+    ws->async_read(buffer, [this](beast::error_code ec, std::size_t) { on_read(ec); });
   }
 
   void on_read(beast::error_code ec) {
@@ -95,7 +88,7 @@ struct Connection::Impl {
       if (ec) {
         if (stopping) return finish(std::nullopt);
         if (ec == websocket::error::closed) {
-          const websocket::close_reason reason = on_socket([](auto& socket) { return socket.reason(); });
+          const websocket::close_reason reason = ws->reason();
           std::string why = "The server closed the connection";
           if (!reason.reason.empty()) why += " (" + std::string(reason.reason.data(), reason.reason.size()) + ")";
           return finish(why + ".");
@@ -112,9 +105,7 @@ struct Connection::Impl {
   }
 
   void write() {
-    on_socket([this](auto& socket) {
-      socket.async_write(net::buffer(outbox.front()), [this](beast::error_code ec, std::size_t) { on_written(ec); });
-    });
+    ws->async_write(net::buffer(outbox.front()), [this](beast::error_code ec, std::size_t) { on_written(ec); });
   }
 
   void on_written(beast::error_code ec) {
@@ -133,9 +124,7 @@ struct Connection::Impl {
   void close() {
     auto timer = std::make_shared<net::steady_timer>(io, std::chrono::seconds(1));
     timer->async_wait([this, timer](beast::error_code) { io.stop(); });
-    on_socket([this](auto& socket) {
-      socket.async_close(websocket::close_code::normal, [this](beast::error_code) { io.stop(); });
-    });
+    ws->async_close(websocket::close_code::normal, [this](beast::error_code) { io.stop(); });
   }
 
   void heard() {
@@ -160,7 +149,7 @@ struct Connection::Impl {
       if (quiet >= silence_limit / 3 && !pinged) {
         pinged = true;
         // Beast lets a ping go out beside a write under way (it waits its turn).
-        on_socket([](auto& socket) { socket.async_ping({}, [](beast::error_code) {}); });
+        ws->async_ping({}, [](beast::error_code) {});
       }
       watch_liveness();
     });
@@ -207,10 +196,10 @@ void Connection::open(const ServerAddress& address, std::chrono::milliseconds ti
   // A room code is letters and digits only (protocol::normalize_room_code), so it needs no escaping.
   const std::string target = room_code ? "/ws?room=" + *room_code : "/ws";
   auto& impl = *impl_;
+  beast::tcp_stream transport(impl.io);
   if (address.tls) {
-    impl.tls.emplace(client_context(ca_file_));
-    auto& socket = impl.ws.emplace<TlsSocket>(impl.io, *impl.tls);
-    SSL* session = socket.next_layer().native_handle();
+    impl.ws.emplace(server::EdgeStream(std::move(transport), client_context(ca_file_)));
+    SSL* session = impl.ws->next_layer().tls()->native_handle();
     // The certificate must name the host: an IP address among its IP
     // addresses, a name among its DNS names. SNI carries names only.
     beast::error_code not_ip;
@@ -222,7 +211,7 @@ void Connection::open(const ServerAddress& address, std::chrono::milliseconds ti
       X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(session), address.host.c_str());
     }
   } else {
-    impl.ws.emplace<PlainSocket>(impl.io);
+    impl.ws.emplace(server::EdgeStream(std::move(transport)));
   }
   beast::error_code ec;
   bool tls_failed = false;
@@ -231,41 +220,37 @@ void Connection::open(const ServerAddress& address, std::chrono::milliseconds ti
   if (ec) throw ConnectError("Cannot reach the server at " + where + ": " + ec.message() + ".");
   const auto started = std::chrono::steady_clock::now();
   bool done = false;
-  impl.on_socket([&](auto& socket) {
-    // The handlers run in impl.io.run() below, after this function has
-    // returned: they hold the stream by pointer and the steps by value, and
-    // refer only to open()'s own locals (where, target, ec, done, tls_failed).
-    auto* stream = &socket;
-    using Stream = std::decay_t<decltype(socket)>;
-    // The deadline covers the TCP connection, the TLS handshake and the upgrade.
-    auto& tcp_stream = beast::get_lowest_layer(socket);
-    tcp_stream.expires_after(timeout);
-    const auto upgrade = [stream, &where, &target, &ec, &done] {
-      stream->async_handshake(where, target, [&ec, &done](beast::error_code h) {
-        ec = h;
-        done = true;
-      });
-    };
-    tcp_stream.async_connect(endpoints, [stream, upgrade, &ec, &done, &tls_failed](beast::error_code e,
-                                                                                    const tcp::endpoint&) {
-      ec = e;
-      if (ec) {
-        done = true;
-      } else if constexpr (std::is_same_v<Stream, TlsSocket>) {
-        stream->next_layer().async_handshake(ssl::stream_base::client, [upgrade, &ec, &done, &tls_failed](
-                                                                            beast::error_code h) {
-          ec = h;
-          tls_failed = static_cast<bool>(h);
-          if (h) {
-            done = true;
-          } else {
-            upgrade();
-          }
-        });
-      } else {
-        upgrade();
-      }
+  // The handlers run in impl.io.run() below, after this function has
+  // returned: they hold the stream by pointer and the steps by value, and
+  // refer only to open()'s own locals (where, target, ec, done, tls_failed).
+  Socket* stream = &*impl.ws;
+  // The deadline covers the TCP connection, the TLS handshake and the upgrade.
+  auto& tcp_stream = beast::get_lowest_layer(*stream);
+  tcp_stream.expires_after(timeout);
+  const auto upgrade = [stream, &where, &target, &ec, &done] {
+    stream->async_handshake(where, target, [&ec, &done](beast::error_code h) {
+      ec = h;
+      done = true;
     });
+  };
+  tcp_stream.async_connect(endpoints, [stream, upgrade, &ec, &done, &tls_failed](beast::error_code e,
+                                                                                  const tcp::endpoint&) {
+    ec = e;
+    if (ec) {
+      done = true;
+    } else if (auto* tls = stream->next_layer().tls()) {
+      tls->async_handshake(ssl::stream_base::client, [upgrade, &ec, &done, &tls_failed](beast::error_code h) {
+        ec = h;
+        tls_failed = static_cast<bool>(h);
+        if (h) {
+          done = true;
+        } else {
+          upgrade();
+        }
+      });
+    } else {
+      upgrade();
+    }
   });
   impl.io.run();
   impl.io.restart();
@@ -280,8 +265,7 @@ void Connection::open(const ServerAddress& address, std::chrono::milliseconds ti
                          true);
     }
     if (tls_failed) {
-      throw ConnectError(
-          tls_failure(std::get<TlsSocket>(impl.ws).next_layer().native_handle(), ec, where, ca_file_.has_value()));
+      throw ConnectError(tls_failure(impl.ws->next_layer().tls()->native_handle(), ec, where, ca_file_.has_value()));
     }
     if (!address.tls && ec == beast::http::error::end_of_stream) {
       // A TLS port closes a connection that does not begin with a TLS handshake.
@@ -290,14 +274,12 @@ void Connection::open(const ServerAddress& address, std::chrono::milliseconds ti
     }
     throw ConnectError("Cannot reach the server at " + where + ": " + ec.message() + ".");
   }
-  impl.on_socket([&impl](auto& socket) {
-    beast::get_lowest_layer(socket).expires_never();
-    socket.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
-    socket.set_option(websocket::stream_base::decorator(
-        [](websocket::request_type& request) { request.set(beast::http::field::user_agent, "gofish-cli"); }));
-    // Pongs, and the server's own pings, are news of it too.
-    socket.control_callback([&impl](websocket::frame_type, beast::string_view) { impl.heard(); });
-  });
+  beast::get_lowest_layer(*impl.ws).expires_never();
+  impl.ws->set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
+  impl.ws->set_option(websocket::stream_base::decorator(
+      [](websocket::request_type& request) { request.set(beast::http::field::user_agent, "gofish-cli"); }));
+  // Pongs, and the server's own pings, are news of it too.
+  impl.ws->control_callback([&impl](websocket::frame_type, beast::string_view) { impl.heard(); });
   impl.heard();
 }
 
