@@ -1,5 +1,6 @@
 #include "clients/wasm/engine_api.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdint>
@@ -115,6 +116,16 @@ OrderedJson to_act_json(const engine::Game& game) {
   return game.over() ? OrderedJson(nullptr) : OrderedJson(game.to_act());
 }
 
+// `out` and where the game stands after a move: the first new event
+// ("since"), the number of events, over, and who is to act.
+OrderedJson with_progress(OrderedJson out, const Table& table, std::size_t since) {
+  out["since"] = since;
+  out["events"] = table.events().size();
+  out["over"] = table.game().over();
+  out["to_act"] = to_act_json(table.game());
+  return out;
+}
+
 std::optional<std::uint64_t> seed_of(const Json& value) {
   if (value.is_number_unsigned()) return value.get<std::uint64_t>();
   if (value.is_number_integer() && value.get<std::int64_t>() >= 0) return value.get<std::uint64_t>();
@@ -138,24 +149,34 @@ Table* EngineApi::find(const Json& request, OrderedJson& error) {
   return &found->second;
 }
 
-std::string EngineApi::call(std::string_view function, std::string_view request) {
-  if (function == "start") return start(request);
-  if (function == "legal") return legal(request);
-  if (function == "apply") return apply(request);
-  if (function == "view") return view(request);
-  if (function == "events") return events(request);
-  if (function == "bot") return bot(request);
-  if (function == "play") return play(request);
-  if (function == "transcript") return transcript(request);
-  if (function == "replay") return replay(request);
-  if (function == "end") return end(request);
-  return answer_text(error_answer(ErrorCode::kUnknownType, "No function is called \"" + std::string(function) + "\"."));
-}
-
-std::string EngineApi::start(std::string_view text) {
+std::string EngineApi::call(std::string_view function, std::string_view text) {
+  using OnGame = std::string (EngineApi::*)(const Json&, Table&);
+  static constexpr std::array<std::pair<std::string_view, OnGame>, 8> kOnGame{{
+      {"legal", &EngineApi::legal},
+      {"apply", &EngineApi::apply},
+      {"view", &EngineApi::view},
+      {"events", &EngineApi::events},
+      {"bot", &EngineApi::bot},
+      {"play", &EngineApi::play},
+      {"transcript", &EngineApi::transcript},
+      {"end", &EngineApi::end},
+  }};
+  const auto on_game = std::find_if(kOnGame.begin(), kOnGame.end(), [&](const auto& f) { return f.first == function; });
+  if (function != "start" && function != "replay" && on_game == kOnGame.end()) {
+    return answer_text(error_answer(ErrorCode::kUnknownType, "No function is called \"" + std::string(function) + "\"."));
+  }
   auto parsed = parse(text);
   if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
   const Json& request = std::get<Json>(parsed);
+  if (function == "start") return start(request);
+  if (function == "replay") return replay(request);
+  OrderedJson error;
+  Table* table = find(request, error);
+  if (table == nullptr) return answer_text(error);
+  return (this->*on_game->second)(request, *table);
+}
+
+std::string EngineApi::start(const Json& request) {
   const Json* rules_json = member(request, "rules");
   auto rules = protocol::rules_from_json(rules_json != nullptr ? *rules_json : Json::object());
   if (auto* error = std::get_if<engine::ConfigError>(&rules))
@@ -191,14 +212,8 @@ std::string EngineApi::start(std::string_view text) {
   return answer_text(out);
 }
 
-std::string EngineApi::legal(std::string_view text) {
-  auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
-  const Json& request = std::get<Json>(parsed);
-  OrderedJson error;
-  const Table* table = find(request, error);
-  if (table == nullptr) return answer_text(error);
-  const engine::Game& game = table->game();
+std::string EngineApi::legal(const Json& request, Table& table) {
+  const engine::Game& game = table.game();
   std::optional<engine::Seat> seat;
   if (member(request, "seat") != nullptr) {
     seat = seat_of(request, "seat", game);
@@ -218,13 +233,7 @@ std::string EngineApi::legal(std::string_view text) {
   return answer_text(out);
 }
 
-std::string EngineApi::apply(std::string_view text) {
-  auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
-  const Json& request = std::get<Json>(parsed);
-  OrderedJson error;
-  Table* table = find(request, error);
-  if (table == nullptr) return answer_text(error);
+std::string EngineApi::apply(const Json& request, Table& table) {
   const Json* decision_json = member(request, "decision");
   if (decision_json == nullptr) return answer_text(error_answer(ErrorCode::kBadMessage, "\"decision\" is missing."));
   auto decision = protocol::decision_from_json(*decision_json);
@@ -233,45 +242,29 @@ std::string EngineApi::apply(std::string_view text) {
     bad.field = "decision";
     return answer_text(error_answer(bad));
   }
-  const std::size_t before = table->events().size();
-  if (auto refusal = table->apply(std::get<engine::Decision>(decision))) {
+  const std::size_t before = table.events().size();
+  if (auto refusal = table.apply(std::get<engine::Decision>(decision))) {
     return answer_text(error_answer(protocol::refusal_error(*refusal)));
   }
   OrderedJson out = OrderedJson::object();
   out["applied"] = true;
-  out["since"] = before;
-  out["events"] = table->events().size();
-  out["over"] = table->game().over();
-  out["to_act"] = to_act_json(table->game());
-  return answer_text(out);
+  return answer_text(with_progress(std::move(out), table, before));
 }
 
-std::string EngineApi::view(std::string_view text) {
-  auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
-  const Json& request = std::get<Json>(parsed);
-  OrderedJson error;
-  const Table* table = find(request, error);
-  if (table == nullptr) return answer_text(error);
-  const auto choice = viewer_of(request, table->game(), false);
+std::string EngineApi::view(const Json& request, Table& table) {
+  const auto choice = viewer_of(request, table.game(), false);
   if (!choice) return answer_text(error_answer(ErrorCode::kBadMessage, "\"viewer\" must be a seat or \"spectator\"."));
   OrderedJson out = OrderedJson::object();
-  out["view"] = protocol::view_to_json(engine::view_of(table->game(), *choice->viewer));
+  out["view"] = protocol::view_to_json(engine::view_of(table.game(), *choice->viewer));
   return answer_text(out);
 }
 
-std::string EngineApi::events(std::string_view text) {
-  auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
-  const Json& request = std::get<Json>(parsed);
-  OrderedJson error;
-  const Table* table = find(request, error);
-  if (table == nullptr) return answer_text(error);
-  const auto choice = viewer_of(request, table->game(), true);
+std::string EngineApi::events(const Json& request, Table& table) {
+  const auto choice = viewer_of(request, table.game(), true);
   if (!choice) {
     return answer_text(error_answer(ErrorCode::kBadMessage, "\"viewer\" must be a seat, \"spectator\" or \"all\"."));
   }
-  const int total = static_cast<int>(table->events().size());
+  const int total = static_cast<int>(table.events().size());
   int since = 0;
   if (member(request, "since") != nullptr) {
     const auto given = integer(request, "since", 0, total);
@@ -282,17 +275,11 @@ std::string EngineApi::events(std::string_view text) {
   }
   OrderedJson out = OrderedJson::object();
   out["next"] = total;
-  return with_events(out, events_json(table->events(), static_cast<std::size_t>(since), *choice));
+  return with_events(out, events_json(table.events(), static_cast<std::size_t>(since), *choice));
 }
 
-std::string EngineApi::bot(std::string_view text) {
-  auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
-  const Json& request = std::get<Json>(parsed);
-  OrderedJson error;
-  Table* table = find(request, error);
-  if (table == nullptr) return answer_text(error);
-  const engine::Game& game = table->game();
+std::string EngineApi::bot(const Json& request, Table& table) {
+  const engine::Game& game = table.game();
   if (game.over()) return answer_text(error_answer(ErrorCode::kActionGameOver, "The game is over."));
   engine::Seat seat = game.to_act();
   if (member(request, "seat") != nullptr) {
@@ -311,18 +298,12 @@ std::string EngineApi::bot(std::string_view text) {
         error_answer(ErrorCode::kActionNotYourTurn, "Seat " + std::to_string(seat) + " has nothing to decide now."));
   }
   OrderedJson out = OrderedJson::object();
-  out["decision"] = protocol::decision_to_json(table->bot_decision(seat, *level));
+  out["decision"] = protocol::decision_to_json(table.bot_decision(seat, *level));
   return answer_text(out);
 }
 
-std::string EngineApi::play(std::string_view text) {
-  auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
-  const Json& request = std::get<Json>(parsed);
-  OrderedJson error;
-  Table* table = find(request, error);
-  if (table == nullptr) return answer_text(error);
-  const int players = table->game().players();
+std::string EngineApi::play(const Json& request, Table& table) {
+  const int players = table.game().players();
   const Json* bots_json = member(request, "bots");
   std::array<std::optional<engine::BotLevel>, engine::kMaxSeats> levels{};
   const bool listed =
@@ -340,15 +321,15 @@ std::string EngineApi::play(std::string_view text) {
     return answer_text(error_answer(ErrorCode::kBadMessage,
                                     "\"bots\" must hold one entry per seat: \"easy\", \"medium\", \"hard\" or null."));
   }
-  const std::size_t before = table->events().size();
+  const std::size_t before = table.events().size();
   OrderedJson decisions = OrderedJson::array();
   // A game longer than engine::MatchOptions' bound is a bug, not a game.
-  for (int count = 0; !table->game().over() && count < engine::MatchOptions{}.max_decisions; ++count) {
-    const engine::Seat seat = table->game().to_act();
+  for (int count = 0; !table.game().over() && count < engine::MatchOptions{}.max_decisions; ++count) {
+    const engine::Seat seat = table.game().to_act();
     const auto level = levels[static_cast<std::size_t>(seat)];
     if (!level) break;
-    const engine::Decision decision = table->bot_decision(seat, *level);
-    if (auto refusal = table->apply(decision)) {
+    const engine::Decision decision = table.bot_decision(seat, *level);
+    if (auto refusal = table.apply(decision)) {
       return answer_text(error_answer(ErrorCode::kServerInternal, "The bot at seat " + std::to_string(seat) +
                                                                       " made a refused decision: " + refusal->message));
     }
@@ -356,33 +337,20 @@ std::string EngineApi::play(std::string_view text) {
   }
   OrderedJson out = OrderedJson::object();
   out["decisions"] = std::move(decisions);
-  out["since"] = before;
-  out["events"] = table->events().size();
-  out["over"] = table->game().over();
-  out["to_act"] = to_act_json(table->game());
-  return answer_text(out);
+  return answer_text(with_progress(std::move(out), table, before));
 }
 
-std::string EngineApi::transcript(std::string_view text) {
-  auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
-  const Json& request = std::get<Json>(parsed);
-  OrderedJson error;
-  const Table* table = find(request, error);
-  if (table == nullptr) return answer_text(error);
-  if (!table->game().over()) {
+std::string EngineApi::transcript(const Json&, Table& table) {
+  if (!table.game().over()) {
     return answer_text(
         error_answer(ErrorCode::kRoomNotOver, "A transcript shows every hand: it exists once the game is over."));
   }
   OrderedJson out = OrderedJson::object();
-  out["transcript"] = protocol::transcript_to_json(engine::make_transcript(table->game()));
+  out["transcript"] = protocol::transcript_to_json(engine::make_transcript(table.game()));
   return answer_text(out);
 }
 
-std::string EngineApi::replay(std::string_view text) {
-  auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
-  const Json& request = std::get<Json>(parsed);
+std::string EngineApi::replay(const Json& request) {
   const Json* transcript_json = member(request, "transcript");
   if (transcript_json == nullptr)
     return answer_text(error_answer(ErrorCode::kBadMessage, "\"transcript\" is missing."));
@@ -423,12 +391,7 @@ std::string EngineApi::replay(std::string_view text) {
   return with_events(out, events_json(table.events(), 0, choice));
 }
 
-std::string EngineApi::end(std::string_view text) {
-  auto parsed = parse(text);
-  if (auto* error = std::get_if<OrderedJson>(&parsed)) return answer_text(*error);
-  const Json& request = std::get<Json>(parsed);
-  OrderedJson error;
-  if (find(request, error) == nullptr) return answer_text(error);
+std::string EngineApi::end(const Json& request, Table&) {
   tables_.erase(*integer(request, "game", 1, next_id_));
   return R"({"ended":true})";
 }

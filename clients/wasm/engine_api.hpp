@@ -28,20 +28,22 @@ class EngineApi {
   // unknown name is an error answer, like any other.
   std::string call(std::string_view function, std::string_view request);
 
-  std::string start(std::string_view request);
-  std::string legal(std::string_view request);
-  std::string apply(std::string_view request);
-  std::string view(std::string_view request);
-  std::string events(std::string_view request);
-  std::string bot(std::string_view request);
-  std::string play(std::string_view request);
-  std::string transcript(std::string_view request);
-  std::string replay(std::string_view request);
-  std::string end(std::string_view request);
 
  private:
   using Json = nlohmann::json;
   using OrderedJson = nlohmann::ordered_json;
+
+  // The functions, on the parsed request (and the game it names).
+  std::string start(const Json& request);
+  std::string replay(const Json& request);
+  std::string legal(const Json& request, Table& table);
+  std::string apply(const Json& request, Table& table);
+  std::string view(const Json& request, Table& table);
+  std::string events(const Json& request, Table& table);
+  std::string bot(const Json& request, Table& table);
+  std::string play(const Json& request, Table& table);
+  std::string transcript(const Json& request, Table& table);
+  std::string end(const Json& request, Table& table);
 
   // The game a request names, or nullptr (and `error` set).
   Table* find(const Json& request, OrderedJson& error);

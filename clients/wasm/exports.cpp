@@ -28,14 +28,14 @@ const char* keep(std::string text) {
 }  // namespace
 
 extern "C" {
-const char* gofish_start(const char* request) { return keep(api().start(request)); }
-const char* gofish_legal(const char* request) { return keep(api().legal(request)); }
-const char* gofish_apply(const char* request) { return keep(api().apply(request)); }
-const char* gofish_view(const char* request) { return keep(api().view(request)); }
-const char* gofish_events(const char* request) { return keep(api().events(request)); }
-const char* gofish_bot(const char* request) { return keep(api().bot(request)); }
-const char* gofish_play(const char* request) { return keep(api().play(request)); }
-const char* gofish_transcript(const char* request) { return keep(api().transcript(request)); }
-const char* gofish_replay(const char* request) { return keep(api().replay(request)); }
-const char* gofish_end(const char* request) { return keep(api().end(request)); }
+const char* gofish_start(const char* request) { return keep(api().call("start", request)); }
+const char* gofish_legal(const char* request) { return keep(api().call("legal", request)); }
+const char* gofish_apply(const char* request) { return keep(api().call("apply", request)); }
+const char* gofish_view(const char* request) { return keep(api().call("view", request)); }
+const char* gofish_events(const char* request) { return keep(api().call("events", request)); }
+const char* gofish_bot(const char* request) { return keep(api().call("bot", request)); }
+const char* gofish_play(const char* request) { return keep(api().call("play", request)); }
+const char* gofish_transcript(const char* request) { return keep(api().call("transcript", request)); }
+const char* gofish_replay(const char* request) { return keep(api().call("replay", request)); }
+const char* gofish_end(const char* request) { return keep(api().call("end", request)); }
 }
