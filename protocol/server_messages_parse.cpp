@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/overloaded.hpp"
+#include "protocol/event_json.hpp"
 #include "protocol/game_json.hpp"
 #include "protocol/json_read.hpp"
 #include "protocol/messages.hpp"
@@ -334,6 +335,7 @@ std::variant<ServerMessage, std::string> parse_server_message(std::string_view f
   const std::string type = r.required_string("type", 32);
   auto id = read_id(r);
   if (r.failed()) return r.error().message;
+  if (auto event = detail::parse_event_message(type, json)) return std::move(*event);
 
   std::variant<ServerMessage, std::string> result = std::string();
   if (type == "welcome") {

@@ -524,6 +524,7 @@ std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frame
                            std::to_string(current_v) + ": " + text.substr(0, 300));
       }
     }
+    for (std::string& problem : find_event_leaks({text}, who)) problems.push_back(std::move(problem));
     std::vector<engine::Card> cards;
     collect_cards(nlohmann::json::parse(text), cards);
     for (engine::Card card : cards) {
@@ -532,6 +533,45 @@ std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frame
                            ", which it could not know: " + text.substr(0, 300));
       }
     }
+  }
+  return problems;
+}
+
+namespace {
+
+// A key that would carry cards, wherever it appears in an event message.
+bool names_hands(const nlohmann::json& json) {
+  if (json.is_object()) {
+    for (auto it = json.begin(); it != json.end(); ++it) {
+      if (it.key() == "hand" || it.key() == "hands" || it.key() == "deck") return true;
+      if (names_hands(*it)) return true;
+    }
+  } else if (json.is_array()) {
+    for (const auto& item : json) {
+      if (names_hands(item)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> find_event_leaks(const std::vector<std::string>& frames, const std::string& who) {
+  std::vector<std::string> problems;
+  for (const std::string& text : frames) {
+    const auto json = nlohmann::json::parse(text, nullptr, false);
+    if (!json.is_object() || !json.contains("type") || !json["type"].is_string()) continue;
+    const auto& type = json["type"].get_ref<const std::string&>();
+    if (!type.starts_with("event_")) continue;
+    // The settings hold the rules, which name ranks and no card; everything
+    // else is checked, the settings too.
+    std::vector<engine::Card> cards;
+    collect_cards(json, cards);
+    if (!cards.empty()) {
+      problems.push_back(who + " got an " + type + " naming " + engine::to_string(cards.front()) + ": " +
+                         text.substr(0, 300));
+    }
+    if (names_hands(json)) problems.push_back(who + " got an " + type + " with a hand or deck: " + text.substr(0, 300));
   }
   return problems;
 }

@@ -257,4 +257,11 @@ std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frame
                                     const std::vector<std::string>& spectator_frames,
                                     const std::map<int, engine::Transcript>& transcripts);
 
+// The hiding property for class events: a class event's own messages
+// (event_created, event_joined, event_state, event_seat) name no card at
+// all, whoever receives them (a pupil, or a teacher without the coaching
+// view), and carry no hand or deck. One problem per offending frame; other
+// frames are left to find_leaks.
+std::vector<std::string> find_event_leaks(const std::vector<std::string>& frames, const std::string& who);
+
 }  // namespace gofish::server::testing
