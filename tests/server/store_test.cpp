@@ -1926,3 +1926,52 @@ TEST_CASE("transcript api: a store that cannot be read answers 503 with the prot
 
 }  // namespace
 }  // namespace gofish::server
+
+namespace gofish::server {
+namespace {
+
+TEST_CASE_TEMPLATE("store: class events, their pupils and their latest round's tables come back", Kind, GOFISH_STORES) {
+  Kind kind;
+  const std::string teacher(16, '\x07');
+  const std::string ann(16, '\x02');
+  kind.open()->commit({
+      record::EventSaved{"KQ7XM2", "Class 3B", R"({"table_size":4})", teacher, "open", 0, 1000},
+      record::PupilSaved{"KQ7XM2", 0, "Ann", ann},
+      record::PupilSaved{"KQ7XM2", 1, "Ben", ""},
+      // A second event, closed: not loaded.
+      record::EventSaved{"ZZ22ZZ", "Done", "{}", teacher, "closed", 1, 900},
+  });
+  {
+    const auto store = kind.open();
+    // Round 1 then round 2: written again whole, only the latest round's tables come back.
+    store->commit({
+        record::EventTableSaved{"KQ7XM2", 1, 0, "AAAAA", "[0,null]"},
+        record::EventSaved{"KQ7XM2", "Class 3B", R"({"table_size":4})", teacher, "playing", 1, 1000},
+        record::PupilSaved{"KQ7XM2", 1, "Ben", std::string(16, '\x03')},
+    });
+    store->commit({
+        record::EventTableSaved{"KQ7XM2", 2, 0, "BBBBB", "[1,0]"},
+        record::EventTableSaved{"KQ7XM2", 2, 1, "CCCCC", "[null,null]"},
+        record::EventSaved{"KQ7XM2", "Class 3B", R"({"table_size":4})", teacher, "playing", 2, 1000},
+    });
+  }
+  const auto events = kind.open()->load_open_events();
+  REQUIRE(events.size() == 1);
+  const StoredEvent& event = events[0];
+  CHECK(event.event == "KQ7XM2");
+  CHECK(event.name == "Class 3B");
+  CHECK(event.settings == R"({"table_size":4})");
+  CHECK(event.teacher_hash == teacher);
+  CHECK(event.phase == "playing");
+  CHECK(event.round == 2);
+  CHECK(event.created_ms == 1000);
+  REQUIRE(event.pupils.size() == 2);
+  CHECK(event.pupils[0] == StoredPupil{0, "Ann", ann});
+  CHECK(event.pupils[1] == StoredPupil{1, "Ben", std::string(16, '\x03')});
+  REQUIRE(event.tables.size() == 2);
+  CHECK(event.tables[0] == StoredEventTable{0, "BBBBB", "[1,0]"});
+  CHECK(event.tables[1] == StoredEventTable{1, "CCCCC", "[null,null]"});
+}
+
+}  // namespace
+}  // namespace gofish::server
