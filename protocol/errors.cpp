@@ -78,6 +78,9 @@ CodeInfo info(ErrorCode code) {
       return {"event/no_more_rounds", "Every round of this event has been played."};
     case ErrorCode::kEventBadPupil: return {"event/bad_pupil", "There is no pupil with that number in this class."};
     case ErrorCode::kEventBadTable: return {"event/bad_table", "There is no such table, or it has no free seat."};
+    case ErrorCode::kEventUnavailable:
+      return {"event/unavailable",
+              "Class events are not available on this server yet: it shares its database with other servers."};
     case ErrorCode::kChatOff: return {"chat/off", "Chat is off in this room."};
     case ErrorCode::kChatTooLong: return {"chat/too_long", "That chat message is too long (200 characters at most)."};
     case ErrorCode::kChatRateLimited: return {"chat/rate_limited", "You are chatting too fast; wait a moment."};
@@ -159,6 +162,7 @@ constexpr std::array kAllCodes = {
     ErrorCode::kEventNoMoreRounds,
     ErrorCode::kEventBadPupil,
     ErrorCode::kEventBadTable,
+    ErrorCode::kEventUnavailable,
     ErrorCode::kChatOff,
     ErrorCode::kChatTooLong,
     ErrorCode::kChatRateLimited,

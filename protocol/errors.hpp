@@ -72,6 +72,7 @@ enum class ErrorCode {
   kEventNoMoreRounds,
   kEventBadPupil,
   kEventBadTable,
+  kEventUnavailable,
   // chat/
   kChatOff,
   kChatTooLong,

@@ -446,13 +446,14 @@ OrderedJson event_message_json(const EventSeat& m) {
   return out;
 }
 
-std::optional<std::variant<ServerMessage, std::string>> parse_event_message(std::string_view type, const Json& json) {
+std::optional<std::variant<EventServerMessage, std::string>> parse_event_message(std::string_view type,
+                                                                                const Json& json) {
   if (type != "event_created" && type != "event_joined" && type != "event_state" && type != "event_seat") {
     return std::nullopt;
   }
   try {
     if (type == "event_created") {
-      return ServerMessage(EventCreated{id_from(json), json.at("code").get<std::string>(),
+      return EventServerMessage(EventCreated{id_from(json), json.at("code").get<std::string>(),
                                         json.at("token").get<std::string>(), state_from(json.at("event"))});
     }
     if (type == "event_joined") {
@@ -464,9 +465,9 @@ std::optional<std::variant<ServerMessage, std::string>> parse_event_message(std:
       m.resumed = json.at("resumed").get<bool>();
       m.round = json.at("round").get<int>();
       m.pupil = pupil_from(json.at("pupil"));
-      return ServerMessage(std::move(m));
+      return EventServerMessage(std::move(m));
     }
-    if (type == "event_state") return ServerMessage(EventStateMessage{id_from(json), state_from(json.at("event"))});
+    if (type == "event_state") return EventServerMessage(EventStateMessage{id_from(json), state_from(json.at("event"))});
     EventSeat m;
     m.event = json.at("event").get<std::string>();
     m.round = json.at("round").get<int>();
@@ -476,7 +477,7 @@ std::optional<std::variant<ServerMessage, std::string>> parse_event_message(std:
     if (seat < 0 || seat >= engine::kMaxSeats) return std::string("event_seat: seat out of range");
     m.seat = static_cast<engine::Seat>(seat);
     m.token = json.at("token").get<std::string>();
-    return ServerMessage(std::move(m));
+    return EventServerMessage(std::move(m));
   } catch (const std::exception& error) {
     return std::string(type) + ": " + error.what();
   }

@@ -33,8 +33,8 @@ nlohmann::ordered_json event_message_json(const EventStateMessage& m);
 nlohmann::ordered_json event_message_json(const EventSeat& m);
 // An event server message of type `type` from a parsed frame; nullopt
 // when `type` is not one, a sentence when the frame is malformed.
-std::optional<std::variant<ServerMessage, std::string>> parse_event_message(std::string_view type,
-                                                                           const nlohmann::json& json);
+std::optional<std::variant<EventServerMessage, std::string>> parse_event_message(std::string_view type,
+                                                                                const nlohmann::json& json);
 
 }  // namespace detail
 

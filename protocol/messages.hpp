@@ -640,7 +640,17 @@ struct EventSeat {
 
 using ServerMessage = std::variant<Welcome, Ok, Created, Joined, RoomSnapshot, EventMessage, LobbyList,
                                    TranscriptMessage, Pong, Error, Closing, Turn, RoomClosed, RoomPaused,
-                                   RoomResumed, EventCreated, EventJoined, EventStateMessage, EventSeat>;
+                                   RoomResumed>;
+// The class-event messages, a variant of their own: a client that plays in
+// rooms only (the terminal client, the load generator) never receives one,
+// and its handling of ServerMessage stays as it is. A frame of one of these
+// types is read by parse_event_server_message; parse_server_message refuses
+// it with a sentence saying so.
+using EventServerMessage = std::variant<EventCreated, EventJoined, EventStateMessage, EventSeat>;
+// "event_created", "event_joined", "event_state", "event_seat".
+std::string_view message_type(const EventServerMessage& message);
+std::string encode(const EventServerMessage& message);
+std::variant<EventServerMessage, std::string> parse_event_server_message(std::string_view frame);
 
 // The wire `type` of a server message: "welcome", "room", "event", ...
 std::string_view message_type(const ServerMessage& message);

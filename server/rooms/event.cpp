@@ -94,10 +94,6 @@ void Event::save_pupil(int pupil) {
   submit_due_ = true;
 }
 
-void Event::send(const std::shared_ptr<Client>& client, const protocol::ServerMessage& message) {
-  outbox_.send(client, make_shared_text(protocol::encode(message)));
-}
-
 void Event::error(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message) {
   // A refusal is no effect of anything held: it goes at once.
   client->send(make_shared_text(protocol::encode(

@@ -98,7 +98,10 @@ class Event : public std::enable_shared_from_this<Event> {
   protocol::EventPupil pupil_state(int pupil) const;
   std::optional<std::pair<int, engine::Seat>> seat_of(int pupil) const;
   int capacity() const;
-  void send(const std::shared_ptr<Client>& client, const protocol::ServerMessage& message);
+  template <class Message>
+  void send(const std::shared_ptr<Client>& client, const Message& message) {
+    outbox_.send(client, make_shared_text(protocol::encode(message)));
+  }
   void error(const std::shared_ptr<Client>& client, protocol::ErrorCode code, Id id, std::string message = {});
   // The teacher's console hears of a change within kConsolePace: a state
   // goes out at once if none went in the last kConsolePace, else at its end

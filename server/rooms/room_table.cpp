@@ -55,7 +55,7 @@ void RoomImpl::do_hand_seat(const std::shared_ptr<Client>& client, engine::Seat 
   message.room = code_;
   message.seat = seat;
   message.token = std::move(token);
-  send(client, message);
+  outbox_.send(client, make_shared_text(protocol::encode(message)));
 }
 
 protocol::EventTable RoomImpl::table_status() const {

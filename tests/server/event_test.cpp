@@ -52,6 +52,7 @@ struct Pupil {
 void check_no_event_leaks(Peer& peer, const std::string& who) {
   std::vector<std::string> texts;
   for (const auto& frame : peer.frames()) texts.push_back(frame.text);
+  for (const auto& frame : peer.class_frames()) texts.push_back(frame.text);
   const auto problems = find_event_leaks(texts, who);
   for (const auto& problem : problems) FAIL_CHECK(problem);
 }
@@ -62,8 +63,8 @@ protocol::EventState await_state(Peer& teacher, const std::function<bool(const p
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::optional<protocol::EventState> last;
   while (std::chrono::steady_clock::now() < deadline) {
-    auto message = teacher.await(
-        [](const protocol::ServerMessage& m) { return std::holds_alternative<protocol::EventStateMessage>(m); },
+    auto message = teacher.await_class(
+        [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventStateMessage>(m); },
         200ms);
     if (!message) continue;
     last = std::get<protocol::EventStateMessage>(*message).event;
@@ -79,7 +80,7 @@ std::vector<Pupil> join_all(std::uint16_t port, const std::string& code) {
   for (std::size_t i = 0; i < kRoster.size(); ++i) {
     Pupil pupil;
     pupil.peer = std::make_unique<Peer>(port);
-    const auto joined = pupil.peer->expect<protocol::EventJoined>(protocol::JoinEvent{code, kRoster[i], ""});
+    const auto joined = pupil.peer->expect_class<protocol::EventJoined>(protocol::JoinEvent{code, kRoster[i], ""});
     CHECK(joined.code == code);
     CHECK(joined.pupil.name == kRoster[i]);
     CHECK_FALSE(joined.resumed);
@@ -121,14 +122,14 @@ std::vector<engine::Deck> play_round(bool same_deal) {
   TempDir dir("gofish-event");
   ServerProcess server(dir.path, dir.path / "server.log");
   Peer teacher(server.port());
-  const auto created = teacher.expect<protocol::EventCreated>(event_request(same_deal));
+  const auto created = teacher.expect_class<protocol::EventCreated>(event_request(same_deal));
   auto pupils = join_all(server.port(), created.code);
   CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
   const auto state = await_state(teacher, all_over);
   CHECK(state.tables.size() == 3);
   for (auto& pupil : pupils) {
-    const auto seat = pupil.peer->await(
-        [](const protocol::ServerMessage& m) { return std::holds_alternative<protocol::EventSeat>(m); });
+    const auto seat = pupil.peer->await_class(
+        [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventSeat>(m); });
     CHECK(seat.has_value());
   }
   check_no_event_leaks(teacher, "the teacher");
@@ -142,7 +143,7 @@ TEST_CASE("class event: twelve pupils, the refusals, three tables, and a pupil t
   ServerProcess server(dir.path, dir.path / "server.log", {"--bot-delay-ms=20"});
   const auto port = server.port();
   Peer teacher(port);
-  const auto created = teacher.expect<protocol::EventCreated>(event_request(true));
+  const auto created = teacher.expect_class<protocol::EventCreated>(event_request(true));
   REQUIRE(protocol::is_event_code(created.code));
   CHECK_FALSE(protocol::is_room_code(created.code));
   CHECK(protocol::is_token(created.token));
@@ -169,7 +170,7 @@ TEST_CASE("class event: twelve pupils, the refusals, three tables, and a pupil t
     }
     Pupil pupil;
     pupil.peer = std::make_unique<Peer>(port);
-    const auto joined = pupil.peer->expect<protocol::EventJoined>(protocol::JoinEvent{created.code, kRoster[i], ""});
+    const auto joined = pupil.peer->expect_class<protocol::EventJoined>(protocol::JoinEvent{created.code, kRoster[i], ""});
     CHECK(joined.pupil.name == kRoster[i]);
     pupil.token = joined.token;
     pupil.id = joined.pupil.id;
@@ -199,8 +200,8 @@ TEST_CASE("class event: twelve pupils, the refusals, three tables, and a pupil t
   CHECK(teacher.error_of(protocol::MovePupil{0, 1}) == "event/round_in_play");
 
   // Ann takes her seat with the seat token she was sent, and plays.
-  const auto seat = pupils[0].peer->await(
-      [](const protocol::ServerMessage& m) { return std::holds_alternative<protocol::EventSeat>(m); });
+  const auto seat = pupils[0].peer->await_class(
+      [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventSeat>(m); });
   REQUIRE(seat.has_value());
   const auto& where = std::get<protocol::EventSeat>(*seat);
   CHECK(where.event == created.code);
@@ -265,7 +266,7 @@ TEST_CASE("class event: a restart mid-round brings back the event, its pupils an
   {
     ServerProcess server(dir.path, dir.path / "server-1.log", slow);
     Peer teacher(server.port());
-    const auto created = teacher.expect<protocol::EventCreated>(event_request(true));
+    const auto created = teacher.expect_class<protocol::EventCreated>(event_request(true));
     code = created.code;
     teacher_token = created.token;
     auto pupils = join_all(server.port(), code);
@@ -283,7 +284,7 @@ TEST_CASE("class event: a restart mid-round brings back the event, its pupils an
   Peer teacher(server.port());
   CHECK(teacher.error_of(protocol::ResumeEvent{code, tokens[0]}) == "event/bad_token");
   Peer console(server.port());
-  const auto resumed = console.expect<protocol::EventStateMessage>(protocol::ResumeEvent{code, teacher_token});
+  const auto resumed = console.expect_class<protocol::EventStateMessage>(protocol::ResumeEvent{code, teacher_token});
   CHECK(resumed.event.state == protocol::EventPhase::kPlaying);
   CHECK(resumed.event.round == 1);
   REQUIRE(resumed.event.pupils.size() == 12);
@@ -300,12 +301,12 @@ TEST_CASE("class event: a restart mid-round brings back the event, its pupils an
 
   // A pupil comes back with the token and is given their seat again.
   Peer ben(server.port());
-  const auto back = ben.expect<protocol::EventJoined>(protocol::JoinEvent{code, "", tokens[1]});
+  const auto back = ben.expect_class<protocol::EventJoined>(protocol::JoinEvent{code, "", tokens[1]});
   CHECK(back.resumed);
   CHECK(back.pupil.name == "Ben");
   REQUIRE(back.pupil.table.has_value());
-  const auto seat = ben.await(
-      [](const protocol::ServerMessage& m) { return std::holds_alternative<protocol::EventSeat>(m); });
+  const auto seat = ben.await_class(
+      [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventSeat>(m); });
   REQUIRE(seat.has_value());
   const auto& where = std::get<protocol::EventSeat>(*seat);
   CHECK(where.room == before.tables[static_cast<std::size_t>(*back.pupil.table)].room);
