@@ -52,6 +52,11 @@ void EventRegistry::handle(const std::shared_ptr<Client>& client, protocol::Clie
   }
   if (auto* join = std::get_if<protocol::JoinEvent>(&message.body)) {
     if (client->event()) return refuse(*client, ErrorCode::kEventAlreadyInEvent, std::move(id));
+    // As for rooms: an address over its rate of wrong codes is refused
+    // whether this code is right or not, so guessing codes teaches nothing.
+    if (directory_.joins_refused(client->address())) {
+      return refuse(*client, ErrorCode::kRoomTooManyAttempts, std::move(id));
+    }
     auto event = find(join->code);
     if (!event) {
       directory_.join_failed(client->address());
