@@ -1452,16 +1452,19 @@ TEST_CASE("postgres store: the handover socket turns readable when a request com
   CHECK_FALSE(readable(100));
 }
 
-// What schema version 8 changed, undone: decisions keyed by game and number
-// again, and games without the bounds of their decisions' ids.
+// What schema version 9 added (class events), gone.
+const std::string kWithoutEvents = "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; ";
+// What schema versions 8 and 9 changed, undone: decisions keyed by game and
+// number again, and games without the bounds of their decisions' ids.
 const std::string kWithoutAppended =
+    kWithoutEvents +
     "ALTER TABLE games DROP COLUMN first_decision, DROP COLUMN last_decision; "
     "CREATE TABLE decisions_keyed(game_id TEXT NOT NULL, seq BIGINT NOT NULL, decision TEXT NOT NULL, v BIGINT, "
     "PRIMARY KEY(game_id, seq)); "
     "INSERT INTO decisions_keyed SELECT game_id, seq, decision, v FROM decisions; "
     "DROP TABLE decisions; ALTER TABLE decisions_keyed RENAME TO decisions; "
     "ALTER INDEX decisions_keyed_pkey RENAME TO decisions_pkey; ";
-// What schema versions 7 and 8 added, gone: a database as versions 1 to 6 left it.
+// What schema versions 7 to 9 added, gone: a database as versions 1 to 6 left it.
 const std::string kWithoutNodeFence =
     kWithoutAppended + "DROP TABLE node_fence; DROP FUNCTION gofish_node_lost_lease(TEXT); ";
 
