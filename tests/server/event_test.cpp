@@ -245,6 +245,16 @@ TEST_CASE("class event: twelve pupils, the refusals, three tables, and a pupil t
   for (const auto& problem : ann.problems) FAIL_CHECK(problem);
 }
 
+TEST_CASE("class event: the leak check catches a card or a hand in an event message") {
+  CHECK(find_event_leaks({R"({"type":"event_state","event":{"tables":[{"pond":3,"top":"QH"}]}})"}, "t").size() == 1);
+  CHECK(find_event_leaks({R"({"type":"event_seat","hand":[]})"}, "t").size() == 1);
+  CHECK(find_event_leaks({R"({"type":"event_joined","pupil":{"name":"10D"}})"}, "t").size() == 1);
+  // Room messages are left to find_leaks; counts and names are fine.
+  CHECK(find_event_leaks({R"({"type":"event","v":1,"event":{"type":"drew","card":"QH"}})"}, "t").empty());
+  CHECK(find_event_leaks({R"({"type":"event_state","event":{"tables":[{"pond":3,"seats":[{"cards":5}]}]}})"}, "t")
+            .empty());
+}
+
 TEST_CASE("class event: without same_deal the tables are dealt different decks") {
   const auto decks = play_round(false);
   REQUIRE(decks.size() == 3);
