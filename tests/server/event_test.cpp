@@ -243,6 +243,9 @@ TEST_CASE("class event: twelve pupils, the refusals, three tables, and a pupil t
   check_no_event_leaks(ann.peer(), "Ann");
   for (std::size_t i = 1; i < pupils.size(); ++i) check_no_event_leaks(*pupils[i].peer, kRoster[i]);
   for (const auto& problem : ann.problems) FAIL_CHECK(problem);
+  // A clean stop (under the sanitizers: nothing leaked) with the event open
+  // in memory and its connections still there.
+  CHECK(server.stop(SIGTERM) == 0);
 }
 
 TEST_CASE("class event: the leak check catches a card or a hand in an event message") {
@@ -330,6 +333,7 @@ TEST_CASE("class event: a restart mid-round brings back the event, its pupils an
   CHECK(console.expect<protocol::Ok>(protocol::EndRound{}).id.has_value());
   check_no_event_leaks(console, "the teacher");
   check_no_event_leaks(ben, "Ben");
+  CHECK(server.stop(SIGTERM) == 0);
 }
 
 }  // namespace
