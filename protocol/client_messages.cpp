@@ -9,6 +9,7 @@
 #include <set>
 
 #include "engine/overloaded.hpp"
+#include "protocol/event_json.hpp"
 #include "protocol/json_read.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/room_settings.hpp"
@@ -24,9 +25,11 @@ using detail::Reader;
 namespace {
 
 // In ClientBody order.
-constexpr std::array<std::string_view, 17> kClientTypes = {
-    "hello", "create_room", "join",  "resume",  "leave",  "lobby", "add_bot",    "remove_bot", "kick",
-    "start", "rematch",     "ask",   "answer",  "declare", "chat", "transcript", "ping",
+constexpr std::array<std::string_view, 25> kClientTypes = {
+    "hello",        "create_room", "join",         "resume",      "leave",     "lobby",      "add_bot",
+    "remove_bot",   "kick",        "start",        "rematch",     "ask",       "answer",     "declare",
+    "chat",         "transcript",  "ping",         "create_event", "join_event", "resume_event", "seat_pupils",
+    "move_pupil",   "free_name",   "start_round",  "end_round",
 };
 static_assert(kClientTypes.size() == std::variant_size_v<ClientBody>, "one wire type per client message");
 
@@ -271,7 +274,7 @@ std::optional<ClientBody> parse_body(std::string_view type, Reader& r, const Par
   if (type == "chat") return parse_chat(r, limits);
   if (type == "transcript") return GetTranscript{};
   if (type == "ping") return Ping{};
-  return std::nullopt;
+  return detail::parse_event_request(type, r, limits);
 }
 
 OrderedJson id_to_json(const RequestId& id) {
@@ -462,6 +465,7 @@ std::string encode_client_message(const ClientMessage& message) {
                  },
                  [&](const GetTranscript&) {},
                  [&](const Ping&) {},
+                 [&](const auto&) { detail::write_event_request(message.body, out); },
              },
              message.body);
   return out.dump();

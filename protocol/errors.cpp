@@ -56,6 +56,31 @@ CodeInfo info(ErrorCode code) {
       return {"room/too_many_attempts",
               "Too many joins with a wrong room code or seat token came from your address; wait a little and try "
               "again."};
+    case ErrorCode::kEventNotFound: return {"event/not_found", "No class event has that code."};
+    case ErrorCode::kEventBadCode:
+      return {"event/bad_code", "An event code is six letters and digits, without 0, O, 1, I or L."};
+    case ErrorCode::kEventFull: return {"event/full", "This class is full: every place in it is taken."};
+    case ErrorCode::kEventNameTaken:
+      return {"event/name_taken", "Someone in this class already has that name; ask your teacher if it is yours."};
+    case ErrorCode::kEventNotOnRoster:
+      return {"event/not_on_roster", "That name is not on this class's list; choose your name from the list."};
+    case ErrorCode::kEventBadToken: return {"event/bad_token", "That event token is not valid for this class."};
+    case ErrorCode::kEventNotTeacher: return {"event/not_teacher", "Only the teacher of this class can do that."};
+    case ErrorCode::kEventNotInEvent: return {"event/not_in_event", "Create, join or resume a class event first."};
+    case ErrorCode::kEventAlreadyInEvent:
+      return {"event/already_in_event", "This connection is already in a class event."};
+    case ErrorCode::kEventClosed: return {"event/closed", "This class event is over; nothing more can change in it."};
+    case ErrorCode::kEventRoundInPlay:
+      return {"event/round_in_play", "A round is being played; end it first."};
+    case ErrorCode::kEventNoRound: return {"event/no_round", "No round is being played."};
+    case ErrorCode::kEventNoPupils: return {"event/no_pupils", "No pupil has joined yet, so there is nobody to seat."};
+    case ErrorCode::kEventNoMoreRounds:
+      return {"event/no_more_rounds", "Every round of this event has been played."};
+    case ErrorCode::kEventBadPupil: return {"event/bad_pupil", "There is no pupil with that number in this class."};
+    case ErrorCode::kEventBadTable: return {"event/bad_table", "There is no such table, or it has no free seat."};
+    case ErrorCode::kEventUnavailable:
+      return {"event/unavailable",
+              "Class events are not available on this server yet: it shares its database with other servers."};
     case ErrorCode::kChatOff: return {"chat/off", "Chat is off in this room."};
     case ErrorCode::kChatTooLong: return {"chat/too_long", "That chat message is too long (200 characters at most)."};
     case ErrorCode::kChatRateLimited: return {"chat/rate_limited", "You are chatting too fast; wait a moment."};
@@ -121,6 +146,23 @@ constexpr std::array kAllCodes = {
     ErrorCode::kRoomTooManyAttempts,
     ErrorCode::kRoomBusy,
     ErrorCode::kRoomPaused,
+    ErrorCode::kEventNotFound,
+    ErrorCode::kEventBadCode,
+    ErrorCode::kEventFull,
+    ErrorCode::kEventNameTaken,
+    ErrorCode::kEventNotOnRoster,
+    ErrorCode::kEventBadToken,
+    ErrorCode::kEventNotTeacher,
+    ErrorCode::kEventNotInEvent,
+    ErrorCode::kEventAlreadyInEvent,
+    ErrorCode::kEventClosed,
+    ErrorCode::kEventRoundInPlay,
+    ErrorCode::kEventNoRound,
+    ErrorCode::kEventNoPupils,
+    ErrorCode::kEventNoMoreRounds,
+    ErrorCode::kEventBadPupil,
+    ErrorCode::kEventBadTable,
+    ErrorCode::kEventUnavailable,
     ErrorCode::kChatOff,
     ErrorCode::kChatTooLong,
     ErrorCode::kChatRateLimited,

@@ -172,8 +172,75 @@ struct Ping {
   friend bool operator==(const Ping&, const Ping&) = default;
 };
 
+
+// ------------------------------------------------------- class events (client)
+//
+// A class event (protocol/README.md, "Class events"): a teacher's session
+// with one join code, its pupils, and rounds played at tables, each table an
+// ordinary room the event creates.
+
+// What an event is set up with; also in every `event_state`.
+struct EventSettings {
+  engine::Rules rules;          // validated, playable with table_size seats
+  int table_size = 4;           // 2..6 seats at each table
+  BotLevel bots = BotLevel::kMedium;  // the bots that fill the seats pupils leave empty
+  ChatMode chat = ChatMode::kPhrases;
+  int turn_timer_seconds = 0;   // 0: none
+  int rounds = 1;               // 1..kMaxEventRounds
+  bool same_deal = false;       // every table of a round is dealt the same deck
+  bool coaching = false;        // chosen now; the teacher's view of hands is not served yet
+  friend bool operator==(const EventSettings&, const EventSettings&) = default;
+};
+inline constexpr int kMaxEventRounds = 20;
+inline constexpr std::size_t kMaxRosterNames = 60;  // also the most pupils an event takes
+
+// The teacher creates an event; the connection becomes the teacher's.
+struct CreateEvent {
+  std::string name;  // the event's name, checked as a display name
+  EventSettings settings;
+  std::vector<std::string> roster;  // pupils' names, distinct; empty: pupils type their own
+  friend bool operator==(const CreateEvent&, const CreateEvent&) = default;
+};
+// A pupil joins with the code and a name (a roster name, or any valid name
+// without a roster), or comes back with the code and their pupil token.
+// Exactly one of `name` and `token` is non-empty.
+struct JoinEvent {
+  std::string code;  // is_event_code(code)
+  std::string name;
+  std::string token;
+  friend bool operator==(const JoinEvent&, const JoinEvent&) = default;
+};
+// The teacher comes back (reload, another device) with the teacher token.
+struct ResumeEvent {
+  std::string code;
+  std::string token;
+  friend bool operator==(const ResumeEvent&, const ResumeEvent&) = default;
+};
+// Teacher commands.
+struct SeatPupils {  // seat every pupil at balanced tables for the next round
+  friend bool operator==(const SeatPupils&, const SeatPupils&) = default;
+};
+struct MovePupil {  // before a round: move one pupil to another table
+  int pupil = 0;
+  int table = 0;
+  friend bool operator==(const MovePupil&, const MovePupil&) = default;
+};
+struct FreeName {  // a roster name claimed by the wrong pupil becomes free again
+  int pupil = 0;
+  friend bool operator==(const FreeName&, const FreeName&) = default;
+};
+struct StartRound {
+  friend bool operator==(const StartRound&, const StartRound&) = default;
+};
+struct EndRound {
+  friend bool operator==(const EndRound&, const EndRound&) = default;
+};
+
 using ClientBody = std::variant<Hello, CreateRoom, Join, Resume, Leave, Lobby, AddBot, RemoveBot, Kick, Start, Rematch,
-                                Ask, Answer, Declare, Chat, GetTranscript, Ping>;
+                                Ask, Answer, Declare, Chat, GetTranscript, Ping, CreateEvent, JoinEvent, ResumeEvent,
+                                SeatPupils, MovePupil, FreeName, StartRound, EndRound>;
+// True for the messages only an event's teacher may send.
+bool is_teacher_command(const ClientBody& body);
 
 struct ClientMessage {
   std::optional<RequestId> id;
@@ -482,9 +549,108 @@ struct Closing {
   friend bool operator==(const Closing&, const Closing&) = default;
 };
 
+
+// ------------------------------------------------------- class events (server)
+
+enum class EventPhase { kOpen, kPlaying, kClosed };  // "open", "playing", "closed"
+std::string_view to_string(EventPhase phase);
+
+struct EventPupil {
+  int id = 0;  // the pupil's number in the event, from 0
+  std::string name;
+  bool claimed = false;    // someone joined under this name (always, without a roster)
+  bool connected = false;  // a connection of theirs is in the event now
+  std::optional<int> table;          // where they sit (or will, once seated) this round
+  std::optional<engine::Seat> seat;
+  friend bool operator==(const EventPupil&, const EventPupil&) = default;
+};
+
+// One seat of a table as anyone watching the room could see it: counts only.
+struct EventTableSeat {
+  Occupant occupant = Occupant::kEmpty;
+  std::string name;
+  std::optional<int> pupil;      // the event's pupil in this seat
+  std::optional<BotLevel> bot;   // a bot's level
+  bool connected = false;
+  bool bot_playing = false;      // a bot plays for the pupil (away)
+  int cards = 0;                 // cards in hand
+  int sets = 0;                  // sets laid
+  friend bool operator==(const EventTableSeat&, const EventTableSeat&) = default;
+};
+
+struct EventTable {
+  int table = 0;
+  std::string room;  // the table's room code
+  RoomState state = RoomState::kWaiting;
+  std::vector<EventTableSeat> seats;
+  std::optional<engine::Seat> turn;  // whose decision is awaited, while playing
+  int pond = 0;                      // cards left to draw
+  std::optional<std::string> game_id;  // the finished game, for its transcript
+  friend bool operator==(const EventTable&, const EventTable&) = default;
+};
+
+struct EventState {
+  std::string code;
+  std::string name;
+  EventSettings settings;
+  EventPhase state = EventPhase::kOpen;
+  int round = 0;  // rounds started so far
+  std::vector<EventPupil> pupils;
+  std::vector<EventTable> tables;  // the current (or last) round's, or the planned seating
+  friend bool operator==(const EventState&, const EventState&) = default;
+};
+
+// The reply to create_event, to the teacher alone (it holds the token).
+struct EventCreated {
+  std::optional<RequestId> id;
+  std::string code;
+  std::string token;
+  EventState event;
+  friend bool operator==(const EventCreated&, const EventCreated&) = default;
+};
+// The reply to join_event, to that pupil alone.
+struct EventJoined {
+  std::optional<RequestId> id;
+  std::string code;
+  std::string name;  // the event's name
+  std::string token;  // the pupil token; empty in the reply to a comeback
+  bool resumed = false;
+  EventPupil pupil;
+  int round = 0;
+  friend bool operator==(const EventJoined&, const EventJoined&) = default;
+};
+// The event as its teacher's console sees it: the reply to resume_event and
+// pushed to the teacher whenever it changes.
+struct EventStateMessage {
+  std::optional<RequestId> id;
+  EventState event;
+  friend bool operator==(const EventStateMessage&, const EventStateMessage&) = default;
+};
+// To a pupil: where to sit. `token` is a seat token of `room`: the pupil
+// sends `resume` with it to take the seat (as after a reconnect).
+struct EventSeat {
+  std::string event;
+  int round = 0;
+  int table = 0;
+  std::string room;
+  engine::Seat seat = 0;
+  std::string token;
+  friend bool operator==(const EventSeat&, const EventSeat&) = default;
+};
+
 using ServerMessage = std::variant<Welcome, Ok, Created, Joined, RoomSnapshot, EventMessage, LobbyList,
                                    TranscriptMessage, Pong, Error, Closing, Turn, RoomClosed, RoomPaused,
                                    RoomResumed>;
+// The class-event messages, a variant of their own: a client that plays in
+// rooms only (the terminal client, the load generator) never receives one,
+// and its handling of ServerMessage stays as it is. A frame of one of these
+// types is read by parse_event_server_message; parse_server_message refuses
+// it with a sentence saying so.
+using EventServerMessage = std::variant<EventCreated, EventJoined, EventStateMessage, EventSeat>;
+// "event_created", "event_joined", "event_state", "event_seat".
+std::string_view message_type(const EventServerMessage& message);
+std::string encode(const EventServerMessage& message);
+std::variant<EventServerMessage, std::string> parse_event_server_message(std::string_view frame);
 
 // The wire `type` of a server message: "welcome", "room", "event", ...
 std::string_view message_type(const ServerMessage& message);
@@ -507,6 +673,10 @@ std::string encode(const Turn& message);
 std::string encode(const RoomClosed& message);
 std::string encode(const RoomPaused& message);
 std::string encode(const RoomResumed& message);
+std::string encode(const EventCreated& message);
+std::string encode(const EventJoined& message);
+std::string encode(const EventStateMessage& message);
+std::string encode(const EventSeat& message);
 
 // For clients written in C++ and for tests. Treats the frame as
 // untrusted: malformed input yields a sentence, never an exception.

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "engine/overloaded.hpp"
+#include "protocol/event_json.hpp"
 #include "protocol/game_json.hpp"
 #include "protocol/json_read.hpp"
 #include "protocol/json_writer.hpp"
@@ -26,6 +27,9 @@ constexpr std::array<std::string_view, 15> kServerTypes = {
     "welcome", "ok",    "created", "joined",  "room", "event",       "lobby",       "transcript",
     "pong",    "error", "closing", "turn",    "room_closed", "room_paused", "room_resumed",
 };
+constexpr std::array<std::string_view, 4> kEventServerTypes = {"event_created", "event_joined", "event_state",
+                                                               "event_seat"};
+static_assert(kEventServerTypes.size() == std::variant_size_v<EventServerMessage>, "one wire type per event message");
 static_assert(kServerTypes.size() == std::variant_size_v<ServerMessage>, "one wire type per server message");
 
 // Room events that are not engine events, in RoomEvent order (index 0 is the
@@ -377,6 +381,10 @@ std::string encode(const Welcome& m) { return to_json(m).dump(); }
 std::string encode(const Ok& m) { return write_string(m); }
 std::string encode(const Created& m) { return to_json(m).dump(); }
 std::string encode(const Joined& m) { return to_json(m).dump(); }
+std::string encode(const EventCreated& m) { return detail::event_message_json(m).dump(); }
+std::string encode(const EventJoined& m) { return detail::event_message_json(m).dump(); }
+std::string encode(const EventStateMessage& m) { return detail::event_message_json(m).dump(); }
+std::string encode(const EventSeat& m) { return detail::event_message_json(m).dump(); }
 std::string encode(const RoomSnapshot& m) { return to_json(m).dump(); }
 std::string encode(const EventMessage& m) { return write_string(m); }
 std::string encode(const LobbyList& m) { return to_json(m).dump(); }
@@ -391,6 +399,12 @@ std::string encode(const RoomResumed& m) { return to_json(m).dump(); }
 
 std::string transcript_document(const engine::Transcript& transcript, const std::vector<Player>& players) {
   return transcript_object(transcript, players).dump();
+}
+
+std::string_view message_type(const EventServerMessage& message) { return kEventServerTypes[message.index()]; }
+
+std::string encode(const EventServerMessage& message) {
+  return std::visit([](const auto& m) { return encode(m); }, message);
 }
 
 std::string encode(const ServerMessage& message) {

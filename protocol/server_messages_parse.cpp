@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/overloaded.hpp"
+#include "protocol/event_json.hpp"
 #include "protocol/game_json.hpp"
 #include "protocol/json_read.hpp"
 #include "protocol/messages.hpp"
@@ -334,6 +335,9 @@ std::variant<ServerMessage, std::string> parse_server_message(std::string_view f
   const std::string type = r.required_string("type", 32);
   auto id = read_id(r);
   if (r.failed()) return r.error().message;
+  if (detail::parse_event_message(type, json)) {
+    return "\"" + type + "\" is a class-event message: parse_event_server_message reads it";
+  }
 
   std::variant<ServerMessage, std::string> result = std::string();
   if (type == "welcome") {
@@ -434,6 +438,18 @@ std::variant<ServerMessage, std::string> parse_server_message(std::string_view f
   }
   if (r.failed()) return r.error().message;
   return result;
+}
+
+std::variant<EventServerMessage, std::string> parse_event_server_message(std::string_view frame) {
+  const Json json = Json::parse(frame.begin(), frame.end(), nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return std::string("not valid JSON");
+  if (!json.is_object()) return std::string("not a JSON object");
+  Reader r(json);
+  const std::string type = r.required_string("type", 32);
+  if (r.failed()) return r.error().message;
+  auto parsed = detail::parse_event_message(type, json);
+  if (!parsed) return "not a class-event message: \"" + detail::quote_untrusted(type) + "\"";
+  return std::move(*parsed);
 }
 
 }  // namespace gofish::protocol

@@ -274,6 +274,41 @@ std::string room_code_from_index(std::uint64_t index) {
   return code;
 }
 
+bool is_event_code(std::string_view code) {
+  if (code.size() != kEventCodeLength) return false;
+  for (char c : code) {
+    if (kRoomCodeAlphabet.find(c) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
+std::optional<std::string> normalize_event_code(std::string_view text) {
+  text = trim_ascii(text);
+  if (text.size() != kEventCodeLength) return std::nullopt;
+  std::string code(text);
+  for (char& c : code) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  if (!is_event_code(code)) return std::nullopt;
+  return code;
+}
+
+std::uint64_t event_code_count() {
+  std::uint64_t n = 1;
+  for (std::size_t i = 0; i < kEventCodeLength; ++i) n *= kRoomCodeAlphabet.size();
+  return n;
+}
+
+std::string event_code_from_index(std::uint64_t index) {
+  index %= event_code_count();
+  std::string code(kEventCodeLength, kRoomCodeAlphabet[0]);
+  for (std::size_t i = kEventCodeLength; i-- > 0;) {
+    code[i] = kRoomCodeAlphabet[index % kRoomCodeAlphabet.size()];
+    index /= kRoomCodeAlphabet.size();
+  }
+  return code;
+}
+
 std::string invite_path(std::string_view code) { return "/r/" + std::string(code); }
 
 std::optional<std::size_t> utf8_length(std::string_view text) {

@@ -39,6 +39,14 @@ std::optional<std::string> normalize_room_code(std::string_view text);
 // the server can draw a random index and map it to a code.
 std::uint64_t room_code_count();
 std::string room_code_from_index(std::uint64_t index);
+// Class event codes: kEventCodeLength characters of the same alphabet, so
+// an event code is never a room code (and is never listed in the lobby).
+inline constexpr std::size_t kEventCodeLength = 6;
+bool is_event_code(std::string_view code);
+// As normalize_room_code, for event codes.
+std::optional<std::string> normalize_event_code(std::string_view text);
+std::uint64_t event_code_count();
+std::string event_code_from_index(std::uint64_t index);
 // "/r/K7QXM": the path a client opens to join the room.
 std::string invite_path(std::string_view code);
 

@@ -321,6 +321,10 @@ int main(int argc, char** argv) {
       if (restored.rooms > 0) {
         spdlog::info("storage: {} rooms restored; their players can resume with their tokens", restored.rooms);
       }
+      // Events after rooms: an event watches its tables' rooms again.
+      if (const std::size_t events = handler->restore_events(*store); events > 0) {
+        spdlog::info("storage: {} class events restored", events);
+      }
       if (restored.set_aside > 0) {
         spdlog::warn(
             "storage: {} rooms set aside, kept in the database but not open; "

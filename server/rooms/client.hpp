@@ -34,6 +34,7 @@
 namespace gofish::server {
 
 class Room;
+class Event;
 
 class Client {
  public:
@@ -69,6 +70,23 @@ class Client {
     if (auto current = room_.lock(); !current || current.get() == room) room_.reset();
   }
 
+  // The class event the connection is in (as its teacher or a pupil), set
+  // by the handler as it forwards create_event, join_event or resume_event;
+  // the event clears it when it refuses the request. A connection may be in
+  // an event and in one of its tables' rooms at once.
+  std::shared_ptr<Event> event() const {
+    std::lock_guard lock(mutex_);
+    return event_.lock();
+  }
+  void set_event(const std::shared_ptr<Event>& event) {
+    std::lock_guard lock(mutex_);
+    event_ = event;
+  }
+  void clear_event(const Event* event) {
+    std::lock_guard lock(mutex_);
+    if (auto current = event_.lock(); !current || current.get() == event) event_.reset();
+  }
+
   // Set once the client's hello was accepted; read and written only by the
   // handler's calls for this client, which are serial (on the connection's
   // strand, or after a lookup, while held-back messages wait).
@@ -92,6 +110,7 @@ class Client {
   const std::string address_;
   mutable std::mutex mutex_;
   std::weak_ptr<Room> room_;
+  std::weak_ptr<Event> event_;
 };
 
 }  // namespace gofish::server

@@ -31,8 +31,23 @@ void DurableOutbox::send(const std::shared_ptr<Client>& client, SharedText text)
   if (needs <= durable_ && held_.empty() && may_release()) {
     client->send(std::move(text));
   } else {
-    held_.push_back(Held{needs, client, std::move(text)});
+    held_.push_back(Held{needs, client, std::move(text), {}});
   }
+}
+
+void DurableOutbox::after(std::function<void()> action) {
+  if (!sink_ || final_) return action();
+  const std::uint64_t needs = submitted_ + (pending() ? 1 : 0);
+  if (needs <= durable_ && held_.empty() && may_release()) {
+    action();
+  } else {
+    held_.push_back(Held{needs, nullptr, nullptr, std::move(action)});
+  }
+}
+
+void DurableOutbox::Held::release() {
+  if (action) return action();
+  client->send(std::move(text));
 }
 
 std::vector<Record> DurableOutbox::take(std::int64_t v) {
@@ -106,7 +121,7 @@ void DurableOutbox::submit_final(std::int64_t v) {
     if (outcome == WriteOutcome::kRetrying) return;
     // Fenced out, or past the node's leases: never sent.
     if (outcome != WriteOutcome::kWritten || (health && !health->may_release())) return;
-    for (Held& held : *orphans) held.client->send(std::move(held.text));
+    for (Held& held : *orphans) held.release();
   };
   std::vector<Record> records = take(v);
   ++submitted_;
@@ -140,8 +155,9 @@ bool DurableOutbox::retrying(std::uint64_t number) {
 void DurableOutbox::release_committed() {
   if (!may_release()) return;
   while (!held_.empty() && held_.front().needs <= durable_) {
-    held_.front().client->send(std::move(held_.front().text));
+    Held next = std::move(held_.front());
     held_.pop_front();
+    next.release();
   }
 }
 

@@ -56,6 +56,12 @@ class DurableOutbox {
   // Sends now, or once every record written before it is committed.
   void send(const std::shared_ptr<Client>& client, SharedText text);
 
+  // Runs `action` now, or once every record written before it is
+  // committed, in order with the messages sent (an event's report of a
+  // table, say). It runs where the release runs: on the owner's strand, or
+  // on the writer's callback for the last submission.
+  void after(std::function<void()> action);
+
   // Hands what was queued (and the version `v`, if it moved) to the sink.
   // `on_outcome` is called from the sink: the caller brings it back to its
   // strand and calls committed() or retrying() there. A sink that throws
@@ -89,6 +95,8 @@ class DurableOutbox {
     std::uint64_t needs = 0;
     std::shared_ptr<Client> client;
     SharedText text;
+    std::function<void()> action;  // instead of a message
+    void release();
   };
   struct Unsent {
     std::uint64_t number = 0;

@@ -23,7 +23,10 @@ std::variant<std::shared_ptr<Room>, protocol::Error> Registry::create_room(const
   using protocol::ErrorCode;
   std::lock_guard lock(mutex_);
   if (rooms_.size() >= services_.limits.max_rooms) return protocol::default_error(ErrorCode::kRoomTooManyRooms);
-  switch (addresses_.admit_room(creator, AddressLimits::Clock::now())) {
+  // An empty creator is the server itself (a class event's tables, whose
+  // event was created by someone): no address is charged for them.
+  switch (creator.empty() ? AddressLimits::RoomAdmission::kAdmitted
+                          : addresses_.admit_room(creator, AddressLimits::Clock::now())) {
     case AddressLimits::RoomAdmission::kAdmitted: break;
     case AddressLimits::RoomAdmission::kRate:
       services_.metrics->room_request_refused("create_rate");
@@ -51,7 +54,7 @@ std::variant<std::shared_ptr<Room>, protocol::Error> Registry::create_room(const
       code = protocol::room_code_from_index(os_random_below(protocol::room_code_count()));
     } while (taken(code));
   } catch (...) {
-    addresses_.room_closed(creator);  // no room was made after all
+    if (!creator.empty()) addresses_.room_closed(creator);  // no room was made after all
     throw;
   }
   closed_.erase(code);

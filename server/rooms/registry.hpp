@@ -120,6 +120,9 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // to a new room, since the store still holds a room under it.
   void reserve_code(const std::string& code);
   std::size_t room_count() const;
+  // Whether this node holds its rooms by leases (use_leases): several
+  // servers share the store.
+  bool uses_leases() const { return !node_.empty(); }
   const RoomServices& services() const { return services_; }
 
  private:

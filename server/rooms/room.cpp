@@ -414,7 +414,8 @@ void RoomImpl::start_game() {
     seats_.seat_bot(*index, kStandInLevel);
     record(protocol::BotAdded{*index, kStandInLevel, seats_[*index].name});
   }
-  engine::Rng deal_rng(engine::os_seed());
+  // A class event's same-deal round seeds the shuffle (room_table.cpp).
+  engine::Rng deal_rng(next_deal_seed_ ? *std::exchange(next_deal_seed_, std::nullopt) : engine::os_seed());
   const engine::DealSetup deal = engine::prepare_deal(settings_.rules, settings_.seats, deal_rng);
   std::vector<protocol::BotLevel> levels;
   for (const SeatSlot& seat : seats_.seats()) levels.push_back(seat.level);

@@ -146,6 +146,29 @@ class Room {
   // what waited and goes on.
   virtual void leases_confirmed(bool confirmed) = 0;
 
+  // ---- a table of a class event (server/rooms/event.hpp); room_table.cpp
+  //
+  // Seats the event's pupils (by name, in seats 0.. of `humans`; nobody
+  // connected, each seat under a fresh token nobody knows until hand_seat)
+  // and bots of `bots` in the rest, and starts the game at once. With
+  // `deal_seed` the deck is shuffled from it (every table of a same-deal
+  // round gets the same one) instead of from the OS.
+  struct TableSetup {
+    std::vector<std::string> humans;
+    protocol::BotLevel bots = protocol::BotLevel::kMedium;
+    std::optional<std::uint64_t> deal_seed;
+  };
+  virtual void open_table(TableSetup setup) = 0;
+  // Gives the human in `seat` a fresh seat token (the one before stops
+  // working), stored like any seat's, and sends `message` with it to
+  // `client` once it is committed: the pupil resumes the seat with it.
+  virtual void hand_seat(std::shared_ptr<Client> client, engine::Seat seat, protocol::EventSeat message) = 0;
+  // `report` is called (from the room's strand, once what it shows is
+  // committed) with the table as a spectator could see it (counts, never a
+  // card) now and whenever it changes.
+  using TableReport = std::function<void(protocol::EventTable)>;
+  virtual void watch(TableReport report) = 0;
+
   // The room's lobby entry while it is listed, waiting and has a free seat;
   // thread-safe (a copy refreshed on the strand after every change).
   virtual std::optional<protocol::LobbyRoom> lobby_entry() const = 0;

@@ -26,7 +26,8 @@ class RoomDirectory {
   virtual ~RoomDirectory() = default;
 
   // A new, empty room under a fresh code, made by a client at `creator` (an
-  // address key, AddressLimits::key_of), or why not (room/too_many_rooms:
+  // address key, AddressLimits::key_of; empty for a room the server makes
+  // itself, a class event's table, which no address is charged for), or why not (room/too_many_rooms:
   // the server's or the address's limits).
   virtual std::variant<std::shared_ptr<Room>, protocol::Error> create_room(const protocol::RoomSettings& settings,
                                                                           const std::string& creator) = 0;

@@ -59,6 +59,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void begin_after_restore() override;
   void move_away(bool commit_first, std::function<void()> after) override;
   void leases_confirmed(bool confirmed) override;
+  void open_table(TableSetup setup) override;
+  void hand_seat(std::shared_ptr<Client> client, engine::Seat seat, protocol::EventSeat message) override;
+  void watch(TableReport report) override;
 
  private:
   using ErrorCode = protocol::ErrorCode;
@@ -170,6 +173,12 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void after_membership_change();
   void on_idle();
   void close_room(protocol::RoomClosedReason reason, const std::string& why);
+  // ---- room_table.cpp: a table of a class event
+  void do_open_table(TableSetup setup);
+  void do_hand_seat(const std::shared_ptr<Client>& client, engine::Seat seat, protocol::EventSeat message);
+  protocol::EventTable table_status() const;
+  // At the end of every turn: the watcher hears of a change, after its commit.
+  void report_table();
   // ---- room_move.cpp: the room now served by another server
   void do_move_away(bool commit_first, std::function<void()> after);
   void set_state(State state);
@@ -213,6 +222,11 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // Hands a write the store writer refused (out of memory) over again.
   GuardedTimer resubmit_timer_;
   engine::Rng rng_;
+  // A class event's table (room_table.cpp): the next deal's seed, and who
+  // hears of changes with what they last heard.
+  std::optional<std::uint64_t> next_deal_seed_;
+  TableReport table_report_;
+  std::optional<protocol::EventTable> table_reported_;
 
   mutable std::mutex lobby_mutex_;
   std::optional<protocol::LobbyRoom> lobby_;

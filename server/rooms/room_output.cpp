@@ -65,6 +65,7 @@ RoomImpl::Turn::~Turn() {
 }
 
 void RoomImpl::end_turn() {
+  report_table();
   in_turn_ = false;
   if (std::exchange(submit_due_, false)) submit();
 }

@@ -39,7 +39,8 @@ RoomsHandler::RoomsHandler(boost::asio::io_context& io, const Limits& limits, st
       welcome_(welcome_of(limits, std::move(server_version))),
       registry_(std::make_shared<Registry>(
           RoomServices{io, limits, std::move(metrics),
-                       hasher ? std::move(hasher) : std::make_shared<const TokenHasher>(), writer, health})) {}
+                       hasher ? std::move(hasher) : std::make_shared<const TokenHasher>(), writer, health})),
+      events_(std::make_unique<EventRegistry>(registry_->services(), *registry_)) {}
 
 RoomsHandler::~RoomsHandler() { registry_->stop_lookups(); }
 
@@ -248,6 +249,17 @@ void RoomsHandler::dispatch_now(const std::shared_ptr<Client>& client, protocol:
     client->set_room(room);
     return room->create(client, std::move(*create), std::move(id));
   }
+  const auto& body = message.body;
+  if (std::holds_alternative<protocol::CreateEvent>(body) || std::holds_alternative<protocol::JoinEvent>(body) ||
+      std::holds_alternative<protocol::ResumeEvent>(body) || protocol::is_teacher_command(body)) {
+    if (std::holds_alternative<protocol::CreateEvent>(body)) {
+      if (shutting_down_) return send_error(*client, ErrorCode::kServerShuttingDown, std::move(id));
+      // An event's records are held by no lease, so another node's commits
+      // would fence them out: not on a cluster, until events move as rooms do.
+      if (registry_->uses_leases()) return send_error(*client, ErrorCode::kEventUnavailable, std::move(id));
+    }
+    return events_->handle(client, message);
+  }
   auto room = client->room();
   if (!room) return send_error(*client, ErrorCode::kRoomNotInRoom, std::move(id));
   room->handle(client, std::move(message), arrived);
@@ -274,6 +286,7 @@ void RoomsHandler::on_close(const std::shared_ptr<Connection>& connection) {
   // another node) with every seat away. A disconnect now would still change
   // them: start a rematch for the players who had voted, say.
   if (shutting_down_) return;
+  if (auto event = client->event()) event->disconnect(client);
   if (auto room = client->room()) room->disconnect(client);
 }
 

@@ -39,6 +39,7 @@
 #include "protocol/messages.hpp"
 #include "server/rooms/client.hpp"
 #include "server/rooms/connection.hpp"
+#include "server/rooms/event_registry.hpp"
 #include "server/rooms/limits.hpp"
 #include "server/rooms/metrics.hpp"
 #include "server/rooms/registry.hpp"
@@ -73,6 +74,7 @@ class RoomsHandler : public ConnectionHandler {
   void on_shutdown(std::function<void()> done) override;
 
   Registry& registry() { return *registry_; }
+  EventRegistry& events() { return *events_; }
   // Every room the handler finds or makes goes through this seam.
   RoomDirectory& directory() { return *registry_; }
 
@@ -84,6 +86,9 @@ class RoomsHandler : public ConnectionHandler {
   // room; every other room starts. gofish_rooms_set_aside counts the rooms
   // set aside. Throws StoreError only when the store itself fails.
   Restored restore(Store& store);
+  // Brings back every open class event (EventRegistry::restore); call after
+  // restore() or load_on_demand(), before serving. Returns how many.
+  std::size_t restore_events(Store& store) { return events_->restore(store); }
   // Or: rebuild each room only when someone asks for it, by code or by seat
   // token (--load-rooms on-demand).
   void load_on_demand(Store& store);
@@ -112,6 +117,7 @@ class RoomsHandler : public ConnectionHandler {
   const Limits limits_;
   const protocol::Welcome welcome_;
   std::shared_ptr<Registry> registry_;
+  std::unique_ptr<EventRegistry> events_;
 
   std::atomic<bool> shutting_down_{false};  // no new rooms once set
   mutable std::mutex clients_mutex_;

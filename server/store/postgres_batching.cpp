@@ -47,6 +47,12 @@ std::vector<PostgresStore::Step> steps_for(const Record& record) {
         } else if constexpr (std::is_same_v<R, record::RoomClosed>) {
           return {step(kCloseDecisions, r.room), step(kCloseGames, r.room), step(kDetachGames, r.room),
                   step(kCloseSeats, r.room),     step(kCloseRoom, r.room),  step(kCloseLease, r.room)};
+        } else if constexpr (std::is_same_v<R, record::EventSaved>) {
+          return {step(kSaveEvent, r.event, r.name, r.settings, r.teacher_hash, r.phase, r.round, r.created_ms)};
+        } else if constexpr (std::is_same_v<R, record::PupilSaved>) {
+          return {step(kSavePupil, r.event, r.pupil, r.name, r.token_hash)};
+        } else if constexpr (std::is_same_v<R, record::EventTableSaved>) {
+          return {step(kSaveEventTable, r.event, r.round, r.table, r.room, r.seats)};
         } else {
           static_assert(kAlwaysFalse<R>, "a record with no SQL");
         }

@@ -69,6 +69,37 @@ void PostgresStore::truncate_decisions(const std::string& game_id, std::int64_t 
   with_retry([&] { truncate_locked(game_id, keep); });
 }
 
+std::vector<StoredEvent> PostgresStore::load_open_events() {
+  std::lock_guard lock(mutex_);
+  return with_retry([&] {
+    std::vector<StoredEvent> events;
+    const auto rows = run(step(kOpenEvents));
+    for (int i = 0; i < rows.rows(); ++i) {
+      StoredEvent event;
+      event.event = rows.bytes(i, 0);
+      event.name = rows.bytes(i, 1);
+      event.settings = rows.bytes(i, 2);
+      event.teacher_hash = rows.bytes(i, 3);
+      event.phase = rows.bytes(i, 4);
+      event.round = rows.integer(i, 5);
+      event.created_ms = rows.integer(i, 6);
+      events.push_back(std::move(event));
+    }
+    for (StoredEvent& event : events) {
+      const auto pupils = run(step(kEventPupils, event.event));
+      for (int i = 0; i < pupils.rows(); ++i) {
+        event.pupils.push_back(StoredPupil{pupils.integer(i, 0), pupils.bytes(i, 1),
+                                           pupils.null(i, 2) ? std::string() : pupils.bytes(i, 2)});
+      }
+      const auto tables = run(step(kEventTables, event.event, event.round));
+      for (int i = 0; i < tables.rows(); ++i) {
+        event.tables.push_back(StoredEventTable{tables.integer(i, 0), tables.bytes(i, 1), tables.bytes(i, 2)});
+      }
+    }
+    return events;
+  });
+}
+
 std::vector<StoredRoom> PostgresStore::load_open_rooms() {
   std::lock_guard lock(mutex_);
   return with_retry([&] {

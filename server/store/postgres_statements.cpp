@@ -27,7 +27,9 @@ constexpr const Sql* kStatements[] = {
     &kNextDecision,       &kWaitingRooms,   &kOpenRoom,
     &kRoomOfToken,        &kInsertGames,    &kFinishGames,
     &kUpdateVersions,     &kTxid,           &kTxidStatus,
-    &kLatestFinishedGame,
+    &kLatestFinishedGame, &kSaveEvent,      &kSavePupil,
+    &kSaveEventTable,     &kOpenEvents,     &kEventPupils,
+    &kEventTables,
 };
 
 }  // namespace

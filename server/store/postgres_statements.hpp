@@ -72,6 +72,30 @@ inline constexpr Sql kCloseRoom{"close_room", "DELETE FROM rooms WHERE code = $1
 // code may be drawn again.
 inline constexpr Sql kCloseLease{"close_lease", "DELETE FROM room_lease WHERE code = $1"};
 
+// Class events (schema version 9): each written whole, keyed by the event.
+inline constexpr Sql kSaveEvent{
+    "save_event",
+    "INSERT INTO events(code, name, settings, teacher_hash, phase, round, created_ms) "
+    "VALUES($1, $2, $3, $4::bytea, $5, $6, $7) "
+    "ON CONFLICT (code) DO UPDATE SET name = EXCLUDED.name, settings = EXCLUDED.settings, "
+    "teacher_hash = EXCLUDED.teacher_hash, phase = EXCLUDED.phase, round = EXCLUDED.round"};
+inline constexpr Sql kSavePupil{
+    "save_pupil",
+    "INSERT INTO event_pupils(event, pupil, name, token_hash) VALUES($1, $2, $3, NULLIF($4::bytea, ''::bytea)) "
+    "ON CONFLICT (event, pupil) DO UPDATE SET name = EXCLUDED.name, token_hash = EXCLUDED.token_hash"};
+inline constexpr Sql kSaveEventTable{
+    "save_event_table",
+    "INSERT INTO event_tables(event, round, table_number, room, seats) VALUES($1, $2, $3, $4, $5) "
+    "ON CONFLICT (event, round, table_number) DO UPDATE SET room = EXCLUDED.room, seats = EXCLUDED.seats"};
+inline constexpr Sql kOpenEvents{"open_events",
+                                 "SELECT code, name, settings, teacher_hash, phase, round, created_ms FROM events "
+                                 "WHERE phase <> 'closed' ORDER BY created_ms, code COLLATE \"C\""};
+inline constexpr Sql kEventPupils{"event_pupils",
+                                  "SELECT pupil, name, token_hash FROM event_pupils WHERE event = $1 ORDER BY pupil"};
+inline constexpr Sql kEventTables{"event_tables",
+                                  "SELECT table_number, room, seats FROM event_tables WHERE event = $1 AND round = $2 "
+                                  "ORDER BY table_number"};
+
 // Leases. A take succeeds where no live lease of another node holds the
 // code; taking over an expired lease (even one's own) raises the epoch.
 // Every room of a batch at once: codes and epochs as text[] and bigint[].

@@ -79,7 +79,7 @@ struct pg_conn;
 namespace gofish::server {
 
 // The schema version this program writes (meta.schema_version).
-inline constexpr int kPostgresSchemaVersion = 8;
+inline constexpr int kPostgresSchemaVersion = 9;
 
 class PostgresStore final : public Store {
  public:
@@ -103,6 +103,7 @@ class PostgresStore final : public Store {
   std::optional<std::vector<std::string>> resolve_uncertain() override;
   void on_slow_commit(std::chrono::milliseconds after, std::function<void()> notice) override;
   std::vector<StoredRoom> load_open_rooms() override;
+  std::vector<StoredEvent> load_open_events() override;
   std::optional<StoredRoom> load_room(const std::string& code) override;
   std::optional<std::string> room_of_token(const std::string& token_hash) override;
   std::vector<StoredRoom> waiting_rooms(std::size_t limit) override;

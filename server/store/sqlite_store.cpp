@@ -145,9 +145,62 @@ void SqliteStore::apply(const Record& record) {
           seats.run(r.room);
           Statement rooms(db_, "DELETE FROM rooms WHERE code = ?");
           rooms.run(r.room);
+        } else if constexpr (std::is_same_v<R, record::EventSaved>) {
+          Statement save(db_,
+                         "INSERT OR REPLACE INTO events(code, name, settings, teacher_hash, phase, round, created_ms) "
+                         "VALUES(?, ?, ?, CAST(? AS BLOB), ?, ?, ?)");
+          save.run(r.event, r.name, r.settings, r.teacher_hash, r.phase, r.round, r.created_ms);
+        } else if constexpr (std::is_same_v<R, record::PupilSaved>) {
+          Statement save(db_,
+                         "INSERT OR REPLACE INTO event_pupils(event, pupil, name, token_hash) "
+                         "VALUES(?, ?, ?, NULLIF(CAST(? AS BLOB), x''))");
+          save.run(r.event, r.pupil, r.name, r.token_hash);
+        } else if constexpr (std::is_same_v<R, record::EventTableSaved>) {
+          Statement save(db_,
+                         "INSERT OR REPLACE INTO event_tables(event, round, table_number, room, seats) "
+                         "VALUES(?, ?, ?, ?, ?)");
+          save.run(r.event, r.round, r.table, r.room, r.seats);
         }
       },
       record);
+}
+
+std::vector<StoredEvent> SqliteStore::load_open_events() {
+  std::lock_guard lock(mutex_);
+  std::vector<StoredEvent> events;
+  Statement event_rows(db_,
+                       "SELECT code, name, settings, teacher_hash, phase, round, created_ms FROM events "
+                       "WHERE phase <> 'closed' ORDER BY created_ms, code");
+  event_rows.each([&](sqlite3_stmt* stmt) {
+    StoredEvent event;
+    event.event = column_text(stmt, 0);
+    event.name = column_text(stmt, 1);
+    event.settings = column_text(stmt, 2);
+    event.teacher_hash = column_blob(stmt, 3);
+    event.phase = column_text(stmt, 4);
+    event.round = sqlite3_column_int64(stmt, 5);
+    event.created_ms = sqlite3_column_int64(stmt, 6);
+    events.push_back(std::move(event));
+  });
+  Statement pupil_rows(db_, "SELECT pupil, name, token_hash FROM event_pupils WHERE event = ? ORDER BY pupil");
+  Statement table_rows(db_,
+                       "SELECT table_number, room, seats FROM event_tables WHERE event = ? AND round = ? "
+                       "ORDER BY table_number");
+  for (StoredEvent& event : events) {
+    pupil_rows.each(
+        [&](sqlite3_stmt* stmt) {
+          event.pupils.push_back(
+              StoredPupil{sqlite3_column_int64(stmt, 0), column_text(stmt, 1), column_blob(stmt, 2)});
+        },
+        event.event);
+    table_rows.each(
+        [&](sqlite3_stmt* stmt) {
+          event.tables.push_back(
+              StoredEventTable{sqlite3_column_int64(stmt, 0), column_text(stmt, 1), column_text(stmt, 2)});
+        },
+        event.event, event.round);
+  }
+  return events;
 }
 
 void SqliteStore::commit(const std::vector<Record>& records) {

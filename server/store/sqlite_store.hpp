@@ -60,7 +60,7 @@ namespace gofish::server {
 enum class SyncMode { kNormal, kFull };
 
 // The schema version this program writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 class SqliteStore final : public Store {
  public:
@@ -77,6 +77,7 @@ class SqliteStore final : public Store {
   std::optional<StoredRoom> load_room(const std::string& code) override;
   std::optional<std::string> room_of_token(const std::string& token_hash) override;
   std::vector<StoredRoom> waiting_rooms(std::size_t limit) override;
+  std::vector<StoredEvent> load_open_events() override;
   void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
   std::vector<SetAsideRoom> set_aside_rooms() override;
   bool restore_set_aside(const std::string& room) override;

@@ -148,11 +148,69 @@ struct RoomClosed {
   std::string room;
 };
 
+// A class event (server/rooms/event.hpp), written whole whenever its
+// phase or round changes: `settings` is the protocol's JSON of its settings
+// and roster, `teacher_hash` the teacher token's keyed hash (16 bytes),
+// `phase` "open", "playing" or "closed".
+struct EventSaved {
+  std::string event;
+  std::string name;
+  std::string settings;
+  std::string teacher_hash;
+  std::string phase;
+  std::int64_t round = 0;
+  std::int64_t created_ms = 0;
+};
+// One pupil of an event, written whole when it changes: `token_hash` is
+// empty while nobody has claimed the name.
+struct PupilSaved {
+  std::string event;
+  std::int64_t pupil = 0;
+  std::string name;
+  std::string token_hash;
+};
+// A table of a round: its room and the pupil in each seat (the protocol's
+// JSON, table_seats_record).
+struct EventTableSaved {
+  std::string event;
+  std::int64_t round = 0;
+  std::int64_t table = 0;
+  std::string room;
+  std::string seats;
+};
+
 }  // namespace record
 
 using Record = std::variant<record::RoomCreated, record::RoomSettingsChanged, record::SeatTaken, record::SeatFreed,
                             record::GameStarted, record::DecisionAccepted, record::GameFinished, record::RoomVersion,
-                            record::RoomClosed>;
+                            record::RoomClosed, record::EventSaved, record::PupilSaved, record::EventTableSaved>;
+
+struct StoredPupil {
+  std::int64_t pupil = 0;
+  std::string name;
+  std::string token_hash;
+  friend bool operator==(const StoredPupil&, const StoredPupil&) = default;
+};
+struct StoredEventTable {
+  std::int64_t table = 0;
+  std::string room;
+  std::string seats;
+  friend bool operator==(const StoredEventTable&, const StoredEventTable&) = default;
+};
+// An event not closed, as read back on start: its pupils by number and the
+// tables of its latest round.
+struct StoredEvent {
+  std::string event;
+  std::string name;
+  std::string settings;
+  std::string teacher_hash;
+  std::string phase;
+  std::int64_t round = 0;
+  std::int64_t created_ms = 0;
+  std::vector<StoredPupil> pupils;
+  std::vector<StoredEventTable> tables;
+  friend bool operator==(const StoredEvent&, const StoredEvent&) = default;
+};
 
 struct StoredSeat {
   int seat = 0;
@@ -283,6 +341,9 @@ class Store {
   // is listed is in its settings, which the registry reads). The default
   // has none: a store no other node shares.
   virtual std::vector<StoredRoom> waiting_rooms(std::size_t limit);
+  // Every class event not closed, with its pupils and its latest round's
+  // tables. The default has none (a store that keeps nothing).
+  virtual std::vector<StoredEvent> load_open_events() { return {}; }
   // Marks a room that cannot be rebuilt: it stays in the store, untouched
   // (its finished games are not pruned), and load_open_rooms skips it.
   virtual void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) = 0;

@@ -58,6 +58,14 @@ TEST_CASE("every client message type parses from a minimal valid frame") {
       {"chat", R"({"type":"chat","text":"hi"})"},
       {"transcript", R"({"type":"transcript"})"},
       {"ping", R"({"type":"ping"})"},
+      {"create_event", R"({"type":"create_event","name":"Class 3B","table_size":4})"},
+      {"join_event", R"({"type":"join_event","code":"K7QXM2","name":"Ann"})"},
+      {"resume_event", R"({"type":"resume_event","code":"K7QXM2","token":"HiEkJyotMDM2OTw_QkVIS05RVFdaXWBj"})"},
+      {"seat_pupils", R"({"type":"seat_pupils"})"},
+      {"move_pupil", R"({"type":"move_pupil","pupil":0,"table":1})"},
+      {"free_name", R"({"type":"free_name","pupil":0})"},
+      {"start_round", R"({"type":"start_round"})"},
+      {"end_round", R"({"type":"end_round"})"},
   };
   std::set<std::string> seen;
   for (const auto& [type, frame] : frames) {
@@ -339,6 +347,18 @@ TEST_CASE("client messages round-trip through encode_client_message") {
       {std::nullopt, Chat{"", "good_luck"}},
       {RequestId{std::int64_t{-3}}, GetTranscript{}},
       {RequestId{std::int64_t{7}}, Ping{}},
+      {RequestId{std::int64_t{8}},
+       CreateEvent{"Class 3B", EventSettings{*engine::preset("pairs"), 3, BotLevel::kHard, ChatMode::kOff, 30, 2, true,
+                                             false},
+                   {"Ann", "Ben"}}},
+      {std::nullopt, JoinEvent{"K7QXM2", "Ann", ""}},
+      {std::nullopt, JoinEvent{"K7QXM2", "", std::string(32, 'A')}},
+      {std::nullopt, ResumeEvent{"K7QXM2", std::string(32, 'B')}},
+      {std::nullopt, SeatPupils{}},
+      {std::nullopt, MovePupil{4, 2}},
+      {std::nullopt, FreeName{3}},
+      {std::nullopt, StartRound{}},
+      {std::nullopt, EndRound{}},
   };
   std::set<std::size_t> kinds;
   for (const ClientMessage& m : messages) {

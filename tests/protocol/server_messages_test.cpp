@@ -507,8 +507,8 @@ TEST_CASE("error codes: stable spellings, sentences, one per engine refusal") {
     const auto slash = name.find('/');
     REQUIRE(slash != std::string_view::npos);
     const auto space = name.substr(0, slash);
-    CHECK((space == "protocol" || space == "room" || space == "chat" || space == "server" || space == "action" ||
-           space == "api"));
+    CHECK((space == "protocol" || space == "room" || space == "event" || space == "chat" || space == "server" ||
+           space == "action" || space == "api"));
   }
   CHECK_FALSE(parse_error_code("room/nope"));
   using engine::RefusalCode;

@@ -93,6 +93,12 @@ std::int64_t Peer::send(protocol::ClientBody body) {
 void Peer::take(std::string text) {
   auto parsed = protocol::parse_server_message(text);
   if (auto* error = std::get_if<std::string>(&parsed)) {
+    auto event = protocol::parse_event_server_message(text);
+    if (auto* message = std::get_if<protocol::EventServerMessage>(&event)) {
+      class_unread_.push_back(class_frames_.size());
+      class_frames_.push_back(ClassFrame{std::move(text), std::move(*message)});
+      return;
+    }
     throw std::runtime_error("unparseable server frame (" + *error + "): " + text.substr(0, 300));
   }
   auto message = std::get<protocol::ServerMessage>(std::move(parsed));
@@ -131,6 +137,54 @@ std::optional<protocol::ServerMessage> Peer::await(const std::function<bool(cons
     }
     take(std::move(*text));
   }
+}
+
+std::optional<protocol::EventServerMessage> Peer::await_class(
+    const std::function<bool(const protocol::EventServerMessage&)>& match, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::size_t checked = 0;
+  while (true) {
+    for (; checked < class_unread_.size(); ++checked) {
+      const std::size_t index = class_unread_[checked];
+      if (match(class_frames_[index].message)) {
+        class_unread_.erase(class_unread_.begin() + static_cast<std::ptrdiff_t>(checked));
+        return class_frames_[index].message;
+      }
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return std::nullopt;
+    auto text = socket_->next(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) + 1ms);
+    if (!text) {
+      if (socket_->ended()) return std::nullopt;
+      continue;
+    }
+    take(std::move(*text));
+  }
+}
+
+protocol::EventServerMessage Peer::class_reply(std::int64_t id) {
+  const protocol::RequestId wanted = id;
+  const auto deadline = std::chrono::steady_clock::now() + 5000ms;
+  const auto answers = [&](const protocol::EventServerMessage& m) {
+    return std::visit(
+        [&](const auto& value) {
+          if constexpr (requires { value.id; }) {
+            return value.id == std::optional<protocol::RequestId>(wanted);
+          } else {
+            return false;
+          }
+        },
+        m);
+  };
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (auto message = await_class(answers, 20ms)) return std::move(*message);
+    if (auto other = await([&](const protocol::ServerMessage& m) { return id_of(m) == wanted; }, 0ms)) {
+      throw std::runtime_error("expected a class-event reply to request " + std::to_string(id) + ", got " +
+                               describe(*other));
+    }
+    if (socket_->ended()) break;
+  }
+  throw std::runtime_error("no class-event reply to request " + std::to_string(id));
 }
 
 protocol::ServerMessage Peer::reply(std::int64_t id, std::chrono::milliseconds timeout) {
@@ -524,6 +578,7 @@ std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frame
                            std::to_string(current_v) + ": " + text.substr(0, 300));
       }
     }
+    for (std::string& problem : find_event_leaks({text}, who)) problems.push_back(std::move(problem));
     std::vector<engine::Card> cards;
     collect_cards(nlohmann::json::parse(text), cards);
     for (engine::Card card : cards) {
@@ -532,6 +587,45 @@ std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frame
                            ", which it could not know: " + text.substr(0, 300));
       }
     }
+  }
+  return problems;
+}
+
+namespace {
+
+// A key that would carry cards, wherever it appears in an event message.
+bool names_hands(const nlohmann::json& json) {
+  if (json.is_object()) {
+    for (auto it = json.begin(); it != json.end(); ++it) {
+      if (it.key() == "hand" || it.key() == "hands" || it.key() == "deck") return true;
+      if (names_hands(*it)) return true;
+    }
+  } else if (json.is_array()) {
+    for (const auto& item : json) {
+      if (names_hands(item)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> find_event_leaks(const std::vector<std::string>& frames, const std::string& who) {
+  std::vector<std::string> problems;
+  for (const std::string& text : frames) {
+    const auto json = nlohmann::json::parse(text, nullptr, false);
+    if (!json.is_object() || !json.contains("type") || !json["type"].is_string()) continue;
+    const auto& type = json["type"].get_ref<const std::string&>();
+    if (!type.starts_with("event_")) continue;
+    // The settings hold the rules, which name ranks and no card; everything
+    // else is checked, the settings too.
+    std::vector<engine::Card> cards;
+    collect_cards(json, cards);
+    if (!cards.empty()) {
+      problems.push_back(who + " got an " + type + " naming " + engine::to_string(cards.front()) + ": " +
+                         text.substr(0, 300));
+    }
+    if (names_hands(json)) problems.push_back(who + " got an " + type + " with a hand or deck: " + text.substr(0, 300));
   }
   return problems;
 }

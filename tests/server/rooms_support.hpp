@@ -82,6 +82,24 @@ class Peer {
 
   LiveSocket& socket() { return *socket_; }
   const std::vector<Frame>& frames() const { return frames_; }
+  // Class-event messages (protocol::EventServerMessage) are kept apart.
+  struct ClassFrame {
+    std::string text;
+    protocol::EventServerMessage message;
+  };
+  const std::vector<ClassFrame>& class_frames() const { return class_frames_; }
+  // As await(), for the first unread class-event message matching `match`.
+  std::optional<protocol::EventServerMessage> await_class(
+      const std::function<bool(const protocol::EventServerMessage&)>& match, std::chrono::milliseconds timeout = 5000ms);
+  // Sends `body` and returns its reply, which must be a class-event message
+  // of type T (throws otherwise, naming what came).
+  template <class T>
+  T expect_class(protocol::ClientBody body) {
+    auto message = class_reply(send(std::move(body)));
+    if (auto* value = std::get_if<T>(&message)) return std::move(*value);
+    throw std::runtime_error("expected " + std::string(typeid(T).name()) + ", got " +
+                             std::string(protocol::message_type(message)));
+  }
   std::int64_t last_v() const { return last_v_; }
 
   // Sends with a fresh integer id; returns it.
@@ -150,6 +168,9 @@ class Peer {
     }
   }
   void take(std::string text);
+  protocol::EventServerMessage class_reply(std::int64_t id);
+  std::vector<ClassFrame> class_frames_;
+  std::vector<std::size_t> class_unread_;  // indexes into class_frames_
 
   std::unique_ptr<LiveSocket> socket_;
   std::vector<Frame> frames_;
@@ -256,5 +277,12 @@ bool drive(const std::vector<AutoPlayer*>& players, const std::function<bool()>&
 std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frames, std::optional<engine::Seat> viewer,
                                     const std::vector<std::string>& spectator_frames,
                                     const std::map<int, engine::Transcript>& transcripts);
+
+// The hiding property for class events: a class event's own messages
+// (event_created, event_joined, event_state, event_seat) name no card at
+// all, whoever receives them (a pupil, or a teacher without the coaching
+// view), and carry no hand or deck. One problem per offending frame; other
+// frames are left to find_leaks.
+std::vector<std::string> find_event_leaks(const std::vector<std::string>& frames, const std::string& who);
 
 }  // namespace gofish::server::testing

@@ -961,7 +961,9 @@ TEST_CASE("store: a version 4 database is migrated, and its finished games keep 
                        record::GameFinished{"old", 2}, record::GameStarted{"ABCD", 2, "new", "{}", 3},
                        record::DecisionAccepted{"new", 0, R"({"seat":1})", std::nullopt}});
   kind.tamper("UPDATE games SET transcript = '{\"kept\":1}' WHERE game_id = 'old'; "
-              "ALTER TABLE games DROP COLUMN last_decision; PRAGMA user_version=4");
+              "ALTER TABLE games DROP COLUMN last_decision; "
+              // What schema version 6 added (class events) goes too.
+              "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; PRAGMA user_version=4");
   const auto store = kind.open();
   const auto old = store->finished_game("old");
   REQUIRE(old);
@@ -1450,16 +1452,19 @@ TEST_CASE("postgres store: the handover socket turns readable when a request com
   CHECK_FALSE(readable(100));
 }
 
-// What schema version 8 changed, undone: decisions keyed by game and number
-// again, and games without the bounds of their decisions' ids.
+// What schema version 9 added (class events), gone.
+const std::string kWithoutEvents = "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; ";
+// What schema versions 8 and 9 changed, undone: decisions keyed by game and
+// number again, and games without the bounds of their decisions' ids.
 const std::string kWithoutAppended =
+    kWithoutEvents +
     "ALTER TABLE games DROP COLUMN first_decision, DROP COLUMN last_decision; "
     "CREATE TABLE decisions_keyed(game_id TEXT NOT NULL, seq BIGINT NOT NULL, decision TEXT NOT NULL, v BIGINT, "
     "PRIMARY KEY(game_id, seq)); "
     "INSERT INTO decisions_keyed SELECT game_id, seq, decision, v FROM decisions; "
     "DROP TABLE decisions; ALTER TABLE decisions_keyed RENAME TO decisions; "
     "ALTER INDEX decisions_keyed_pkey RENAME TO decisions_pkey; ";
-// What schema versions 7 and 8 added, gone: a database as versions 1 to 6 left it.
+// What schema versions 7 to 9 added, gone: a database as versions 1 to 6 left it.
 const std::string kWithoutNodeFence =
     kWithoutAppended + "DROP TABLE node_fence; DROP FUNCTION gofish_node_lost_lease(TEXT); ";
 
@@ -1922,6 +1927,55 @@ TEST_CASE("transcript api: a store that cannot be read answers 503 with the prot
   REQUIRE(error != nullptr);
   CHECK(error->code == protocol::ErrorCode::kApiStorage);
   CHECK_FALSE(error->message.empty());
+}
+
+}  // namespace
+}  // namespace gofish::server
+
+namespace gofish::server {
+namespace {
+
+TEST_CASE_TEMPLATE("store: class events, their pupils and their latest round's tables come back", Kind, GOFISH_STORES) {
+  Kind kind;
+  const std::string teacher(16, '\x07');
+  const std::string ann(16, '\x02');
+  kind.open()->commit({
+      record::EventSaved{"KQ7XM2", "Class 3B", R"({"table_size":4})", teacher, "open", 0, 1000},
+      record::PupilSaved{"KQ7XM2", 0, "Ann", ann},
+      record::PupilSaved{"KQ7XM2", 1, "Ben", ""},
+      // A second event, closed: not loaded.
+      record::EventSaved{"ZZ22ZZ", "Done", "{}", teacher, "closed", 1, 900},
+  });
+  {
+    const auto store = kind.open();
+    // Round 1 then round 2: written again whole, only the latest round's tables come back.
+    store->commit({
+        record::EventTableSaved{"KQ7XM2", 1, 0, "AAAAA", "[0,null]"},
+        record::EventSaved{"KQ7XM2", "Class 3B", R"({"table_size":4})", teacher, "playing", 1, 1000},
+        record::PupilSaved{"KQ7XM2", 1, "Ben", std::string(16, '\x03')},
+    });
+    store->commit({
+        record::EventTableSaved{"KQ7XM2", 2, 0, "BBBBB", "[1,0]"},
+        record::EventTableSaved{"KQ7XM2", 2, 1, "CCCCC", "[null,null]"},
+        record::EventSaved{"KQ7XM2", "Class 3B", R"({"table_size":4})", teacher, "playing", 2, 1000},
+    });
+  }
+  const auto events = kind.open()->load_open_events();
+  REQUIRE(events.size() == 1);
+  const StoredEvent& event = events[0];
+  CHECK(event.event == "KQ7XM2");
+  CHECK(event.name == "Class 3B");
+  CHECK(event.settings == R"({"table_size":4})");
+  CHECK(event.teacher_hash == teacher);
+  CHECK(event.phase == "playing");
+  CHECK(event.round == 2);
+  CHECK(event.created_ms == 1000);
+  REQUIRE(event.pupils.size() == 2);
+  CHECK(event.pupils[0] == StoredPupil{0, "Ann", ann});
+  CHECK(event.pupils[1] == StoredPupil{1, "Ben", std::string(16, '\x03')});
+  REQUIRE(event.tables.size() == 2);
+  CHECK(event.tables[0] == StoredEventTable{0, "BBBBB", "[1,0]"});
+  CHECK(event.tables[1] == StoredEventTable{1, "CCCCC", "[null,null]"});
 }
 
 }  // namespace

@@ -1,0 +1,529 @@
+// Every JSON spelling of class events (event_json.hpp). Requests are read
+// through detail::Reader like every client message (nothing here throws on
+// what a client sends); server messages are written field by field in a
+// fixed order and read back for C++ clients and tests, where a malformed
+// frame becomes a sentence.
+#include "protocol/event_json.hpp"
+
+#include <set>
+
+#include "engine/overloaded.hpp"
+#include "protocol/rules_json.hpp"
+#include "protocol/text.hpp"
+
+namespace gofish::protocol {
+namespace engine = gofish::engine;
+using detail::Json;
+using detail::OrderedJson;
+using detail::Reader;
+
+namespace {
+
+constexpr std::int64_t kMaxIndex = static_cast<std::int64_t>(kMaxRosterNames) - 1;
+
+std::string read_event_name(Reader& r, std::string_view key, const ParseLimits& limits, bool required) {
+  if (r.failed()) return {};
+  const Json* value = r.get(key);
+  if (value == nullptr) {
+    if (required) r.fail(key, "\"" + std::string(key) + "\" is missing.");
+    return {};
+  }
+  if (!value->is_string()) {
+    r.fail(key, "\"" + std::string(key) + "\" must be a string.");
+    return {};
+  }
+  auto name = normalize_name(*value->get_ptr<const std::string*>(), limits);
+  if (auto* error = std::get_if<Error>(&name)) {
+    error->field = std::string(key);
+    r.fail(*error);
+    return {};
+  }
+  return std::get<std::string>(std::move(name));
+}
+
+std::string read_event_code(Reader& r) {
+  if (r.failed()) return {};
+  const Json* code = r.get("code");
+  if (code == nullptr) {
+    r.fail("code", "\"code\" is missing.");
+  } else if (!code->is_string()) {
+    r.fail("code", "\"code\" must be a string.");
+  } else if (auto normal = normalize_event_code(*code->get_ptr<const std::string*>())) {
+    return std::move(*normal);
+  } else {
+    r.fail(ErrorCode::kEventBadCode, "code", std::string(default_message(ErrorCode::kEventBadCode)));
+  }
+  return {};
+}
+
+std::string read_event_token(Reader& r, bool required) {
+  if (r.failed()) return {};
+  const Json* token = r.get("token");
+  if (token == nullptr) {
+    if (required) r.fail("token", "\"token\" is missing.");
+    return {};
+  }
+  if (!token->is_string() || !is_token(*token->get_ptr<const std::string*>())) {
+    r.fail(ErrorCode::kEventBadToken, "token", std::string(default_message(ErrorCode::kEventBadToken)));
+    return {};
+  }
+  return *token->get_ptr<const std::string*>();
+}
+
+template <class Enum>
+std::optional<Enum> enum_of(std::string_view text, std::initializer_list<Enum> values) {
+  for (Enum value : values) {
+    if (to_string(value) == text) return value;
+  }
+  return std::nullopt;
+}
+
+CreateEvent parse_create_event(Reader& r, const ParseLimits& limits) {
+  CreateEvent m;
+  m.name = read_event_name(r, "name", limits, true);
+  EventSettings& s = m.settings;
+  if (const Json* rules = r.get("rules"); rules != nullptr && !r.failed()) {
+    if (!rules->is_object()) {
+      r.fail(ErrorCode::kRoomBadRules, "rules",
+             "\"rules\" must be an object: a \"preset\" and any fields changed from it.");
+    } else {
+      auto parsed = rules_from_json(*rules);
+      if (auto* error = std::get_if<engine::ConfigError>(&parsed)) {
+        r.fail(rules_error(*error));
+      } else {
+        s.rules = std::get<engine::Rules>(std::move(parsed));
+      }
+    }
+  } else {
+    s.rules = *engine::preset("classic");
+  }
+  s.table_size = static_cast<int>(r.required_integer("table_size", 2, engine::kMaxSeats));
+  if (!r.failed()) {
+    if (auto error = engine::validate(s.rules, s.table_size)) r.fail(rules_error(*error));
+  }
+  if (auto level = r.string("bots", 16)) {
+    if (auto parsed = parse_bot_level(*level)) {
+      s.bots = *parsed;
+    } else {
+      r.fail("bots", "\"bots\" must be \"easy\", \"medium\" or \"hard\".");
+    }
+  }
+  if (auto chat = r.string("chat", 16)) {
+    if (auto parsed = parse_chat_mode(*chat)) {
+      s.chat = *parsed;
+    } else {
+      r.fail("chat", "\"chat\" must be \"phrases\", \"off\" or \"free\".");
+    }
+  }
+  if (auto timer = r.integer("turn_timer_seconds", 0, limits.max_turn_timer_seconds)) {
+    if (*timer != 0 && *timer < limits.min_turn_timer_seconds) {
+      r.fail("turn_timer_seconds", "\"turn_timer_seconds\" must be 0 (no timer) or from " +
+                                       std::to_string(limits.min_turn_timer_seconds) + " to " +
+                                       std::to_string(limits.max_turn_timer_seconds) + ".");
+    }
+    s.turn_timer_seconds = static_cast<int>(*timer);
+  }
+  if (auto rounds = r.integer("rounds", 1, kMaxEventRounds)) s.rounds = static_cast<int>(*rounds);
+  if (auto same = r.boolean("same_deal")) s.same_deal = *same;
+  if (auto coaching = r.boolean("coaching")) s.coaching = *coaching;
+  if (const Json* roster = r.array("roster", kMaxRosterNames)) {
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < roster->size() && !r.failed(); ++i) {
+      const std::string where = "roster[" + std::to_string(i) + "]";
+      const Json& entry = (*roster)[i];
+      if (!entry.is_string()) {
+        r.fail(where, "Each roster entry must be a name (a string).");
+        break;
+      }
+      auto name = normalize_name(*entry.get_ptr<const std::string*>(), limits);
+      if (auto* error = std::get_if<Error>(&name)) {
+        error->field = where;
+        r.fail(*error);
+        break;
+      }
+      std::string folded = std::get<std::string>(name);
+      for (char& c : folded) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      }
+      if (!seen.insert(folded).second) {
+        r.fail(where, "The roster names " + std::get<std::string>(name) + " twice.");
+        break;
+      }
+      m.roster.push_back(std::get<std::string>(std::move(name)));
+    }
+  }
+  return m;
+}
+
+JoinEvent parse_join_event(Reader& r, const ParseLimits& limits) {
+  JoinEvent m;
+  m.code = read_event_code(r);
+  const bool has_name = r.has("name");
+  const bool has_token = r.has("token");
+  if (r.failed()) return m;
+  if (has_name == has_token) {
+    r.fail("name", "join_event needs a \"name\" (the first time) or your \"token\" (coming back), not both.");
+    return m;
+  }
+  if (has_name) {
+    m.name = read_event_name(r, "name", limits, true);
+  } else {
+    m.token = read_event_token(r, true);
+  }
+  return m;
+}
+
+OrderedJson settings_json(const EventSettings& s) {
+  OrderedJson out = OrderedJson::object();
+  out["rules"] = rules_to_json(s.rules);
+  out["table_size"] = s.table_size;
+  out["bots"] = to_string(s.bots);
+  out["chat"] = to_string(s.chat);
+  out["turn_timer_seconds"] = s.turn_timer_seconds;
+  out["rounds"] = s.rounds;
+  out["same_deal"] = s.same_deal;
+  out["coaching"] = s.coaching;
+  return out;
+}
+
+OrderedJson optional_int(const std::optional<int>& value) { return value ? OrderedJson(*value) : OrderedJson(nullptr); }
+
+OrderedJson pupil_json(const EventPupil& p) {
+  return OrderedJson{{"id", p.id},
+                     {"name", p.name},
+                     {"claimed", p.claimed},
+                     {"connected", p.connected},
+                     {"table", optional_int(p.table)},
+                     {"seat", p.seat ? OrderedJson(*p.seat) : OrderedJson(nullptr)}};
+}
+
+OrderedJson table_json(const EventTable& t) {
+  OrderedJson seats = OrderedJson::array();
+  for (const EventTableSeat& s : t.seats) {
+    seats.push_back(OrderedJson{{"occupant", to_string(s.occupant)},
+                                {"name", s.name},
+                                {"pupil", optional_int(s.pupil)},
+                                {"bot", s.bot ? OrderedJson(to_string(*s.bot)) : OrderedJson(nullptr)},
+                                {"connected", s.connected},
+                                {"bot_playing", s.bot_playing},
+                                {"cards", s.cards},
+                                {"sets", s.sets}});
+  }
+  return OrderedJson{{"table", t.table},
+                     {"room", t.room},
+                     {"state", to_string(t.state)},
+                     {"turn", t.turn ? OrderedJson(*t.turn) : OrderedJson(nullptr)},
+                     {"pond", t.pond},
+                     {"game_id", t.game_id ? OrderedJson(*t.game_id) : OrderedJson(nullptr)},
+                     {"seats", std::move(seats)}};
+}
+
+OrderedJson state_json(const EventState& e) {
+  OrderedJson pupils = OrderedJson::array();
+  for (const EventPupil& p : e.pupils) pupils.push_back(pupil_json(p));
+  OrderedJson tables = OrderedJson::array();
+  for (const EventTable& t : e.tables) tables.push_back(table_json(t));
+  return OrderedJson{{"code", e.code},         {"name", e.name},     {"settings", settings_json(e.settings)},
+                     {"state", to_string(e.state)}, {"round", e.round}, {"pupils", std::move(pupils)},
+                     {"tables", std::move(tables)}};
+}
+
+OrderedJson start(std::string_view type, const std::optional<RequestId>& id) {
+  OrderedJson out = OrderedJson::object();
+  out["type"] = type;
+  if (id) std::visit([&](const auto& value) { out["id"] = value; }, *id);
+  return out;
+}
+
+// ---- reading back (trusted-ish frames; every failure becomes a sentence)
+
+std::optional<int> read_optional_int(const Json& json, const char* key) {
+  const Json& value = json.at(key);
+  if (value.is_null()) return std::nullopt;
+  return value.get<int>();
+}
+
+EventSettings settings_from(const Json& json) {
+  EventSettings s;
+  auto rules = rules_from_json(json.at("rules"));
+  if (auto* error = std::get_if<engine::ConfigError>(&rules)) throw std::runtime_error("rules: " + error->message);
+  s.rules = std::get<engine::Rules>(std::move(rules));
+  s.table_size = json.at("table_size").get<int>();
+  if (s.table_size < 2 || s.table_size > engine::kMaxSeats) throw std::runtime_error("table_size out of range");
+  const auto level = parse_bot_level(json.at("bots").get<std::string>());
+  if (!level) throw std::runtime_error("unknown bot level");
+  s.bots = *level;
+  const auto chat = parse_chat_mode(json.at("chat").get<std::string>());
+  if (!chat) throw std::runtime_error("unknown chat mode");
+  s.chat = *chat;
+  s.turn_timer_seconds = json.at("turn_timer_seconds").get<int>();
+  s.rounds = json.at("rounds").get<int>();
+  s.same_deal = json.at("same_deal").get<bool>();
+  s.coaching = json.at("coaching").get<bool>();
+  return s;
+}
+
+EventPupil pupil_from(const Json& json) {
+  EventPupil p;
+  p.id = json.at("id").get<int>();
+  p.name = json.at("name").get<std::string>();
+  p.claimed = json.at("claimed").get<bool>();
+  p.connected = json.at("connected").get<bool>();
+  p.table = read_optional_int(json, "table");
+  if (auto seat = read_optional_int(json, "seat")) p.seat = static_cast<engine::Seat>(*seat);
+  return p;
+}
+
+EventTable table_from(const Json& json) {
+  EventTable t;
+  t.table = json.at("table").get<int>();
+  t.room = json.at("room").get<std::string>();
+  const auto state = enum_of(json.at("state").get<std::string>(),
+                             {RoomState::kWaiting, RoomState::kPlaying, RoomState::kOver});
+  if (!state) throw std::runtime_error("unknown table state");
+  t.state = *state;
+  if (auto turn = read_optional_int(json, "turn")) t.turn = static_cast<engine::Seat>(*turn);
+  t.pond = json.at("pond").get<int>();
+  if (!json.at("game_id").is_null()) t.game_id = json.at("game_id").get<std::string>();
+  for (const Json& seat : json.at("seats")) {
+    EventTableSeat s;
+    const auto occupant = enum_of(seat.at("occupant").get<std::string>(),
+                                  {Occupant::kEmpty, Occupant::kHuman, Occupant::kBot});
+    if (!occupant) throw std::runtime_error("unknown occupant");
+    s.occupant = *occupant;
+    s.name = seat.at("name").get<std::string>();
+    s.pupil = read_optional_int(seat, "pupil");
+    if (!seat.at("bot").is_null()) {
+      const auto level = parse_bot_level(seat.at("bot").get<std::string>());
+      if (!level) throw std::runtime_error("unknown bot level");
+      s.bot = *level;
+    }
+    s.connected = seat.at("connected").get<bool>();
+    s.bot_playing = seat.at("bot_playing").get<bool>();
+    s.cards = seat.at("cards").get<int>();
+    s.sets = seat.at("sets").get<int>();
+    t.seats.push_back(std::move(s));
+  }
+  return t;
+}
+
+EventState state_from(const Json& json) {
+  EventState e;
+  e.code = json.at("code").get<std::string>();
+  e.name = json.at("name").get<std::string>();
+  e.settings = settings_from(json.at("settings"));
+  const auto phase = enum_of(json.at("state").get<std::string>(),
+                             {EventPhase::kOpen, EventPhase::kPlaying, EventPhase::kClosed});
+  if (!phase) throw std::runtime_error("unknown event state");
+  e.state = *phase;
+  e.round = json.at("round").get<int>();
+  for (const Json& pupil : json.at("pupils")) e.pupils.push_back(pupil_from(pupil));
+  for (const Json& table : json.at("tables")) e.tables.push_back(table_from(table));
+  return e;
+}
+
+std::optional<RequestId> id_from(const Json& json) {
+  const auto it = json.find("id");
+  if (it == json.end() || it->is_null()) return std::nullopt;
+  if (it->is_string()) return RequestId(it->get<std::string>());
+  return RequestId(it->get<std::int64_t>());
+}
+
+}  // namespace
+
+std::string_view to_string(EventPhase phase) {
+  switch (phase) {
+    case EventPhase::kOpen: return "open";
+    case EventPhase::kPlaying: return "playing";
+    case EventPhase::kClosed: return "closed";
+  }
+  return "open";
+}
+
+bool is_teacher_command(const ClientBody& body) {
+  return std::holds_alternative<SeatPupils>(body) || std::holds_alternative<MovePupil>(body) ||
+         std::holds_alternative<FreeName>(body) || std::holds_alternative<StartRound>(body) ||
+         std::holds_alternative<EndRound>(body);
+}
+
+namespace detail {
+
+std::optional<ClientBody> parse_event_request(std::string_view type, Reader& r, const ParseLimits& limits) {
+  if (type == "create_event") return parse_create_event(r, limits);
+  if (type == "join_event") return parse_join_event(r, limits);
+  if (type == "resume_event") {
+    ResumeEvent m;
+    m.code = read_event_code(r);
+    m.token = read_event_token(r, true);
+    return m;
+  }
+  if (type == "seat_pupils") return SeatPupils{};
+  if (type == "move_pupil") {
+    MovePupil m;
+    m.pupil = static_cast<int>(r.required_integer("pupil", 0, kMaxIndex));
+    m.table = static_cast<int>(r.required_integer("table", 0, kMaxIndex));
+    return m;
+  }
+  if (type == "free_name") return FreeName{static_cast<int>(r.required_integer("pupil", 0, kMaxIndex))};
+  if (type == "start_round") return StartRound{};
+  if (type == "end_round") return EndRound{};
+  return std::nullopt;
+}
+
+bool write_event_request(const ClientBody& body, OrderedJson& out) {
+  return std::visit(Overloaded{
+                        [&](const CreateEvent& m) {
+                          out["name"] = m.name;
+                          OrderedJson settings = settings_json(m.settings);
+                          for (auto it = settings.begin(); it != settings.end(); ++it) out[it.key()] = *it;
+                          if (!m.roster.empty()) out["roster"] = m.roster;
+                          return true;
+                        },
+                        [&](const JoinEvent& m) {
+                          out["code"] = m.code;
+                          if (!m.token.empty()) {
+                            out["token"] = m.token;
+                          } else {
+                            out["name"] = m.name;
+                          }
+                          return true;
+                        },
+                        [&](const ResumeEvent& m) {
+                          out["code"] = m.code;
+                          out["token"] = m.token;
+                          return true;
+                        },
+                        [&](const SeatPupils&) { return true; },
+                        [&](const MovePupil& m) {
+                          out["pupil"] = m.pupil;
+                          out["table"] = m.table;
+                          return true;
+                        },
+                        [&](const FreeName& m) {
+                          out["pupil"] = m.pupil;
+                          return true;
+                        },
+                        [&](const StartRound&) { return true; },
+                        [&](const EndRound&) { return true; },
+                        [&](const auto&) { return false; },
+                    },
+                    body);
+}
+
+OrderedJson event_message_json(const EventCreated& m) {
+  OrderedJson out = start("event_created", m.id);
+  out["code"] = m.code;
+  out["token"] = m.token;
+  out["event"] = state_json(m.event);
+  return out;
+}
+
+OrderedJson event_message_json(const EventJoined& m) {
+  OrderedJson out = start("event_joined", m.id);
+  out["code"] = m.code;
+  out["name"] = m.name;
+  if (!m.token.empty()) out["token"] = m.token;
+  out["resumed"] = m.resumed;
+  out["round"] = m.round;
+  out["pupil"] = pupil_json(m.pupil);
+  return out;
+}
+
+OrderedJson event_message_json(const EventStateMessage& m) {
+  OrderedJson out = start("event_state", m.id);
+  out["event"] = state_json(m.event);
+  return out;
+}
+
+OrderedJson event_message_json(const EventSeat& m) {
+  OrderedJson out = start("event_seat", std::nullopt);
+  out["event"] = m.event;
+  out["round"] = m.round;
+  out["table"] = m.table;
+  out["room"] = m.room;
+  out["seat"] = m.seat;
+  out["token"] = m.token;
+  return out;
+}
+
+std::optional<std::variant<EventServerMessage, std::string>> parse_event_message(std::string_view type,
+                                                                                const Json& json) {
+  if (type != "event_created" && type != "event_joined" && type != "event_state" && type != "event_seat") {
+    return std::nullopt;
+  }
+  try {
+    if (type == "event_created") {
+      return EventServerMessage(EventCreated{id_from(json), json.at("code").get<std::string>(),
+                                        json.at("token").get<std::string>(), state_from(json.at("event"))});
+    }
+    if (type == "event_joined") {
+      EventJoined m;
+      m.id = id_from(json);
+      m.code = json.at("code").get<std::string>();
+      m.name = json.at("name").get<std::string>();
+      if (json.contains("token")) m.token = json.at("token").get<std::string>();
+      m.resumed = json.at("resumed").get<bool>();
+      m.round = json.at("round").get<int>();
+      m.pupil = pupil_from(json.at("pupil"));
+      return EventServerMessage(std::move(m));
+    }
+    if (type == "event_state") return EventServerMessage(EventStateMessage{id_from(json), state_from(json.at("event"))});
+    EventSeat m;
+    m.event = json.at("event").get<std::string>();
+    m.round = json.at("round").get<int>();
+    m.table = json.at("table").get<int>();
+    m.room = json.at("room").get<std::string>();
+    const int seat = json.at("seat").get<int>();
+    if (seat < 0 || seat >= engine::kMaxSeats) return std::string("event_seat: seat out of range");
+    m.seat = static_cast<engine::Seat>(seat);
+    m.token = json.at("token").get<std::string>();
+    return EventServerMessage(std::move(m));
+  } catch (const std::exception& error) {
+    return std::string(type) + ": " + error.what();
+  }
+}
+
+}  // namespace detail
+
+std::string event_settings_record(const EventSettings& settings, const std::vector<std::string>& roster) {
+  OrderedJson out = settings_json(settings);
+  out["roster"] = roster;
+  return out.dump();
+}
+
+std::optional<EventSettingsRecord> event_settings_from_record(std::string_view text) {
+  const Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) return std::nullopt;
+  try {
+    EventSettingsRecord record;
+    record.settings = settings_from(json);
+    record.roster = json.at("roster").get<std::vector<std::string>>();
+    return record;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string table_seats_record(const std::vector<std::optional<int>>& pupils) {
+  OrderedJson out = OrderedJson::array();
+  for (const auto& pupil : pupils) out.push_back(optional_int(pupil));
+  return out.dump();
+}
+
+std::optional<std::vector<std::optional<int>>> table_seats_from_record(std::string_view text) {
+  const Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (!json.is_array()) return std::nullopt;
+  std::vector<std::optional<int>> out;
+  for (const Json& entry : json) {
+    if (entry.is_null()) {
+      out.emplace_back();
+    } else if (entry.is_number_integer()) {
+      out.emplace_back(entry.get<int>());
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+}  // namespace gofish::protocol

@@ -1,0 +1,54 @@
+// The class-event messages (protocol/README.md, "Class events"), both
+// ways, and the JSON the store keeps of an event: client_messages.cpp,
+// server_messages_encode.cpp and server_messages_parse.cpp hand the event
+// types to these, so every event spelling lives in event_json.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "protocol/json_read.hpp"
+#include "protocol/limits.hpp"
+#include "protocol/messages.hpp"
+
+namespace gofish::protocol {
+
+namespace detail {
+
+// A client message of one of the event types, read from `r`; nullopt when
+// `type` is not an event message type.
+std::optional<ClientBody> parse_event_request(std::string_view type, Reader& r, const ParseLimits& limits);
+// Writes the fields of an event client message (after "type" and "id").
+// False when `body` is not an event message.
+bool write_event_request(const ClientBody& body, nlohmann::ordered_json& out);
+
+nlohmann::ordered_json event_message_json(const EventCreated& m);
+nlohmann::ordered_json event_message_json(const EventJoined& m);
+nlohmann::ordered_json event_message_json(const EventStateMessage& m);
+nlohmann::ordered_json event_message_json(const EventSeat& m);
+// An event server message of type `type` from a parsed frame; nullopt
+// when `type` is not one, a sentence when the frame is malformed.
+std::optional<std::variant<EventServerMessage, std::string>> parse_event_message(std::string_view type,
+                                                                                const nlohmann::json& json);
+
+}  // namespace detail
+
+// What the store keeps of an event's settings and roster, and back
+// (nullopt for text no server wrote).
+std::string event_settings_record(const EventSettings& settings, const std::vector<std::string>& roster);
+struct EventSettingsRecord {
+  EventSettings settings;
+  std::vector<std::string> roster;
+};
+std::optional<EventSettingsRecord> event_settings_from_record(std::string_view text);
+// A table's seats as the store keeps them: the pupil in each seat, or none
+// (a bot).
+std::string table_seats_record(const std::vector<std::optional<int>>& pupils);
+std::optional<std::vector<std::optional<int>>> table_seats_from_record(std::string_view text);
+
+}  // namespace gofish::protocol

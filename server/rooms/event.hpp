@@ -1,0 +1,139 @@
+// A class event (protocol/README.md, "Class events"): a teacher's session
+// with one join code, its pupils (a roster's names, or the names they type),
+// and rounds, each played at tables that are ordinary rooms the event makes
+// (Room::open_table) and watches (Room::watch).
+//
+// Like a room, an event owns a strand: every change happens there, and every
+// entry point posts to it. Like a room, it sends nothing before the records
+// behind it are committed (its own DurableOutbox, under its code): an `ok`,
+// `event_joined` or `event_state` goes out only after. A pupil's seat token
+// comes from the table's room (Room::hand_seat), after the event's records
+// of the round are committed.
+//
+// Tokens: the teacher's and each pupil's are kept as keyed hashes only
+// (TokenHasher), as seat tokens are. A pupil coming back (join_event with
+// the token) is handed a fresh seat token for their table, so the newest
+// device takes the seat.
+//
+// The teacher's `event_state` is pushed at most every kConsolePace, holding
+// whatever changed meanwhile.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/messages.hpp"
+#include "server/rooms/client.hpp"
+#include "server/rooms/durable_outbox.hpp"
+#include "server/rooms/guarded_timer.hpp"
+#include "server/rooms/room.hpp"
+#include "server/rooms/room_directory.hpp"
+#include "server/store/store.hpp"
+#include "server/store/token.hpp"
+
+namespace gofish::server {
+
+class Event : public std::enable_shared_from_this<Event> {
+ public:
+  using Id = std::optional<protocol::RequestId>;
+
+  // A new event; `create` makes it the teacher's.
+  Event(const RoomServices& services, RoomDirectory& directory, std::string code, protocol::CreateEvent request);
+  // An event read back from the store; nullptr (and `problem` set) when it
+  // cannot be.
+  static std::shared_ptr<Event> restore(const RoomServices& services, RoomDirectory& directory,
+                                        const StoredEvent& stored, std::string* problem);
+  // After restore: watches the tables of the round in play again.
+  void begin_after_restore();
+
+  const std::string& code() const { return code_; }
+
+  void create(std::shared_ptr<Client> client, Id id);
+  void join(std::shared_ptr<Client> client, protocol::JoinEvent request, Id id);
+  void resume_teacher(std::shared_ptr<Client> client, protocol::ResumeEvent request, Id id);
+  // seat_pupils, move_pupil, free_name, start_round, end_round.
+  void command(std::shared_ptr<Client> client, protocol::ClientBody body, Id id);
+  void disconnect(std::shared_ptr<Client> client);
+
+ private:
+  struct Pupil {
+    std::string name;
+    std::optional<TokenHash> token;  // claimed when set
+    std::vector<std::shared_ptr<Client>> clients;
+  };
+  struct Table {
+    std::string room;
+    std::vector<std::optional<int>> seats;  // the pupil in each seat; none: a bot
+    protocol::EventTable status;
+    std::shared_ptr<Room> live;
+  };
+
+  template <class F>
+  void on_strand(F&& work);
+  void end_turn();
+  void on_write(std::uint64_t number, WriteOutcome outcome);
+
+  void do_create(const std::shared_ptr<Client>& client, Id id);
+  void do_join(const std::shared_ptr<Client>& client, protocol::JoinEvent request, Id id);
+  void do_resume_teacher(const std::shared_ptr<Client>& client, const protocol::ResumeEvent& request, Id id);
+  void do_command(const std::shared_ptr<Client>& client, const protocol::ClientBody& body, Id id);
+  void do_disconnect(const std::shared_ptr<Client>& client);
+  void seat_pupils();
+  void move_pupil(const std::shared_ptr<Client>& client, const protocol::MovePupil& move, Id id);
+  void free_name(const std::shared_ptr<Client>& client, int pupil, Id id);
+  void start_round(const std::shared_ptr<Client>& client, Id id);
+  void end_round(const std::shared_ptr<Client>& client, Id id);
+  // A pupil with a seat in the round in play gets its seat token.
+  void hand_seat(int pupil, const std::shared_ptr<Client>& client);
+  void table_changed(int round, int table, protocol::EventTable status);
+  void watch(int table);
+
+  bool is_teacher(const std::shared_ptr<Client>& client) const;
+  std::optional<int> pupil_of(const std::shared_ptr<Client>& client) const;
+  protocol::EventState state() const;
+  protocol::EventPupil pupil_state(int pupil) const;
+  std::optional<std::pair<int, engine::Seat>> seat_of(int pupil) const;
+  int capacity() const;
+  template <class Message>
+  void send(const std::shared_ptr<Client>& client, const Message& message) {
+    outbox_.send(client, make_shared_text(protocol::encode(message)));
+  }
+  void error(const std::shared_ptr<Client>& client, protocol::ErrorCode code, Id id, std::string message = {});
+  // The teacher's console hears of a change within kConsolePace: a state
+  // goes out at once if none went in the last kConsolePace, else at its end
+  // (a class of busy tables changes far more often than a console redraws).
+  void push_state();
+  void send_state();
+  void save_event();
+  void save_pupil(int pupil);
+
+  const RoomServices services_;
+  RoomDirectory& directory_;
+  const std::string code_;
+  std::string name_;
+  protocol::EventSettings settings_;
+  std::vector<std::string> roster_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  DurableOutbox outbox_;
+  bool submit_due_ = false;
+  std::int64_t created_ms_ = 0;
+
+  std::optional<TokenHash> teacher_;
+  std::vector<std::shared_ptr<Client>> teachers_;  // the teacher's live connections
+  protocol::EventPhase phase_ = protocol::EventPhase::kOpen;
+  int round_ = 0;
+  std::vector<Pupil> pupils_;
+  std::vector<std::vector<int>> plan_;  // the next round's seating, by table
+  std::vector<Table> tables_;           // the round in play, or the last one
+  GuardedTimer console_timer_;
+  bool state_due_ = false;
+
+ public:
+  static constexpr std::chrono::milliseconds kConsolePace{250};
+};
+
+}  // namespace gofish::server

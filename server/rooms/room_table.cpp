@@ -1,0 +1,100 @@
+// A room as a table of a class event (server/rooms/event.hpp): seated and
+// started by the event, its pupils' seat tokens handed out by the event,
+// and its state reported to the event. Everything else about the room is as
+// for any room (room.hpp); everything here runs on the room's strand.
+#include <spdlog/spdlog.h>
+
+#include "engine/view.hpp"
+#include "protocol/room_records.hpp"
+#include "server/rooms/room_impl.hpp"
+
+namespace gofish::server {
+
+void RoomImpl::open_table(TableSetup setup) {
+  on_strand([setup = std::move(setup)](RoomImpl& room) mutable { room.do_open_table(std::move(setup)); });
+}
+
+void RoomImpl::hand_seat(std::shared_ptr<Client> client, engine::Seat seat, protocol::EventSeat message) {
+  on_strand([client = std::move(client), seat, message = std::move(message)](RoomImpl& room) mutable {
+    room.do_hand_seat(client, seat, std::move(message));
+  });
+}
+
+void RoomImpl::watch(TableReport report) {
+  on_strand([report = std::move(report)](RoomImpl& room) mutable {
+    room.table_report_ = std::move(report);
+    room.table_reported_.reset();  // the new watcher hears the table as it is
+  });
+}
+
+void RoomImpl::do_open_table(TableSetup setup) {
+  if (closed_ || game_number_ > 0) return;
+  write(record::RoomCreated{code_, protocol::settings_record(settings_), services_.timers->wall_ms()});
+  for (std::size_t i = 0; i < setup.humans.size() && static_cast<int>(i) < settings_.seats; ++i) {
+    // Nobody knows this token: the pupil gets a fresh one from hand_seat.
+    seat_human(static_cast<engine::Seat>(i), nullptr, std::move(setup.humans[i]));
+  }
+  while (const auto index = seats_.first_empty()) seats_.seat_bot(*index, setup.bots);
+  next_deal_seed_ = setup.deal_seed;
+  after_membership_change();
+  start_game();
+}
+
+void RoomImpl::do_hand_seat(const std::shared_ptr<Client>& client, engine::Seat seat, protocol::EventSeat message) {
+  if (closed_ || seat >= settings_.seats || !seats_[seat].held()) {
+    spdlog::warn("room {}: an event asked for seat {}, which no pupil holds", code_, seat);
+    return;
+  }
+  SeatSlot& slot = seats_[seat];
+  std::string token = new_token();
+  const TokenHash hash = services_.hasher->hash(token);
+  revoke_token(slot.token);
+  slot.token = hash;
+  issue_token(hash, seat);
+  write_seats();
+  message.room = code_;
+  message.seat = seat;
+  message.token = std::move(token);
+  outbox_.send(client, make_shared_text(protocol::encode(message)));
+}
+
+protocol::EventTable RoomImpl::table_status() const {
+  protocol::EventTable table;
+  table.room = code_;
+  table.state = state_;
+  std::optional<engine::View> view;
+  if (game_) view = engine::view_of(game_->game(), engine::Viewer::spectator());
+  for (int i = 0; i < seats_.size(); ++i) {
+    const SeatSlot& slot = seats_[i];
+    protocol::EventTableSeat seat;
+    seat.occupant = slot.occupant;
+    seat.name = slot.name;
+    if (slot.bot()) seat.bot = slot.level;
+    seat.connected = slot.client != nullptr;
+    seat.bot_playing = slot.human() && slot.takeover.has_value();
+    if (view) {
+      seat.cards = view->seats[static_cast<std::size_t>(i)].hand_size;
+      seat.sets = view->seats[static_cast<std::size_t>(i)].set_count;
+    }
+    table.seats.push_back(std::move(seat));
+  }
+  if (view) {
+    table.pond = view->stock_size;
+    if (state_ == State::kPlaying) table.turn = view->to_act;
+  }
+  if (state_ == State::kOver && last_finished_ && outbox_.enabled() && !last_finished_->id.empty()) {
+    table.game_id = last_finished_->id;
+  }
+  return table;
+}
+
+void RoomImpl::report_table() {
+  if (!table_report_ || moved_) return;
+  protocol::EventTable table = table_status();
+  if (table_reported_ && *table_reported_ == table) return;
+  table_reported_ = table;
+  // After what it shows is committed, like any message the room sends.
+  outbox_.after([report = table_report_, table = std::move(table)]() mutable { report(std::move(table)); });
+}
+
+}  // namespace gofish::server

@@ -1,0 +1,172 @@
+// The class-event messages (protocol/event_json.cpp): what a client may
+// send, what is refused, and that every message and the store's records
+// read back to what was written.
+#include <doctest/doctest.h>
+
+#include "protocol/event_json.hpp"
+#include "protocol/messages.hpp"
+#include "protocol/text.hpp"
+
+using namespace gofish;
+using namespace gofish::protocol;
+
+namespace {
+
+ClientMessage parsed(const std::string& frame) {
+  auto result = parse_client_message(frame);
+  if (const auto* error = std::get_if<Error>(&result)) FAIL(error_code_name(error->code) << ": " << error->message);
+  return std::get<ClientMessage>(std::move(result));
+}
+
+std::string refusal(const std::string& frame) {
+  auto result = parse_client_message(frame);
+  REQUIRE(std::holds_alternative<Error>(result));
+  return std::string(error_code_name(std::get<Error>(result).code));
+}
+
+}  // namespace
+
+TEST_CASE("events: create_event reads every setting, with defaults") {
+  const auto m = parsed(R"({"type":"create_event","id":1,"name":" Class 3B ","table_size":4,
+                            "roster":["Ann","Ben"]})");
+  const auto& create = std::get<CreateEvent>(m.body);
+  CHECK(create.name == "Class 3B");
+  CHECK(create.settings.table_size == 4);
+  CHECK(create.settings.rules.preset == "classic");
+  CHECK(create.settings.bots == BotLevel::kMedium);
+  CHECK(create.settings.chat == ChatMode::kPhrases);
+  CHECK(create.settings.rounds == 1);
+  CHECK_FALSE(create.settings.same_deal);
+  CHECK_FALSE(create.settings.coaching);
+  CHECK(create.roster == std::vector<std::string>{"Ann", "Ben"});
+
+  const auto full = parsed(R"({"type":"create_event","name":"Maths","table_size":3,"rules":{"preset":"pairs"},
+                               "bots":"hard","chat":"off","turn_timer_seconds":30,"rounds":3,"same_deal":true,
+                               "coaching":true})");
+  const auto& settings = std::get<CreateEvent>(full.body).settings;
+  CHECK(settings.rules.preset == "pairs");
+  CHECK(settings.bots == BotLevel::kHard);
+  CHECK(settings.chat == ChatMode::kOff);
+  CHECK(settings.turn_timer_seconds == 30);
+  CHECK(settings.rounds == 3);
+  CHECK(settings.same_deal);
+  CHECK(settings.coaching);
+}
+
+TEST_CASE("events: bad requests are refused with the code for each") {
+  CHECK(refusal(R"({"type":"create_event","name":"C","table_size":7})") == "protocol/bad_message");
+  CHECK(refusal(R"({"type":"create_event","name":"C","table_size":4,"rounds":0})") == "protocol/bad_message");
+  CHECK(refusal(R"({"type":"create_event","name":"C","table_size":4,"roster":["Ann","ann"]})") ==
+        "protocol/bad_message");
+  CHECK(refusal(R"({"type":"create_event","name":"C","table_size":4,"roster":[""]})") == "room/bad_name");
+  CHECK(refusal(R"({"type":"create_event","name":"C","table_size":4,"turn_timer_seconds":3})") ==
+        "protocol/bad_message");
+  std::string roster = R"({"type":"create_event","name":"C","table_size":4,"roster":[)";
+  for (std::size_t i = 0; i <= kMaxRosterNames; ++i) roster += (i ? ",\"P" : "\"P") + std::to_string(i) + "\"";
+  CHECK(refusal(roster + "]}") == "protocol/bad_message");
+  CHECK(refusal(R"({"type":"join_event","code":"K7QXM","name":"Ann"})") == "event/bad_code");
+  CHECK(refusal(R"({"type":"join_event","code":"K7QXM2"})") == "protocol/bad_message");
+  CHECK(refusal(R"({"type":"join_event","code":"K7QXM2","name":"Ann","token":"x"})") == "protocol/bad_message");
+  CHECK(refusal(R"({"type":"join_event","code":"K7QXM2","token":"short"})") == "event/bad_token");
+  CHECK(refusal(R"({"type":"resume_event","code":"K7QXM2"})") == "protocol/bad_message");
+  CHECK(refusal(R"({"type":"move_pupil","pupil":-1,"table":0})") == "protocol/bad_message");
+  CHECK(refusal(R"({"type":"free_name"})") == "protocol/bad_message");
+}
+
+TEST_CASE("events: codes are six characters, never a room code") {
+  CHECK(is_event_code("K7QXM2"));
+  CHECK_FALSE(is_event_code("K7QXM"));
+  CHECK_FALSE(is_room_code("K7QXM2"));
+  CHECK(normalize_event_code(" k7qxm2 ") == "K7QXM2");
+  CHECK_FALSE(normalize_event_code("K7QXM0"));
+  CHECK(is_event_code(event_code_from_index(0)));
+  CHECK(is_event_code(event_code_from_index(event_code_count() - 1)));
+  CHECK(event_code_from_index(1) != event_code_from_index(2));
+}
+
+TEST_CASE("events: every client message encodes and parses back to itself") {
+  CreateEvent create;
+  create.name = "Class 3B";
+  create.settings.rules = *engine::preset("pairs");
+  create.settings.table_size = 3;
+  create.settings.same_deal = true;
+  create.roster = {"Ann", "Ben"};
+  const std::string token = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+  REQUIRE(is_token(token));
+  for (const ClientBody& body :
+       std::vector<ClientBody>{create, JoinEvent{"K7QXM2", "Ann", ""}, JoinEvent{"K7QXM2", "", token},
+                               ResumeEvent{"K7QXM2", token}, SeatPupils{}, MovePupil{3, 1}, FreeName{2},
+                               StartRound{}, EndRound{}}) {
+    const ClientMessage message{RequestId(std::int64_t{7}), body};
+    const std::string text = encode_client_message(message);
+    CAPTURE(text);
+    CHECK(parsed(text) == message);
+  }
+  CHECK(is_teacher_command(StartRound{}));
+  CHECK(is_teacher_command(FreeName{}));
+  CHECK_FALSE(is_teacher_command(JoinEvent{}));
+  CHECK_FALSE(is_teacher_command(Start{}));
+}
+
+TEST_CASE("events: every server message encodes and parses back to itself") {
+  EventState state;
+  state.code = "K7QXM2";
+  state.name = "Class 3B";
+  state.settings.rules = *engine::preset("classic");
+  state.state = EventPhase::kPlaying;
+  state.round = 1;
+  state.pupils = {EventPupil{0, "Ann", true, true, 0, 1}, EventPupil{1, "Ben", false, false, std::nullopt, std::nullopt}};
+  EventTable table;
+  table.table = 0;
+  table.room = "K7QXM";
+  table.state = RoomState::kPlaying;
+  table.turn = 1;
+  table.pond = 20;
+  table.seats = {EventTableSeat{Occupant::kBot, "Bot Bea", std::nullopt, BotLevel::kEasy, false, false, 5, 1},
+                 EventTableSeat{Occupant::kHuman, "Ann", 0, std::nullopt, true, false, 6, 0}};
+  state.tables = {table};
+  const std::vector<EventServerMessage> messages = {
+      EventCreated{RequestId(std::int64_t{1}), "K7QXM2", "tok", state},
+      EventJoined{RequestId(std::string("j")), "K7QXM2", "Class 3B", "tok", false, state.pupils[0], 1},
+      EventJoined{std::nullopt, "K7QXM2", "Class 3B", "", true, state.pupils[1], 0},
+      EventStateMessage{std::nullopt, state},
+      EventSeat{"K7QXM2", 1, 0, "K7QXM", 1, "tok"},
+  };
+  for (const EventServerMessage& message : messages) {
+    const std::string text = encode(message);
+    CAPTURE(text);
+    CHECK(text.find("\"type\":\"" + std::string(message_type(message)) + "\"") != std::string::npos);
+    // A client of rooms alone is told what the frame is, not handed it.
+    CHECK(std::holds_alternative<std::string>(parse_server_message(text)));
+    auto back = parse_event_server_message(text);
+    REQUIRE(std::holds_alternative<EventServerMessage>(back));
+    const EventServerMessage& read = std::get<EventServerMessage>(back);
+    REQUIRE(read.index() == message.index());
+    std::visit(
+        [&](const auto& written) {
+          using M = std::decay_t<decltype(written)>;
+          CHECK(std::get<M>(read) == written);
+        },
+        message);
+  }
+  CHECK(std::holds_alternative<std::string>(parse_event_server_message(R"({"type":"event_seat","event":"K7QXM2"})")));
+  CHECK(std::holds_alternative<std::string>(parse_event_server_message(R"({"type":"ok"})")));
+  CHECK(std::holds_alternative<std::string>(parse_event_server_message("[")));
+}
+
+TEST_CASE("events: the store's records read back") {
+  EventSettings settings;
+  settings.rules = *engine::preset("authors");
+  settings.table_size = 5;
+  settings.rounds = 4;
+  settings.coaching = true;
+  const auto back = event_settings_from_record(event_settings_record(settings, {"Ann", "Ben"}));
+  REQUIRE(back);
+  CHECK(back->settings == settings);
+  CHECK(back->roster == std::vector<std::string>{"Ann", "Ben"});
+  CHECK_FALSE(event_settings_from_record("{}"));
+  CHECK_FALSE(event_settings_from_record("not json"));
+  const std::vector<std::optional<int>> seats = {0, std::nullopt, 7};
+  CHECK(table_seats_from_record(table_seats_record(seats)) == seats);
+  CHECK_FALSE(table_seats_from_record(R"(["a"])"));
+}

@@ -1,0 +1,340 @@
+// Class events through the real gofish-server binary (protocol/README.md,
+// "Class events"): a teacher creates an event with a roster of twelve,
+// twelve pupils join (a claimed name, a name not on the roster, a wrong
+// code and a full event are refused), a pupil's teacher command is refused,
+// and a round seats them at three tables of four whose games are dealt the
+// same deck (read back from each table's transcript) with same_deal, and
+// different decks without. A restart mid-round (SQLite) brings back the
+// event, its pupils' tokens and its tables. No event message a pupil or the
+// teacher receives names a card (find_event_leaks).
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "protocol/rules_json.hpp"
+#include "protocol/text.hpp"
+#include "rooms_support.hpp"
+#include "server_process.hpp"
+#include "temp_dir.hpp"
+#include "test_client.hpp"
+
+namespace gofish::server::testing {
+namespace {
+
+const std::vector<std::string> kRoster = {"Ann", "Ben", "Cleo", "Dev", "Eli", "Fay",
+                                          "Gus", "Hana", "Ivo", "Jade", "Kai", "Lena"};
+
+protocol::CreateEvent event_request(bool same_deal, int rounds = 2) {
+  protocol::CreateEvent request;
+  request.name = "Class 3B";
+  request.settings.rules = *engine::preset("classic");
+  request.settings.table_size = 4;
+  request.settings.bots = protocol::BotLevel::kEasy;
+  request.settings.rounds = rounds;
+  request.settings.same_deal = same_deal;
+  request.roster = kRoster;
+  return request;
+}
+
+struct Pupil {
+  std::unique_ptr<Peer> peer;
+  std::string token;
+  int id = 0;
+};
+
+void check_no_event_leaks(Peer& peer, const std::string& who) {
+  std::vector<std::string> texts;
+  for (const auto& frame : peer.frames()) texts.push_back(frame.text);
+  for (const auto& frame : peer.class_frames()) texts.push_back(frame.text);
+  const auto problems = find_event_leaks(texts, who);
+  for (const auto& problem : problems) FAIL_CHECK(problem);
+}
+
+// Waits (pumping the teacher's frames) for an event_state that satisfies `done`.
+protocol::EventState await_state(Peer& teacher, const std::function<bool(const protocol::EventState&)>& done,
+                                 std::chrono::milliseconds timeout = 20000ms) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::optional<protocol::EventState> last;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto message = teacher.await_class(
+        [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventStateMessage>(m); },
+        200ms);
+    if (!message) continue;
+    last = std::get<protocol::EventStateMessage>(*message).event;
+    if (done(*last)) return *last;
+  }
+  FAIL("the teacher never saw the event state waited for; the last: "
+       << (last ? protocol::encode(protocol::EventStateMessage{std::nullopt, *last}) : std::string("none")));
+  return {};
+}
+
+std::vector<Pupil> join_all(std::uint16_t port, const std::string& code) {
+  std::vector<Pupil> pupils;
+  for (std::size_t i = 0; i < kRoster.size(); ++i) {
+    Pupil pupil;
+    pupil.peer = std::make_unique<Peer>(port);
+    const auto joined = pupil.peer->expect_class<protocol::EventJoined>(protocol::JoinEvent{code, kRoster[i], ""});
+    CHECK(joined.code == code);
+    CHECK(joined.pupil.name == kRoster[i]);
+    CHECK_FALSE(joined.resumed);
+    REQUIRE(protocol::is_token(joined.token));
+    pupil.token = joined.token;
+    pupil.id = joined.pupil.id;
+    pupils.push_back(std::move(pupil));
+  }
+  return pupils;
+}
+
+// The deck each finished table was dealt, from its transcript over HTTP.
+std::vector<engine::Deck> decks_of(std::uint16_t port, const protocol::EventState& state) {
+  std::vector<engine::Deck> decks;
+  for (const auto& table : state.tables) {
+    REQUIRE(table.game_id);
+    const auto reply = http_request(port, "/api/games/" + *table.game_id + "/transcript");
+    REQUIRE(reply.status == 200);
+    auto parsed = protocol::transcript_from_json(nlohmann::json::parse(reply.body));
+    REQUIRE(std::holds_alternative<engine::Transcript>(parsed));
+    const auto& transcript = std::get<engine::Transcript>(parsed);
+    CHECK(engine::replay_check(transcript) == std::nullopt);
+    decks.push_back(transcript.deck);
+  }
+  return decks;
+}
+
+bool all_over(const protocol::EventState& state) {
+  if (state.tables.empty()) return false;
+  for (const auto& table : state.tables) {
+    if (table.state != protocol::RoomState::kOver || !table.game_id) return false;
+  }
+  return true;
+}
+
+// A round played by bots alone (the pupils are told where to sit and do not
+// take their seats): the decks of its tables once every game is over.
+std::vector<engine::Deck> play_round(bool same_deal) {
+  TempDir dir("gofish-event");
+  ServerProcess server(dir.path, dir.path / "server.log");
+  Peer teacher(server.port());
+  const auto created = teacher.expect_class<protocol::EventCreated>(event_request(same_deal));
+  auto pupils = join_all(server.port(), created.code);
+  CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
+  const auto state = await_state(teacher, all_over);
+  CHECK(state.tables.size() == 3);
+  for (auto& pupil : pupils) {
+    const auto seat = pupil.peer->await_class(
+        [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventSeat>(m); });
+    CHECK(seat.has_value());
+  }
+  check_no_event_leaks(teacher, "the teacher");
+  for (auto& pupil : pupils) check_no_event_leaks(*pupil.peer, "pupil " + std::to_string(pupil.id));
+  return decks_of(server.port(), state);
+}
+
+TEST_CASE("class event: twelve pupils, the refusals, three tables, and a pupil takes their seat") {
+  TempDir dir("gofish-event");
+  // Bots take a moment, so Ann sits down before her table's game is over.
+  ServerProcess server(dir.path, dir.path / "server.log", {"--bot-delay-ms=20"});
+  const auto port = server.port();
+  Peer teacher(port);
+  const auto created = teacher.expect_class<protocol::EventCreated>(event_request(true));
+  REQUIRE(protocol::is_event_code(created.code));
+  CHECK_FALSE(protocol::is_room_code(created.code));
+  CHECK(protocol::is_token(created.token));
+  CHECK(created.event.state == protocol::EventPhase::kOpen);
+  REQUIRE(created.event.pupils.size() == 12);
+  for (const auto& pupil : created.event.pupils) CHECK_FALSE(pupil.claimed);
+
+  Peer other(port);
+  CHECK(other.error_of(protocol::JoinEvent{"ZZZZZZ" == created.code ? "ZZZZZY" : "ZZZZZZ", "Ann", ""}) ==
+        "event/not_found");
+  other.send_raw(R"({"type":"join_event","code":"AB","name":"Ann","id":"bad"})");
+  const auto bad_code = other.await([](const protocol::ServerMessage& m) {
+    const auto* error = std::get_if<protocol::Error>(&m);
+    return error != nullptr && error->code == protocol::ErrorCode::kEventBadCode;
+  });
+  CHECK(bad_code.has_value());
+
+  std::vector<Pupil> pupils;
+  for (std::size_t i = 0; i < kRoster.size(); ++i) {
+    if (i == 11) {
+      // Eleven have joined: a claimed name, and a name not on the roster.
+      CHECK(other.error_of(protocol::JoinEvent{created.code, "ann", ""}) == "event/name_taken");
+      CHECK(other.error_of(protocol::JoinEvent{created.code, "Zed", ""}) == "event/not_on_roster");
+    }
+    Pupil pupil;
+    pupil.peer = std::make_unique<Peer>(port);
+    const auto joined = pupil.peer->expect_class<protocol::EventJoined>(protocol::JoinEvent{created.code, kRoster[i], ""});
+    CHECK(joined.pupil.name == kRoster[i]);
+    pupil.token = joined.token;
+    pupil.id = joined.pupil.id;
+    pupils.push_back(std::move(pupil));
+  }
+  CHECK(other.error_of(protocol::JoinEvent{created.code, "Lena", ""}) == "event/full");
+  CHECK(other.error_of(protocol::JoinEvent{created.code, "Mo", ""}) == "event/full");
+  // A pupil's teacher commands, and a stranger's, are refused; nothing changes.
+  CHECK(pupils[0].peer->error_of(protocol::StartRound{}) == "event/not_teacher");
+  CHECK(pupils[0].peer->error_of(protocol::FreeName{1}) == "event/not_teacher");
+  CHECK(other.error_of(protocol::StartRound{}) == "event/not_in_event");
+  CHECK(other.error_of(protocol::ResumeEvent{created.code, pupils[0].token}) == "event/bad_token");
+
+  const auto seated = await_state(teacher, [](const protocol::EventState& s) {
+    return std::count_if(s.pupils.begin(), s.pupils.end(), [](const auto& p) { return p.claimed; }) == 12;
+  });
+  CHECK(seated.round == 0);
+  CHECK(teacher.expect<protocol::Ok>(protocol::SeatPupils{}).id.has_value());
+  const auto planned = await_state(teacher, [](const protocol::EventState& s) { return s.tables.size() == 3; });
+  for (const auto& table : planned.tables) CHECK(table.seats.size() == 4);
+  // Ann moves to the second table and back, before the round.
+  CHECK(teacher.error_of(protocol::MovePupil{0, 1}) == "event/bad_table");  // it is full
+  CHECK(teacher.error_of(protocol::MovePupil{40, 1}) == "event/bad_pupil");
+
+  CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
+  CHECK(teacher.error_of(protocol::StartRound{}) == "event/round_in_play");
+  CHECK(teacher.error_of(protocol::MovePupil{0, 1}) == "event/round_in_play");
+
+  // Ann takes her seat with the seat token she was sent, and plays.
+  const auto seat = pupils[0].peer->await_class(
+      [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventSeat>(m); });
+  REQUIRE(seat.has_value());
+  const auto& where = std::get<protocol::EventSeat>(*seat);
+  CHECK(where.event == created.code);
+  CHECK(where.round == 1);
+  CHECK(protocol::is_room_code(where.room));
+  AutoPlayer ann(std::move(pupils[0].peer), where.seat, where.token, 34);
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  std::optional<protocol::EventState> over;
+  while (std::chrono::steady_clock::now() < deadline && ann.games_over() == 0) {
+    ann.step();
+    std::this_thread::sleep_for(2ms);
+  }
+  CHECK(ann.games_over() == 1);
+  CHECK(ann.decisions() > 0);
+  const auto finished = await_state(teacher, all_over);
+  REQUIRE(finished.tables.size() == 3);
+  std::set<std::string> rooms;
+  for (const auto& table : finished.tables) {
+    rooms.insert(table.room);
+    CHECK(table.seats.size() == 4);
+    int humans = 0;
+    for (const auto& s : table.seats) humans += s.pupil ? 1 : 0;
+    CHECK(humans == 4);
+  }
+  CHECK(rooms.size() == 3);
+  const auto decks = decks_of(port, finished);
+  CHECK(decks[0] == decks[1]);
+  CHECK(decks[1] == decks[2]);
+
+  // The round ends; the next is the last, and after it the event is closed.
+  CHECK(teacher.expect<protocol::Ok>(protocol::EndRound{}).id.has_value());
+  CHECK(teacher.error_of(protocol::EndRound{}) == "event/no_round");
+  CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
+  CHECK(teacher.expect<protocol::Ok>(protocol::EndRound{}).id.has_value());
+  CHECK(teacher.error_of(protocol::StartRound{}) == "event/closed");
+  CHECK(other.error_of(protocol::JoinEvent{created.code, "Mo", ""}) == "event/closed");
+
+  check_no_event_leaks(teacher, "the teacher");
+  check_no_event_leaks(ann.peer(), "Ann");
+  for (std::size_t i = 1; i < pupils.size(); ++i) check_no_event_leaks(*pupils[i].peer, kRoster[i]);
+  for (const auto& problem : ann.problems) FAIL_CHECK(problem);
+  // A clean stop (under the sanitizers: nothing leaked) with the event open
+  // in memory and its connections still there.
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
+TEST_CASE("class event: the leak check catches a card or a hand in an event message") {
+  CHECK(find_event_leaks({R"({"type":"event_state","event":{"tables":[{"pond":3,"top":"QH"}]}})"}, "t").size() == 1);
+  CHECK(find_event_leaks({R"({"type":"event_seat","hand":[]})"}, "t").size() == 1);
+  CHECK(find_event_leaks({R"({"type":"event_joined","pupil":{"name":"10D"}})"}, "t").size() == 1);
+  // Room messages are left to find_leaks; counts and names are fine.
+  CHECK(find_event_leaks({R"({"type":"event","v":1,"event":{"type":"drew","card":"QH"}})"}, "t").empty());
+  CHECK(find_event_leaks({R"({"type":"event_state","event":{"tables":[{"pond":3,"seats":[{"cards":5}]}]}})"}, "t")
+            .empty());
+}
+
+TEST_CASE("class event: without same_deal the tables are dealt different decks") {
+  const auto decks = play_round(false);
+  REQUIRE(decks.size() == 3);
+  CHECK(decks[0] != decks[1]);
+  CHECK(decks[1] != decks[2]);
+  CHECK(decks[0] != decks[2]);
+}
+
+TEST_CASE("class event: a restart mid-round brings back the event, its pupils and its tables") {
+  TempDir dir("gofish-event-restart");
+  // Bots think for a while, so the games are still being played at the
+  // stop; after the restart a bot plays for each pupil who is not back
+  // within half a second.
+  const std::vector<std::string> slow = {"--bot-delay-ms=200", "--seat-grace-ms=500"};
+  std::string code;
+  std::string teacher_token;
+  std::vector<std::string> tokens;
+  protocol::EventState before;
+  {
+    ServerProcess server(dir.path, dir.path / "server-1.log", slow);
+    Peer teacher(server.port());
+    const auto created = teacher.expect_class<protocol::EventCreated>(event_request(true));
+    code = created.code;
+    teacher_token = created.token;
+    auto pupils = join_all(server.port(), code);
+    for (const auto& pupil : pupils) tokens.push_back(pupil.token);
+    CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
+    before = await_state(teacher, [](const protocol::EventState& s) {
+      return s.tables.size() == 3 && std::all_of(s.tables.begin(), s.tables.end(), [](const auto& t) {
+               return t.state == protocol::RoomState::kPlaying;
+             });
+    });
+    server.stop(SIGKILL);
+  }
+  ServerProcess server(dir.path, dir.path / "server-2.log", slow);
+  CHECK(server.log_text().find("1 class events restored") != std::string::npos);
+  Peer teacher(server.port());
+  CHECK(teacher.error_of(protocol::ResumeEvent{code, tokens[0]}) == "event/bad_token");
+  Peer console(server.port());
+  const auto resumed = console.expect_class<protocol::EventStateMessage>(protocol::ResumeEvent{code, teacher_token});
+  CHECK(resumed.event.state == protocol::EventPhase::kPlaying);
+  CHECK(resumed.event.round == 1);
+  REQUIRE(resumed.event.pupils.size() == 12);
+  for (const auto& pupil : resumed.event.pupils) CHECK(pupil.claimed);
+  REQUIRE(resumed.event.tables.size() == 3);
+  for (std::size_t t = 0; t < 3; ++t) CHECK(resumed.event.tables[t].room == before.tables[t].room);
+  // The tables report again once their rooms are watched: the games go on.
+  const int pond_before = before.tables[0].pond;
+  const auto live = await_state(console, [&](const protocol::EventState& s) {
+    return s.tables.size() == 3 && s.tables[0].seats.size() == 4 && s.tables[0].pond < pond_before &&
+           std::all_of(s.tables.begin(), s.tables.end(), [](const auto& t) { return t.seats.size() == 4; });
+  });
+  CHECK(live.tables[0].seats[0].pupil.has_value());
+
+  // A pupil comes back with the token and is given their seat again.
+  Peer ben(server.port());
+  const auto back = ben.expect_class<protocol::EventJoined>(protocol::JoinEvent{code, "", tokens[1]});
+  CHECK(back.resumed);
+  CHECK(back.pupil.name == "Ben");
+  REQUIRE(back.pupil.table.has_value());
+  const auto seat = ben.await_class(
+      [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventSeat>(m); });
+  REQUIRE(seat.has_value());
+  const auto& where = std::get<protocol::EventSeat>(*seat);
+  CHECK(where.room == before.tables[static_cast<std::size_t>(*back.pupil.table)].room);
+  const auto joined = ben.expect<protocol::Joined>(protocol::Resume{where.token, std::nullopt});
+  CHECK(joined.code == where.room);
+  CHECK(joined.seat == where.seat);
+  // A wrong pupil token is refused, and so is a claimed name.
+  Peer stranger(server.port());
+  CHECK(stranger.error_of(protocol::JoinEvent{code, "Ben", ""}) == "event/full");
+  CHECK(stranger.error_of(protocol::JoinEvent{code, "", teacher_token}) == "event/bad_token");
+  CHECK(console.expect<protocol::Ok>(protocol::EndRound{}).id.has_value());
+  check_no_event_leaks(console, "the teacher");
+  check_no_event_leaks(ben, "Ben");
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
+}  // namespace
+}  // namespace gofish::server::testing
