@@ -107,21 +107,7 @@ CreateRoom parse_create_room(Reader& r, const ParseLimits& limits) {
   CreateRoom m;
   m.name = read_name(r, "name", limits);
   RoomSettings& s = m.settings;
-  if (const Json* rules = r.get("rules"); rules != nullptr && !r.failed()) {
-    if (!rules->is_object()) {
-      r.fail(ErrorCode::kRoomBadRules, "rules",
-             "\"rules\" must be an object: a \"preset\" and any fields changed from it.");
-    } else {
-      auto parsed = rules_from_json(*rules);
-      if (auto* error = std::get_if<engine::ConfigError>(&parsed)) {
-        r.fail(rules_error(*error));
-      } else {
-        s.rules = std::get<engine::Rules>(std::move(parsed));
-      }
-    }
-  } else {
-    s.rules = *engine::preset("classic");
-  }
+  s.rules = read_rules(r);
   s.seats = static_cast<int>(r.required_integer("seats", 2, engine::kMaxSeats));
   if (!r.failed()) {
     if (auto error = engine::validate(s.rules, s.seats)) r.fail(rules_error(*error));

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "protocol/rules_json.hpp"
+
 namespace gofish::protocol::detail {
 namespace {
 
@@ -221,6 +223,21 @@ int nesting_depth(std::string_view text, int limit) {
     }
   }
   return deepest;
+}
+
+engine::Rules read_rules(Reader& r) {
+  const Json* rules = r.get("rules");
+  if (rules == nullptr || r.failed()) return *engine::preset("classic");
+  if (!rules->is_object()) {
+    r.fail(ErrorCode::kRoomBadRules, "rules", "\"rules\" must be an object: a \"preset\" and any fields changed from it.");
+    return *engine::preset("classic");
+  }
+  auto parsed = rules_from_json(*rules);
+  if (auto* error = std::get_if<engine::ConfigError>(&parsed)) {
+    r.fail(rules_error(*error));
+    return *engine::preset("classic");
+  }
+  return std::get<engine::Rules>(std::move(parsed));
 }
 
 }  // namespace gofish::protocol::detail

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/rules.hpp"
 #include "protocol/errors.hpp"
 
 namespace gofish::protocol::detail {
@@ -59,6 +60,11 @@ class Reader {
   const Json& object_;
   std::optional<Error> error_;
 };
+
+// The "rules" member (create_room's and create_event's): an object of a
+// "preset" and any fields changed from it, read by rules_from_json; the
+// classic preset when it is absent. A failure is kept in `r`.
+engine::Rules read_rules(Reader& r);
 
 // An integer member read from an array element, or nullopt.
 std::optional<std::int64_t> as_integer(const Json& value, std::int64_t min, std::int64_t max);
