@@ -23,15 +23,12 @@ scripts/install-deps.sh
 build_dir=build
 flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
 ctest_flags=()
-jobs=${GOFISH_TEST_JOBS:-3}
 if [[ ${1:-} == --sanitize ]]; then
   build_dir=build-asan
   flags=(-DCMAKE_BUILD_TYPE=Debug -DGOFISH_SANITIZE=ON "-DCMAKE_CXX_FLAGS_DEBUG=-g1" -DGOFISH_WASM=OFF)
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   ctest_flags=(-LE 'e2e|image|memory|multinode|timed')
-  # Under the sanitizers every test spends its time on a core: two at a time.
-  jobs=${GOFISH_TEST_JOBS:-2}
 else
   # The browser tests' npm dependencies, exactly as tests/web/package-lock.json pins them.
   npm ci --prefix tests/web --no-audit --no-fund --loglevel=error
@@ -39,10 +36,8 @@ fi
 
 cmake -S . -B "$build_dir" -G Ninja "${flags[@]}"
 cmake --build "$build_dir"
-# Three tests at a time on two cores (GOFISH_TEST_JOBS): most of them wait on
-# sockets, child processes and the page's pace rather than on a core (the
-# screen-reader test is three minutes of the page's clock). The tests that
-# hold processes to time bounds (the cluster failovers, the load figures, a
-# store's outage) are RUN_SERIAL and run alone; the browser groups share one
-# lock.
-ctest --test-dir "$build_dir" --output-on-failure --timeout 600 --parallel "$jobs" "${ctest_flags[@]}"
+# Two tests at a time (GOFISH_TEST_JOBS): most of them wait on sockets, child
+# processes and the page's pace rather than on a core. The tests that hold
+# processes to time bounds (the cluster failovers, the load figures, a store's
+# outage) are RUN_SERIAL and run alone; the browser groups share one lock.
+ctest --test-dir "$build_dir" --output-on-failure --timeout 600 --parallel "${GOFISH_TEST_JOBS:-2}" "${ctest_flags[@]}"
