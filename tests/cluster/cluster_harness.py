@@ -362,17 +362,19 @@ def resume_times(rooms, since, gone_node, cluster):
     """For each seat of `rooms` played by gofish-cli, the time from `since` to
     its first resumed `joined` after it; every room's lease is another node's
     than `gone_node` by now.
-    A seat whose client has exited 0 and heard nothing after `since` had
-    played its last game by then (it could not have finished the games it
-    still had to play without hearing from a node): it has nothing to resume.
-    A room can end between the check that picks the rooms in play and the kill."""
+    A seat whose client has exited 0 without resuming had played its last
+    game before the kill cut it off (it could not have finished a game it was
+    cut off from without resuming: it would have exited otherwise, which
+    finish_all fails on): it has nothing to resume. A room can end between
+    the check that picks the rooms in play and the kill, its last messages
+    reaching the client after `since`."""
     times = []
     holders = cluster.lease_holders()
     for room in rooms:
         for seat in (room.host, room.guest):
-            if seat.proc.poll() == 0 and not any(t > since for t, _ in seat.messages):
-                continue
             resumed = [t for t, m in seat.messages if t > since and m.get("type") == "joined" and m.get("resumed")]
+            if seat.proc.poll() == 0 and not resumed:
+                continue
             check(resumed, f"room {room.label()}: {seat.args[-5:]} never resumed its seat")
             times.append(resumed[0] - since)
         check(holders.get(room.code) != gone_node, f"room {room.code} is still leased to {gone_node}")
