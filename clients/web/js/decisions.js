@@ -38,8 +38,12 @@ export function choices(state) {
     };
   }
   const answers = union(legal?.answers, improper?.answers);
+  // Asked, a player answers first: while an answer is owed the page offers
+  // no ask (under table rules the server would take one out of turn, with its
+  // penalty, but a card picked then hid the answer the table waits for).
+  const owed = answers.length > 0 && !!game.pending;
   return {
-    ask,
+    ask: owed ? null : ask,
     answers: ['give', 'go_fish'].filter((a) => answers.includes(a)),
     declare: legal?.declare ?? [],
     pending: game.pending,

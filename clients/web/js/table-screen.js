@@ -55,7 +55,8 @@ function chooseRank(rank) {
   const offer = session.pacer.busy || ui.sending ? null : choices(state);
   const enabled = offer?.ask?.ranks.includes(rank) || offer?.declare?.includes(rank);
   if (!enabled) {
-    showError(state.room.state === 'playing' ? 'Wait for your turn to pick a card.' : '');
+    const asked = offer?.answers?.length && offer.pending;
+    showError(state.room.state !== 'playing' ? '' : asked ? 'You were asked: answer first.' : 'Wait for your turn to pick a card.');
     return;
   }
   ui.selected = ui.selected === rank ? null : rank;

@@ -5,8 +5,9 @@
 // title, and a running score across rematches.
 import { assert, clickAsk, createRoom, joinByCode, openPage, playToEnd, recordPage, routeSourceModules, sentOfType, waitFor, waitGame, waitScreen } from '../lib/harness.mjs';
 import { checkAxe } from '../lib/axe.mjs';
+import { startServer } from '../lib/server.mjs';
 
-export default async function ({ baseUrl, browser, log }) {
+export default async function ({ baseUrl, browser, serverPath, webRoot, log }) {
   // ---- Chat in each mode.
   const ann = await openPage(browser, baseUrl);
   const bob = await openPage(browser, baseUrl);
@@ -88,69 +89,17 @@ export default async function ({ baseUrl, browser, log }) {
   await eve.context.close();
 
   // ---- Table rules: both answers and any ask are offered; mistakes cost penalties, explained.
-  const tia = await openPage(browser, baseUrl);
-  await createRoom(tia.page, 'Tia', { others: ['easy'], tableRules: true });
-  await tia.page.click('#start-game');
-  await waitGame(tia.page, 1);
-  let outOfTurn = false;
-  let falseFish = false;
-  let titleSeen = false;
-  let games = 1;
-  await waitFor('an ask out of turn and a false "Go fish!"', async () => {
-    const screen = await tia.page.evaluate(() => document.body.dataset.screen);
-    if (screen === 'over') {
-      await tia.page.click('#rematch');
-      games += 1;
-      await waitGame(tia.page, games);  // the table, or this game already over (see waitGame)
-      return false;
-    }
-    const s = await tia.page.evaluate(() => {
-      const o = window.gofish.choices();
-      const g = window.gofish.state.room.game;
-      return { busy: window.gofish.pacer.busy, out: !!o?.ask?.outOfTurn, answers: o?.answers ?? [], pending: o?.pending,
-        hand: g.hand, title: document.title };
-    });
-    if (s.busy) return false;
-    if (/Your turn/.test(s.title)) titleSeen = true;
-    if (!falseFish && s.answers.length === 2 && s.pending && s.hand.some((c) => c.slice(0, -1) === s.pending.rank)) {
-      await tia.page.click('#actions [data-answer="go_fish"]');
-      await tia.page.waitForFunction(() => /Penalty: you said "Go fish!" but had/.test(document.getElementById('story').textContent));
-      falseFish = true;
-      return outOfTurn;
-    }
-    if (!outOfTurn && s.out) {
-      await tia.page.click('#hand .rank-group[aria-disabled="false"]');
-      assert(/not your turn/.test(await tia.page.textContent('#prompt')), 'the prompt warns before an ask out of turn');
-      const ask = await tia.page.$('#actions [data-target]');
-      if (!ask) return false;
-      // Two stray taps (a card, then "Ask …") cost nothing: the ask out of
-      // turn is a deliberate third step that says what it will cost, and a
-      // tap where "Ask …" was does not take it.
-      const asksBefore = sentOfType(tia, 'ask').length;
-      const box = await ask.boundingBox();
-      await ask.click();
-      await tia.page.waitForSelector('#confirm-dialog[open]');
-      assert(sentOfType(tia, 'ask').length === asksBefore, 'a card and "Ask …" out of turn send nothing yet');
-      const cost = await tia.page.textContent('#confirm-text');
-      assert(/can never score/.test(cost), `the confirmation says what it costs: ${cost}`);
-      assert(await tia.page.evaluate(() => document.activeElement.id === 'confirm-no'), 'not asking is the default');
-      const under = await tia.page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.id ?? null,
-        { x: box.x + box.width / 2, y: box.y + box.height / 2 });
-      assert(under !== 'confirm-yes', 'the button that asks out of turn is not where "Ask …" was');
-      await tia.page.click('#confirm-yes');
-      await tia.page.waitForFunction(() => /Penalty: you asked when it was not your turn/.test(document.getElementById('story').textContent));
-      outOfTurn = true;
-      return falseFish;
-    }
-    await clickAsk(tia.page).catch(() => false);
-    return false;
-  }, 150_000);
-  assert(titleSeen, 'the tab title says when it is your turn');
-  await tia.page.waitForFunction(() => !/Your turn/.test(document.title) || !!window.gofish.choices()?.ask);
-  log(`table rules: an ask out of turn and a false "Go fish!" were penalised and explained (${games} game(s))`);
+  // On a server of its own whose bots take a moment: an ask out of turn is
+  // offered while two bots play each other (not while Tia is asked: she
+  // answers first), and bots that play at once leave no such moment.
+  const slow = await startServer(serverPath, webRoot, { botDelayMs: 400 });
+  try {
+    await tableRules(browser, slow.baseUrl, log);
+  } finally {
+    await slow.stop();
+  }
 
   // ---- A running score across rematches.
-  await tia.context.close();
   const uma = await openPage(browser, baseUrl);
   await recordPage(uma.page);
   // Screen reader verbosity: "only my turn".
@@ -200,4 +149,99 @@ export default async function ({ baseUrl, browser, log }) {
   assert(sum(first) >= 1 && sum(second) > sum(first), `games won add up across rematches: ${first} then ${second}`);
   log(`games won after two games of pairs: ${second} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   assert(ann.errors.length === 0 && uma.errors.length === 0, `no page errors: ${[...ann.errors, ...uma.errors]}`);
+}
+
+async function tableRules(browser, baseUrl, log) {
+  const tia = await openPage(browser, baseUrl);
+
+  await createRoom(tia.page, 'Tia', { others: ['easy', 'easy'], tableRules: true });
+  await tia.page.click('#start-game');
+  await waitGame(tia.page, 1);
+  let outOfTurn = false;
+  let falseFish = false;
+  let answerFirst = false;
+  let titleSeen = false;
+  let games = 1;
+  await waitFor('an ask out of turn, a false "Go fish!" and a card picked while asked', async () => {
+    const screen = await tia.page.evaluate(() => document.body.dataset.screen);
+    if (screen === 'over') {
+      await tia.page.click('#rematch');
+      games += 1;
+      await waitGame(tia.page, games);  // the table, or this game already over (see waitGame)
+      return false;
+    }
+    const s = await tia.page.evaluate(() => {
+      const o = window.gofish.choices();
+      const g = window.gofish.state.room.game;
+      return { busy: window.gofish.pacer.busy, out: !!o?.ask?.outOfTurn, answers: o?.answers ?? [], pending: o?.pending,
+        hand: g.hand, title: document.title };
+    });
+    if (s.busy) return false;
+    if (/Your turn/.test(s.title)) titleSeen = true;
+    // Asked, a player answers first: a card picked then (a tap on the hand,
+    // or a test's click a moment late) must not hide the answer the table
+    // waits for (a page once swapped it for an ask out of turn's prompt, and
+    // a table-rules game stalled there).
+    if (!answerFirst && s.answers.length === 2 && s.pending) {
+      await tia.page.click('#hand .rank-group', { force: true });
+      const prompt = await tia.page.textContent('#prompt');
+      const offered = await tia.page.isVisible('#actions [data-answer="give"]');
+      assert(offered && /asked you for/.test(prompt),
+        `a card picked while asked leaves the answer on screen (prompt: "${prompt}", answer buttons: ${offered})`);
+      answerFirst = true;
+      return outOfTurn && falseFish;
+    }
+    if (!falseFish && s.answers.length === 2 && s.pending && s.hand.some((c) => c.slice(0, -1) === s.pending.rank)) {
+      await tia.page.click('#actions [data-answer="go_fish"]');
+      await tia.page.waitForFunction(() => /Penalty: you said "Go fish!" but had/.test(document.getElementById('story').textContent));
+      falseFish = true;
+      return outOfTurn && answerFirst;
+    }
+    if (!outOfTurn && s.out) {
+      // The bots play on meanwhile: when Tia is asked (she answers first) or
+      // her turn comes, the ask out of turn is gone, and the next look tries
+      // again. Anything else that goes wrong fails the test.
+      const stillOffered = () => tia.page.evaluate(() => !!window.gofish.choices()?.ask?.outOfTurn);
+      const quick = { timeout: 2000 };
+      if (!(await tia.page.click('#hand .rank-group[aria-disabled="false"]', quick).then(() => true, () => false))) return false;
+      const prompt = await tia.page.textContent('#prompt');
+      if (!/not your turn/.test(prompt) && !(await stillOffered())) return false;
+      assert(/not your turn/.test(prompt), `the prompt warns before an ask out of turn: "${prompt}"`);
+      const ask = await tia.page.$('#actions [data-target]');
+      if (!ask) return false;
+      // Two stray taps (a card, then "Ask …") cost nothing: the ask out of
+      // turn is a deliberate third step that says what it will cost, and a
+      // tap where "Ask …" was does not take it.
+      const asksBefore = sentOfType(tia, 'ask').length;
+      const box = await ask.boundingBox();
+      if (!box || !(await ask.click(quick).then(() => true, () => false))) return false;
+      await tia.page.waitForSelector('#confirm-dialog[open]');
+      assert(sentOfType(tia, 'ask').length === asksBefore, 'a card and "Ask …" out of turn send nothing yet');
+      const cost = await tia.page.textContent('#confirm-text');
+      assert(/can never score/.test(cost), `the confirmation says what it costs: ${cost}`);
+      assert(await tia.page.evaluate(() => document.activeElement.id === 'confirm-no'), 'not asking is the default');
+      const under = await tia.page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.id ?? null,
+        { x: box.x + box.width / 2, y: box.y + box.height / 2 });
+      assert(under !== 'confirm-yes', 'the button that asks out of turn is not where "Ask …" was');
+      await tia.page.click('#confirm-yes');
+      // Confirmed after the moment passed, the page sends nothing.
+      const penalised = await tia.page.waitForFunction(
+        () => /Penalty: you asked when it was not your turn/.test(document.getElementById('story').textContent), null,
+        { timeout: 5000 }).then(() => true, () => false);
+      if (!penalised && sentOfType(tia, 'ask').length === asksBefore) return false;
+      assert(penalised, 'an ask out of turn is penalised and explained');
+      outOfTurn = true;
+      return falseFish && answerFirst;
+    }
+    await clickAsk(tia.page).catch(() => false);
+    return false;
+  }, 150_000).catch((error) => {
+    throw new Error(`${error.message} (seen: out of turn ${outOfTurn}, false "Go fish!" ${falseFish}, ` +
+      `picked while asked ${answerFirst}; ${games} game(s))`);
+  });
+  assert(titleSeen, 'the tab title says when it is your turn');
+  await tia.page.waitForFunction(() => !/Your turn/.test(document.title) || !!window.gofish.choices()?.ask);
+  log(`table rules: an ask out of turn and a false "Go fish!" were penalised and explained, and a card picked while asked left the answer on screen (${games} game(s))`);
+
+  await tia.context.close();
 }
