@@ -519,13 +519,9 @@ void RoomImpl::schedule() {
     record(protocol::BotTakeover{seat, protocol::TakeoverReason::kDisconnected, slot.level});
   }
   if (bot_controls(seat)) {
-    return clock_.wait_for_bot(key, [weak = weak_from_this()] {
-      if (auto self = weak.lock()) self->on_bot_timer();
-    });
+    return clock_.wait_for_bot(key, as_turn([](RoomImpl& room) { room.on_bot_timer(); }));
   }
-  const auto timer = clock_.wait_for_human(seat, key, [weak = weak_from_this()] {
-    if (auto self = weak.lock()) self->on_turn_timeout();
-  });
+  const auto timer = clock_.wait_for_human(seat, key, as_turn([](RoomImpl& room) { room.on_turn_timeout(); }));
   if (timer) record(*timer);
 }
 

@@ -77,6 +77,19 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
       work(*self);
     });
   }
+  // A timer's handler, run as one turn like on_strand's work (the timers
+  // fire on the strand): what it writes is submitted, and a class's table
+  // reports what changed, as the turn ends. Without a store nothing else
+  // would end the turn of a bot's move, and its table would not be heard of.
+  template <class F>
+  std::function<void()> as_turn(F&& work) {
+    return [weak = weak_from_this(), work = std::forward<F>(work)]() mutable {
+      if (auto self = weak.lock()) {
+        Turn turn(*self);
+        work(*self);
+      }
+    };
+  }
   struct Turn {
     explicit Turn(RoomImpl& in) : room(in) { room.in_turn_ = true; }
     // Also while a turn's work unwinds from an exception: what the turn

@@ -37,9 +37,8 @@ TokenBucket RoomImpl::chat_bucket() const {
 
 void RoomImpl::arm_grace(engine::Seat index) {
   if (paused_) return;  // armed afresh when play goes on
-  grace_timers_[static_cast<std::size_t>(index)]->arm(limits_.seat_grace_period, [weak = weak_from_this(), index] {
-    if (auto self = weak.lock()) self->on_grace_expired(index);
-  });
+  grace_timers_[static_cast<std::size_t>(index)]->arm(
+      limits_.seat_grace_period, as_turn([index](RoomImpl& room) { room.on_grace_expired(index); }));
 }
 
 void RoomImpl::on_grace_expired(engine::Seat index) {
@@ -124,9 +123,7 @@ void RoomImpl::after_membership_change() {
     // created and abandoned, and holds one of max_rooms.
     const auto expiry = game_number_ == 0 ? std::min(limits_.unstarted_room_expiry, limits_.room_idle_expiry)
                                           : limits_.room_idle_expiry;
-    idle_timer_.arm(expiry, [weak = weak_from_this()] {
-      if (auto self = weak.lock()) self->on_idle();
-    });
+    idle_timer_.arm(expiry, as_turn([](RoomImpl& room) { room.on_idle(); }));
   } else if (!idle) {
     idle_timer_.cancel();
   }
