@@ -9,9 +9,11 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 #include <variant>
 
+#include "clients/cli/class_console.hpp"
 #include "clients/cli/commands.hpp"
 #include "clients/cli/connection.hpp"
 #include "clients/cli/line_reader.hpp"
@@ -53,12 +55,15 @@ std::string_view hint_for(ErrorCode code) {
   }
 }
 
-// The exit status for a refusal of the request that enters a room.
+// The exit status for a refusal of the request that enters a room (or a class).
 int entry_exit_code(ErrorCode code) {
   switch (code) {
     case ErrorCode::kRoomNotFound:
-    case ErrorCode::kRoomBadCode: return kExitBadCode;
-    case ErrorCode::kRoomFull: return kExitRoomFull;
+    case ErrorCode::kRoomBadCode:
+    case ErrorCode::kEventNotFound:
+    case ErrorCode::kEventBadCode: return kExitBadCode;
+    case ErrorCode::kRoomFull:
+    case ErrorCode::kEventFull: return kExitRoomFull;
     case ErrorCode::kVersionMismatch: return kExitVersion;
     default: return kExitRefused;
   }
@@ -66,7 +71,7 @@ int entry_exit_code(ErrorCode code) {
 
 constexpr const char* kPrompt = "gofish> ";
 
-enum class Request { kHello, kCreate, kJoin, kResume, kResync, kDecision, kLeave, kRevote, kOther };
+enum class Request { kHello, kCreate, kJoin, kResume, kResync, kDecision, kLeave, kRevote, kClass, kOther };
 
 }  // namespace
 
@@ -133,10 +138,12 @@ class Session : public ConnectionHandler {
         if (welcomed_) {
           // Lost: resume the seat with its token (a spectator, who has none, joins again).
           first = false;
-          if ((!token_ && !o_.spectate) || finished_all_games()) return fail(kExitRefused, *ended);
+          if ((!token_ && !o_.spectate && !class_token_) || finished_all_games()) return fail(kExitRefused, *ended);
           last_problem = *ended;
           lost_since = Clock::now();
-          note(*ended + (token_ ? " Reconnecting to resume the seat..." : " Reconnecting to watch again..."));
+          note(*ended + (class_token_ ? " Reconnecting to the class..."
+                         : token_     ? " Reconnecting to resume the seat..."
+                                      : " Reconnecting to watch again..."));
           // A server found silent has been waited for already; one that
           // closed the connection is given a moment before the next try.
           if (!connection.went_silent()) std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -170,6 +177,9 @@ class Session : public ConnectionHandler {
     }
     auto parsed = protocol::parse_server_message(frame);
     if (auto* problem = std::get_if<std::string>(&parsed)) {
+      // A class event's messages are a variant of their own.
+      auto class_message = protocol::parse_event_server_message(frame);
+      if (auto* message = std::get_if<protocol::EventServerMessage>(&class_message)) return on_class_message(*message);
       note("The server sent a message this client cannot read: " + *problem);
       return;
     }
@@ -216,6 +226,11 @@ class Session : public ConnectionHandler {
     const std::string text(line);
     if (text.find_first_not_of(" \t") == std::string::npos) return;
     if (line_editing_) reader_.remember(text);
+    if (o_.create_class) {
+      auto command = parse_class_command(text);
+      if (auto* problem = std::get_if<std::string>(&command)) return print(*problem);
+      return run_class_command(std::get<ClassCommand>(command));
+    }
     auto parsed = parse_command(text);
     if (auto* problem = std::get_if<std::string>(&parsed)) return print(*problem);
     run_command(std::get<Command>(parsed));
@@ -314,6 +329,7 @@ class Session : public ConnectionHandler {
   }
 
   void enter_room() {
+    if (o_.class_code || o_.create_class) return enter_class();
     if (token_)
       return send(protocol::Resume{*token_, table_.in_room() ? std::optional(table_.v()) : std::nullopt},
                   Request::kResume);
@@ -382,7 +398,7 @@ class Session : public ConnectionHandler {
     if (joined.resumed) {
       decided_at_v_ = -1;  // a move sent just before the drop may never have arrived
       turn_announced_ = false;  // show the turn again below the reconnection lines
-      print("Resumed your seat in room " + joined.code + ".");
+      print(o_.class_code ? "At your table: room " + joined.code + "." : "Resumed your seat in room " + joined.code + ".");
       // A rematch sent just before the drop may never have arrived (the
       // server was stopping, say), and a game may have ended while this
       // client was away (its end then comes in the snapshot, with no event
@@ -399,7 +415,10 @@ class Session : public ConnectionHandler {
 
   // After a resume (revote_), the first time the room is seen finished.
   void revote_if_over() {
-    if (!revote_ || interactive_ || !table_.you() || table_.state() != protocol::RoomState::kOver) return;
+    // In a class, the teacher starts the next game (the next round).
+    if (!revote_ || interactive_ || o_.class_code || !table_.you() || table_.state() != protocol::RoomState::kOver) {
+      return;
+    }
     revote_ = false;
     if (!finished_all_games()) send(protocol::Rematch{}, Request::kRevote);
   }
@@ -429,11 +448,11 @@ class Session : public ConnectionHandler {
     if (!revote_ || interactive_ || !table_.you() || snapshot.state != protocol::RoomState::kOver || !snapshot.result) {
       return false;
     }
-    if (!results_.empty() && results_.back().game == snapshot.game_number) return false;
-    GameResult result{snapshot.game_number, {}, *snapshot.result};
+    if (!count_game(snapshot.game_number)) return false;
+    GameResult result{shown_game_number(snapshot.game_number), {}, *snapshot.result};
     for (engine::Seat s = 0; s < snapshot.result->players; ++s) result.names.push_back(table_.name_of(s));
     results_.push_back(result);
-    print("Game " + std::to_string(snapshot.game_number) + " ended while you were away. " +
+    print("Game " + std::to_string(result.game) + " ended while you were away. " +
           winners_text(snapshot.result->winners, table_));
     if (!finished_all_games()) return false;
     revote_ = false;
@@ -467,19 +486,34 @@ class Session : public ConnectionHandler {
     fail(kExitRefused, "Room " + closed.code + " has closed.");
   }
 
+  // Each game is counted once: by its room and its number there (a class
+  // seats a pupil in a new room each round, whose games count from 1 again).
+  bool count_game(int number) { return counted_games_.emplace(table_.code(), number).second; }
+  // A class's games are numbered by round, the room's games by the room.
+  int shown_game_number(int number) const {
+    return o_.class_code ? static_cast<int>(results_.size()) + 1 : number;
+  }
+
   void on_game_over(const engine::GameOver& over) {
-    GameResult result{table_.game_number(), {}, over};
+    count_game(table_.game_number());
+    GameResult result{shown_game_number(table_.game_number()), {}, over};
     for (engine::Seat s = 0; s < over.players; ++s) result.names.push_back(table_.name_of(s));
     results_.push_back(result);
     if (interactive_) {
-      if (table_.you()) print("Type 'rematch' for another game, or 'quit'.");
+      if (o_.class_code) {
+        print("Waiting for your teacher to start the next round.");
+      } else if (table_.you()) {
+        print("Type 'rematch' for another game, or 'quit'.");
+      }
       return;
     }
     if (finished_all_games()) {
       print_summary();
       quit();
-    } else if (table_.you()) {
+    } else if (table_.you() && !o_.class_code) {
       send(protocol::Rematch{}, Request::kOther);
+    } else if (o_.class_code) {
+      print("Waiting for your teacher to start the next round.");
     }
   }
 
@@ -514,6 +548,14 @@ class Session : public ConnectionHandler {
     }
     switch (kind) {
       case Request::kHello: fail(entry_exit_code(error.code), error.message); return;
+      case Request::kClass: {
+        std::string sentence = error.message;
+        if (error.code == ErrorCode::kEventNotFound) {
+          sentence = "No class has the code " + o_.class_code.value_or("") + "; check the code your teacher gave.";
+        }
+        fail(entry_exit_code(error.code), sentence);
+        return;
+      }
       case Request::kCreate:
       case Request::kJoin: {
         std::string sentence = error.message;
@@ -549,6 +591,122 @@ class Session : public ConnectionHandler {
     note("The server says: " + closing.message);
     if (closing.reason == protocol::CloseReason::kReplaced) {
       fail(kExitRefused, "This seat was resumed by another connection.");
+    }
+  }
+
+  // ------------------------------------------------------------ a class
+
+  // The teacher creates the class (or, after a reconnection, comes back
+  // with the teacher token); a pupil joins with the code and a name (or
+  // comes back with the pupil token, and is handed their seat again).
+  void enter_class() {
+    if (o_.create_class) {
+      if (class_token_) return send(protocol::ResumeEvent{class_code_, *class_token_}, Request::kClass);
+      protocol::CreateEvent create;
+      create.name = *o_.create_class;
+      create.settings.rules = engine::preset(o_.preset).value_or(engine::Rules{});
+      create.settings.rules.table_rules = o_.table_rules;
+      create.settings.table_size = o_.seats;
+      create.settings.bots = o_.class_bots;
+      create.settings.turn_timer_seconds = o_.turn_timer_seconds;
+      create.settings.rounds = o_.rounds;
+      create.settings.same_deal = o_.same_deal;
+      create.settings.coaching = o_.coaching;
+      create.roster = o_.roster;
+      return send(create, Request::kClass);
+    }
+    protocol::JoinEvent join;
+    join.code = *o_.class_code;
+    if (class_token_) {
+      join.token = *class_token_;
+    } else {
+      join.name = o_.name;
+    }
+    send(join, Request::kClass);
+  }
+
+  void on_class_message(const protocol::EventServerMessage& message) {
+    std::visit(Overloaded{
+                   [&](const protocol::EventCreated& m) { on_class_created(m); },
+                   [&](const protocol::EventJoined& m) { on_class_joined(m); },
+                   [&](const protocol::EventStateMessage& m) { on_class_state(m.event); },
+                   [&](const protocol::EventSeat& m) { on_class_seat(m); },
+                   [&](const auto&) {},
+               },
+               message);
+  }
+
+  void on_class_created(const protocol::EventCreated& created) {
+    class_token_ = created.token;
+    class_code_ = created.code;
+    entered_room();
+    print("Created the class " + created.event.name + ": its code is " + created.code + ". Pupils join with: gofish-cli " +
+          server_url(o_.address) + " --class " + created.code + " --name NAME  (or open " +
+          (o_.address.tls ? "https://" : "http://") + host_and_port(o_.address) + "/?event=" + created.code + ")");
+    on_class_state(created.event);
+    print("Type 'help' for the teacher's commands: 'seat', then 'start' when everyone is in.");
+  }
+
+  void on_class_joined(const protocol::EventJoined& joined) {
+    if (!joined.token.empty()) class_token_ = joined.token;
+    class_code_ = joined.code;
+    entered_room();
+    print((joined.resumed ? "Back in the class " : "Joined the class ") + joined.name + " as " + joined.pupil.name +
+          ".");
+    if (!table_.in_room()) print("Waiting for your teacher to start the round.");
+  }
+
+  // The teacher's console: the whole class when it is first seen (and on
+  // 'class'), then a line for each change worth telling at once.
+  void on_class_state(const protocol::EventState& state) {
+    if (class_state_) {
+      print(class_changes(*class_state_, state));
+    } else {
+      print(class_lines(state));
+    }
+    class_state_ = state;
+  }
+
+  // Where to sit this round: the seat is taken as after a reconnection
+  // (resume with the seat token), after leaving the last round's table.
+  void on_class_seat(const protocol::EventSeat& seat) {
+    const bool same_room = table_.in_room() && table_.code() == seat.room;
+    if (table_.in_room() && !same_room) {
+      send(protocol::Leave{}, Request::kLeave);
+      table_ = Table{};
+    }
+    token_ = seat.token;
+    room_code_ = seat.room;
+    print("Round " + std::to_string(seat.round) + ": you sit at table " + std::to_string(seat.table + 1) + " (room " +
+          seat.room + "), seat " + std::to_string(seat.seat + 1) + ".");
+    send(protocol::Resume{seat.token, same_room ? std::optional(table_.v()) : std::nullopt}, Request::kResume);
+  }
+
+  void run_class_command(const ClassCommand& command) {
+    const auto pupil = [this](const std::string& typed) -> std::optional<int> {
+      if (!class_state_) return std::nullopt;
+      auto found = resolve_pupil(typed, *class_state_);
+      if (auto* problem = std::get_if<std::string>(&found)) {
+        print(*problem);
+        return std::nullopt;
+      }
+      return std::get<int>(found);
+    };
+    switch (command.kind) {
+      case ClassCommandKind::kShow:
+        if (!class_state_) return print("The class has not been heard from yet.");
+        return print(class_lines(*class_state_));
+      case ClassCommandKind::kSeat: return send(protocol::SeatPupils{}, Request::kOther);
+      case ClassCommandKind::kStart: return send(protocol::StartRound{}, Request::kOther);
+      case ClassCommandKind::kEnd: return send(protocol::EndRound{}, Request::kOther);
+      case ClassCommandKind::kMove:
+        if (const auto id = pupil(command.pupil)) send(protocol::MovePupil{*id, command.table - 1}, Request::kOther);
+        return;
+      case ClassCommandKind::kFree:
+        if (const auto id = pupil(command.pupil)) send(protocol::FreeName{*id}, Request::kOther);
+        return;
+      case ClassCommandKind::kHelp: return print(class_help_lines());
+      case ClassCommandKind::kQuit: return quit();
     }
   }
 
@@ -626,7 +784,7 @@ class Session : public ConnectionHandler {
         (table_.you()
              ? "played by " + who + (bot_ ? " with the " + std::string(engine::to_string(bot_->level())) + " bot" : "")
              : "watched by " + who) +
-        " in room " + table_.code() + ".");
+        (o_.class_code ? " in the class " + class_code_ : " in room " + table_.code()) + ".");
     int wins = 0;
     for (const GameResult& result : results_) {
       lines.push_back("  " + result_line(result));
@@ -716,6 +874,11 @@ class Session : public ConnectionHandler {
   std::optional<RemoteBot> bot_;
   bool revote_ = false;  // resumed, and no finished game seen since
   std::optional<std::string> token_;
+  // A class: the teacher's or the pupil's token, the class's code, and (the
+  // teacher's) the class as last heard.
+  std::optional<std::string> class_token_;
+  std::string class_code_;
+  std::optional<protocol::EventState> class_state_;
   // The room's code once known (--join, an invite link, created, joined):
   // every connection then asks for /ws?room=CODE, so a proxy in front of
   // several servers sends it to the one serving the room.
@@ -723,6 +886,7 @@ class Session : public ConnectionHandler {
   std::map<std::int64_t, Request> requests_;
   std::int64_t next_id_ = 1;
   std::vector<GameResult> results_;
+  std::set<std::pair<std::string, int>> counted_games_;  // (room, game number)
   std::vector<std::string> game_log_;
   std::string typed_;
   std::deque<std::string> outgoing_;

@@ -45,6 +45,17 @@ struct Options {
   bool spectators = true;    // others may watch
   bool listed = false;       // shown in the lobby while it waits for players
   bool start_when_full = false;
+  // A class event (protocol/README.md, "Class events"). A pupil joins with
+  // its code and plays the seat each round gives them; a teacher creates
+  // one (the room options above are the tables' rules, `seats` their size)
+  // and gets a text console.
+  std::optional<std::string> class_code;    // --class: join as a pupil
+  std::optional<std::string> create_class;  // --create-class: the class's name
+  std::vector<std::string> roster;          // pupils' names; empty: pupils type their own
+  engine::BotLevel class_bots = engine::BotLevel::kMedium;
+  int rounds = 1;
+  bool same_deal = false;
+  bool coaching = false;
   std::optional<engine::BotLevel> bot;  // play the seat with this engine bot
   int games = 1;                        // with --bot (or a spectator): games before exiting
   int think_ms = 100;                   // the remote bot's pause before each decision

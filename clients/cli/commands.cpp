@@ -8,12 +8,15 @@
 namespace gofish::cli {
 namespace {
 
-struct CommandName {
+template <class Kind>
+struct Named {
   std::string_view name;
   std::string_view short_name;
-  CommandKind kind;
+  Kind kind;
   std::string_view usage;
 };
+using CommandName = Named<CommandKind>;
+using ClassCommandName = Named<ClassCommandKind>;
 
 constexpr std::array<CommandName, 12> kCommands = {{
     {"ask", "a", CommandKind::kAsk,
@@ -34,6 +37,32 @@ constexpr std::array<CommandName, 12> kCommands = {{
     {"help", "?", CommandKind::kHelp, "help                  this list"},
     {"quit", "q", CommandKind::kQuit, "quit                  leave the room and exit"},
 }};
+
+constexpr std::array<ClassCommandName, 8> kClassCommands = {{
+    {"class", "c", ClassCommandKind::kShow, "class                 every table and pupil: who plays, cards, sets, who is away"},
+    {"seat", "s", ClassCommandKind::kSeat, "seat                  seat the pupils who have joined at balanced tables"},
+    {"start", "go", ClassCommandKind::kStart, "start                 start the next round at every table"},
+    {"end", "e", ClassCommandKind::kEnd, "end                   end the round in play"},
+    {"move", "m", ClassCommandKind::kMove,
+     "move <pupil> <table>  before a round: move a pupil (number or name) to a table"},
+    {"free", "f", ClassCommandKind::kFree, "free <pupil>          let a pupil go: the name can be claimed again"},
+    {"help", "?", ClassCommandKind::kHelp, "help                  this list"},
+    {"quit", "q", ClassCommandKind::kQuit, "quit                  leave the console (the class goes on)"},
+}};
+
+template <class Kind, std::size_t N>
+const Named<Kind>* find_named(const std::array<Named<Kind>, N>& table, const std::string& word) {
+  const auto found =
+      std::find_if(table.begin(), table.end(), [&](const Named<Kind>& c) { return word == c.name || word == c.short_name; });
+  return found == table.end() ? nullptr : &*found;
+}
+
+template <class Kind, std::size_t N>
+std::vector<std::string> usage_lines(const std::array<Named<Kind>, N>& table) {
+  std::vector<std::string> lines{"Commands (short forms in brackets):"};
+  for (const auto& c : table) lines.push_back("  " + std::string(c.usage) + "  [" + std::string(c.short_name) + "]");
+  return lines;
+}
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -66,9 +95,8 @@ std::variant<Command, std::string> parse_command(std::string_view line) {
   const auto space = line.find(' ');
   const std::string word = lower(line.substr(0, space));
   const std::string_view rest = space == std::string_view::npos ? std::string_view{} : trim(line.substr(space + 1));
-  const auto found = std::find_if(kCommands.begin(), kCommands.end(),
-                                  [&](const CommandName& c) { return word == c.name || word == c.short_name; });
-  if (found == kCommands.end()) {
+  const CommandName* found = find_named(kCommands, word);
+  if (!found) {
     return "'" + word +
            "' is not a command. Type 'help' for the list (ask, hand, table, log, rules, say, rematch, quit).";
   }
@@ -102,29 +130,42 @@ std::variant<Command, std::string> parse_command(std::string_view line) {
   return command;
 }
 
-std::variant<engine::Seat, std::string> resolve_player(std::string_view typed, const Table& table) {
+std::variant<int, PickProblem> pick_by_name(std::string_view typed, const std::vector<std::string>& names) {
   const std::string wanted = lower(trim(typed));
-  const auto seat_count = static_cast<engine::Seat>(table.seats().size());
-  std::string players;
-  for (engine::Seat s = 0; s < seat_count; ++s) {
-    if (!table.is_you(s))
-      players += (players.empty() ? "" : ", ") + table.name_of(s) + " (" + std::to_string(s + 1) + ")";
-  }
+  const auto count = static_cast<int>(names.size());
   if (!wanted.empty() &&
       std::all_of(wanted.begin(), wanted.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
     const int number = wanted.size() > 2 ? 0 : std::stoi(wanted);
-    if (number >= 1 && number <= seat_count) return number - 1;
-    return "There is no seat " + wanted + ". Players: " + players + ".";
+    if (number >= 1 && number <= count) return number - 1;
+    return PickProblem::kNoSuchNumber;
   }
-  std::vector<engine::Seat> prefixed;
-  for (engine::Seat s = 0; s < seat_count; ++s) {
-    const std::string name = lower(table.name_of(s));
-    if (name == wanted) return s;
-    if (name.starts_with(wanted)) prefixed.push_back(s);
+  std::vector<int> prefixed;
+  for (int i = 0; i < count; ++i) {
+    const std::string name = lower(names[static_cast<std::size_t>(i)]);
+    if (name == wanted) return i;
+    if (name.starts_with(wanted)) prefixed.push_back(i);
   }
   if (prefixed.size() == 1) return prefixed.front();
-  if (prefixed.size() > 1)
-    return "'" + std::string(typed) + "' could be several players; use a seat number. Players: " + players + ".";
+  return prefixed.empty() ? PickProblem::kNoSuchName : PickProblem::kSeveral;
+}
+
+std::variant<engine::Seat, std::string> resolve_player(std::string_view typed, const Table& table) {
+  const auto seat_count = static_cast<engine::Seat>(table.seats().size());
+  std::vector<std::string> names;
+  std::string players;
+  for (engine::Seat s = 0; s < seat_count; ++s) {
+    names.push_back(table.name_of(s));
+    if (!table.is_you(s))
+      players += (players.empty() ? "" : ", ") + table.name_of(s) + " (" + std::to_string(s + 1) + ")";
+  }
+  const auto picked = pick_by_name(typed, names);
+  if (const int* seat = std::get_if<int>(&picked)) return static_cast<engine::Seat>(*seat);
+  switch (std::get<PickProblem>(picked)) {
+    case PickProblem::kNoSuchNumber: return "There is no seat " + std::string(trim(typed)) + ". Players: " + players + ".";
+    case PickProblem::kSeveral:
+      return "'" + std::string(typed) + "' could be several players; use a seat number. Players: " + players + ".";
+    case PickProblem::kNoSuchName: break;
+  }
   return "Nobody here is called '" + std::string(typed) + "'. Players: " + players + ".";
 }
 
@@ -147,12 +188,40 @@ std::variant<protocol::Ask, std::string> resolve_ask(const Command& command, con
   return ask;
 }
 
-std::vector<std::string> help_lines() {
-  std::vector<std::string> lines{"Commands (short forms in brackets):"};
-  for (const CommandName& c : kCommands) {
-    lines.push_back("  " + std::string(c.usage) + "  [" + std::string(c.short_name) + "]");
+std::vector<std::string> help_lines() { return usage_lines(kCommands); }
+
+std::variant<ClassCommand, std::string> parse_class_command(std::string_view line) {
+  line = trim(line);
+  const auto space = line.find(' ');
+  const std::string word = lower(line.substr(0, space));
+  const std::string_view rest = space == std::string_view::npos ? std::string_view{} : trim(line.substr(space + 1));
+  const ClassCommandName* found = find_named(kClassCommands, word);
+  if (!found) {
+    return "'" + word + "' is not a command. Type 'help' for the list (class, seat, start, end, move, free, quit).";
   }
-  return lines;
+  ClassCommand command{found->kind, "", 0};
+  switch (command.kind) {
+    case ClassCommandKind::kMove: {
+      const auto last_space = rest.rfind(' ');
+      const std::string_view table = last_space == std::string_view::npos ? std::string_view{} : rest.substr(last_space + 1);
+      if (table.empty() || table.size() > 2 ||
+          !std::all_of(table.begin(), table.end(), [](unsigned char c) { return std::isdigit(c) != 0; }) ||
+          std::stoi(std::string(table)) < 1) {
+        return std::string("Move whom where? Type 'move <pupil> <table>', e.g. 'move ann 2' or 'move 5 1'.");
+      }
+      command.pupil = std::string(trim(rest.substr(0, last_space)));
+      command.table = std::stoi(std::string(table));
+      break;
+    }
+    case ClassCommandKind::kFree:
+      if (rest.empty()) return std::string("Free whom? Type 'free <pupil>', e.g. 'free ann' or 'free 3'.");
+      command.pupil = std::string(rest);
+      break;
+    default: break;
+  }
+  return command;
 }
+
+std::vector<std::string> class_help_lines() { return usage_lines(kClassCommands); }
 
 }  // namespace gofish::cli

@@ -29,6 +29,12 @@ struct Command {
 // The command, or a sentence and a hint when the line is not one.
 std::variant<Command, std::string> parse_command(std::string_view line);
 
+// Which of `names` (shown numbered from 1) the typed words stand for: a
+// number as shown, a whole name, or the start of exactly one name (case
+// aside); else why not.
+enum class PickProblem { kNoSuchNumber, kSeveral, kNoSuchName };
+std::variant<int, PickProblem> pick_by_name(std::string_view typed, const std::vector<std::string>& names);
+
 // The seat a typed player stands for: "2" (seat number as shown), "bob", "hard bot", "ha".
 std::variant<engine::Seat, std::string> resolve_player(std::string_view typed, const Table& table);
 
@@ -37,5 +43,23 @@ std::variant<protocol::Ask, std::string> resolve_ask(const Command& command, con
 
 // The help text, one line each.
 std::vector<std::string> help_lines();
+
+// A class's teacher at the prompt (gofish-cli --create-class): class (c),
+// seat, start (go), end, move <pupil> <table>, free <pupil>, help (?),
+// quit (q).
+enum class ClassCommandKind { kShow, kSeat, kStart, kEnd, kMove, kFree, kHelp, kQuit };
+
+struct ClassCommand {
+  ClassCommandKind kind = ClassCommandKind::kHelp;
+  std::string pupil;  // move, free: the pupil as typed (number or name)
+  int table = 0;      // move: the table as shown (from 1)
+  friend bool operator==(const ClassCommand&, const ClassCommand&) = default;
+};
+
+// The teacher's command, or a sentence saying what is wrong with the line.
+std::variant<ClassCommand, std::string> parse_class_command(std::string_view line);
+
+// The teacher's commands, one line each.
+std::vector<std::string> class_help_lines();
 
 }  // namespace gofish::cli

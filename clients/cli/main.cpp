@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -14,8 +15,8 @@
 namespace {
 
 constexpr const char* kExitCodes =
-    "Exit status: 0 done; 2 bad usage; 3 the server cannot be reached; 4 no room has that code;\n"
-    "5 the room is full; 6 the server speaks another protocol version; 7 refused otherwise, the\n"
+    "Exit status: 0 done; 2 bad usage; 3 the server cannot be reached; 4 no room (or class) has that code;\n"
+    "5 the room (or class) is full; 6 the server speaks another protocol version; 7 refused otherwise, the\n"
     "connection was lost for good, or the room closed.";
 
 bool terminal_has_color() {
@@ -45,6 +46,10 @@ int main(int argc, char** argv) {
   std::string bot_text;
   bool no_color = false;
   bool no_spectators = false;
+  std::string class_code;
+  std::string class_name;
+  std::string roster_file;
+  std::string class_bots_text = "medium";
 
   CLI::App app{
       "gofish-cli: play Go Fish against people and bots on a gofish-server, from a terminal.\n"
@@ -82,6 +87,27 @@ int main(int argc, char** argv) {
   app.add_flag("--no-spectators", no_spectators, "New room: nobody may watch");
   app.add_flag("--listed", options.listed, "New room: show it in the lobby while it waits for players");
   app.add_flag("--start-when-full", options.start_when_full, "As host, start the game as soon as every seat is filled");
+  // A class event: the room options above are its tables' (--seats their size).
+  auto* pupil = app.add_option("--class", class_code, "Join the class with this code, as a pupil named --name")
+                    ->group("Classes");
+  auto* teacher =
+      app.add_option("--create-class", class_name,
+                     "Create a class with this name and open its console (--preset, --seats, --timer, "
+                     "--table-rules give its tables)")
+          ->group("Classes");
+  pupil->excludes(teacher)->excludes(join)->excludes(create);
+  teacher->excludes(join)->excludes(create);
+  app.add_option("--roster", roster_file, "New class: a file of the pupils' names, one a line")
+      ->check(CLI::ExistingFile)
+      ->group("Classes");
+  app.add_option("--class-bots", class_bots_text, "New class: the bots filling the empty seats: easy, medium or hard")
+      ->capture_default_str()
+      ->group("Classes");
+  add_bounded(app, "--rounds", options.rounds, 1, gofish::protocol::kMaxEventRounds, "New class: rounds to play");
+  app.add_flag("--same-deal", options.same_deal, "New class: every table of a round gets the same deal")
+      ->group("Classes");
+  app.add_flag("--coaching", options.coaching, "New class: the teacher may see the hands (pupils are told)")
+      ->group("Classes");
   app.add_option("--bot", bot_text, "Let the engine's bot play your seat: easy, medium or hard");
   add_bounded(app, "--games", options.games, 1, 10000,
               "With --bot or --spectate: games to play or watch, then print a summary");
@@ -124,6 +150,34 @@ int main(int argc, char** argv) {
       return gofish::cli::kExitBadCode;
     }
     options.join_code = *code;
+  }
+  if (!class_code.empty()) {
+    const auto code = gofish::protocol::normalize_event_code(class_code);
+    if (!code) {
+      std::cerr << "gofish-cli: '" << class_code
+                << "' is not a class code: a code is six letters and digits, without 0, O, 1, I or L.\n";
+      return gofish::cli::kExitBadCode;
+    }
+    if (options.spectate) return usage_error("--class joins as a pupil, who plays: it cannot --spectate.");
+    options.class_code = *code;
+  }
+  if (!class_name.empty()) {
+    options.create_class = class_name;
+    const auto level = gofish::engine::parse_bot_level(class_bots_text);
+    if (!level) return usage_error("--class-bots is easy, medium or hard, not '" + class_bots_text + "'.");
+    options.class_bots = *level;
+    if (!bot_text.empty()) return usage_error("--bot plays a seat; a class's teacher has none.");
+    if (!roster_file.empty()) {
+      std::ifstream roster(roster_file);
+      for (std::string line; std::getline(roster, line);) {
+        const auto first = line.find_first_not_of(" \t\r");
+        if (first == std::string::npos) continue;
+        const auto last = line.find_last_not_of(" \t\r");
+        options.roster.push_back(line.substr(first, last - first + 1));
+      }
+    }
+  } else if (!roster_file.empty()) {
+    return usage_error("--roster is for a new class (--create-class).");
   }
   if (options.spectate && !options.join_code)
     return usage_error("--spectate needs a room: --join CODE or an invite link.");

@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "clients/cli/address.hpp"
+#include "clients/cli/class_console.hpp"
 #include "clients/cli/commands.hpp"
 #include "clients/cli/narrate.hpp"
 #include "clients/cli/pacing.hpp"
@@ -120,6 +121,77 @@ TEST_CASE("players are found by seat number, name or the start of a name") {
   const Table cards_table = room(*engine::preset("specific-card"), {"Ann", "Bob"}, 0);
   CHECK(std::get<engine::Card>(std::get<protocol::Ask>(resolve_ask(command("ask bob qh"), cards_table)).what) ==
         card("QH"));
+}
+
+TEST_CASE("a class's teacher types commands; pupils are found by number or name") {
+  const auto parsed = [](std::string_view line) {
+    auto result = parse_class_command(line);
+    REQUIRE(std::holds_alternative<ClassCommand>(result));
+    return std::get<ClassCommand>(result);
+  };
+  CHECK(parsed("seat") == ClassCommand{ClassCommandKind::kSeat, "", 0});
+  CHECK(parsed(" GO ") == ClassCommand{ClassCommandKind::kStart, "", 0});
+  CHECK(parsed("move Ann Lee 2") == ClassCommand{ClassCommandKind::kMove, "Ann Lee", 2});
+  CHECK(parsed("f 3") == ClassCommand{ClassCommandKind::kFree, "3", 0});
+  CHECK(std::get<std::string>(parse_class_command("move ann")).find("move <pupil> <table>") != std::string::npos);
+  CHECK(std::get<std::string>(parse_class_command("move ann 0")).find("move <pupil> <table>") != std::string::npos);
+  CHECK(std::get<std::string>(parse_class_command("free")).find("free <pupil>") != std::string::npos);
+  CHECK(std::get<std::string>(parse_class_command("ask bob 9")).starts_with("'ask' is not a command."));
+  CHECK(class_help_lines().size() == 9);
+
+  protocol::EventState state;
+  state.pupils = {{0, "Ann", true, true, std::nullopt, std::nullopt}, {1, "Anna", true, true, std::nullopt, std::nullopt},
+                  {2, "Ben", false, false, std::nullopt, std::nullopt}};
+  CHECK(std::get<int>(resolve_pupil("2", state)) == 1);
+  CHECK(std::get<int>(resolve_pupil("ann", state)) == 0);
+  CHECK(std::get<int>(resolve_pupil("b", state)) == 2);
+  CHECK(std::get<std::string>(resolve_pupil("an", state)).find("could be several pupils") != std::string::npos);
+  CHECK(std::get<std::string>(resolve_pupil("9", state)).starts_with("There is no pupil 9"));
+}
+
+TEST_CASE("the teacher's console: the whole class, then what changed") {
+  protocol::EventState before;
+  before.code = "K7QXM2";
+  before.name = "Class 3B";
+  before.settings.rounds = 2;
+  before.pupils = {{0, "Ann", true, true, std::nullopt, std::nullopt}, {1, "Ben", false, false, std::nullopt, std::nullopt}};
+  const auto lines = class_lines(before);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0] == "Class Class 3B (code K7QXM2): waiting for the first round, round 0 of 2.");
+  CHECK(lines[1] == "Pupils: 1 joined, 1 connected.");
+  CHECK(lines[2] == "  1. Ann not seated; 2. Ben (not joined)");
+
+  protocol::EventState after = before;
+  after.state = protocol::EventPhase::kPlaying;
+  after.round = 1;
+  after.pupils[1].claimed = true;
+  after.pupils[1].connected = true;
+  after.pupils[0].connected = false;
+  protocol::EventTable table;
+  table.room = "ABCDE";
+  table.state = protocol::RoomState::kPlaying;
+  table.turn = 1;
+  table.pond = 20;
+  protocol::EventTableSeat ann{protocol::Occupant::kHuman, "Ann", 0, std::nullopt, false, true, 5, 1};
+  protocol::EventTableSeat bot{protocol::Occupant::kBot, "Easy bot", std::nullopt, engine::BotLevel::kEasy, true,
+                               false, 4, 0};
+  table.seats = {ann, bot};
+  after.tables = {table};
+  CHECK(class_changes(before, after) ==
+        std::vector<std::string>{"Ann lost the connection.", "Ben joined.", "Round 1 started at 1 table."});
+  const auto shown = class_lines(after);
+  CHECK(shown[3] == "Table 1  room ABCDE  playing  pond 20  needs help: 1 pupil away");
+  CHECK(shown[4] == "    Ann       5 cards  1 set  AWAY: a bot plays for them");
+  CHECK(shown[5] == "  > Easy bot  4 cards  0 sets  (bot)");
+
+  protocol::EventState done = after;
+  done.tables[0].state = protocol::RoomState::kOver;
+  done.state = protocol::EventPhase::kOpen;
+  CHECK(class_changes(after, done) ==
+        std::vector<std::string>{"Table 1 finished: Ann 1 set, Easy bot 0 sets.",
+                                 "Round 1 is over. 'seat' and 'start' begin the next."});
+  done.state = protocol::EventPhase::kClosed;
+  CHECK(class_changes(after, done).back() == "The class is over: every round has been played.");
 }
 
 TEST_CASE("a hand is sorted and grouped by rank, suits named") {

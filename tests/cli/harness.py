@@ -153,10 +153,11 @@ class Proxy:
 class Cli:
     """A gofish-cli process whose stdout is read line by line in the background."""
 
-    def __init__(self, binary, *args):
+    def __init__(self, binary, *args, typing=False):
+        """With `typing`, its stdin is a pipe that type() writes lines into."""
         self.args = [binary, *args]
-        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(self.args, stdin=subprocess.PIPE if typing else subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines = []
         self.stderr = ""
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -166,10 +167,11 @@ class Cli:
         for line in self.proc.stdout:
             self.lines.append(line.rstrip("\n"))
 
-    def wait_for(self, pattern, timeout=30):
+    def wait_for(self, pattern, timeout=30, since=0):
+        """The first match among the lines printed (from line `since` on)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            for line in list(self.lines):
+            for line in self.lines[since:]:
                 match = re.search(pattern, line)
                 if match:
                     return match
@@ -177,6 +179,13 @@ class Cli:
                 break
             time.sleep(0.05)
         raise Failure(f"'{pattern}' never appeared in the output of {' '.join(self.args)}:\n" + self.output())
+
+    def type(self, line):
+        """Types a line; returns how many lines were printed before it, for wait_for's `since`."""
+        mark = len(self.lines)
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        return mark
 
     def finish(self, timeout=90):
         try:
