@@ -425,7 +425,7 @@ std::variant<ServerMessage, std::string> parse_server_message(std::string_view f
   } else if (type == "room_paused") {
     RoomPaused m;
     m.code = read_text(r, "code");
-    m.reason = read_enum(r, "reason", {PauseReason::kSavingFailed, PauseReason::kStoreUnreachable});
+    m.reason = read_enum(r, "reason", {PauseReason::kSavingFailed, PauseReason::kStoreUnreachable, PauseReason::kTeacher});
     m.message = read_text(r, "message");
     result = std::move(m);
   } else if (type == "room_resumed") {

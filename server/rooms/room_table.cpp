@@ -36,6 +36,9 @@ void RoomImpl::do_open_table(TableSetup setup) {
   }
   while (const auto index = seats_.first_empty()) seats_.seat_bot(*index, setup.bots);
   next_deal_seed_ = setup.deal_seed;
+  // Paused before the deal, so no bot moves and no clock starts.
+  teacher_paused_ = setup.paused;
+  update_pause();
   after_membership_change();
   start_game();
 }
