@@ -355,7 +355,8 @@ bool is_teacher_command(const ClientBody& body) {
   return std::holds_alternative<SeatPupils>(body) || std::holds_alternative<MovePupil>(body) ||
          std::holds_alternative<FreeName>(body) || std::holds_alternative<StartRound>(body) ||
          std::holds_alternative<EndRound>(body) || std::holds_alternative<PauseTables>(body) ||
-         std::holds_alternative<ResumeTables>(body) || std::holds_alternative<MessageTables>(body);
+         std::holds_alternative<ResumeTables>(body) || std::holds_alternative<MessageTables>(body) ||
+         std::holds_alternative<SetChat>(body);
 }
 
 namespace detail {
@@ -383,6 +384,17 @@ std::optional<ClientBody> parse_event_request(std::string_view type, Reader& r, 
   if (type == "pause_tables") return PauseTables{};
   if (type == "resume_tables") return ResumeTables{};
   if (type == "message_tables") return parse_message_tables(r, limits);
+  if (type == "set_chat") {
+    SetChat m;
+    const std::string chat = r.required_string("chat", 16);
+    if (r.failed()) return m;
+    if (auto parsed = parse_chat_mode(chat)) {
+      m.chat = *parsed;
+    } else {
+      r.fail("chat", "\"chat\" must be \"phrases\", \"off\" or \"free\".");
+    }
+    return m;
+  }
   return std::nullopt;
 }
 
@@ -429,6 +441,10 @@ bool write_event_request(const ClientBody& body, OrderedJson& out) {
                         [&](const ResumeTables&) { return true; },
                         [&](const MessageTables& m) {
                           out["text"] = m.text;
+                          return true;
+                        },
+                        [&](const SetChat& m) {
+                          out["chat"] = to_string(m.chat);
                           return true;
                         },
                         [&](const auto&) { return false; },

@@ -253,11 +253,15 @@ struct MessageTables {  // a line of text to every pupil in the event
   friend bool operator==(const MessageTables&, const MessageTables&) = default;
 };
 inline constexpr std::size_t kMaxTeacherMessageChars = 200;
+struct SetChat {  // the event's chat mode, and every table's in the round in play
+  ChatMode chat = ChatMode::kPhrases;
+  friend bool operator==(const SetChat&, const SetChat&) = default;
+};
 
 using ClientBody = std::variant<Hello, CreateRoom, Join, Resume, Leave, Lobby, AddBot, RemoveBot, Kick, Start, Rematch,
                                 Ask, Answer, Declare, Chat, GetTranscript, Ping, CreateEvent, JoinEvent, ResumeEvent,
                                 SeatPupils, MovePupil, FreeName, StartRound, EndRound, ReadRoster, PauseTables,
-                                ResumeTables, MessageTables>;
+                                ResumeTables, MessageTables, SetChat>;
 // True for the messages only an event's teacher may send.
 bool is_teacher_command(const ClientBody& body);
 
@@ -461,8 +465,16 @@ struct ChatPosted {
   friend bool operator==(const ChatPosted&, const ChatPosted&) = default;
 };
 
+// The room's chat mode changed (a class event's teacher set it for every
+// table): chat lines are checked against `chat` from now on.
+struct ChatModeChanged {
+  ChatMode chat = ChatMode::kFree;
+  friend bool operator==(const ChatModeChanged&, const ChatModeChanged&) = default;
+};
+
 using RoomEvent = std::variant<engine::Event, SeatJoined, SeatLeft, BotAdded, BotRemoved, Kicked, ConnectionChanged,
-                               SpectatorsChanged, HostChanged, NewGame, BotTakeover, TurnTimer, RematchVote, ChatPosted>;
+                               SpectatorsChanged, HostChanged, NewGame, BotTakeover, TurnTimer, RematchVote, ChatPosted,
+                               ChatModeChanged>;
 
 // `{"type":"event","v":17,"event":{...}}`
 struct EventMessage {

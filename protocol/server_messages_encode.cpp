@@ -34,9 +34,9 @@ static_assert(kServerTypes.size() == std::variant_size_v<ServerMessage>, "one wi
 
 // Room events that are not engine events, in RoomEvent order (index 0 is the
 // engine's, whose types come from event_type(engine::Event)).
-constexpr std::array<std::string_view, 14> kRoomEventTypes = {
+constexpr std::array<std::string_view, 15> kRoomEventTypes = {
     "",           "seat_joined",  "seat_left", "bot_added",   "bot_removed", "kicked", "connection",
-    "spectators", "host_changed", "game_started", "bot_takeover", "turn_timer", "rematch", "chat",
+    "spectators", "host_changed", "game_started", "bot_takeover", "turn_timer", "rematch", "chat", "chat_mode",
 };
 static_assert(kRoomEventTypes.size() == std::variant_size_v<RoomEvent>, "one wire type per room event");
 
@@ -142,6 +142,7 @@ OrderedJson room_event_to_json(const RoomEvent& event) {
                      out["text"] = e.text;
                    }
                  },
+                 [&](const ChatModeChanged& e) { out["chat"] = to_string(e.chat); },
              },
              event);
   return out;

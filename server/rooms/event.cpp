@@ -341,6 +341,7 @@ void Event::do_command(const std::shared_ptr<Client>& client, const protocol::Cl
                  [&](const protocol::PauseTables&) { pause_tables(client, true, std::move(id)); },
                  [&](const protocol::ResumeTables&) { pause_tables(client, false, std::move(id)); },
                  [&](const protocol::MessageTables& m) { message_tables(client, m.text, std::move(id)); },
+                 [&](const protocol::SetChat& m) { set_chat(client, m.chat, std::move(id)); },
                  [&](const auto&) { error(client, ErrorCode::kBadMessage, std::move(id)); },
              },
              body);
@@ -504,6 +505,20 @@ void Event::message_tables(const std::shared_ptr<Client>& client, const std::str
     for (const auto& pupil_client : pupil.clients) outbox_.send(pupil_client, message);
   }
   send(client, protocol::Ok{std::move(id)});
+}
+
+// The event's setting (later rounds' tables are made with it), and every
+// table of the round in play at once.
+void Event::set_chat(const std::shared_ptr<Client>& client, protocol::ChatMode chat, Id id) {
+  settings_.chat = chat;
+  save_event();
+  if (phase_ == EventPhase::kPlaying) {
+    for (const Table& table : tables_) {
+      if (table.live) table.live->set_chat(chat);
+    }
+  }
+  send(client, protocol::Ok{std::move(id)});
+  push_state();
 }
 
 void Event::hand_seat(int pupil, const std::shared_ptr<Client>& client) {

@@ -92,6 +92,7 @@ class Event : public std::enable_shared_from_this<Event> {
   void end_round(const std::shared_ptr<Client>& client, Id id);
   void pause_tables(const std::shared_ptr<Client>& client, bool paused, Id id);
   void message_tables(const std::shared_ptr<Client>& client, const std::string& text, Id id);
+  void set_chat(const std::shared_ptr<Client>& client, protocol::ChatMode chat, Id id);
   // A pupil with a seat in the round in play gets its seat token.
   void hand_seat(int pupil, const std::shared_ptr<Client>& client);
   void table_changed(int round, int table, protocol::EventTable status);

@@ -174,6 +174,9 @@ class Room {
   // except that nothing is held back, so players and spectators may still
   // come in (and are told it is paused).
   virtual void pause_table(bool paused) = 0;
+  // The event's teacher sets the chat mode of every table: the room keeps
+  // it (like its other settings) and tells everyone in it (chat_mode).
+  virtual void set_chat(protocol::ChatMode chat) = 0;
 
   // The room's lobby entry while it is listed, waiting and has a free seat;
   // thread-safe (a copy refreshed on the strand after every change).

@@ -63,6 +63,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void hand_seat(std::shared_ptr<Client> client, engine::Seat seat, protocol::EventSeat message) override;
   void watch(TableReport report) override;
   void pause_table(bool paused) override;
+  void set_chat(protocol::ChatMode chat) override;
 
  private:
   using ErrorCode = protocol::ErrorCode;
@@ -194,7 +195,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   const Limits& limits_;
   const std::weak_ptr<RoomHost> host_;
   const std::string code_;
-  const protocol::RoomSettings settings_;
+  // Fixed at creation but for its chat mode, which a class event's teacher
+  // may change (set_chat), on the strand like everything else here.
+  protocol::RoomSettings settings_;
   Strand strand_;
 
   State state_ = State::kWaiting;

@@ -70,6 +70,7 @@ TEST_CASE("every client message type parses from a minimal valid frame") {
       {"pause_tables", R"({"type":"pause_tables"})"},
       {"resume_tables", R"({"type":"resume_tables"})"},
       {"message_tables", R"({"type":"message_tables","text":"Tidy up"})"},
+      {"set_chat", R"({"type":"set_chat","chat":"off"})"},
   };
   std::set<std::string> seen;
   for (const auto& [type, frame] : frames) {
@@ -367,6 +368,7 @@ TEST_CASE("client messages round-trip through encode_client_message") {
       {std::nullopt, PauseTables{}},
       {std::nullopt, ResumeTables{}},
       {std::nullopt, MessageTables{"Tidy up"}},
+      {std::nullopt, SetChat{ChatMode::kFree}},
   };
   std::set<std::size_t> kinds;
   for (const ClientMessage& m : messages) {

@@ -97,7 +97,7 @@ TEST_CASE("events: every client message encodes and parses back to itself") {
        std::vector<ClientBody>{create, JoinEvent{"K7QXM2", "Ann", ""}, JoinEvent{"K7QXM2", "", token},
                                ResumeEvent{"K7QXM2", token}, SeatPupils{}, MovePupil{3, 1}, FreeName{2},
                                StartRound{}, EndRound{}, ReadRoster{"K7QXM2"}, PauseTables{}, ResumeTables{},
-                               MessageTables{"Five minutes left."}}) {
+                               MessageTables{"Five minutes left."}, SetChat{ChatMode::kOff}}) {
     const ClientMessage message{RequestId(std::int64_t{7}), body};
     const std::string text = encode_client_message(message);
     CAPTURE(text);

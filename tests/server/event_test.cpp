@@ -326,6 +326,20 @@ TEST_CASE("class event: the roster before joining, every table paused and resume
   CHECK(ann.expect<protocol::Joined>(protocol::Resume{where.token, std::nullopt}).seat == where.seat);
   await_state(teacher, all_playing);
 
+  // Chat off at every table, then free: Ann's table tells her each time.
+  CHECK(ann.error_of(protocol::SetChat{protocol::ChatMode::kOff}) == "event/not_teacher");
+  CHECK(teacher.expect<protocol::Ok>(protocol::SetChat{protocol::ChatMode::kOff}).id.has_value());
+  const auto off = ann.await_event<protocol::ChatModeChanged>();
+  REQUIRE(off.has_value());
+  CHECK(off->chat == protocol::ChatMode::kOff);
+  CHECK(ann.error_of(protocol::Chat{"", "good_luck"}) == "chat/off");
+  CHECK(teacher.expect<protocol::Ok>(protocol::SetChat{protocol::ChatMode::kFree}).id.has_value());
+  const auto free = ann.await_event<protocol::ChatModeChanged>();
+  REQUIRE(free.has_value());
+  CHECK(free->chat == protocol::ChatMode::kFree);
+  CHECK(ann.expect<protocol::Ok>(protocol::Chat{"hello table", ""}).id.has_value());
+  await_state(teacher, [](const protocol::EventState& s) { return s.settings.chat == protocol::ChatMode::kFree; });
+
   // Pause: every table stops, Ann is told why, and her moves are refused.
   CHECK(teacher.expect<protocol::Ok>(protocol::PauseTables{}).id.has_value());
   const auto paused = ann.await([](const protocol::ServerMessage& m) {
