@@ -25,11 +25,12 @@ using detail::Reader;
 namespace {
 
 // In ClientBody order.
-constexpr std::array<std::string_view, 25> kClientTypes = {
+constexpr std::array<std::string_view, 30> kClientTypes = {
     "hello",        "create_room", "join",         "resume",      "leave",     "lobby",      "add_bot",
     "remove_bot",   "kick",        "start",        "rematch",     "ask",       "answer",     "declare",
     "chat",         "transcript",  "ping",         "create_event", "join_event", "resume_event", "seat_pupils",
-    "move_pupil",   "free_name",   "start_round",  "end_round",
+    "move_pupil",   "free_name",   "start_round",  "end_round",   "read_roster", "pause_tables", "resume_tables",
+    "message_tables", "set_chat",
 };
 static_assert(kClientTypes.size() == std::variant_size_v<ClientBody>, "one wire type per client message");
 
@@ -330,7 +331,12 @@ std::string_view to_string(RoomClosedReason reason) {
 }
 
 std::string_view to_string(PauseReason reason) {
-  return reason == PauseReason::kSavingFailed ? "saving_failed" : "store_unreachable";
+  switch (reason) {
+    case PauseReason::kSavingFailed: return "saving_failed";
+    case PauseReason::kStoreUnreachable: return "store_unreachable";
+    case PauseReason::kTeacher: return "teacher";
+  }
+  return "saving_failed";
 }
 
 std::optional<ChatMode> parse_chat_mode(std::string_view text) {

@@ -78,6 +78,8 @@ CodeInfo info(ErrorCode code) {
       return {"event/no_more_rounds", "Every round of this event has been played."};
     case ErrorCode::kEventBadPupil: return {"event/bad_pupil", "There is no pupil with that number in this class."};
     case ErrorCode::kEventBadTable: return {"event/bad_table", "There is no such table, or it has no free seat."};
+    case ErrorCode::kEventRateLimited:
+      return {"event/rate_limited", "One message to every table at a time: wait two seconds before the next."};
     case ErrorCode::kEventUnavailable:
       return {"event/unavailable",
               "Class events are not available on this server yet: it shares its database with other servers."};
@@ -163,6 +165,7 @@ constexpr std::array kAllCodes = {
     ErrorCode::kEventBadPupil,
     ErrorCode::kEventBadTable,
     ErrorCode::kEventUnavailable,
+    ErrorCode::kEventRateLimited,
     ErrorCode::kChatOff,
     ErrorCode::kChatTooLong,
     ErrorCode::kChatRateLimited,

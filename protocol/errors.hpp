@@ -73,6 +73,7 @@ enum class ErrorCode {
   kEventBadPupil,
   kEventBadTable,
   kEventUnavailable,
+  kEventRateLimited,
   // chat/
   kChatOff,
   kChatTooLong,

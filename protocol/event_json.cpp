@@ -5,6 +5,7 @@
 // frame becomes a sentence.
 #include "protocol/event_json.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "engine/overloaded.hpp"
@@ -141,6 +142,24 @@ CreateEvent parse_create_event(Reader& r, const ParseLimits& limits) {
   return m;
 }
 
+// Checked as chat text is, at most kMaxTeacherMessageChars (or the
+// server's chat limit, if lower).
+MessageTables parse_message_tables(Reader& r, const ParseLimits& limits) {
+  MessageTables m;
+  const std::string text = r.required_string("text", 4 * kMaxTeacherMessageChars);
+  if (r.failed()) return m;
+  ParseLimits teacher = limits;
+  teacher.max_chat_chars = std::min(limits.max_chat_chars, static_cast<int>(kMaxTeacherMessageChars));
+  auto normal = normalize_chat_text(text, teacher);
+  if (auto* error = std::get_if<Error>(&normal)) {
+    error->field = "text";
+    r.fail(*error);
+    return m;
+  }
+  m.text = std::get<std::string>(std::move(normal));
+  return m;
+}
+
 JoinEvent parse_join_event(Reader& r, const ParseLimits& limits) {
   JoinEvent m;
   m.code = read_event_code(r);
@@ -209,8 +228,13 @@ OrderedJson state_json(const EventState& e) {
   for (const EventPupil& p : e.pupils) pupils.push_back(pupil_json(p));
   OrderedJson tables = OrderedJson::array();
   for (const EventTable& t : e.tables) tables.push_back(table_json(t));
-  return OrderedJson{{"code", e.code},         {"name", e.name},     {"settings", settings_json(e.settings)},
-                     {"state", to_string(e.state)}, {"round", e.round}, {"pupils", std::move(pupils)},
+  return OrderedJson{{"code", e.code},
+                     {"name", e.name},
+                     {"settings", settings_json(e.settings)},
+                     {"state", to_string(e.state)},
+                     {"round", e.round},
+                     {"paused", e.paused},
+                     {"pupils", std::move(pupils)},
                      {"tables", std::move(tables)}};
 }
 
@@ -303,6 +327,7 @@ EventState state_from(const Json& json) {
   if (!phase) throw std::runtime_error("unknown event state");
   e.state = *phase;
   e.round = json.at("round").get<int>();
+  e.paused = json.at("paused").get<bool>();
   for (const Json& pupil : json.at("pupils")) e.pupils.push_back(pupil_from(pupil));
   for (const Json& table : json.at("tables")) e.tables.push_back(table_from(table));
   return e;
@@ -329,7 +354,9 @@ std::string_view to_string(EventPhase phase) {
 bool is_teacher_command(const ClientBody& body) {
   return std::holds_alternative<SeatPupils>(body) || std::holds_alternative<MovePupil>(body) ||
          std::holds_alternative<FreeName>(body) || std::holds_alternative<StartRound>(body) ||
-         std::holds_alternative<EndRound>(body);
+         std::holds_alternative<EndRound>(body) || std::holds_alternative<PauseTables>(body) ||
+         std::holds_alternative<ResumeTables>(body) || std::holds_alternative<MessageTables>(body) ||
+         std::holds_alternative<SetChat>(body);
 }
 
 namespace detail {
@@ -353,6 +380,21 @@ std::optional<ClientBody> parse_event_request(std::string_view type, Reader& r, 
   if (type == "free_name") return FreeName{static_cast<int>(r.required_integer("pupil", 0, kMaxIndex))};
   if (type == "start_round") return StartRound{};
   if (type == "end_round") return EndRound{};
+  if (type == "read_roster") return ReadRoster{read_event_code(r)};
+  if (type == "pause_tables") return PauseTables{};
+  if (type == "resume_tables") return ResumeTables{};
+  if (type == "message_tables") return parse_message_tables(r, limits);
+  if (type == "set_chat") {
+    SetChat m;
+    const std::string chat = r.required_string("chat", 16);
+    if (r.failed()) return m;
+    if (auto parsed = parse_chat_mode(chat)) {
+      m.chat = *parsed;
+    } else {
+      r.fail("chat", "\"chat\" must be \"phrases\", \"off\" or \"free\".");
+    }
+    return m;
+  }
   return std::nullopt;
 }
 
@@ -391,6 +433,20 @@ bool write_event_request(const ClientBody& body, OrderedJson& out) {
                         },
                         [&](const StartRound&) { return true; },
                         [&](const EndRound&) { return true; },
+                        [&](const ReadRoster& m) {
+                          out["code"] = m.code;
+                          return true;
+                        },
+                        [&](const PauseTables&) { return true; },
+                        [&](const ResumeTables&) { return true; },
+                        [&](const MessageTables& m) {
+                          out["text"] = m.text;
+                          return true;
+                        },
+                        [&](const SetChat& m) {
+                          out["chat"] = to_string(m.chat);
+                          return true;
+                        },
                         [&](const auto&) { return false; },
                     },
                     body);
@@ -411,6 +467,7 @@ OrderedJson event_message_json(const EventJoined& m) {
   if (!m.token.empty()) out["token"] = m.token;
   out["resumed"] = m.resumed;
   out["round"] = m.round;
+  out["coaching"] = m.coaching;
   out["pupil"] = pupil_json(m.pupil);
   return out;
 }
@@ -429,12 +486,33 @@ OrderedJson event_message_json(const EventSeat& m) {
   out["room"] = m.room;
   out["seat"] = m.seat;
   out["token"] = m.token;
+  out["coaching"] = m.coaching;
+  return out;
+}
+
+OrderedJson event_message_json(const EventRoster& m) {
+  OrderedJson out = start("event_roster", m.id);
+  out["code"] = m.code;
+  out["name"] = m.name;
+  out["roster"] = m.roster;
+  OrderedJson names = OrderedJson::array();
+  for (const EventRosterName& n : m.names) names.push_back(OrderedJson{{"name", n.name}, {"claimed", n.claimed}});
+  out["names"] = std::move(names);
+  out["coaching"] = m.coaching;
+  out["state"] = to_string(m.state);
+  return out;
+}
+
+OrderedJson event_message_json(const EventTeacherMessage& m) {
+  OrderedJson out = start("event_message", std::nullopt);
+  out["text"] = m.text;
   return out;
 }
 
 std::optional<std::variant<EventServerMessage, std::string>> parse_event_message(std::string_view type,
                                                                                 const Json& json) {
-  if (type != "event_created" && type != "event_joined" && type != "event_state" && type != "event_seat") {
+  if (type != "event_created" && type != "event_joined" && type != "event_state" && type != "event_seat" &&
+      type != "event_roster" && type != "event_message") {
     return std::nullopt;
   }
   try {
@@ -450,10 +528,28 @@ std::optional<std::variant<EventServerMessage, std::string>> parse_event_message
       if (json.contains("token")) m.token = json.at("token").get<std::string>();
       m.resumed = json.at("resumed").get<bool>();
       m.round = json.at("round").get<int>();
+      m.coaching = json.at("coaching").get<bool>();
       m.pupil = pupil_from(json.at("pupil"));
       return EventServerMessage(std::move(m));
     }
     if (type == "event_state") return EventServerMessage(EventStateMessage{id_from(json), state_from(json.at("event"))});
+    if (type == "event_roster") {
+      EventRoster m;
+      m.id = id_from(json);
+      m.code = json.at("code").get<std::string>();
+      m.name = json.at("name").get<std::string>();
+      m.roster = json.at("roster").get<bool>();
+      for (const Json& n : json.at("names")) {
+        m.names.push_back(EventRosterName{n.at("name").get<std::string>(), n.at("claimed").get<bool>()});
+      }
+      m.coaching = json.at("coaching").get<bool>();
+      const auto phase = enum_of(json.at("state").get<std::string>(),
+                                 {EventPhase::kOpen, EventPhase::kPlaying, EventPhase::kClosed});
+      if (!phase) return std::string("event_roster: unknown state");
+      m.state = *phase;
+      return EventServerMessage(std::move(m));
+    }
+    if (type == "event_message") return EventServerMessage(EventTeacherMessage{json.at("text").get<std::string>()});
     EventSeat m;
     m.event = json.at("event").get<std::string>();
     m.round = json.at("round").get<int>();
@@ -463,6 +559,7 @@ std::optional<std::variant<EventServerMessage, std::string>> parse_event_message
     if (seat < 0 || seat >= engine::kMaxSeats) return std::string("event_seat: seat out of range");
     m.seat = static_cast<engine::Seat>(seat);
     m.token = json.at("token").get<std::string>();
+    m.coaching = json.at("coaching").get<bool>();
     return EventServerMessage(std::move(m));
   } catch (const std::exception& error) {
     return std::string(type) + ": " + error.what();
@@ -471,9 +568,10 @@ std::optional<std::variant<EventServerMessage, std::string>> parse_event_message
 
 }  // namespace detail
 
-std::string event_settings_record(const EventSettings& settings, const std::vector<std::string>& roster) {
+std::string event_settings_record(const EventSettings& settings, const std::vector<std::string>& roster, bool paused) {
   OrderedJson out = settings_json(settings);
   out["roster"] = roster;
+  if (paused) out["paused"] = true;
   return out.dump();
 }
 
@@ -484,6 +582,7 @@ std::optional<EventSettingsRecord> event_settings_from_record(std::string_view t
     EventSettingsRecord record;
     record.settings = settings_from(json);
     record.roster = json.at("roster").get<std::vector<std::string>>();
+    if (const auto it = json.find("paused"); it != json.end()) record.paused = it->get<bool>();
     return record;
   } catch (const std::exception&) {
     return std::nullopt;

@@ -31,6 +31,8 @@ nlohmann::ordered_json event_message_json(const EventCreated& m);
 nlohmann::ordered_json event_message_json(const EventJoined& m);
 nlohmann::ordered_json event_message_json(const EventStateMessage& m);
 nlohmann::ordered_json event_message_json(const EventSeat& m);
+nlohmann::ordered_json event_message_json(const EventRoster& m);
+nlohmann::ordered_json event_message_json(const EventTeacherMessage& m);
 // An event server message of type `type` from a parsed frame; nullopt
 // when `type` is not one, a sentence when the frame is malformed.
 std::optional<std::variant<EventServerMessage, std::string>> parse_event_message(std::string_view type,
@@ -40,10 +42,14 @@ std::optional<std::variant<EventServerMessage, std::string>> parse_event_message
 
 // What the store keeps of an event's settings and roster, and back
 // (nullopt for text no server wrote).
-std::string event_settings_record(const EventSettings& settings, const std::vector<std::string>& roster);
+// `paused` (pause_tables) is kept beside them: it is the event's, not a
+// table's, and a round started while it holds starts paused.
+std::string event_settings_record(const EventSettings& settings, const std::vector<std::string>& roster,
+                                  bool paused = false);
 struct EventSettingsRecord {
   EventSettings settings;
   std::vector<std::string> roster;
+  bool paused = false;  // absent in records from before pause_tables
 };
 std::optional<EventSettingsRecord> event_settings_from_record(std::string_view text);
 // A table's seats as the store keeps them: the pupil in each seat, or none

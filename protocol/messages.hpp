@@ -53,6 +53,7 @@ enum class RoomClosedReason {
 enum class PauseReason {
   kSavingFailed,      // the store refused or failed a write; it is tried again
   kStoreUnreachable,  // this server cannot reach the store to confirm it still holds the room
+  kTeacher,           // the table is a class event's, and its teacher paused every table
 };
 enum class Occupant { kEmpty, kHuman, kBot };
 enum class TakeoverReason {
@@ -68,7 +69,7 @@ std::string_view to_string(RoomState state);   // "waiting", "playing", "over"
 std::string_view to_string(Occupant occupant);  // "empty", "human", "bot"
 std::string_view to_string(TakeoverReason reason);  // "disconnected", "timeout", "left", "kicked"
 std::string_view to_string(RoomClosedReason reason);  // "players_left", "idle"
-std::string_view to_string(PauseReason reason);       // "saving_failed", "store_unreachable"
+std::string_view to_string(PauseReason reason);       // "saving_failed", "store_unreachable", "teacher"
 std::optional<ChatMode> parse_chat_mode(std::string_view text);
 
 // ------------------------------------------------------------ client messages
@@ -188,7 +189,7 @@ struct EventSettings {
   int turn_timer_seconds = 0;   // 0: none
   int rounds = 1;               // 1..kMaxEventRounds
   bool same_deal = false;       // every table of a round is dealt the same deck
-  bool coaching = false;        // chosen now; the teacher's view of hands is not served yet
+  bool coaching = false;        // the teacher may see the tables' hands (pupils are told)
   friend bool operator==(const EventSettings&, const EventSettings&) = default;
 };
 inline constexpr int kMaxEventRounds = 20;
@@ -235,10 +236,32 @@ struct StartRound {
 struct EndRound {
   friend bool operator==(const EndRound&, const EndRound&) = default;
 };
+// Anyone after hello, before joining: the event's name and roster, so a
+// pupil can tap their name. Not a teacher command.
+struct ReadRoster {
+  std::string code;  // is_event_code(code)
+  friend bool operator==(const ReadRoster&, const ReadRoster&) = default;
+};
+struct PauseTables {  // every table of the round in play pauses
+  friend bool operator==(const PauseTables&, const PauseTables&) = default;
+};
+struct ResumeTables {  // and goes on
+  friend bool operator==(const ResumeTables&, const ResumeTables&) = default;
+};
+struct MessageTables {  // a line of text to every pupil in the event
+  std::string text;     // normalised as chat text is
+  friend bool operator==(const MessageTables&, const MessageTables&) = default;
+};
+inline constexpr std::size_t kMaxTeacherMessageChars = 200;
+struct SetChat {  // the event's chat mode, and every table's in the round in play
+  ChatMode chat = ChatMode::kPhrases;
+  friend bool operator==(const SetChat&, const SetChat&) = default;
+};
 
 using ClientBody = std::variant<Hello, CreateRoom, Join, Resume, Leave, Lobby, AddBot, RemoveBot, Kick, Start, Rematch,
                                 Ask, Answer, Declare, Chat, GetTranscript, Ping, CreateEvent, JoinEvent, ResumeEvent,
-                                SeatPupils, MovePupil, FreeName, StartRound, EndRound>;
+                                SeatPupils, MovePupil, FreeName, StartRound, EndRound, ReadRoster, PauseTables,
+                                ResumeTables, MessageTables, SetChat>;
 // True for the messages only an event's teacher may send.
 bool is_teacher_command(const ClientBody& body);
 
@@ -442,8 +465,16 @@ struct ChatPosted {
   friend bool operator==(const ChatPosted&, const ChatPosted&) = default;
 };
 
+// The room's chat mode changed (a class event's teacher set it for every
+// table): chat lines are checked against `chat` from now on.
+struct ChatModeChanged {
+  ChatMode chat = ChatMode::kFree;
+  friend bool operator==(const ChatModeChanged&, const ChatModeChanged&) = default;
+};
+
 using RoomEvent = std::variant<engine::Event, SeatJoined, SeatLeft, BotAdded, BotRemoved, Kicked, ConnectionChanged,
-                               SpectatorsChanged, HostChanged, NewGame, BotTakeover, TurnTimer, RematchVote, ChatPosted>;
+                               SpectatorsChanged, HostChanged, NewGame, BotTakeover, TurnTimer, RematchVote, ChatPosted,
+                               ChatModeChanged>;
 
 // `{"type":"event","v":17,"event":{...}}`
 struct EventMessage {
@@ -595,6 +626,7 @@ struct EventState {
   EventSettings settings;
   EventPhase state = EventPhase::kOpen;
   int round = 0;  // rounds started so far
+  bool paused = false;  // the teacher paused every table (pause_tables)
   std::vector<EventPupil> pupils;
   std::vector<EventTable> tables;  // the current (or last) round's, or the planned seating
   friend bool operator==(const EventState&, const EventState&) = default;
@@ -617,6 +649,7 @@ struct EventJoined {
   bool resumed = false;
   EventPupil pupil;
   int round = 0;
+  bool coaching = false;  // the teacher can see the pupils' cards
   friend bool operator==(const EventJoined&, const EventJoined&) = default;
 };
 // The event as its teacher's console sees it: the reply to resume_event and
@@ -635,7 +668,29 @@ struct EventSeat {
   std::string room;
   engine::Seat seat = 0;
   std::string token;
+  bool coaching = false;  // the teacher can see this table's hands
   friend bool operator==(const EventSeat&, const EventSeat&) = default;
+};
+// The reply to read_roster.
+struct EventRosterName {
+  std::string name;
+  bool claimed = false;
+  friend bool operator==(const EventRosterName&, const EventRosterName&) = default;
+};
+struct EventRoster {
+  std::optional<RequestId> id;
+  std::string code;
+  std::string name;       // the event's name
+  bool roster = false;    // false: pupils type their names
+  std::vector<EventRosterName> names;  // empty without a roster
+  bool coaching = false;
+  EventPhase state = EventPhase::kOpen;
+  friend bool operator==(const EventRoster&, const EventRoster&) = default;
+};
+// The teacher's message_tables, to every pupil connected to the event.
+struct EventTeacherMessage {
+  std::string text;
+  friend bool operator==(const EventTeacherMessage&, const EventTeacherMessage&) = default;
 };
 
 using ServerMessage = std::variant<Welcome, Ok, Created, Joined, RoomSnapshot, EventMessage, LobbyList,
@@ -646,8 +701,9 @@ using ServerMessage = std::variant<Welcome, Ok, Created, Joined, RoomSnapshot, E
 // and its handling of ServerMessage stays as it is. A frame of one of these
 // types is read by parse_event_server_message; parse_server_message refuses
 // it with a sentence saying so.
-using EventServerMessage = std::variant<EventCreated, EventJoined, EventStateMessage, EventSeat>;
-// "event_created", "event_joined", "event_state", "event_seat".
+using EventServerMessage =
+    std::variant<EventCreated, EventJoined, EventStateMessage, EventSeat, EventRoster, EventTeacherMessage>;
+// "event_created", "event_joined", "event_state", "event_seat", "event_roster", "event_message".
 std::string_view message_type(const EventServerMessage& message);
 std::string encode(const EventServerMessage& message);
 std::variant<EventServerMessage, std::string> parse_event_server_message(std::string_view frame);
@@ -677,6 +733,8 @@ std::string encode(const EventCreated& message);
 std::string encode(const EventJoined& message);
 std::string encode(const EventStateMessage& message);
 std::string encode(const EventSeat& message);
+std::string encode(const EventRoster& message);
+std::string encode(const EventTeacherMessage& message);
 
 // For clients written in C++ and for tests. Treats the frame as
 // untrusted: malformed input yields a sentence, never an exception.

@@ -27,16 +27,16 @@ constexpr std::array<std::string_view, 15> kServerTypes = {
     "welcome", "ok",    "created", "joined",  "room", "event",       "lobby",       "transcript",
     "pong",    "error", "closing", "turn",    "room_closed", "room_paused", "room_resumed",
 };
-constexpr std::array<std::string_view, 4> kEventServerTypes = {"event_created", "event_joined", "event_state",
-                                                               "event_seat"};
+constexpr std::array<std::string_view, 6> kEventServerTypes = {"event_created", "event_joined", "event_state",
+                                                               "event_seat",    "event_roster", "event_message"};
 static_assert(kEventServerTypes.size() == std::variant_size_v<EventServerMessage>, "one wire type per event message");
 static_assert(kServerTypes.size() == std::variant_size_v<ServerMessage>, "one wire type per server message");
 
 // Room events that are not engine events, in RoomEvent order (index 0 is the
 // engine's, whose types come from event_type(engine::Event)).
-constexpr std::array<std::string_view, 14> kRoomEventTypes = {
+constexpr std::array<std::string_view, 15> kRoomEventTypes = {
     "",           "seat_joined",  "seat_left", "bot_added",   "bot_removed", "kicked", "connection",
-    "spectators", "host_changed", "game_started", "bot_takeover", "turn_timer", "rematch", "chat",
+    "spectators", "host_changed", "game_started", "bot_takeover", "turn_timer", "rematch", "chat", "chat_mode",
 };
 static_assert(kRoomEventTypes.size() == std::variant_size_v<RoomEvent>, "one wire type per room event");
 
@@ -142,6 +142,7 @@ OrderedJson room_event_to_json(const RoomEvent& event) {
                      out["text"] = e.text;
                    }
                  },
+                 [&](const ChatModeChanged& e) { out["chat"] = to_string(e.chat); },
              },
              event);
   return out;
@@ -385,6 +386,8 @@ std::string encode(const EventCreated& m) { return detail::event_message_json(m)
 std::string encode(const EventJoined& m) { return detail::event_message_json(m).dump(); }
 std::string encode(const EventStateMessage& m) { return detail::event_message_json(m).dump(); }
 std::string encode(const EventSeat& m) { return detail::event_message_json(m).dump(); }
+std::string encode(const EventRoster& m) { return detail::event_message_json(m).dump(); }
+std::string encode(const EventTeacherMessage& m) { return detail::event_message_json(m).dump(); }
 std::string encode(const RoomSnapshot& m) { return to_json(m).dump(); }
 std::string encode(const EventMessage& m) { return write_string(m); }
 std::string encode(const LobbyList& m) { return to_json(m).dump(); }

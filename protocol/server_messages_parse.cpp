@@ -161,6 +161,10 @@ std::variant<RoomEvent, std::string> room_event_from_json(const Json& json) {
       e.text = read_text(r, "text");
     }
     event = e;
+  } else if (type == "chat_mode") {
+    const auto mode = parse_chat_mode(read_text(r, "chat"));
+    if (!r.failed() && !mode) return std::string("\"chat\" must be \"free\", \"phrases\" or \"off\"");
+    event = ChatModeChanged{mode.value_or(ChatMode::kFree)};
   } else {
     if (r.failed()) return r.error().message;
     return "unknown event type \"" + detail::quote_untrusted(type) + "\"";
@@ -425,7 +429,7 @@ std::variant<ServerMessage, std::string> parse_server_message(std::string_view f
   } else if (type == "room_paused") {
     RoomPaused m;
     m.code = read_text(r, "code");
-    m.reason = read_enum(r, "reason", {PauseReason::kSavingFailed, PauseReason::kStoreUnreachable});
+    m.reason = read_enum(r, "reason", {PauseReason::kSavingFailed, PauseReason::kStoreUnreachable, PauseReason::kTeacher});
     m.message = read_text(r, "message");
     result = std::move(m);
   } else if (type == "room_resumed") {

@@ -301,6 +301,14 @@ std::string narrate(const protocol::RoomEvent& event, const Table& table) {
             const protocol::Phrase* phrase = e.phrase.empty() ? nullptr : protocol::find_phrase(e.phrase);
             return e.name + ": " + (phrase ? std::string(phrase->text) : e.text);
           },
+          [&](const protocol::ChatModeChanged& e) {
+            switch (e.chat) {
+              case protocol::ChatMode::kOff: return std::string("Chat is off now.");
+              case protocol::ChatMode::kPhrases: return std::string("Chat is friendly phrases only now.");
+              case protocol::ChatMode::kFree: return std::string("Chat is open now.");
+            }
+            return std::string();
+          },
       },
       event);
 }

@@ -81,6 +81,7 @@ bool Table::apply(std::int64_t v, const protocol::RoomEvent& event) {
                  [&](const protocol::TurnTimer&) {},
                  [&](const protocol::RematchVote& e) { rematch_ready_ = e.ready; },
                  [&](const protocol::ChatPosted&) {},
+                 [&](const protocol::ChatModeChanged&) {},
              },
              event);
   return true;

@@ -81,7 +81,7 @@ void Event::on_write(std::uint64_t number, WriteOutcome outcome) {
 
 void Event::save_event() {
   if (!outbox_.enabled()) return;
-  outbox_.write(record::EventSaved{code_, name_, protocol::event_settings_record(settings_, roster_),
+  outbox_.write(record::EventSaved{code_, name_, protocol::event_settings_record(settings_, roster_, paused_),
                                                   teacher_ ? hash_bytes(*teacher_) : std::string(),
                                                   std::string(protocol::to_string(phase_)), round_, created_ms_});
   submit_due_ = true;
@@ -177,6 +177,7 @@ protocol::EventState Event::state() const {
   out.settings = settings_;
   out.state = phase_;
   out.round = round_;
+  out.paused = paused_;
   for (std::size_t i = 0; i < pupils_.size(); ++i) out.pupils.push_back(pupil_state(static_cast<int>(i)));
   if (phase_ != EventPhase::kPlaying && !plan_.empty()) {
     // The next round's seating, before its rooms exist.
@@ -222,6 +223,22 @@ void Event::resume_teacher(std::shared_ptr<Client> client, protocol::ResumeEvent
     event.do_resume_teacher(client, request, std::move(id));
   });
 }
+void Event::read_roster(std::shared_ptr<Client> client, Id id) {
+  on_strand([client, id = std::move(id)](Event& event) mutable {
+    protocol::EventRoster roster;
+    roster.id = std::move(id);
+    roster.code = event.code_;
+    roster.name = event.name_;
+    roster.roster = !event.roster_.empty();
+    if (roster.roster) {
+      for (const Pupil& pupil : event.pupils_) roster.names.push_back({pupil.name, pupil.token.has_value()});
+    }
+    roster.coaching = event.settings_.coaching;
+    roster.state = event.phase_;
+    // Through the outbox: a name shown claimed is a claim already stored.
+    event.send(client, roster);
+  });
+}
 void Event::command(std::shared_ptr<Client> client, protocol::ClientBody body, Id id) {
   on_strand([client, body = std::move(body), id = std::move(id)](Event& event) mutable {
     event.do_command(client, body, std::move(id));
@@ -257,7 +274,7 @@ void Event::do_join(const std::shared_ptr<Client>& client, protocol::JoinEvent r
       if (!pupil.token || !(*pupil.token == hash)) continue;
       pupil.clients.push_back(client);
       send(client, protocol::EventJoined{std::move(id), code_, name_, std::string(), true,
-                                         pupil_state(static_cast<int>(i)), round_});
+                                         pupil_state(static_cast<int>(i)), round_, settings_.coaching});
       hand_seat(static_cast<int>(i), client);
       push_state();
       return;
@@ -285,7 +302,7 @@ void Event::do_join(const std::shared_ptr<Client>& client, protocol::JoinEvent r
   pupil.clients.push_back(client);
   save_pupil(static_cast<int>(*index));
   send(client, protocol::EventJoined{std::move(id), code_, name_, std::move(token), false,
-                                     pupil_state(static_cast<int>(*index)), round_});
+                                     pupil_state(static_cast<int>(*index)), round_, settings_.coaching});
   push_state();
 }
 
@@ -321,6 +338,10 @@ void Event::do_command(const std::shared_ptr<Client>& client, const protocol::Cl
                  [&](const protocol::FreeName& m) { free_name(client, m.pupil, std::move(id)); },
                  [&](const protocol::StartRound&) { start_round(client, std::move(id)); },
                  [&](const protocol::EndRound&) { end_round(client, std::move(id)); },
+                 [&](const protocol::PauseTables&) { pause_tables(client, true, std::move(id)); },
+                 [&](const protocol::ResumeTables&) { pause_tables(client, false, std::move(id)); },
+                 [&](const protocol::MessageTables& m) { message_tables(client, m.text, std::move(id)); },
+                 [&](const protocol::SetChat& m) { set_chat(client, m.chat, std::move(id)); },
                  [&](const auto&) { error(client, ErrorCode::kBadMessage, std::move(id)); },
              },
              body);
@@ -415,6 +436,7 @@ void Event::start_round(const std::shared_ptr<Client>& client, Id id) {
     Room::TableSetup setup;
     setup.bots = settings_.bots;
     setup.deal_seed = seed;
+    setup.paused = paused_;
     for (int pupil : plan_[t]) {
       table.seats.emplace_back(pupil);
       setup.humans.push_back(pupils_[static_cast<std::size_t>(pupil)].name);
@@ -444,10 +466,59 @@ void Event::start_round(const std::shared_ptr<Client>& client, Id id) {
 void Event::end_round(const std::shared_ptr<Client>& client, Id id) {
   if (phase_ != EventPhase::kPlaying) return error(client, ErrorCode::kEventNoRound, std::move(id));
   phase_ = round_ >= settings_.rounds ? EventPhase::kClosed : EventPhase::kOpen;
+  // The round's games may still finish, so its tables go on (a paused room
+  // is never closed); the pause, if any, holds for the next round.
+  if (paused_) {
+    for (const Table& table : tables_) {
+      if (table.live) table.live->pause_table(false);
+    }
+  }
+  if (phase_ == EventPhase::kClosed) paused_ = false;
   save_event();
   send(client, protocol::Ok{std::move(id)});
   push_state();
   spdlog::info("event {}: round {} ended{}", code_, round_, phase_ == EventPhase::kClosed ? "; the event is over" : "");
+}
+
+// The event keeps the pause (a round started while it holds starts
+// paused; a restart keeps it); every table of the round in play follows it.
+void Event::pause_tables(const std::shared_ptr<Client>& client, bool paused, Id id) {
+  if (phase_ != EventPhase::kPlaying) return error(client, ErrorCode::kEventNoRound, std::move(id));
+  paused_ = paused;
+  save_event();
+  for (const Table& table : tables_) {
+    if (table.live) table.live->pause_table(paused);
+  }
+  send(client, protocol::Ok{std::move(id)});
+  push_state();
+  spdlog::info("event {}: the teacher {} every table", code_, paused ? "paused" : "resumed");
+}
+
+void Event::message_tables(const std::shared_ptr<Client>& client, const std::string& text, Id id) {
+  const auto now = services_.timers->steady_now();
+  if (last_message_ && now - *last_message_ < kMessagePace) {
+    return error(client, ErrorCode::kEventRateLimited, std::move(id));
+  }
+  last_message_ = now;
+  const SharedText message = make_shared_text(protocol::encode(protocol::EventTeacherMessage{text}));
+  for (const Pupil& pupil : pupils_) {
+    for (const auto& pupil_client : pupil.clients) outbox_.send(pupil_client, message);
+  }
+  send(client, protocol::Ok{std::move(id)});
+}
+
+// The event's setting (later rounds' tables are made with it), and every
+// table of the round in play at once.
+void Event::set_chat(const std::shared_ptr<Client>& client, protocol::ChatMode chat, Id id) {
+  settings_.chat = chat;
+  save_event();
+  if (phase_ == EventPhase::kPlaying) {
+    for (const Table& table : tables_) {
+      if (table.live) table.live->set_chat(chat);
+    }
+  }
+  send(client, protocol::Ok{std::move(id)});
+  push_state();
 }
 
 void Event::hand_seat(int pupil, const std::shared_ptr<Client>& client) {
@@ -455,7 +526,7 @@ void Event::hand_seat(int pupil, const std::shared_ptr<Client>& client) {
   const auto seat = seat_of(pupil);
   if (!seat) return;
   Table& table = tables_[static_cast<std::size_t>(seat->first)];
-  protocol::EventSeat message{code_, round_, seat->first, table.room, seat->second, std::string()};
+  protocol::EventSeat message{code_, round_, seat->first, table.room, seat->second, std::string(), settings_.coaching};
   // After the event's own records (the round, its tables) are committed.
   outbox_.after([self = shared_from_this(), client, message = std::move(message), table = seat->first,
                  round = round_]() mutable {
@@ -506,6 +577,7 @@ std::shared_ptr<Event> Event::restore(const RoomServices& services, RoomDirector
   event->teacher_ = teacher;
   event->phase_ = *phase;
   event->round_ = static_cast<int>(stored.round);
+  event->paused_ = settings->paused;
   for (const StoredPupil& pupil : stored.pupils) {
     if (pupil.pupil != static_cast<std::int64_t>(event->pupils_.size())) {
       *problem = "its pupils are not numbered 0, 1, 2 ...";
@@ -539,6 +611,7 @@ void Event::begin_after_restore() {
       boost::asio::post(self->strand_, [self, t, round, room = *room] {
         if (round != self->round_ || t >= self->tables_.size()) return;
         self->tables_[t].live = room;
+        if (self->paused_) room->pause_table(true);
         self->watch(static_cast<int>(t));
       });
     });

@@ -55,7 +55,10 @@ class Event : public std::enable_shared_from_this<Event> {
   void create(std::shared_ptr<Client> client, Id id);
   void join(std::shared_ptr<Client> client, protocol::JoinEvent request, Id id);
   void resume_teacher(std::shared_ptr<Client> client, protocol::ResumeEvent request, Id id);
-  // seat_pupils, move_pupil, free_name, start_round, end_round.
+  // read_roster: the client need not be in the event.
+  void read_roster(std::shared_ptr<Client> client, Id id);
+  // seat_pupils, move_pupil, free_name, start_round, end_round,
+  // pause_tables, resume_tables, message_tables.
   void command(std::shared_ptr<Client> client, protocol::ClientBody body, Id id);
   void disconnect(std::shared_ptr<Client> client);
 
@@ -87,6 +90,9 @@ class Event : public std::enable_shared_from_this<Event> {
   void free_name(const std::shared_ptr<Client>& client, int pupil, Id id);
   void start_round(const std::shared_ptr<Client>& client, Id id);
   void end_round(const std::shared_ptr<Client>& client, Id id);
+  void pause_tables(const std::shared_ptr<Client>& client, bool paused, Id id);
+  void message_tables(const std::shared_ptr<Client>& client, const std::string& text, Id id);
+  void set_chat(const std::shared_ptr<Client>& client, protocol::ChatMode chat, Id id);
   // A pupil with a seat in the round in play gets its seat token.
   void hand_seat(int pupil, const std::shared_ptr<Client>& client);
   void table_changed(int round, int table, protocol::EventTable status);
@@ -131,9 +137,13 @@ class Event : public std::enable_shared_from_this<Event> {
   std::vector<Table> tables_;           // the round in play, or the last one
   GuardedTimer console_timer_;
   bool state_due_ = false;
+  bool paused_ = false;  // pause_tables: every table of the round in play, and the next round's
+  std::optional<TimerSource::SteadyTime> last_message_;  // message_tables, for its pace
 
  public:
   static constexpr std::chrono::milliseconds kConsolePace{250};
+  // At most one message_tables in this time (event/rate_limited).
+  static constexpr std::chrono::milliseconds kMessagePace{2000};
 };
 
 }  // namespace gofish::server

@@ -65,6 +65,19 @@ void EventRegistry::handle(const std::shared_ptr<Client>& client, protocol::Clie
     client->set_event(event);
     return event->join(client, std::move(*join), std::move(id));
   }
+  if (auto* read = std::get_if<protocol::ReadRoster>(&message.body)) {
+    // A look before joining, from any connection; a wrong code counts as a
+    // failed join of the address, as for join_event.
+    if (directory_.joins_refused(client->address())) {
+      return refuse(*client, ErrorCode::kRoomTooManyAttempts, std::move(id));
+    }
+    auto event = find(read->code);
+    if (!event) {
+      directory_.join_failed(client->address());
+      return refuse(*client, ErrorCode::kEventNotFound, std::move(id));
+    }
+    return event->read_roster(client, std::move(id));
+  }
   if (auto* resume = std::get_if<protocol::ResumeEvent>(&message.body)) {
     auto current = client->event();
     auto event = find(resume->code);

@@ -23,7 +23,8 @@ class EventRegistry {
  public:
   EventRegistry(const RoomServices& services, RoomDirectory& directory);
 
-  // create_event, join_event, resume_event and the teacher's commands.
+  // create_event, join_event, resume_event, read_roster and the teacher's
+  // commands.
   void handle(const std::shared_ptr<Client>& client, protocol::ClientMessage& message);
   // Every event not closed, from the store, after its rooms are restored;
   // an event that cannot be read is logged and left out. Returns how many

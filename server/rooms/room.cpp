@@ -127,7 +127,7 @@ constexpr const char* kPausedEntry =
 
 void RoomImpl::do_join(const std::shared_ptr<Client>& client, protocol::Join request, Id id) {
   if (closed_) return refuse(client, moved_ ? ErrorCode::kRoomBusy : ErrorCode::kRoomNotFound, std::move(id));
-  if (paused_) return refuse_paused(client, ErrorCode::kRoomPaused, std::move(id), kPausedEntry);
+  if (held_by_store()) return refuse_paused(client, ErrorCode::kRoomPaused, std::move(id), kPausedEntry);
   if (seats_.member_of(*client)) return reply_error(client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
   const bool player = request.as == protocol::JoinAs::kPlayer;
   if (player && seats_.kicked_player(*client, request.name))
@@ -142,6 +142,7 @@ void RoomImpl::do_join(const std::shared_ptr<Client>& client, protocol::Join req
     seats_.spectators().push_back(Spectator{client, std::move(request.name), chat_bucket()});
     send(client, protocol::Joined{std::move(id), code_, protocol::JoinAs::kSpectator, std::nullopt, {}, false});
     send(client, snapshot(std::nullopt));
+    if (paused_) send(client, paused_notice());
     return after_membership_change();
   }
   if (state_ == State::kPlaying) {
@@ -161,7 +162,7 @@ void RoomImpl::do_join(const std::shared_ptr<Client>& client, protocol::Join req
 void RoomImpl::do_resume(const std::shared_ptr<Client>& client, const std::string& token, const TokenHash& hash,
                          std::optional<std::int64_t> last_v, Id id) {
   if (moved_) return refuse(client, ErrorCode::kRoomBusy, std::move(id));
-  if (paused_ && !closed_) return refuse_paused(client, ErrorCode::kRoomPaused, std::move(id), kPausedEntry);
+  if (held_by_store() && !closed_) return refuse_paused(client, ErrorCode::kRoomPaused, std::move(id), kPausedEntry);
   std::optional<engine::Seat> found;
   for (int i = 0; i < seats_.size(); ++i) {
     if (seats_[i].held() && *seats_[i].token == hash) found = i;
@@ -194,6 +195,7 @@ void RoomImpl::do_resume(const std::shared_ptr<Client>& client, const std::strin
   send(client, protocol::Joined{std::move(id), code_, protocol::JoinAs::kPlayer, index, token, true});
   if (!last_v || !fanout_.replay(client, index, *last_v)) send(client, snapshot(index));
   send(client, turn_for(index));
+  if (paused_) send(client, paused_notice());
   // Then everyone, the owner included, learns the seat is back.
   if (was_away) record(protocol::ConnectionChanged{index, true});
   // A host away past the grace period while nobody else was here: the

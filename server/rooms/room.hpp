@@ -157,6 +157,7 @@ class Room {
     std::vector<std::string> humans;
     protocol::BotLevel bots = protocol::BotLevel::kMedium;
     std::optional<std::uint64_t> deal_seed;
+    bool paused = false;  // the event's tables are paused: this one starts so
   };
   virtual void open_table(TableSetup setup) = 0;
   // Gives the human in `seat` a fresh seat token (the one before stops
@@ -168,6 +169,14 @@ class Room {
   // card) now and whenever it changes.
   using TableReport = std::function<void(protocol::EventTable)>;
   virtual void watch(TableReport report) = 0;
+  // The event's teacher pauses the table (or lets it go on): the room
+  // pauses as when its store fails (room_pause.cpp), with reason "teacher",
+  // except that nothing is held back, so players and spectators may still
+  // come in (and are told it is paused).
+  virtual void pause_table(bool paused) = 0;
+  // The event's teacher sets the chat mode of every table: the room keeps
+  // it (like its other settings) and tells everyone in it (chat_mode).
+  virtual void set_chat(protocol::ChatMode chat) = 0;
 
   // The room's lobby entry while it is listed, waiting and has a free seat;
   // thread-safe (a copy refreshed on the strand after every change).

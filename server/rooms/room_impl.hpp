@@ -62,6 +62,8 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void open_table(TableSetup setup) override;
   void hand_seat(std::shared_ptr<Client> client, engine::Seat seat, protocol::EventSeat message) override;
   void watch(TableReport report) override;
+  void pause_table(bool paused) override;
+  void set_chat(protocol::ChatMode chat) override;
 
  private:
   using ErrorCode = protocol::ErrorCode;
@@ -158,6 +160,11 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // ---- room_pause.cpp: a room whose store fails, or whose node cannot
   // confirm its lease, pauses until both are well again.
   std::optional<protocol::PauseReason> pause_reason() const;
+  // Paused because what the room did is not saved: nobody may come in.
+  bool held_by_store() const;
+  // What everyone was told when the pause in force began, for whoever
+  // comes in during it.
+  protocol::RoomPaused paused_notice() const;
   // Pauses or goes on as pause_reason() now says, telling everyone once.
   void update_pause();
   void pause();
@@ -201,7 +208,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   const Limits& limits_;
   const std::weak_ptr<RoomHost> host_;
   const std::string code_;
-  const protocol::RoomSettings settings_;
+  // Fixed at creation but for its chat mode, which a class event's teacher
+  // may change (set_chat), on the strand like everything else here.
+  protocol::RoomSettings settings_;
   Strand strand_;
 
   State state_ = State::kWaiting;
@@ -215,6 +224,10 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // node's leases are not confirmed (leases_confirmed).
   bool paused_ = false;
   bool leases_lapsed_ = false;
+  // Paused by its event's teacher (pause_table); why the pause in force
+  // began, for the message that ends it.
+  bool teacher_paused_ = false;
+  protocol::PauseReason paused_for_ = protocol::PauseReason::kSavingFailed;
   // In a turn of on_strand, and whether it has records to submit at its end.
   bool in_turn_ = false;
   bool submit_due_ = false;

@@ -27,6 +27,16 @@ void RoomImpl::watch(TableReport report) {
   });
 }
 
+void RoomImpl::set_chat(protocol::ChatMode chat) {
+  on_strand([chat](RoomImpl& room) {
+    if (room.closed_ || room.settings_.chat == chat) return;
+    room.settings_.chat = chat;
+    room.write(record::RoomSettingsChanged{room.code_, protocol::settings_record(room.settings_, room.seats_.removed())});
+    room.record(protocol::ChatModeChanged{chat});
+    room.refresh_lobby();
+  });
+}
+
 void RoomImpl::do_open_table(TableSetup setup) {
   if (closed_ || game_number_ > 0) return;
   write(record::RoomCreated{code_, protocol::settings_record(settings_), services_.timers->wall_ms()});
@@ -36,6 +46,9 @@ void RoomImpl::do_open_table(TableSetup setup) {
   }
   while (const auto index = seats_.first_empty()) seats_.seat_bot(*index, setup.bots);
   next_deal_seed_ = setup.deal_seed;
+  // Paused before the deal, so no bot moves and no clock starts.
+  teacher_paused_ = setup.paused;
+  update_pause();
   after_membership_change();
   start_game();
 }

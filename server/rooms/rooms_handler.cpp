@@ -251,7 +251,8 @@ void RoomsHandler::dispatch_now(const std::shared_ptr<Client>& client, protocol:
   }
   const auto& body = message.body;
   if (std::holds_alternative<protocol::CreateEvent>(body) || std::holds_alternative<protocol::JoinEvent>(body) ||
-      std::holds_alternative<protocol::ResumeEvent>(body) || protocol::is_teacher_command(body)) {
+      std::holds_alternative<protocol::ResumeEvent>(body) || std::holds_alternative<protocol::ReadRoster>(body) ||
+      protocol::is_teacher_command(body)) {
     if (std::holds_alternative<protocol::CreateEvent>(body)) {
       if (shutting_down_) return send_error(*client, ErrorCode::kServerShuttingDown, std::move(id));
       // An event's records are held by no lease, so another node's commits

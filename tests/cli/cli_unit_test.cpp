@@ -228,6 +228,7 @@ TEST_CASE("events in plain words") {
   CHECK(say(13, protocol::RematchVote{0, {0}}) == "You want a rematch.");
   CHECK(narrate(protocol::ChatPosted{std::nullopt, "Zoe", "", "good_luck"}, table) == "Zoe: Good luck!");
   CHECK(narrate(protocol::ChatPosted{2, "Cy", "nice one", ""}, table) == "Cy: nice one");
+  CHECK(narrate(protocol::ChatModeChanged{protocol::ChatMode::kOff}, table) == "Chat is off now.");
   CHECK(say(14, engine::Event{engine::GameOver{engine::EndReason::kStockOut, 3, {}, {0, 1, 0}, 0b010}}) ==
         "Game over! Bob wins!");
   CHECK(!table.apply(14, protocol::SpectatorsChanged{1}));  // seen already

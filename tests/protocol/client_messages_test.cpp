@@ -66,6 +66,11 @@ TEST_CASE("every client message type parses from a minimal valid frame") {
       {"free_name", R"({"type":"free_name","pupil":0})"},
       {"start_round", R"({"type":"start_round"})"},
       {"end_round", R"({"type":"end_round"})"},
+      {"read_roster", R"({"type":"read_roster","code":"K7QXM2"})"},
+      {"pause_tables", R"({"type":"pause_tables"})"},
+      {"resume_tables", R"({"type":"resume_tables"})"},
+      {"message_tables", R"({"type":"message_tables","text":"Tidy up"})"},
+      {"set_chat", R"({"type":"set_chat","chat":"off"})"},
   };
   std::set<std::string> seen;
   for (const auto& [type, frame] : frames) {
@@ -359,6 +364,11 @@ TEST_CASE("client messages round-trip through encode_client_message") {
       {std::nullopt, FreeName{3}},
       {std::nullopt, StartRound{}},
       {std::nullopt, EndRound{}},
+      {std::nullopt, ReadRoster{"K7QXM2"}},
+      {std::nullopt, PauseTables{}},
+      {std::nullopt, ResumeTables{}},
+      {std::nullopt, MessageTables{"Tidy up"}},
+      {std::nullopt, SetChat{ChatMode::kFree}},
   };
   std::set<std::size_t> kinds;
   for (const ClientMessage& m : messages) {

@@ -96,7 +96,8 @@ TEST_CASE("events: every client message encodes and parses back to itself") {
   for (const ClientBody& body :
        std::vector<ClientBody>{create, JoinEvent{"K7QXM2", "Ann", ""}, JoinEvent{"K7QXM2", "", token},
                                ResumeEvent{"K7QXM2", token}, SeatPupils{}, MovePupil{3, 1}, FreeName{2},
-                               StartRound{}, EndRound{}}) {
+                               StartRound{}, EndRound{}, ReadRoster{"K7QXM2"}, PauseTables{}, ResumeTables{},
+                               MessageTables{"Five minutes left."}, SetChat{ChatMode::kOff}}) {
     const ClientMessage message{RequestId(std::int64_t{7}), body};
     const std::string text = encode_client_message(message);
     CAPTURE(text);
@@ -106,6 +107,9 @@ TEST_CASE("events: every client message encodes and parses back to itself") {
   CHECK(is_teacher_command(FreeName{}));
   CHECK_FALSE(is_teacher_command(JoinEvent{}));
   CHECK_FALSE(is_teacher_command(Start{}));
+  CHECK(is_teacher_command(PauseTables{}));
+  CHECK(is_teacher_command(MessageTables{}));
+  CHECK_FALSE(is_teacher_command(ReadRoster{}));
 }
 
 TEST_CASE("events: every server message encodes and parses back to itself") {
@@ -115,6 +119,7 @@ TEST_CASE("events: every server message encodes and parses back to itself") {
   state.settings.rules = *engine::preset("classic");
   state.state = EventPhase::kPlaying;
   state.round = 1;
+  state.paused = true;
   state.pupils = {EventPupil{0, "Ann", true, true, 0, 1}, EventPupil{1, "Ben", false, false, std::nullopt, std::nullopt}};
   EventTable table;
   table.table = 0;
@@ -128,9 +133,14 @@ TEST_CASE("events: every server message encodes and parses back to itself") {
   const std::vector<EventServerMessage> messages = {
       EventCreated{RequestId(std::int64_t{1}), "K7QXM2", "tok", state},
       EventJoined{RequestId(std::string("j")), "K7QXM2", "Class 3B", "tok", false, state.pupils[0], 1},
-      EventJoined{std::nullopt, "K7QXM2", "Class 3B", "", true, state.pupils[1], 0},
+      EventJoined{std::nullopt, "K7QXM2", "Class 3B", "", true, state.pupils[1], 0, true},
       EventStateMessage{std::nullopt, state},
       EventSeat{"K7QXM2", 1, 0, "K7QXM", 1, "tok"},
+      EventSeat{"K7QXM2", 1, 0, "K7QXM", 1, "tok", true},
+      EventRoster{RequestId(std::string("r")), "K7QXM2", "Class 3B", true,
+                  {EventRosterName{"Ann", true}, EventRosterName{"Ben", false}}, true, EventPhase::kPlaying},
+      EventRoster{std::nullopt, "K7QXM2", "Class 3B", false, {}, false, EventPhase::kClosed},
+      EventTeacherMessage{"Five minutes left."},
   };
   for (const EventServerMessage& message : messages) {
     const std::string text = encode(message);
@@ -164,6 +174,11 @@ TEST_CASE("events: the store's records read back") {
   REQUIRE(back);
   CHECK(back->settings == settings);
   CHECK(back->roster == std::vector<std::string>{"Ann", "Ben"});
+  CHECK_FALSE(back->paused);
+  const auto paused = event_settings_from_record(event_settings_record(settings, {}, true));
+  REQUIRE(paused);
+  CHECK(paused->paused);
+  CHECK(paused->settings == settings);
   CHECK_FALSE(event_settings_from_record("{}"));
   CHECK_FALSE(event_settings_from_record("not json"));
   const std::vector<std::optional<int>> seats = {0, std::nullopt, 7};

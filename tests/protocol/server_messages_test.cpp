@@ -430,6 +430,7 @@ TEST_CASE("every other server message round-trips") {
       EventMessage{12, RematchVote{1, {0, 1}}},
       EventMessage{13, ChatPosted{1, "Bob", "hi \xf0\x9f\x90\x9f", ""}},
       EventMessage{14, ChatPosted{std::nullopt, "Watcher", "", "nice_catch"}},
+      EventMessage{15, ChatModeChanged{ChatMode::kOff}},
       EventMessage{15, engine::Event{engine::TurnPassed{0, 1}}},
   };
   std::set<std::size_t> kinds;

@@ -75,7 +75,7 @@ protocol::EventState await_state(Peer& teacher, const std::function<bool(const p
   return {};
 }
 
-std::vector<Pupil> join_all(std::uint16_t port, const std::string& code) {
+std::vector<Pupil> join_all(std::uint16_t port, const std::string& code, bool coaching = false) {
   std::vector<Pupil> pupils;
   for (std::size_t i = 0; i < kRoster.size(); ++i) {
     Pupil pupil;
@@ -84,6 +84,7 @@ std::vector<Pupil> join_all(std::uint16_t port, const std::string& code) {
     CHECK(joined.code == code);
     CHECK(joined.pupil.name == kRoster[i]);
     CHECK_FALSE(joined.resumed);
+    CHECK(joined.coaching == coaching);
     REQUIRE(protocol::is_token(joined.token));
     pupil.token = joined.token;
     pupil.id = joined.pupil.id;
@@ -248,6 +249,157 @@ TEST_CASE("class event: twelve pupils, the refusals, three tables, and a pupil t
   CHECK(server.stop(SIGTERM) == 0);
 }
 
+// The event as a second console connection reads it now (resume_event).
+protocol::EventState state_now(std::uint16_t port, const std::string& code, const std::string& token) {
+  Peer console(port);
+  return console.expect_class<protocol::EventStateMessage>(protocol::ResumeEvent{code, token}).event;
+}
+
+std::vector<int> ponds_of(const protocol::EventState& state) {
+  std::vector<int> ponds;
+  for (const auto& table : state.tables) ponds.push_back(table.pond);
+  return ponds;
+}
+
+bool all_playing(const protocol::EventState& state) {
+  return !state.tables.empty() && std::all_of(state.tables.begin(), state.tables.end(), [](const auto& t) {
+    return t.state == protocol::RoomState::kPlaying && !t.seats.empty();
+  });
+}
+
+// Bots that move every 100 ms draw from the pond within 700 ms; a
+// paused table's pond stays as it is.
+void check_tables_stand_still(std::uint16_t port, const std::string& code, const std::string& token) {
+  std::this_thread::sleep_for(300ms);  // the last report before the pause has come
+  const auto before = state_now(port, code, token);
+  std::this_thread::sleep_for(700ms);
+  const auto after = state_now(port, code, token);
+  CHECK(after.paused);
+  CHECK(ponds_of(before) == ponds_of(after));
+  for (std::size_t t = 0; t < before.tables.size() && t < after.tables.size(); ++t) {
+    CHECK(before.tables[t].turn == after.tables[t].turn);
+  }
+}
+
+TEST_CASE("class event: the roster before joining, every table paused and resumed, a message to every table") {
+  TempDir dir("gofish-event-console");
+  ServerProcess server(dir.path, dir.path / "server.log", {"--bot-delay-ms=100", "--seat-grace-ms=200"});
+  const auto port = server.port();
+  Peer teacher(port);
+  auto request = event_request(false);
+  request.settings.coaching = true;
+  const auto created = teacher.expect_class<protocol::EventCreated>(request);
+
+  // Before joining: the roster, nobody's name claimed yet; a wrong code.
+  Peer looker(port);
+  const auto roster = looker.expect_class<protocol::EventRoster>(protocol::ReadRoster{created.code});
+  CHECK(roster.code == created.code);
+  CHECK(roster.name == "Class 3B");
+  CHECK(roster.roster);
+  CHECK(roster.coaching);
+  CHECK(roster.state == protocol::EventPhase::kOpen);
+  REQUIRE(roster.names.size() == kRoster.size());
+  for (std::size_t i = 0; i < kRoster.size(); ++i) {
+    CHECK(roster.names[i].name == kRoster[i]);
+    CHECK_FALSE(roster.names[i].claimed);
+  }
+  CHECK(looker.error_of(protocol::ReadRoster{created.code == "ZZZZZZ" ? "ZZZZZY" : "ZZZZZZ"}) == "event/not_found");
+
+  auto pupils = join_all(port, created.code, /*coaching=*/true);
+  const auto claimed = looker.expect_class<protocol::EventRoster>(protocol::ReadRoster{created.code});
+  for (const auto& name : claimed.names) CHECK(name.claimed);
+  // Reading the roster does not put the looker in the event.
+  CHECK(looker.error_of(protocol::PauseTables{}) == "event/not_in_event");
+
+  CHECK(pupils[0].peer->error_of(protocol::PauseTables{}) == "event/not_teacher");
+  CHECK(pupils[0].peer->error_of(protocol::MessageTables{"Hello"}) == "event/not_teacher");
+  CHECK(teacher.error_of(protocol::PauseTables{}) == "event/no_round");
+  CHECK(teacher.error_of(protocol::ResumeTables{}) == "event/no_round");
+
+  CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
+  const auto seat = pupils[0].peer->await_class(
+      [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventSeat>(m); });
+  REQUIRE(seat.has_value());
+  const auto where = std::get<protocol::EventSeat>(*seat);
+  CHECK(where.coaching);
+  Peer& ann = *pupils[0].peer;
+  CHECK(ann.expect<protocol::Joined>(protocol::Resume{where.token, std::nullopt}).seat == where.seat);
+  await_state(teacher, all_playing);
+
+  // Chat off at every table, then free: Ann's table tells her each time.
+  CHECK(ann.error_of(protocol::SetChat{protocol::ChatMode::kOff}) == "event/not_teacher");
+  CHECK(teacher.expect<protocol::Ok>(protocol::SetChat{protocol::ChatMode::kOff}).id.has_value());
+  const auto off = ann.await_event<protocol::ChatModeChanged>();
+  REQUIRE(off.has_value());
+  CHECK(off->chat == protocol::ChatMode::kOff);
+  CHECK(ann.error_of(protocol::Chat{"", "good_luck"}) == "chat/off");
+  CHECK(teacher.expect<protocol::Ok>(protocol::SetChat{protocol::ChatMode::kFree}).id.has_value());
+  const auto free = ann.await_event<protocol::ChatModeChanged>();
+  REQUIRE(free.has_value());
+  CHECK(free->chat == protocol::ChatMode::kFree);
+  CHECK(ann.expect<protocol::Ok>(protocol::Chat{"hello table", ""}).id.has_value());
+  await_state(teacher, [](const protocol::EventState& s) { return s.settings.chat == protocol::ChatMode::kFree; });
+
+  // Pause: every table stops, Ann is told why, and her moves are refused.
+  CHECK(teacher.expect<protocol::Ok>(protocol::PauseTables{}).id.has_value());
+  const auto paused = ann.await([](const protocol::ServerMessage& m) {
+    const auto* p = std::get_if<protocol::RoomPaused>(&m);
+    return p != nullptr && p->reason == protocol::PauseReason::kTeacher;
+  });
+  CHECK(paused.has_value());
+  await_state(teacher, [](const protocol::EventState& s) { return s.paused; });
+  check_tables_stand_still(port, created.code, created.token);
+  CHECK(ann.error_of(protocol::Ask{static_cast<engine::Seat>((where.seat + 1) % 4), engine::Rank{2}}) ==
+        "room/paused");
+  // A pupil who comes to the table during the pause is let in and told.
+  Peer& ben = *pupils[1].peer;
+  const auto ben_seat = ben.await_class(
+      [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventSeat>(m); });
+  REQUIRE(ben_seat.has_value());
+  CHECK(ben.expect<protocol::Joined>(protocol::Resume{std::get<protocol::EventSeat>(*ben_seat).token, std::nullopt})
+            .code == std::get<protocol::EventSeat>(*ben_seat).room);
+  CHECK(ben.await([](const protocol::ServerMessage& m) {
+              const auto* p = std::get_if<protocol::RoomPaused>(&m);
+              return p != nullptr && p->reason == protocol::PauseReason::kTeacher;
+            }).has_value());
+
+  // A message to every table: each pupil hears it, and not twice in 2 s.
+  CHECK(teacher.expect<protocol::Ok>(protocol::MessageTables{"  Eyes on me, please. "}).id.has_value());
+  for (auto& pupil : pupils) {
+    const auto heard = pupil.peer->await_class(
+        [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventTeacherMessage>(m); });
+    REQUIRE(heard.has_value());
+    CHECK(std::get<protocol::EventTeacherMessage>(*heard).text == "Eyes on me, please.");
+  }
+  CHECK(teacher.error_of(protocol::MessageTables{"Again"}) == "event/rate_limited");
+  teacher.send_raw(R"({"type":"message_tables","id":"long","text":")" + std::string(201, 'a') + R"("})");
+  CHECK(teacher.await([](const protocol::ServerMessage& m) {
+                 const auto* e = std::get_if<protocol::Error>(&m);
+                 return e != nullptr && e->code == protocol::ErrorCode::kChatTooLong;
+               }).has_value());
+
+  // A round started while paused starts paused; resume_tables lets it go on.
+  CHECK(teacher.expect<protocol::Ok>(protocol::EndRound{}).id.has_value());
+  CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
+  const auto second = await_state(teacher, [](const protocol::EventState& s) { return s.round == 2 && all_playing(s); });
+  CHECK(second.paused);
+  check_tables_stand_still(port, created.code, created.token);
+  const auto held = ponds_of(state_now(port, created.code, created.token));
+  CHECK(teacher.expect<protocol::Ok>(protocol::ResumeTables{}).id.has_value());
+  await_state(teacher, [&](const protocol::EventState& s) {
+    if (s.paused || s.tables.size() != held.size()) return false;
+    for (std::size_t t = 0; t < held.size(); ++t) {
+      if (s.tables[t].pond == held[t] && s.tables[t].state == protocol::RoomState::kPlaying) return false;
+    }
+    return true;
+  });
+
+  check_no_event_leaks(teacher, "the teacher");
+  check_no_event_leaks(looker, "the looker");
+  for (auto& pupil : pupils) check_no_event_leaks(*pupil.peer, "pupil " + std::to_string(pupil.id));
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
 TEST_CASE("class event: the leak check catches a card or a hand in an event message") {
   CHECK(find_event_leaks({R"({"type":"event_state","event":{"tables":[{"pond":3,"top":"QH"}]}})"}, "t").size() == 1);
   CHECK(find_event_leaks({R"({"type":"event_seat","hand":[]})"}, "t").size() == 1);
@@ -290,6 +442,9 @@ TEST_CASE("class event: a restart mid-round brings back the event, its pupils an
                return t.state == protocol::RoomState::kPlaying;
              });
     });
+    // Paused when the server stops: paused again when it comes back.
+    CHECK(teacher.expect<protocol::Ok>(protocol::PauseTables{}).id.has_value());
+    await_state(teacher, [](const protocol::EventState& s) { return s.paused; });
     server.stop(SIGKILL);
   }
   ServerProcess server(dir.path, dir.path / "server-2.log", slow);
@@ -304,6 +459,17 @@ TEST_CASE("class event: a restart mid-round brings back the event, its pupils an
   for (const auto& pupil : resumed.event.pupils) CHECK(pupil.claimed);
   REQUIRE(resumed.event.tables.size() == 3);
   for (std::size_t t = 0; t < 3; ++t) CHECK(resumed.event.tables[t].room == before.tables[t].room);
+  CHECK(resumed.event.paused);
+  // The paused tables report once, when the event watches them again; then
+  // nothing changes, so nothing more is pushed: ask until they have.
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto now = state_now(server.port(), code, teacher_token);
+    if (std::all_of(now.tables.begin(), now.tables.end(), [](const auto& t) { return t.seats.size() == 4; })) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  check_tables_stand_still(server.port(), code, teacher_token);
+  CHECK(console.expect<protocol::Ok>(protocol::ResumeTables{}).id.has_value());
   // The tables report again once their rooms are watched: the games go on.
   const int pond_before = before.tables[0].pond;
   const auto live = await_state(console, [&](const protocol::EventState& s) {
