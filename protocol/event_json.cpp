@@ -193,7 +193,8 @@ OrderedJson table_json(const EventTable& t) {
                                 {"connected", s.connected},
                                 {"bot_playing", s.bot_playing},
                                 {"cards", s.cards},
-                                {"sets", s.sets}});
+                                {"sets", s.sets},
+                                {"ranks", detail::rank_list_json(s.ranks)}});
   }
   return OrderedJson{{"table", t.table},
                      {"room", t.room},
@@ -288,6 +289,7 @@ EventTable table_from(const Json& json) {
     s.bot_playing = seat.at("bot_playing").get<bool>();
     s.cards = seat.at("cards").get<int>();
     s.sets = seat.at("sets").get<int>();
+    s.ranks = detail::rank_list_from(seat.at("ranks"));
     t.seats.push_back(std::move(s));
   }
   return t;
@@ -329,7 +331,7 @@ std::string_view to_string(EventPhase phase) {
 bool is_teacher_command(const ClientBody& body) {
   return std::holds_alternative<SeatPupils>(body) || std::holds_alternative<MovePupil>(body) ||
          std::holds_alternative<FreeName>(body) || std::holds_alternative<StartRound>(body) ||
-         std::holds_alternative<EndRound>(body);
+         std::holds_alternative<EndRound>(body) || std::holds_alternative<ReadResults>(body);
 }
 
 namespace detail {
@@ -353,6 +355,7 @@ std::optional<ClientBody> parse_event_request(std::string_view type, Reader& r, 
   if (type == "free_name") return FreeName{static_cast<int>(r.required_integer("pupil", 0, kMaxIndex))};
   if (type == "start_round") return StartRound{};
   if (type == "end_round") return EndRound{};
+  if (type == "read_results") return ReadResults{};
   return std::nullopt;
 }
 
@@ -391,6 +394,7 @@ bool write_event_request(const ClientBody& body, OrderedJson& out) {
                         },
                         [&](const StartRound&) { return true; },
                         [&](const EndRound&) { return true; },
+                        [&](const ReadResults&) { return true; },
                         [&](const auto&) { return false; },
                     },
                     body);
@@ -434,6 +438,7 @@ OrderedJson event_message_json(const EventSeat& m) {
 
 std::optional<std::variant<EventServerMessage, std::string>> parse_event_message(std::string_view type,
                                                                                 const Json& json) {
+  if (type == "event_results") return event_results_from_json(json);
   if (type != "event_created" && type != "event_joined" && type != "event_state" && type != "event_seat") {
     return std::nullopt;
   }

@@ -66,6 +66,7 @@ TEST_CASE("every client message type parses from a minimal valid frame") {
       {"free_name", R"({"type":"free_name","pupil":0})"},
       {"start_round", R"({"type":"start_round"})"},
       {"end_round", R"({"type":"end_round"})"},
+      {"read_results", R"({"type":"read_results"})"},
   };
   std::set<std::string> seen;
   for (const auto& [type, frame] : frames) {
@@ -359,6 +360,7 @@ TEST_CASE("client messages round-trip through encode_client_message") {
       {std::nullopt, FreeName{3}},
       {std::nullopt, StartRound{}},
       {std::nullopt, EndRound{}},
+      {std::nullopt, ReadResults{}},
   };
   std::set<std::size_t> kinds;
   for (const ClientMessage& m : messages) {
