@@ -175,9 +175,9 @@ std::variant<EventServerMessage, std::string> event_results_from_json(const Json
 std::string table_result_record(const TableResultRecord& result) {
   OrderedJson seats = OrderedJson::array();
   for (std::size_t s = 0; s < result.names.size(); ++s) {
-    seats.push_back(OrderedJson{{"name", result.names[s]},
-                                {"ranks", detail::rank_list_json(s < result.ranks.size() ? result.ranks[s]
-                                                                                         : std::vector<engine::Rank>{})}});
+    seats.push_back(OrderedJson{
+        {"name", result.names[s]},
+        {"ranks", detail::rank_list_json(s < result.ranks.size() ? result.ranks[s] : std::vector<engine::Rank>{})}});
   }
   return seats.dump();
 }

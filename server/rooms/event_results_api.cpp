@@ -41,8 +41,8 @@ std::string results_disposition(std::string_view event_name) {
     const auto byte = static_cast<unsigned char>(c);
     const bool safe = byte > 0x20 && byte < 0x7f && c != '"' && c != '\\' && c != '%' && c != '/' && c != ';';
     plain += safe || c == ' ' ? c : '_';
-    const bool attr_char = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                           c == '-' || c == '.' || c == '_' || c == '~';
+    const bool attr_char = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                           c == '.' || c == '_' || c == '~';
     if (attr_char) {
       encoded += c;
     } else {

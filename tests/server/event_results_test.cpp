@@ -51,8 +51,7 @@ protocol::EventResults await_round_over(Peer& teacher, int round) {
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   while (std::chrono::steady_clock::now() < deadline) {
     auto message = teacher.await_class(
-        [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventResults>(m); },
-        200ms);
+        [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventResults>(m); }, 200ms);
     if (!message) continue;
     const auto& results = std::get<protocol::EventResults>(*message);
     CHECK_FALSE(results.id.has_value());  // pushed, not a reply
@@ -207,9 +206,9 @@ TEST_CASE("class results: two same-deal rounds at two tables match the transcrip
     const auto none = http_request(port, target);
     CHECK(none.status == 401);
     CHECK(none.body.find("\"type\":\"error\"") != std::string::npos);
-    const auto unknown = http_request(port, "/api/events/" + std::string(code == "ZZZZZZ" ? "ZZZZZY" : "ZZZZZZ") +
-                                                "/results.csv",
-                                      "GET", "Authorization: Bearer " + teacher_token + "\r\n");
+    const auto unknown =
+        http_request(port, "/api/events/" + std::string(code == "ZZZZZZ" ? "ZZZZZY" : "ZZZZZZ") + "/results.csv", "GET",
+                     "Authorization: Bearer " + teacher_token + "\r\n");
     CHECK(unknown.status == 404);
     CHECK(unknown.body.find("api/event_not_found") != std::string::npos);
     // No event message, event_results included, names a card.

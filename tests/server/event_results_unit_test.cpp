@@ -37,9 +37,9 @@ EventResultsInput class_of_four(bool same_deal) {
   input.pupil_names = {"Ann", "Ben", "Cleo", "Dev", "Eli"};
   // Round 1: table 0 Ann 5, Ben 5 (tie), a bot 3; table 1 Cleo 2, Dev 6, a bot 5.
   // Seat positions: seat 0 (5, 2) average 3.5; seat 1 (5, 6) 5.5; seat 2 (3, 5) 4.
-  input.rounds.push_back({1,
-                          {table("AAAAA", {0, 1, std::nullopt}, {5, 5, 3}, "g1"),
-                           table("BBBBB", {2, 3, std::nullopt}, {2, 6, 5}, "g2")}});
+  input.rounds.push_back(
+      {1,
+       {table("AAAAA", {0, 1, std::nullopt}, {5, 5, 3}, "g1"), table("BBBBB", {2, 3, std::nullopt}, {2, 6, 5}, "g2")}});
   // Round 2: one table finished (Ann 7, Cleo 6), one still playing (Ben 1, Dev 0).
   input.rounds.push_back({2,
                           {table("CCCCC", {0, 2, std::nullopt}, {7, 6, 0}, "g3"),
@@ -119,10 +119,10 @@ TEST_CASE("event results: thirds are rounded to hundredths") {
   EventResultsInput input;
   input.same_deal = true;
   input.pupil_names = {"Ann", "Ben", "Cleo"};
-  input.rounds.push_back({1,
-                          {table("AAAAA", {0, std::nullopt}, {1, 0}, "g1"),
-                           table("BBBBB", {1, std::nullopt}, {1, 0}, "g2"),
-                           table("CCCCC", {2, std::nullopt}, {2, 0}, "g3")}});
+  input.rounds.push_back(
+      {1,
+       {table("AAAAA", {0, std::nullopt}, {1, 0}, "g1"), table("BBBBB", {1, std::nullopt}, {1, 0}, "g2"),
+        table("CCCCC", {2, std::nullopt}, {2, 0}, "g3")}});
   const auto results = event_results(input);
   CHECK(*results.rounds[0].seat_positions[0].average == 1.33);
   CHECK(*results.rounds[0].tables[2].seats[0].vs_seat_average == 0.67);
