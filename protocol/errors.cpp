@@ -94,6 +94,9 @@ CodeInfo info(ErrorCode code) {
       return {"server/store_unavailable", "The server cannot save games just now; try again in a moment."};
     case ErrorCode::kApiGameNotFound: return {"api/game_not_found", "No finished game with this id is kept here."};
     case ErrorCode::kApiStorage: return {"api/storage", "The game store could not be read."};
+    case ErrorCode::kApiEventNotFound: return {"api/event_not_found", "No class event with this code is open here."};
+    case ErrorCode::kApiNotAuthorized:
+      return {"api/not_authorized", "This needs the event's teacher token: Authorization: Bearer <token>."};
     case ErrorCode::kActionGameOver: return {"action/game_over", "The game is over."};
     case ErrorCode::kActionNotYourTurn: return {"action/not_your_turn", "It is not your turn."};
     case ErrorCode::kActionOutOfGame: return {"action/out_of_game", "You are out of the game."};
@@ -176,6 +179,8 @@ constexpr std::array kAllCodes = {
     ErrorCode::kServerStoreUnavailable,
     ErrorCode::kApiGameNotFound,
     ErrorCode::kApiStorage,
+    ErrorCode::kApiEventNotFound,
+    ErrorCode::kApiNotAuthorized,
     ErrorCode::kActionGameOver,
     ErrorCode::kActionNotYourTurn,
     ErrorCode::kActionOutOfGame,

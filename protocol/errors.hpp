@@ -87,6 +87,8 @@ enum class ErrorCode {
   // api/: the HTTP API (GET /api/...), whose error bodies are error messages too
   kApiGameNotFound,
   kApiStorage,
+  kApiEventNotFound,
+  kApiNotAuthorized,
   // action/: one per engine::RefusalCode
   kActionGameOver,
   kActionNotYourTurn,

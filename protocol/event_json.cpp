@@ -212,7 +212,8 @@ OrderedJson table_json(const EventTable& t) {
                                 {"connected", s.connected},
                                 {"bot_playing", s.bot_playing},
                                 {"cards", s.cards},
-                                {"sets", s.sets}});
+                                {"sets", s.sets},
+                                {"ranks", detail::rank_list_json(s.ranks)}});
   }
   return OrderedJson{{"table", t.table},
                      {"room", t.room},
@@ -312,6 +313,7 @@ EventTable table_from(const Json& json) {
     s.bot_playing = seat.at("bot_playing").get<bool>();
     s.cards = seat.at("cards").get<int>();
     s.sets = seat.at("sets").get<int>();
+    s.ranks = detail::rank_list_from(seat.at("ranks"));
     t.seats.push_back(std::move(s));
   }
   return t;
@@ -356,7 +358,7 @@ bool is_teacher_command(const ClientBody& body) {
          std::holds_alternative<FreeName>(body) || std::holds_alternative<StartRound>(body) ||
          std::holds_alternative<EndRound>(body) || std::holds_alternative<PauseTables>(body) ||
          std::holds_alternative<ResumeTables>(body) || std::holds_alternative<MessageTables>(body) ||
-         std::holds_alternative<SetChat>(body);
+         std::holds_alternative<SetChat>(body) || std::holds_alternative<ReadResults>(body);
 }
 
 namespace detail {
@@ -395,6 +397,7 @@ std::optional<ClientBody> parse_event_request(std::string_view type, Reader& r, 
     }
     return m;
   }
+  if (type == "read_results") return ReadResults{};
   return std::nullopt;
 }
 
@@ -447,6 +450,7 @@ bool write_event_request(const ClientBody& body, OrderedJson& out) {
                           out["chat"] = to_string(m.chat);
                           return true;
                         },
+                        [&](const ReadResults&) { return true; },
                         [&](const auto&) { return false; },
                     },
                     body);
@@ -511,6 +515,7 @@ OrderedJson event_message_json(const EventTeacherMessage& m) {
 
 std::optional<std::variant<EventServerMessage, std::string>> parse_event_message(std::string_view type,
                                                                                 const Json& json) {
+  if (type == "event_results") return event_results_from_json(json);
   if (type != "event_created" && type != "event_joined" && type != "event_state" && type != "event_seat" &&
       type != "event_roster" && type != "event_message") {
     return std::nullopt;

@@ -33,6 +33,13 @@ nlohmann::ordered_json event_message_json(const EventStateMessage& m);
 nlohmann::ordered_json event_message_json(const EventSeat& m);
 nlohmann::ordered_json event_message_json(const EventRoster& m);
 nlohmann::ordered_json event_message_json(const EventTeacherMessage& m);
+// event_results, in event_results_json.cpp.
+nlohmann::ordered_json event_results_json(const EventResults& m);
+std::variant<EventServerMessage, std::string> event_results_from_json(const nlohmann::json& json);
+// Ranks as the wire spells them (["7","K"]), and back (throws on a bad one:
+// for server frames read by C++ clients).
+nlohmann::ordered_json rank_list_json(const std::vector<engine::Rank>& ranks);
+std::vector<engine::Rank> rank_list_from(const nlohmann::json& json);
 // An event server message of type `type` from a parsed frame; nullopt
 // when `type` is not one, a sentence when the frame is malformed.
 std::optional<std::variant<EventServerMessage, std::string>> parse_event_message(std::string_view type,
@@ -56,5 +63,14 @@ std::optional<EventSettingsRecord> event_settings_from_record(std::string_view t
 // (a bot).
 std::string table_seats_record(const std::vector<std::optional<int>>& pupils);
 std::optional<std::vector<std::optional<int>>> table_seats_from_record(std::string_view text);
+// A finished table's result as the store keeps it: each seat's name and
+// the ranks of its sets (event_results_json.cpp).
+struct TableResultRecord {
+  std::vector<std::string> names;
+  std::vector<std::vector<engine::Rank>> ranks;
+  friend bool operator==(const TableResultRecord&, const TableResultRecord&) = default;
+};
+std::string table_result_record(const TableResultRecord& result);
+std::optional<TableResultRecord> table_result_from_record(std::string_view text);
 
 }  // namespace gofish::protocol

@@ -257,11 +257,14 @@ struct SetChat {  // the event's chat mode, and every table's in the round in pl
   ChatMode chat = ChatMode::kPhrases;
   friend bool operator==(const SetChat&, const SetChat&) = default;
 };
+struct ReadResults {  // the results so far: answered with event_results
+  friend bool operator==(const ReadResults&, const ReadResults&) = default;
+};
 
 using ClientBody = std::variant<Hello, CreateRoom, Join, Resume, Leave, Lobby, AddBot, RemoveBot, Kick, Start, Rematch,
                                 Ask, Answer, Declare, Chat, GetTranscript, Ping, CreateEvent, JoinEvent, ResumeEvent,
                                 SeatPupils, MovePupil, FreeName, StartRound, EndRound, ReadRoster, PauseTables,
-                                ResumeTables, MessageTables, SetChat>;
+                                ResumeTables, MessageTables, SetChat, ReadResults>;
 // True for the messages only an event's teacher may send.
 bool is_teacher_command(const ClientBody& body);
 
@@ -606,6 +609,7 @@ struct EventTableSeat {
   bool bot_playing = false;      // a bot plays for the pupil (away)
   int cards = 0;                 // cards in hand
   int sets = 0;                  // sets laid
+  std::vector<engine::Rank> ranks{};  // the ranks of the sets laid, in order (sets are public)
   friend bool operator==(const EventTableSeat&, const EventTableSeat&) = default;
 };
 
@@ -693,6 +697,67 @@ struct EventTeacherMessage {
   friend bool operator==(const EventTeacherMessage&, const EventTeacherMessage&) = default;
 };
 
+// Results (protocol/README.md, "event_results"): names, sets and places,
+// never a card beyond the ranks of the sets laid.
+struct ResultSeat {
+  engine::Seat seat = 0;
+  std::string name;
+  std::optional<int> pupil;  // none: a bot
+  int sets = 0;
+  std::vector<engine::Rank> ranks;
+  std::optional<int> place;  // once the game is over: 1 = most sets, ties share a place
+  // Same deal, game over: sets minus the average at this seat position
+  // over the round's finished tables.
+  std::optional<double> vs_seat_average;
+  friend bool operator==(const ResultSeat&, const ResultSeat&) = default;
+};
+struct ResultTable {
+  int table = 0;
+  std::string room;
+  std::optional<std::string> game_id;  // the finished game, for its transcript
+  bool finished = false;
+  std::vector<ResultSeat> seats;
+  friend bool operator==(const ResultTable&, const ResultTable&) = default;
+};
+struct SeatPositionTable {
+  int table = 0;
+  int sets = 0;
+  friend bool operator==(const SeatPositionTable&, const SeatPositionTable&) = default;
+};
+// Same deal: one seat position (the same cards at every table of the round).
+struct SeatPosition {
+  engine::Seat seat = 0;
+  std::vector<SeatPositionTable> tables;  // the finished tables only
+  std::optional<double> average;          // none while no table has finished
+  friend bool operator==(const SeatPosition&, const SeatPosition&) = default;
+};
+struct RoundResults {
+  int round = 0;
+  std::vector<ResultTable> tables;
+  std::vector<SeatPosition> seat_positions;  // empty without the same deal
+  friend bool operator==(const RoundResults&, const RoundResults&) = default;
+};
+struct PupilResults {
+  int pupil = 0;
+  std::string name;
+  int games = 0;  // finished games played
+  int sets = 0;   // sets laid in them
+  int wins = 0;   // games placed first in (ties included)
+  // Same deal: the mean over their finished games of sets minus the seat
+  // position's average; none without the same deal or a finished game.
+  std::optional<double> vs_seat_average;
+  friend bool operator==(const PupilResults&, const PupilResults&) = default;
+};
+struct EventResults {
+  std::optional<RequestId> id;
+  std::string code;
+  std::string name;
+  bool same_deal = false;
+  std::vector<RoundResults> rounds;  // round 1 first
+  std::vector<PupilResults> pupils;  // every pupil who joined, by number
+  friend bool operator==(const EventResults&, const EventResults&) = default;
+};
+
 using ServerMessage = std::variant<Welcome, Ok, Created, Joined, RoomSnapshot, EventMessage, LobbyList,
                                    TranscriptMessage, Pong, Error, Closing, Turn, RoomClosed, RoomPaused,
                                    RoomResumed>;
@@ -701,9 +766,9 @@ using ServerMessage = std::variant<Welcome, Ok, Created, Joined, RoomSnapshot, E
 // and its handling of ServerMessage stays as it is. A frame of one of these
 // types is read by parse_event_server_message; parse_server_message refuses
 // it with a sentence saying so.
-using EventServerMessage =
-    std::variant<EventCreated, EventJoined, EventStateMessage, EventSeat, EventRoster, EventTeacherMessage>;
-// "event_created", "event_joined", "event_state", "event_seat", "event_roster", "event_message".
+using EventServerMessage = std::variant<EventCreated, EventJoined, EventStateMessage, EventSeat, EventRoster,
+                                        EventTeacherMessage, EventResults>;
+// "event_created", "event_joined", "event_state", "event_seat", "event_roster", "event_message", "event_results".
 std::string_view message_type(const EventServerMessage& message);
 std::string encode(const EventServerMessage& message);
 std::variant<EventServerMessage, std::string> parse_event_server_message(std::string_view frame);
@@ -735,6 +800,7 @@ std::string encode(const EventStateMessage& message);
 std::string encode(const EventSeat& message);
 std::string encode(const EventRoster& message);
 std::string encode(const EventTeacherMessage& message);
+std::string encode(const EventResults& message);
 
 // For clients written in C++ and for tests. Treats the frame as
 // untrusted: malformed input yields a sentence, never an exception.

@@ -34,6 +34,7 @@
 #include "server/app/config.hpp"
 #include "server/edge/memory_allocator.hpp"
 #include "server/edge/server.hpp"
+#include "server/rooms/event_results_api.hpp"
 #include "server/rooms/lease_keeper.hpp"
 #include "server/rooms/metrics.hpp"
 #include "server/rooms/rooms_handler.hpp"
@@ -302,6 +303,7 @@ int main(int argc, char** argv) {
     auto handler =
         std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, std::string(gofish::kVersion),
                                        std::make_shared<const TokenHasher>(token_key), writer.get(), &health);
+    add_event_results_api(server.api(), handler->events());
     try {
       if ((config.load_rooms == "on-demand" && config.storage != "none") || leases) {
         handler->load_on_demand(*store);

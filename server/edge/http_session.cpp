@@ -319,7 +319,7 @@ void HttpSession::handle(const Request& request) {
   if (path->starts_with("/api/")) {
     std::optional<ApiReply> reply;
     try {
-      reply = state_->api.route(ApiRequest{*path, target.query});
+      reply = state_->api.route(ApiRequest{*path, target.query, request[http::field::authorization]});
     } catch (const std::exception& error) {
       spdlog::error("http {}: API handler for {} threw: {}", id_, *path, error.what());
       return send(text_response(http::status::internal_server_error, "internal error\n",
@@ -331,6 +331,10 @@ void HttpSession::handle(const Request& request) {
     auto response = text_response(static_cast<http::status>(reply->status),
                                   std::move(reply->body), keep_alive);
     response.set(http::field::content_type, reply->content_type);
+    if (!reply->content_disposition.empty()) {
+      response.set(http::field::content_disposition, reply->content_disposition);
+    }
+    if (reply->status == 401) response.set(http::field::www_authenticate, "Bearer");
     return send(std::move(response));
   }
   serve_file(request.target(), request[http::field::accept_encoding], request[http::field::if_none_match],

@@ -17,12 +17,14 @@ namespace gofish::server {
 struct ApiRequest {
   std::string_view path;   // percent-decoded, starting with the route's prefix
   std::string_view query;  // raw, after '?'
+  std::string_view authorization;  // the Authorization header, raw; empty without one
 };
 
 struct ApiReply {
   unsigned status = 200;
   std::string content_type = "application/json";
   std::string body;
+  std::string content_disposition{};  // sent when not empty (a download's file name)
 };
 
 // Called on an I/O thread; keep it short (no blocking on other strands).

@@ -45,7 +45,8 @@ Event::Event(const RoomServices& services, RoomDirectory& directory, std::string
       strand_(boost::asio::make_strand(services.io)),
       outbox_(services.writer, code_, services.health),
       created_ms_(services.timers->wall_ms()),
-      console_timer_(*services.timers, strand_) {
+      console_timer_(*services.timers, strand_),
+      results_timer_(*services.timers, strand_) {
   for (const std::string& name : roster_) pupils_.push_back(Pupil{name, std::nullopt, {}});
 }
 
@@ -255,6 +256,7 @@ void Event::do_create(const std::shared_ptr<Client>& client, Id id) {
   save_event();
   for (std::size_t i = 0; i < pupils_.size(); ++i) save_pupil(static_cast<int>(i));
   send(client, protocol::EventCreated{std::move(id), code_, std::move(token), state()});
+  publish_results();
   spdlog::info("event {}: created, {} roster names", code_, roster_.size());
 }
 
@@ -325,7 +327,10 @@ void Event::do_disconnect(const std::shared_ptr<Client>& client) {
 
 void Event::do_command(const std::shared_ptr<Client>& client, const protocol::ClientBody& body, Id id) {
   if (!is_teacher(client)) return error(client, ErrorCode::kEventNotTeacher, std::move(id));
-  if (phase_ == EventPhase::kClosed) return error(client, ErrorCode::kEventClosed, std::move(id));
+  // A closed event's results stay readable.
+  if (phase_ == EventPhase::kClosed && !std::holds_alternative<protocol::ReadResults>(body)) {
+    return error(client, ErrorCode::kEventClosed, std::move(id));
+  }
   std::visit(Overloaded{
                  [&](const protocol::SeatPupils&) {
                    if (phase_ == EventPhase::kPlaying) return error(client, ErrorCode::kEventRoundInPlay, std::move(id));
@@ -342,6 +347,7 @@ void Event::do_command(const std::shared_ptr<Client>& client, const protocol::Cl
                  [&](const protocol::ResumeTables&) { pause_tables(client, false, std::move(id)); },
                  [&](const protocol::MessageTables& m) { message_tables(client, m.text, std::move(id)); },
                  [&](const protocol::SetChat& m) { set_chat(client, m.chat, std::move(id)); },
+                 [&](const protocol::ReadResults&) { read_results(client, std::move(id)); },
                  [&](const auto&) { error(client, ErrorCode::kBadMessage, std::move(id)); },
              },
              body);
@@ -428,6 +434,7 @@ void Event::start_round(const std::shared_ptr<Client>& client, Id id) {
   phase_ = EventPhase::kPlaying;
   const std::optional<std::uint64_t> seed =
       settings_.same_deal ? std::optional<std::uint64_t>(engine::os_seed()) : std::nullopt;
+  keep_round_results();
   tables_.clear();
   for (std::size_t t = 0; t < plan_.size(); ++t) {
     Table table;
@@ -453,6 +460,7 @@ void Event::start_round(const std::shared_ptr<Client>& client, Id id) {
   }
   plan_.clear();
   save_event();
+  publish_results();
   spdlog::info("event {}: round {} started at {} tables{}", code_, round_, tables_.size(),
                settings_.same_deal ? ", the same deal at each" : "");
   send(client, protocol::Ok{std::move(id)});
@@ -555,7 +563,9 @@ void Event::watch(int table) {
 
 void Event::table_changed(int round, int table, protocol::EventTable status) {
   if (round != round_ || table >= static_cast<int>(tables_.size())) return;
-  tables_[static_cast<std::size_t>(table)].status = std::move(status);
+  Table& changed = tables_[static_cast<std::size_t>(table)];
+  changed.status = std::move(status);
+  if (changed.status.game_id && !changed.game_id) table_finished(table);
   push_state();
 }
 
@@ -598,6 +608,7 @@ std::shared_ptr<Event> Event::restore(const RoomServices& services, RoomDirector
     t.status.room = table.room;
     event->tables_.push_back(std::move(t));
   }
+  event->restore_results(stored);
   return event;
 }
 

@@ -22,13 +22,16 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/strand.hpp>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "protocol/event_json.hpp"
 #include "protocol/messages.hpp"
 #include "server/rooms/client.hpp"
 #include "server/rooms/durable_outbox.hpp"
+#include "server/rooms/event_results.hpp"
 #include "server/rooms/guarded_timer.hpp"
 #include "server/rooms/room.hpp"
 #include "server/rooms/room_directory.hpp"
@@ -62,6 +65,10 @@ class Event : public std::enable_shared_from_this<Event> {
   void command(std::shared_ptr<Client> client, protocol::ClientBody body, Id id);
   void disconnect(std::shared_ptr<Client> client);
 
+  // Thread-safe, for GET /api/events/<code>/results.csv: the results as
+  // last committed, if `token` is the teacher's (nullopt otherwise).
+  std::shared_ptr<const protocol::EventResults> results_for_teacher(std::string_view token) const;
+
  private:
   struct Pupil {
     std::string name;
@@ -73,6 +80,10 @@ class Event : public std::enable_shared_from_this<Event> {
     std::vector<std::optional<int>> seats;  // the pupil in each seat; none: a bot
     protocol::EventTable status;
     std::shared_ptr<Room> live;
+    // The table's first finished game and its result, once recorded
+    // (event_results_keeping.cpp).
+    std::optional<std::string> game_id;
+    protocol::TableResultRecord result;
   };
 
   template <class F>
@@ -97,6 +108,23 @@ class Event : public std::enable_shared_from_this<Event> {
   void hand_seat(int pupil, const std::shared_ptr<Client>& client);
   void table_changed(int round, int table, protocol::EventTable status);
   void watch(int table);
+
+  // Results (event_results_keeping.cpp): a table's game is over (its
+  // status carries a game id): its result is stored, published for the
+  // CSV and pushed to the teacher once committed.
+  void table_finished(int table);
+  void read_results(const std::shared_ptr<Client>& client, Id id);
+  // The round in play (or the last) joins the earlier rounds' results
+  // before a new round replaces it.
+  void keep_round_results();
+  protocol::EventResults results() const;
+  EventResultsInput::Round round_input(int round, const std::vector<Table>& tables) const;
+  // The results and the teacher's token hash, for results_for_teacher,
+  // once what they show is committed; and the pushes to the teacher, at
+  // most one every kConsolePace.
+  void publish_results();
+  void push_results();
+  void restore_results(const StoredEvent& stored);
 
   bool is_teacher(const std::shared_ptr<Client>& client) const;
   std::optional<int> pupil_of(const std::shared_ptr<Client>& client) const;
@@ -139,6 +167,12 @@ class Event : public std::enable_shared_from_this<Event> {
   bool state_due_ = false;
   bool paused_ = false;  // pause_tables: every table of the round in play, and the next round's
   std::optional<TimerSource::SteadyTime> last_message_;  // message_tables, for its pace
+  std::vector<EventResultsInput::Round> earlier_rounds_;  // results of the rounds before tables_'s
+  GuardedTimer results_timer_;
+  bool results_due_ = false;
+  mutable std::mutex published_mutex_;
+  std::shared_ptr<const protocol::EventResults> published_;
+  std::optional<TokenHash> published_teacher_;
 
  public:
   static constexpr std::chrono::milliseconds kConsolePace{250};

@@ -31,10 +31,10 @@ class EventRegistry {
   // came back.
   std::size_t restore(Store& store);
   std::size_t event_count() const;
-
- private:
+  // The event of `code` (normalized), or nullptr.
   std::shared_ptr<Event> find(const std::string& code) const;
 
+ private:
   const RoomServices services_;
   RoomDirectory& directory_;
   mutable std::mutex mutex_;

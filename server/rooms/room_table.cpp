@@ -88,6 +88,8 @@ protocol::EventTable RoomImpl::table_status() const {
     if (view) {
       seat.cards = view->seats[static_cast<std::size_t>(i)].hand_size;
       seat.sets = view->seats[static_cast<std::size_t>(i)].set_count;
+      const auto& laid = view->seats[static_cast<std::size_t>(i)].set_ranks;
+      seat.ranks.assign(laid.begin(), laid.begin() + seat.sets);
     }
     table.seats.push_back(std::move(seat));
   }

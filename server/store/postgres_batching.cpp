@@ -52,7 +52,7 @@ std::vector<PostgresStore::Step> steps_for(const Record& record) {
         } else if constexpr (std::is_same_v<R, record::PupilSaved>) {
           return {step(kSavePupil, r.event, r.pupil, r.name, r.token_hash)};
         } else if constexpr (std::is_same_v<R, record::EventTableSaved>) {
-          return {step(kSaveEventTable, r.event, r.round, r.table, r.room, r.seats)};
+          return {step(kSaveEventTable, r.event, r.round, r.table, r.room, r.seats, r.game_id, r.result)};
         } else {
           static_assert(kAlwaysFalse<R>, "a record with no SQL");
         }

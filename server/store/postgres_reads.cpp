@@ -93,7 +93,9 @@ std::vector<StoredEvent> PostgresStore::load_open_events() {
       }
       const auto tables = run(step(kEventTables, event.event, event.round));
       for (int i = 0; i < tables.rows(); ++i) {
-        event.tables.push_back(StoredEventTable{tables.integer(i, 0), tables.bytes(i, 1), tables.bytes(i, 2)});
+        add_event_table(event, tables.integer(i, 0),
+                        StoredEventTable{tables.integer(i, 1), tables.bytes(i, 2), tables.bytes(i, 3),
+                                         tables.bytes(i, 4), tables.bytes(i, 5)});
       }
     }
     return events;

@@ -85,16 +85,19 @@ inline constexpr Sql kSavePupil{
     "ON CONFLICT (event, pupil) DO UPDATE SET name = EXCLUDED.name, token_hash = EXCLUDED.token_hash"};
 inline constexpr Sql kSaveEventTable{
     "save_event_table",
-    "INSERT INTO event_tables(event, round, table_number, room, seats) VALUES($1, $2, $3, $4, $5) "
-    "ON CONFLICT (event, round, table_number) DO UPDATE SET room = EXCLUDED.room, seats = EXCLUDED.seats"};
+    "INSERT INTO event_tables(event, round, table_number, room, seats, game_id, result) "
+    "VALUES($1, $2, $3, $4, $5, NULLIF($6, ''), NULLIF($7, '')) "
+    "ON CONFLICT (event, round, table_number) DO UPDATE SET room = EXCLUDED.room, seats = EXCLUDED.seats, "
+    "game_id = EXCLUDED.game_id, result = EXCLUDED.result"};
 inline constexpr Sql kOpenEvents{"open_events",
                                  "SELECT code, name, settings, teacher_hash, phase, round, created_ms FROM events "
                                  "WHERE phase <> 'closed' ORDER BY created_ms, code COLLATE \"C\""};
 inline constexpr Sql kEventPupils{"event_pupils",
                                   "SELECT pupil, name, token_hash FROM event_pupils WHERE event = $1 ORDER BY pupil"};
 inline constexpr Sql kEventTables{"event_tables",
-                                  "SELECT table_number, room, seats FROM event_tables WHERE event = $1 AND round = $2 "
-                                  "ORDER BY table_number"};
+                                  "SELECT round, table_number, room, seats, COALESCE(game_id, ''), "
+                                  "COALESCE(result, '') FROM event_tables WHERE event = $1 AND round <= $2 "
+                                  "ORDER BY round, table_number"};
 
 // Leases. A take succeeds where no live lease of another node holds the
 // code; taking over an expired lease (even one's own) raises the epoch.

@@ -157,9 +157,9 @@ void SqliteStore::apply(const Record& record) {
           save.run(r.event, r.pupil, r.name, r.token_hash);
         } else if constexpr (std::is_same_v<R, record::EventTableSaved>) {
           Statement save(db_,
-                         "INSERT OR REPLACE INTO event_tables(event, round, table_number, room, seats) "
-                         "VALUES(?, ?, ?, ?, ?)");
-          save.run(r.event, r.round, r.table, r.room, r.seats);
+                         "INSERT OR REPLACE INTO event_tables(event, round, table_number, room, seats, game_id, "
+                         "result) VALUES(?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''))");
+          save.run(r.event, r.round, r.table, r.room, r.seats, r.game_id, r.result);
         }
       },
       record);
@@ -184,8 +184,8 @@ std::vector<StoredEvent> SqliteStore::load_open_events() {
   });
   Statement pupil_rows(db_, "SELECT pupil, name, token_hash FROM event_pupils WHERE event = ? ORDER BY pupil");
   Statement table_rows(db_,
-                       "SELECT table_number, room, seats FROM event_tables WHERE event = ? AND round = ? "
-                       "ORDER BY table_number");
+                       "SELECT round, table_number, room, seats, IFNULL(game_id, ''), IFNULL(result, '') "
+                       "FROM event_tables WHERE event = ? AND round <= ? ORDER BY round, table_number");
   for (StoredEvent& event : events) {
     pupil_rows.each(
         [&](sqlite3_stmt* stmt) {
@@ -195,8 +195,9 @@ std::vector<StoredEvent> SqliteStore::load_open_events() {
         event.event);
     table_rows.each(
         [&](sqlite3_stmt* stmt) {
-          event.tables.push_back(
-              StoredEventTable{sqlite3_column_int64(stmt, 0), column_text(stmt, 1), column_text(stmt, 2)});
+          StoredEventTable table{sqlite3_column_int64(stmt, 1), column_text(stmt, 2), column_text(stmt, 3),
+                                 column_text(stmt, 4), column_text(stmt, 5)};
+          add_event_table(event, sqlite3_column_int64(stmt, 0), std::move(table));
         },
         event.event, event.round);
   }

@@ -24,6 +24,17 @@ std::optional<StoredRoom> Store::load_room(const std::string& code) {
 
 std::vector<StoredRoom> Store::waiting_rooms(std::size_t) { return {}; }
 
+void add_event_table(StoredEvent& event, std::int64_t round, StoredEventTable table) {
+  if (round == event.round) {
+    event.tables.push_back(std::move(table));
+    return;
+  }
+  if (event.earlier_rounds.empty() || event.earlier_rounds.back().round != round) {
+    event.earlier_rounds.push_back(StoredEventRound{round, {}});
+  }
+  event.earlier_rounds.back().tables.push_back(std::move(table));
+}
+
 std::optional<std::string> Store::latest_finished_game(const std::string&) { return std::nullopt; }
 
 std::optional<std::string> Store::room_of_token(const std::string& token_hash) {

@@ -170,13 +170,18 @@ struct PupilSaved {
   std::string token_hash;
 };
 // A table of a round: its room and the pupil in each seat (the protocol's
-// JSON, table_seats_record).
+// JSON, table_seats_record); written again, whole, when the table's game is
+// over, with the game's public id and the result (the protocol's JSON,
+// table_result_record: each seat's name and the ranks of its sets). Both
+// empty until then.
 struct EventTableSaved {
   std::string event;
   std::int64_t round = 0;
   std::int64_t table = 0;
   std::string room;
   std::string seats;
+  std::string game_id{};  // {}: the records written before a game ends leave them out
+  std::string result{};
 };
 
 }  // namespace record
@@ -195,10 +200,18 @@ struct StoredEventTable {
   std::int64_t table = 0;
   std::string room;
   std::string seats;
+  std::string game_id{};  // empty until the table's game is over
+  std::string result{};
   friend bool operator==(const StoredEventTable&, const StoredEventTable&) = default;
 };
-// An event not closed, as read back on start: its pupils by number and the
-// tables of its latest round.
+struct StoredEventRound {
+  std::int64_t round = 0;
+  std::vector<StoredEventTable> tables;
+  friend bool operator==(const StoredEventRound&, const StoredEventRound&) = default;
+};
+// An event not closed, as read back on start: its pupils by number, the
+// tables of its latest round, and those of the rounds before (for their
+// results).
 struct StoredEvent {
   std::string event;
   std::string name;
@@ -209,8 +222,13 @@ struct StoredEvent {
   std::int64_t created_ms = 0;
   std::vector<StoredPupil> pupils;
   std::vector<StoredEventTable> tables;
+  std::vector<StoredEventRound> earlier_rounds;  // round 1 first
   friend bool operator==(const StoredEvent&, const StoredEvent&) = default;
 };
+
+// Files a table read back under `round`: the latest round's in `tables`,
+// an earlier one's in `earlier_rounds` (rows come ordered by round).
+void add_event_table(StoredEvent& event, std::int64_t round, StoredEventTable table);
 
 struct StoredSeat {
   int seat = 0;

@@ -71,6 +71,7 @@ TEST_CASE("every client message type parses from a minimal valid frame") {
       {"resume_tables", R"({"type":"resume_tables"})"},
       {"message_tables", R"({"type":"message_tables","text":"Tidy up"})"},
       {"set_chat", R"({"type":"set_chat","chat":"off"})"},
+      {"read_results", R"({"type":"read_results"})"},
   };
   std::set<std::string> seen;
   for (const auto& [type, frame] : frames) {
@@ -369,6 +370,7 @@ TEST_CASE("client messages round-trip through encode_client_message") {
       {std::nullopt, ResumeTables{}},
       {std::nullopt, MessageTables{"Tidy up"}},
       {std::nullopt, SetChat{ChatMode::kFree}},
+      {std::nullopt, ReadResults{}},
   };
   std::set<std::size_t> kinds;
   for (const ClientMessage& m : messages) {

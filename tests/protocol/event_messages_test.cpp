@@ -97,7 +97,7 @@ TEST_CASE("events: every client message encodes and parses back to itself") {
        std::vector<ClientBody>{create, JoinEvent{"K7QXM2", "Ann", ""}, JoinEvent{"K7QXM2", "", token},
                                ResumeEvent{"K7QXM2", token}, SeatPupils{}, MovePupil{3, 1}, FreeName{2},
                                StartRound{}, EndRound{}, ReadRoster{"K7QXM2"}, PauseTables{}, ResumeTables{},
-                               MessageTables{"Five minutes left."}, SetChat{ChatMode::kOff}}) {
+                               MessageTables{"Five minutes left."}, SetChat{ChatMode::kOff}, ReadResults{}}) {
     const ClientMessage message{RequestId(std::int64_t{7}), body};
     const std::string text = encode_client_message(message);
     CAPTURE(text);
@@ -105,11 +105,33 @@ TEST_CASE("events: every client message encodes and parses back to itself") {
   }
   CHECK(is_teacher_command(StartRound{}));
   CHECK(is_teacher_command(FreeName{}));
+  CHECK(is_teacher_command(ReadResults{}));
   CHECK_FALSE(is_teacher_command(JoinEvent{}));
   CHECK_FALSE(is_teacher_command(Start{}));
   CHECK(is_teacher_command(PauseTables{}));
   CHECK(is_teacher_command(MessageTables{}));
   CHECK_FALSE(is_teacher_command(ReadRoster{}));
+}
+
+EventResults results_example() {
+  EventResults m;
+  m.id = RequestId(std::int64_t{4});
+  m.code = "K7QXM2";
+  m.name = "Class 3B";
+  m.same_deal = true;
+  RoundResults round;
+  round.round = 1;
+  ResultTable over{0, "K7QXM", std::string("game-id"), true, {}};
+  over.seats = {ResultSeat{0, "Ann", 0, 2, {12, 0}, 1, 0.5}, ResultSeat{1, "Bot Bea", std::nullopt, 1, {5}, 2, -0.5}};
+  ResultTable playing{1, "QXM7K", std::nullopt, false, {}};
+  playing.seats = {ResultSeat{0, "Ben", 1, 0, {}, std::nullopt, std::nullopt},
+                   ResultSeat{1, "Bot Cy", std::nullopt, 1, {9}, std::nullopt, std::nullopt}};
+  round.tables = {over, playing};
+  round.seat_positions = {SeatPosition{0, {SeatPositionTable{0, 2}}, 2.0},
+                          SeatPosition{1, {SeatPositionTable{0, 1}}, 1.0}};
+  m.rounds = {round};
+  m.pupils = {PupilResults{0, "Ann", 1, 2, 1, 0.5}, PupilResults{1, "Ben", 0, 0, 0, std::nullopt}};
+  return m;
 }
 
 TEST_CASE("events: every server message encodes and parses back to itself") {
@@ -127,7 +149,7 @@ TEST_CASE("events: every server message encodes and parses back to itself") {
   table.state = RoomState::kPlaying;
   table.turn = 1;
   table.pond = 20;
-  table.seats = {EventTableSeat{Occupant::kBot, "Bot Bea", std::nullopt, BotLevel::kEasy, false, false, 5, 1},
+  table.seats = {EventTableSeat{Occupant::kBot, "Bot Bea", std::nullopt, BotLevel::kEasy, false, false, 5, 1, {12}},
                  EventTableSeat{Occupant::kHuman, "Ann", 0, std::nullopt, true, false, 6, 0}};
   state.tables = {table};
   const std::vector<EventServerMessage> messages = {
@@ -141,6 +163,8 @@ TEST_CASE("events: every server message encodes and parses back to itself") {
                   {EventRosterName{"Ann", true}, EventRosterName{"Ben", false}}, true, EventPhase::kPlaying},
       EventRoster{std::nullopt, "K7QXM2", "Class 3B", false, {}, false, EventPhase::kClosed},
       EventTeacherMessage{"Five minutes left."},
+      results_example(),
+      EventResults{std::nullopt, "K7QXM2", "Class 3B", false, {}, {}},
   };
   for (const EventServerMessage& message : messages) {
     const std::string text = encode(message);
@@ -184,4 +208,9 @@ TEST_CASE("events: the store's records read back") {
   const std::vector<std::optional<int>> seats = {0, std::nullopt, 7};
   CHECK(table_seats_from_record(table_seats_record(seats)) == seats);
   CHECK_FALSE(table_seats_from_record(R"(["a"])"));
+  const TableResultRecord result{{"Ann", "Bot Bea"}, {{12, 0}, {}}};
+  CHECK(table_result_from_record(table_result_record(result)) == result);
+  CHECK(table_result_record(result) == R"([{"name":"Ann","ranks":["A","2"]},{"name":"Bot Bea","ranks":[]}])");
+  CHECK_FALSE(table_result_from_record(R"([{"name":"Ann","ranks":["1"]}])"));
+  CHECK_FALSE(table_result_from_record("{}"));
 }

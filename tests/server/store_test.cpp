@@ -1935,7 +1935,7 @@ TEST_CASE("transcript api: a store that cannot be read answers 503 with the prot
 namespace gofish::server {
 namespace {
 
-TEST_CASE_TEMPLATE("store: class events, their pupils and their latest round's tables come back", Kind, GOFISH_STORES) {
+TEST_CASE_TEMPLATE("store: class events, their pupils, their latest round's tables and earlier rounds' results come back", Kind, GOFISH_STORES) {
   Kind kind;
   const std::string teacher(16, '\x07');
   const std::string ann(16, '\x02');
@@ -1959,6 +1959,8 @@ TEST_CASE_TEMPLATE("store: class events, their pupils and their latest round's t
         record::EventTableSaved{"KQ7XM2", 2, 1, "CCCCC", "[null,null]"},
         record::EventSaved{"KQ7XM2", "Class 3B", R"({"table_size":4})", teacher, "playing", 2, 1000},
     });
+    // Round 1's table finished: written again whole, with its game and result.
+    store->commit({record::EventTableSaved{"KQ7XM2", 1, 0, "AAAAA", "[0,null]", "game-1", R"([{"name":"Ann"}])"}});
   }
   const auto events = kind.open()->load_open_events();
   REQUIRE(events.size() == 1);
@@ -1976,6 +1978,12 @@ TEST_CASE_TEMPLATE("store: class events, their pupils and their latest round's t
   REQUIRE(event.tables.size() == 2);
   CHECK(event.tables[0] == StoredEventTable{0, "BBBBB", "[1,0]"});
   CHECK(event.tables[1] == StoredEventTable{1, "CCCCC", "[null,null]"});
+  // The rounds before, for their results.
+  REQUIRE(event.earlier_rounds.size() == 1);
+  CHECK(event.earlier_rounds[0].round == 1);
+  REQUIRE(event.earlier_rounds[0].tables.size() == 1);
+  CHECK(event.earlier_rounds[0].tables[0] ==
+        StoredEventTable{0, "AAAAA", "[0,null]", "game-1", R"([{"name":"Ann"}])"});
 }
 
 }  // namespace
