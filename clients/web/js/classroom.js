@@ -101,14 +101,17 @@ function buildScreens() {
     el('p', { id: 'class-join-error', class: 'error', role: 'alert' }),
     el('div', { class: 'row' }, backButton()));
 
+  const leave = el('button', { type: 'button', class: 'quiet', text: 'Leave the class' });
+  leave.addEventListener('click', goHome);
   const wait = screen('class-wait', 'Your teacher will start the game soon',
-    el('p', { id: 'class-wait-event', class: 'wait-event' }),
-    el('p', { id: 'class-wait-name', class: 'wait-name' }),
+    el('div', { class: 'wait-box' },
+      el('p', { id: 'class-wait-name', class: 'wait-name' }),
+      el('p', { id: 'class-wait-event', class: 'wait-event' })),
     el('p', { id: 'class-wait-result', class: 'status-line' }),
     el('p', { id: 'class-wait-note', class: 'notice', hidden: true }),
     el('div', { id: 'class-wait-message', class: 'teacher-message', hidden: true }),
     el('p', { id: 'class-wait-error', class: 'error', role: 'alert' }),
-    el('div', { class: 'row' }, backButton()));
+    el('div', { class: 'row' }, leave));
 
   const console_ = screen('console', 'Your class');
   $('main').append(teach, join, wait, console_);
@@ -294,7 +297,7 @@ function showWait() {
 function renderWait() {
   const k = page.session.klass;
   if (k?.role !== 'pupil') return;
-  $('class-wait-event').textContent = `Class: ${k.eventName}`;
+  $('class-wait-event').textContent = `Your class: ${k.eventName}. Stay on this page: your table appears here when the game starts.`;
   $('class-wait-name').textContent = `You are ${k.name}.`;
   $('class-wait-result').textContent = k.result;
   $('class-wait-note').hidden = !k.note;

@@ -257,11 +257,11 @@ export class TeacherConsole {
     if (say.length) $('console-live').append(el('p', { text: `Needs help: ${say.join('. ')}.` }));
     while ($('console-live').children.length > 3) $('console-live').firstChild.remove();
 
-    // The commands that make sense now.
-    $('console-seat').disabled = !between || closed;
-    $('console-start').disabled = !between || closed || ev.round >= rounds;
-    $('console-end').disabled = ev.state !== 'playing';
-    $('console-pause').disabled = ev.state !== 'playing';
+    // Only the commands that make sense now are shown: fewer buttons to read.
+    $('console-seat').hidden = !between || closed;
+    $('console-start').hidden = !between || closed || ev.round >= rounds;
+    $('console-end').hidden = ev.state !== 'playing';
+    $('console-pause').hidden = ev.state !== 'playing';
     $('console-pause').textContent = ev.paused ? 'Resume every table' : 'Pause every table';
     if (ev.settings?.chat && document.activeElement !== $('console-chat')) $('console-chat').value = ev.settings.chat;
     for (const id of ['console-send', 'console-chat-set', 'console-late', 'console-message']) $(id).disabled = closed;
@@ -320,8 +320,14 @@ export class TeacherConsole {
     const playing = ev.state === 'playing';
     const closed = ev.state === 'closed';
     const tables = ev.tables.length;
+    const seatOf = (p) => (p.table !== null && p.seat !== null ? ev.tables[p.table]?.seats[p.seat] : null);
     $('console-pupils').tBodies[0].replaceChildren(...ev.pupils.map((p) => {
-      const status = !p.claimed ? 'not joined yet' : p.connected ? (p.table === null ? 'here, no table yet' : 'here') : 'joined, not connected';
+      const seat = playing ? seatOf(p) : null;
+      const atTable = seat && ev.tables[p.table]?.state === 'playing';
+      const away = atTable && (seat.bot_playing || !seat.connected);
+      const status = !p.claimed ? 'not joined yet'
+        : away ? (seat.bot_playing ? 'away from the table: a computer plays' : 'not connected to the table')
+          : p.connected ? (p.table === null ? 'here, no table yet' : 'here') : 'joined, not connected';
       const actions = [];
       if (!closed && p.claimed && between && tables) {
         const id = `move-${p.id}`;
@@ -329,19 +335,19 @@ export class TeacherConsole {
           el('select', { id }, ...[...Array(tables + 1).keys()].filter((n) => n !== p.table)
             .map((n) => el('option', { value: String(n), text: n === tables ? 'a new table' : `table ${n + 1}` }))),
           el('button', { type: 'button', class: 'small', 'data-move': '', 'data-pupil': String(p.id), 'data-focus': `move:${p.id}`,
-            text: `Move ${p.name}` }));
+            'aria-label': `Move ${p.name}`, text: 'Move' }));
       }
       if (!closed && p.claimed && playing && p.table !== null) {
         actions.push(el('button', { type: 'button', class: 'small', 'data-bot': '', 'data-pupil': String(p.id), 'data-focus': `bot:${p.id}`,
-          text: `Give ${p.name}'s seat to a computer` }));
+          'aria-label': `Let a computer play for ${p.name}`, text: 'Let a computer play' }));
       }
       if (!closed && p.claimed) {
         actions.push(el('button', { type: 'button', class: 'small quiet', 'data-free': '', 'data-pupil': String(p.id), 'data-focus': `free:${p.id}`,
-          text: `Free the name ${p.name}` }));
+          'aria-label': `Free name: ${p.name}`, text: 'Free name' }));
         actions.push(el('button', { type: 'button', class: 'small danger', 'data-remove': '', 'data-pupil': String(p.id), 'data-focus': `remove:${p.id}`,
-          text: `Remove ${p.name}` }));
+          'aria-label': `Remove ${p.name}`, text: 'Remove' }));
       }
-      return el('tr', { class: p.claimed ? (p.connected ? 'here' : 'away') : 'missing', 'data-pupil-row': String(p.id) },
+      return el('tr', { class: p.claimed ? (p.connected && !away ? 'here' : 'away') : 'missing', 'data-pupil-row': String(p.id) },
         el('th', { scope: 'row', text: p.name }),
         el('td', { class: 'pupil-status', text: status }),
         el('td', { text: p.table === null ? '–' : `${p.table + 1}${p.seat !== null ? `, seat ${p.seat + 1}` : ''}` }),

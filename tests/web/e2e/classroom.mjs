@@ -21,6 +21,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { assert, clickAsk, online, openPage, screenOf, waitFor, waitScreen } from '../lib/harness.mjs';
 import { checkAxe } from '../lib/axe.mjs';
+import { startServer } from '../lib/server.mjs';
 import { layoutProblems } from './layout.mjs';
 
 // Node 20 has no WebSocket of its own; playwright-core (pinned) carries `ws`.
@@ -140,7 +141,19 @@ async function layoutAt(page, label, widths = [360, 800, 1280]) {
   await page.setViewportSize(size);
 }
 
-export default async function ({ baseUrl, browser, log }) {
+// A server of its own whose computer players wait a moment before each
+// move: until a pupil sits down a computer plays their seat, and without the
+// wait every table's game would be over before anyone sat down.
+export default async function ({ browser, serverPath, webRoot, log }) {
+  const server = await startServer(serverPath, webRoot, { botDelayMs: 500 });
+  try {
+    await run(server.baseUrl, browser, log);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function run(baseUrl, browser, log) {
   const shots = process.env.GOFISH_CLASS_SHOTS || null;
   if (shots) mkdirSync(shots, { recursive: true });
   const shoot = async (page, name, width) => {
@@ -280,8 +293,12 @@ export default async function ({ baseUrl, browser, log }) {
   let wrong = [];
   await waitFor('the console to match the tables', async () => { wrong = await matches(); return wrong.length === 0; }, 5000)
     .catch(() => { throw new Error(`the console does not match the tables: ${wrong.join('; ')}`); });
-  const awayTable = (await consoleTables(tp)).find((t) => t.table === tableOf(away));
-  assert(awayTable.help, `the away pupil's table is flagged: ${JSON.stringify(awayTable)}`);
+  let awayTable = null;
+  await waitFor(`${away.name} shown away`, async () => {
+    awayTable = (await consoleTables(tp)).find((t) => t.table === tableOf(away));
+    return awayTable.help;
+  }, 5000).catch(() => {});
+  assert(awayTable.help, `(the room says ${JSON.stringify(snapshots.get(tableOf(away)).seats[away.seat.seat])}) the away pupil's table is flagged: ${JSON.stringify(awayTable)}`);
   assert(awayTable.seats.find((s) => s.name === away.name).status.includes('away'), `${away.name} is shown away`);
   const helpText = await tp.textContent('#console-help-list');
   assert(helpText.includes(`${away.name} is away`), `the help list names ${away.name}: ${helpText}`);
@@ -318,7 +335,8 @@ export default async function ({ baseUrl, browser, log }) {
     await waitScreen(p.page, 'class-wait');
     assert((await p.page.textContent('#class-wait-result')).startsWith('Your game is over'), 'a pupil is told the game is over');
   }
-  await waitFor('every client sees its game over', () => pupils.filter((p) => !p.left).every((p) => p.over), 20_000);
+  await waitFor('every client sees its game over', () => pupils.filter((p) => !p.left).every((p) => p.over), 45_000)
+    .catch((e) => { throw new Error(`${e.message}: ${pupils.filter((p) => !p.left && !p.over).map((p) => `${p.name} (table ${tableOf(p) + 1}, turn ${p.turnSeat}, held ${!!p.held})`).join(', ')}`); });
   await tp.waitForFunction(() => [...document.querySelectorAll('#console-tables .ct-state')].filter((s) => s.textContent === 'Finished').length === 3);
   const finished = await consoleTables(tp);
   for (const t of [0, 1, 2]) {
