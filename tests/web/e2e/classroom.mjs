@@ -308,6 +308,15 @@ async function run(baseUrl, browser, log) {
   await layoutAt(tp, 'the console mid-round');
   await shoot(tp, 'console', 1280);
   await shoot(tp, 'console', 360);
+  // A teacher's message (event_message, which this server does not send
+  // yet) shows on the pupil's table and is read out: handed to the page's
+  // message handling as if it had come from the server.
+  await lena.page.evaluate(() => window.gofish.conn.onMessage({ type: 'event_message', text: 'Five more minutes, everyone!' }));
+  await lena.page.waitForSelector('#class-message:not([hidden])');
+  assert((await lena.page.textContent('#class-message')).includes('Five more minutes'), 'the table shows the teacher\'s message');
+  await lena.page.waitForFunction(() => window.gofish.announcer.log.some((l) => l.text.includes('Your teacher says: Five more minutes')));
+  await layoutAt(lena.page, 'the pupil table with a teacher message');
+  await shoot(lena.page, 'pupil-table-message', 360);
   // Watch: the table's room opens as a spectator.
   const href = await tp.getAttribute('#console-tables li.ct[data-table="1"] .ct-watch', 'href');
   const watcher = await openPage(browser, baseUrl, { path: href });
