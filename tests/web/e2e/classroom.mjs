@@ -81,6 +81,8 @@ class Pupil {
     if (msg.type === 'room') this.room = msg;
     if (msg.type === 'event' && msg.event.type === 'game_over') this.over = msg.event;
     if (msg.type === 'turn') {
+      this.lastTurn = msg;
+      this.turnAt = Date.now();
       this.turnSeat = msg.seat;
       this.held = msg.legal?.ask ? msg.legal : null;
       if (this.held && !this.hold && !this.left) this.act();
@@ -94,7 +96,7 @@ class Pupil {
     const ask = { type: 'ask', target: legal.ask.targets[0] };
     if (legal.ask.ranks) ask.rank = legal.ask.ranks[0];
     else ask.card = legal.ask.cards[0];
-    this.request(ask);
+    this.request(ask).then((reply) => { if (reply.type === 'error') this.refused = reply; });
   }
 
   release() {
@@ -239,8 +241,33 @@ async function run(baseUrl, browser, log) {
   await waitScreen(lena.page, 'class-wait');
 
   await tp.waitForFunction(() => [...document.querySelectorAll('#console-pupils tbody tr')].filter((r) => r.classList.contains('here')).length === 12);
+  // Free a name (a pupil took the wrong one): it can be claimed again.
+  const jade = pupils.find((p) => p.name === 'Jade');
+  const row = (name) => `#console-pupils tr[data-pupil-row="${ROSTER.indexOf(name)}"]`;
+  await tp.click(`${row('Jade')} button[data-free]`);
+  await tp.click('#confirm-yes');
+  await tp.waitForFunction((sel) => document.querySelector(sel)?.classList.contains('missing'), row('Jade'));
+  await jade.close();
+  const again = new Pupil(wsUrl, 'Jade');
+  await again.open();
+  const rejoined = await again.request({ type: 'join_event', code, name: 'Jade' });
+  assert(rejoined.type === 'event_joined', `a freed name can be claimed again: ${JSON.stringify(rejoined)}`);
+  pupils[pupils.indexOf(jade)] = again;
+  await tp.waitForFunction((sel) => document.querySelector(sel)?.classList.contains('here'), row('Jade'));
+
   await tp.click('#console-seat');
   await tp.waitForFunction(() => document.querySelectorAll('#console-tables > li.ct').length === 3);
+  // Move a pupil between rounds: to a new table, and back.
+  const seatedAt = async (name) => (await consoleTables(tp)).find((t) => t.seats.some((s) => s.name === name))?.table;
+  const home = await seatedAt('Ada');
+  await tp.selectOption('#move-0', '3');
+  await tp.click(`${row('Ada')} button[data-move]`);
+  await tp.waitForFunction(() => document.querySelectorAll('#console-tables > li.ct').length === 4);
+  assert(await seatedAt('Ada') === 3, 'Ada moved to a new table');
+  await tp.selectOption('#move-0', String(home));
+  await tp.click(`${row('Ada')} button[data-move]`);
+  await tp.waitForFunction(() => document.querySelectorAll('#console-tables > li.ct').length === 3);
+  assert(await seatedAt('Ada') === home, 'Ada moved back');
   const planned = await consoleTables(tp);
   assert(planned.every((t) => t.seats.length === 4 && t.state === 'Planned'), `three planned tables of four: ${JSON.stringify(planned)}`);
   await tp.click('#console-start');
@@ -344,8 +371,21 @@ async function run(baseUrl, browser, log) {
     await waitScreen(p.page, 'class-wait');
     assert((await p.page.textContent('#class-wait-result')).startsWith('Your game is over'), 'a pupil is told the game is over');
   }
+  // A client that sees its own turn without its decisions (it has happened
+  // once in a while: a turn copy without `legal`) asks for them again with
+  // a resync rather than stall its table; the log says so.
+  const nudge = setInterval(() => {
+    for (const p of pupils) {
+      if (p.left || p.over || p.held || p.pending.size || p.turnSeat !== p.seat.seat) continue;
+      if (Date.now() - (p.turnAt ?? Date.now()) < 3000) continue;
+      log(`${p.name}: its turn came without its decisions (${JSON.stringify(p.lastTurn)}); resyncing`);
+      p.turnAt = Date.now();
+      p.request({ type: 'resume', token: p.seat.token });
+    }
+  }, 1000);
   await waitFor('every client sees its game over', () => pupils.filter((p) => !p.left).every((p) => p.over), 45_000)
-    .catch((e) => { throw new Error(`${e.message}: ${pupils.filter((p) => !p.left && !p.over).map((p) => `${p.name} (table ${tableOf(p) + 1}, turn ${p.turnSeat}, held ${!!p.held})`).join(', ')}`); });
+    .finally(() => clearInterval(nudge))
+    .catch((e) => { throw new Error(`${e.message}: ${pupils.filter((p) => !p.left && !p.over).map((p) => `${p.name} (table ${tableOf(p) + 1}, seat ${p.seat.seat}, turn ${p.turnSeat}, held ${!!p.held}, refused ${JSON.stringify(p.refused ?? null)}, state ${p.room?.state}, last turn ${JSON.stringify(p.lastTurn)}, waiting ${p.pending.size})`).join(', ')}`); });
   await tp.waitForFunction(() => [...document.querySelectorAll('#console-tables .ct-state')].filter((s) => s.textContent === 'Finished').length === 3);
   const finished = await consoleTables(tp);
   for (const t of [0, 1, 2]) {
