@@ -211,6 +211,24 @@ async function run(baseUrl, browser, log) {
   await kit.page.fill('#class-code', code.toLowerCase());
   await kit.page.click('#class-join-button');
   const lena = await openPage(browser, baseUrl, { width: 360, height: 780, path: `/?event=${code}` });
+  // Lena's page talks to the server through a stand-in for what the server
+  // does not do yet: it answers read_roster with the roster (every other name
+  // claimed) and marks the event's messages to her `coaching: true`.
+  // Everything else passes through unchanged.
+  await lena.context.routeWebSocket(/\/ws/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((text) => {
+      const msg = JSON.parse(String(text));
+      if (msg.type !== 'read_roster') { server.send(text); return; }
+      ws.send(JSON.stringify({ type: 'event_roster', id: msg.id, code, name: 'Class 3B', roster: true, coaching: true, state: 'open',
+        names: ROSTER.map((n) => ({ name: n, claimed: n !== 'Lena' })) }));
+    });
+    server.onMessage((text) => {
+      const msg = JSON.parse(String(text));
+      ws.send(['event_joined', 'event_seat'].includes(msg.type) ? JSON.stringify({ ...msg, coaching: true }) : text);
+    });
+  });
+  await lena.page.reload();
   const pupilPages = [kit, lena];
   for (const [p, name] of [[kit, 'Kit'], [lena, 'Lena']]) {
     await waitScreen(p.page, 'class-join');
@@ -220,6 +238,11 @@ async function run(baseUrl, browser, log) {
       await layoutAt(p.page, 'the pupil join screen');
       await shoot(p.page, 'pupil-join', 360);
       await shoot(p.page, 'pupil-join', 1280);
+    }
+    if (name === 'Lena') {
+      assert(await p.page.isVisible('#class-roster'), 'the roster\'s names are buttons');
+      assert(await p.page.isDisabled('#class-roster button[data-name="Ada"]'), 'a claimed name cannot be tapped');
+      assert(await p.page.isVisible('#class-name-form') === false, 'with a roster there is no name field');
     }
     if (await p.page.isVisible('#class-roster')) {
       // The server reads the roster out: the names are buttons.
@@ -276,6 +299,8 @@ async function run(baseUrl, browser, log) {
   // Every pupil sits down: the clients resumed, the pages show the table.
   await waitFor('every client at its table', () => pupils.every((p) => p.room?.state === 'playing'));
   for (const p of pupilPages) await waitScreen(p.page, 'table');
+  assert(await lena.page.isVisible('#class-coaching'), 'with coaching, the table says the teacher can see the cards');
+  assert(!(await kit.page.isVisible('#class-coaching')), 'without coaching, it does not');
 
   // One pupil leaves the table: a computer plays for them, and the console says they need help.
   const away = pupils[0];
@@ -354,23 +379,11 @@ async function run(baseUrl, browser, log) {
   // A command the server may not know yet is answered politely.
   await tp.click('#console-pause');
   await tp.waitForFunction(() => !['', '…'].includes(document.getElementById('console-status').textContent));
-  log(`pause_tables: "${await tp.textContent('#console-status')}"`);
+  const paused = await tp.textContent('#console-status');
+  assert(/cannot do that yet|paused/.test(paused), `the answer to pause_tables is shown politely: "${paused}"`);
 
   // Everyone plays to the end.
   for (const p of pupils) p.release();
-  const deadline = Date.now() + 40_000;
-  while ((await Promise.all(pupilPages.map((p) => screenOf(p.page)))).some((s) => s === 'table')) {
-    assert(Date.now() < deadline, 'the pupil pages finish their games in time');
-    let acted = false;
-    for (const p of pupilPages) {
-      if ((await screenOf(p.page)) === 'table' && await clickAsk(p.page).catch(() => false)) acted = true;
-    }
-    if (!acted) await new Promise((r) => setTimeout(r, 40));
-  }
-  for (const p of pupilPages) {
-    await waitScreen(p.page, 'class-wait');
-    assert((await p.page.textContent('#class-wait-result')).startsWith('Your game is over'), 'a pupil is told the game is over');
-  }
   // A client that sees its own turn without its decisions (it has happened
   // once in a while: a turn copy without `legal`) asks for them again with
   // a resync rather than stall its table; the log says so.
@@ -383,6 +396,22 @@ async function run(baseUrl, browser, log) {
       p.request({ type: 'resume', token: p.seat.token });
     }
   }, 1000);
+
+  const deadline = Date.now() + 40_000;
+  while ((await Promise.all(pupilPages.map((p) => screenOf(p.page)))).some((s) => s === 'table')) {
+    if (Date.now() > deadline) clearInterval(nudge);
+    assert(Date.now() < deadline, `the pupil pages finish their games in time (clients: ${pupils.filter((p) => !p.left && !p.over)
+      .map((p) => `${p.name} table ${tableOf(p) + 1} seat ${p.seat.seat} turn ${p.turnSeat} held ${!!p.held} waiting ${p.pending.size}`).join(', ')})`);
+    let acted = false;
+    for (const p of pupilPages) {
+      if ((await screenOf(p.page)) === 'table' && await clickAsk(p.page).catch(() => false)) acted = true;
+    }
+    if (!acted) await new Promise((r) => setTimeout(r, 40));
+  }
+  for (const p of pupilPages) {
+    await waitScreen(p.page, 'class-wait');
+    assert((await p.page.textContent('#class-wait-result')).startsWith('Your game is over'), 'a pupil is told the game is over');
+  }
   await waitFor('every client sees its game over', () => pupils.filter((p) => !p.left).every((p) => p.over), 45_000)
     .finally(() => clearInterval(nudge))
     .catch((e) => { throw new Error(`${e.message}: ${pupils.filter((p) => !p.left && !p.over).map((p) => `${p.name} (table ${tableOf(p) + 1}, seat ${p.seat.seat}, turn ${p.turnSeat}, held ${!!p.held}, refused ${JSON.stringify(p.refused ?? null)}, state ${p.room?.state}, last turn ${JSON.stringify(p.lastTurn)}, waiting ${p.pending.size})`).join(', ')}`); });
