@@ -54,6 +54,7 @@ function backButton() {
 
 function goHome() {
   page.session.klass = null;
+  leaveTable();
   if (location.pathname !== '/' || location.search) history.pushState(null, '', '/');
   page.goHome();
   $('home-title').focus();

@@ -185,6 +185,7 @@ function clearTable() {
 }
 
 function leftRoom(message) {
+  session.klass = null;
   if (session.current) forgetRoom(session.current.code);
   if (location.pathname !== '/') history.pushState(null, '', '/');
   goHome();
@@ -259,6 +260,9 @@ async function leavePaused() {
 
 // To the start page, keeping the seat.
 function stepAway(why) {
+  // A class's pupil leaving the table leaves the class's page too: a
+  // reconnection must not seat them again (the class's link does).
+  session.klass = null;
   settings.set('away', session.current.code);
   settings.set('awayNote', why);
   clearTable();
