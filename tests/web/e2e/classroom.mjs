@@ -59,11 +59,16 @@ class Pupil {
     });
   }
 
+  // At most eight requests a second, under the server's rate (ten), as a
+  // well-behaved client keeps (protocol/README.md, "Message rate").
   request(msg) {
     const id = this.nextId++;
+    const now = Date.now();
+    const at = Math.max(now, this.nextSend ?? 0);
+    this.nextSend = at + 125;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.ws.send(JSON.stringify({ ...msg, id }));
+      setTimeout(() => this.ws.send(JSON.stringify({ ...msg, id })), at - now);
     });
   }
 
@@ -72,6 +77,13 @@ class Pupil {
     if (msg.id !== undefined && this.pending.has(msg.id)) {
       const resolve = this.pending.get(msg.id);
       this.pending.delete(msg.id);
+      resolve(msg);
+    }
+    // A request over the server's rate is dropped and answered by an error
+    // without an id: the oldest request waiting is the one dropped.
+    if (msg.type === 'error' && msg.id === undefined && this.pending.size) {
+      const [id, resolve] = this.pending.entries().next().value;
+      this.pending.delete(id);
       resolve(msg);
     }
     if (msg.type === 'event_seat') {
@@ -96,7 +108,12 @@ class Pupil {
     const ask = { type: 'ask', target: legal.ask.targets[0] };
     if (legal.ask.ranks) ask.rank = legal.ask.ranks[0];
     else ask.card = legal.ask.cards[0];
-    this.request(ask).then((reply) => { if (reply.type === 'error') this.refused = reply; });
+    this.request(ask).then((reply) => {
+      if (reply.type !== 'error') return;
+      this.refused = reply;
+      // Dropped for the rate: the same decision again in a moment.
+      if (reply.code === 'protocol/rate_limited' && !this.held) setTimeout(() => { this.held ??= legal; this.act(); }, 300);
+    });
   }
 
   release() {
@@ -177,6 +194,8 @@ async function run(baseUrl, browser, log) {
   await tp.waitForSelector('#teach-rules #preset-list input[value="classic"]');
   await checkAxe(tp, 'class: create form');
   await layoutAt(tp, 'the class create form');
+  await shoot(tp, 'teach-form', 1280);
+  await shoot(tp, 'teach-form', 360);
   await tp.fill('#teach-name', 'Class 3B');
   await tp.selectOption('#teach-bots', 'easy');
   await tp.fill('#teach-roster', `${ROSTER.join('\n')}\n`);
@@ -233,6 +252,7 @@ async function run(baseUrl, browser, log) {
   for (const [p, name] of [[kit, 'Kit'], [lena, 'Lena']]) {
     await waitScreen(p.page, 'class-join');
     await p.page.waitForFunction(() => !document.getElementById('class-roster').hidden || !document.getElementById('class-name-form').hidden);
+    if (name === 'Kit') await checkAxe(p.page, 'class: pupil join, typing a name');
     if (name === 'Lena') {
       await checkAxe(p.page, 'class: pupil join');
       await layoutAt(p.page, 'the pupil join screen');
