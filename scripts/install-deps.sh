@@ -19,6 +19,7 @@ build_packages=(
   libedit-dev             # gofish-cli: line editing and history
   zlib1g-dev              # gzip for the web client's static files
   esbuild                 # bundles and minifies the browser client into the web root (clients/web/CMakeLists.txt)
+  node-qrcode-generator   # the QR code of a class's join link, bundled into js/classroom.js (clients/web/CMakeLists.txt)
   libicu-dev              # display names: NFC, default-ignorables, confusable skeletons (protocol/text.cpp)
   libgoogle-perftools-dev # tcmalloc, the server's malloc (server/edge/memory_allocator.hpp)
   libssl-dev              # OpenSSL 3: TLS in the server (server/edge/tls_context.hpp) and gofish-cli

@@ -28,6 +28,7 @@ import { wireTable } from './table-screen.js';
 import { wireSide } from './side-panel.js';
 import { fetchTranscript, makeReplay, wireOver } from './over-screen.js';
 import { wireTopBar } from './top-bar.js';
+import { classEntry, classroom } from './class-loader.js';
 
 const $ = (id) => document.getElementById(id);
 const { state, ui, alerts, announcer } = session;
@@ -105,7 +106,10 @@ function onMessage(msg) {
         showError(msg.message);
       }
       break;
-    default: break;
+    default:
+      // A class's messages (event_state, event_seat, event_message ...) go to its screens.
+      if (typeof msg.type === 'string' && msg.type.startsWith('event_')) classroom().then((c) => c.onMessage(msg));
+      break;
   }
 }
 
@@ -173,6 +177,8 @@ function render() {
   $('room-label').textContent = `Room ${room.code}`;
   let screen = room.state === 'waiting' ? 'waiting' : room.state === 'over' ? 'over' : 'table';
   if (ui.starting && screen === 'waiting') screen = 'table-wait';
+  // A class's pupil goes back to waiting for the next round when a game ends.
+  if (session.klass?.role === 'pupil' && screen !== 'table') screen = session.klass.gameOver(room) ?? screen;
   const focus = rememberFocus(session.focusInMain);
   if (screen === 'waiting') renderWaiting(state, session.welcome);
   const paused = session.isPaused();
@@ -267,7 +273,10 @@ wireSide();
 wireOver();
 wireTopBar();
 $('name').value = savedName();
-history.replaceState(null, '', location.pathname);
+// The address keeps a class's code (/?event=CODE, /?teach=CODE) for a reload,
+// and a console's Watch link (/r/CODE?watch) until the page goes in to watch.
+const entry = classEntry();
+if (!entry.event && !entry.teach && !entry.watch) history.replaceState(null, '', location.pathname);
 // An invite link or a reload in a room (/r/CODE): the first socket is for it.
 if (roomPath()) conn.useRoom(roomPath());
 conn.open();

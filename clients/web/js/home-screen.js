@@ -7,6 +7,7 @@ import { enteredRoom, refreshLobby, startPage } from './navigation.js';
 import { act } from './room-actions.js';
 import { join, nameFrom } from './join-room.js';
 import { openCreate } from './create-screen.js';
+import { classroom } from './class-loader.js';
 
 const $ = (id) => document.getElementById(id);
 const { ui } = session;
@@ -31,6 +32,14 @@ export function wireHome() {
   $('computer-level').value = settings.get('level', 'medium');
   $('computer-level').addEventListener('change', (e) => settings.set('level', e.target.value));
   $('go-create').addEventListener('click', openCreate);
+  $('go-teach').addEventListener('click', () => classroom().then((c) => c.openTeach()));
+  $('class-join-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const code = $('class-code').value.trim().toUpperCase();
+    if (!/^[A-Z0-9]{6}$/.test(code)) { $('join-error').textContent = 'A class code has six letters and numbers, like K7QXM2.'; return; }
+    history.pushState(null, '', `/?event=${code}`);
+    classroom().then((c) => c.openPupil(code));
+  });
   $('away-back').addEventListener('click', () => {
     const code = settings.get('away', '');
     if (!code) return;

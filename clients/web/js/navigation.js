@@ -7,6 +7,8 @@ import { session, settings, savedName } from './session.js';
 import { seatStore, unanswered } from './connection.js';
 import { confirmDialog, renderLobby, renderPresets, renderSeatSetup, showError, showScreen } from './screens.js';
 import { addStory } from './announcements.js';
+import { classEntry, classroom } from './class-loader.js';
+import { join } from './join-room.js';
 
 const $ = (id) => document.getElementById(id);
 const { state, ui, announcer } = session;
@@ -18,7 +20,11 @@ export async function onReady(w, isReconnect) {
   session.welcome = w;
   renderPresets(w.presets, document.querySelector('input[name=preset]:checked')?.value ?? 'classic');
   renderSeatSetup(Number($('seat-count').value), w.bot_levels);
-  if (session.current) {
+  if (session.klass) {
+    // A class's teacher or pupil: the event is entered again first (a
+    // pupil's seat comes back with the event_seat that answers it).
+    await (await classroom()).rejoin();
+  } else if (session.current) {
     await reenter();
   } else if (!isReconnect) {
     startPage();
@@ -28,6 +34,11 @@ export async function onReady(w, isReconnect) {
 // Where a page starts (a load, or Back and Forward): an invite link, a seat
 // this browser holds, or home.
 export function startPage() {
+  const entry = classEntry();
+  if (entry.teach || entry.event) {
+    classroom().then((c) => (entry.teach ? c.resumeTeacher(entry.teach) : c.openPupil(entry.event)));
+    return;
+  }
   const code = roomPath();
   if (code && localStorage.getItem(`gofish.kicked.${code}`)) {
     showGone('The host removed you from this room', `You can't go back into room ${code}. Start a new game from the start page!`);
@@ -40,6 +51,12 @@ export function startPage() {
     // A socket opened for another room is replaced, and the welcome on the
     // new one resumes the seat (onReady); otherwise resume now.
     if (!session.conn.useRoom(code)) reenter();
+    return;
+  }
+  if (code && entry.watch) {
+    // "Watch" from a class's console: straight in as a spectator.
+    history.replaceState(null, '', `/r/${code}`);
+    join(code, 'spectator', 'name', 'join-error');
     return;
   }
   if (code) {
@@ -168,6 +185,7 @@ function clearTable() {
 }
 
 function leftRoom(message) {
+  session.klass = null;
   if (session.current) forgetRoom(session.current.code);
   if (location.pathname !== '/') history.pushState(null, '', '/');
   goHome();
@@ -182,7 +200,7 @@ export function showGone(title, text) {
   $('gone-title').focus();
 }
 
-function goHome() {
+export function goHome() {
   $('name').value = $('name').value || savedName();
   const away = settings.get('away', '');
   $('away-box').hidden = !(away && seatStore.get(away));
@@ -242,6 +260,9 @@ async function leavePaused() {
 
 // To the start page, keeping the seat.
 function stepAway(why) {
+  // A class's pupil leaving the table leaves the class's page too: a
+  // reconnection must not seat them again (the class's link does).
+  session.klass = null;
   settings.set('away', session.current.code);
   settings.set('awayNote', why);
   clearTable();

@@ -10,11 +10,11 @@ import { endReason, listWords, possessive, winnersText } from './narrate.js';
 import { el } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
-const SCREENS = ['home', 'create', 'invite', 'gone', 'waiting', 'table', 'over'];
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export function showScreen(name) {
-  for (const s of SCREENS) $(`screen-${s}`).hidden = s !== name;
+  // Every screen, the class screens too (classroom.js adds them when first needed).
+  for (const s of document.querySelectorAll('#main > .screen')) s.hidden = s.id !== `screen-${name}`;
   document.body.dataset.screen = name;
 }
 

@@ -16,7 +16,7 @@ import { assert, clickAsk, createRoom, joinByCode, online, openPage, playToEnd, 
 
 // Problems with the page as it is now, one string each. A page function, run
 // on every screen.
-function layoutProblems() {
+export function layoutProblems() {
   const out = [];
   const vw = document.documentElement.clientWidth;
   const shown = (n) => {
