@@ -139,7 +139,7 @@ export async function pauseRoom(code, reason) {
   session.queueRender();
   session.pauseView ??= await import('./pause.js');
   if (fresh && session.current?.code === code && ui.paused?.code === code) {
-    addStory(null, session.pauseView.storyLine, 'room');
+    addStory(null, session.pauseView.storyLine(reason), 'room');
     announcer.flush();
     announcer.say(session.pauseView.spoken(reason), { first: true });
   }

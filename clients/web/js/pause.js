@@ -1,6 +1,7 @@
 // What the page says while its room is paused (protocol/README.md,
-// room_paused): the server could not save the game and tries again, and
-// nothing can be played until room_resumed. Imported when a room first
+// room_paused): the server could not save the game and tries again, or a
+// class's teacher paused every table, and nothing can be played until
+// room_resumed. Imported when a room first
 // pauses (the built page's one bundle holds it already).
 
 const $ = (id) => document.getElementById(id);
@@ -11,18 +12,21 @@ const TITLES = {
   saving_failed: 'Saving the game failed; trying again…',
   store_unreachable: "The server can't reach the place where it saves games; trying again…",
   busy: 'Your game is being saved; trying again to get you back in…',
+  teacher: 'Your teacher paused the game.',
 };
 const title = (reason) => TITLES[reason] ?? 'The game is being saved; trying again…';
+const line = (reason) => (reason === 'teacher' ? 'Wait a moment: the game goes on when your teacher says so.'
+  : 'Wait a moment: the game goes on by itself as soon as it is saved.');
 
 export const spoken = (reason) => `Play is paused. ${title(reason)}`;
-export const storyLine = 'Play paused until the game is saved.';
+export const storyLine = (reason) => (reason === 'teacher' ? 'Play paused by the teacher.' : 'Play paused until the game is saved.');
 
 const note = document.createElement('div');
 note.id = 'pause-note';
 note.className = 'pause-note';
-note.innerHTML = '<p id="pause-title" class="pause-title"></p><p class="pause-line">' +
-  'Wait a moment: the game goes on by itself as soon as it is saved.</p>';
+note.innerHTML = '<p id="pause-title" class="pause-title"></p><p class="pause-line"></p>';
 const heading = note.firstChild;
+const detail = note.lastChild;
 
 // Shows the notice for `reason`, or hides it (null). Paused, the waiting
 // room's buttons offer nothing either: the server would refuse it.
@@ -34,6 +38,7 @@ export function renderPause(reason) {
   }
   if (reason === null) return;
   if (heading.textContent !== title(reason)) heading.textContent = title(reason);
+  if (detail.textContent !== line(reason)) detail.textContent = line(reason);
   const screen = document.body.dataset.screen;
   const place = { table: () => document.querySelector('#screen-table .middle'), waiting: () => $('waiting-title'),
     over: () => $('over-title') }[screen]?.();

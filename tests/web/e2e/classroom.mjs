@@ -396,11 +396,15 @@ async function run(baseUrl, browser, log) {
   assert(await watcher.page.evaluate(() => window.gofish.state.isSpectator && window.gofish.state.room.code),
     `the Watch link opens the table's room as a spectator (${href})`);
   await watcher.context.close();
-  // A command the server may not know yet is answered politely.
+  // Pause every table: the console says so, Lena's table says her teacher
+  // paused it; then every table plays on.
   await tp.click('#console-pause');
-  await tp.waitForFunction(() => !['', '…'].includes(document.getElementById('console-status').textContent));
-  const paused = await tp.textContent('#console-status');
-  assert(/cannot do that yet|paused/.test(paused), `the answer to pause_tables is shown politely: "${paused}"`);
+  await tp.waitForFunction(() => document.getElementById('console-status').textContent === 'Every table is paused.');
+  await lena.page.waitForFunction(() => document.getElementById('pause-title')?.textContent === 'Your teacher paused the game.');
+  await tp.waitForFunction(() => document.getElementById('console-pause').textContent === 'Resume every table');
+  await tp.click('#console-pause');
+  await tp.waitForFunction(() => document.getElementById('console-status').textContent === 'Every table plays on.');
+  await lena.page.waitForFunction(() => !document.getElementById('pause-title')?.offsetParent);
 
   // Everyone plays to the end.
   for (const p of pupils) p.release();
