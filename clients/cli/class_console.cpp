@@ -1,6 +1,8 @@
 #include "clients/cli/class_console.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "clients/cli/commands.hpp"
@@ -79,6 +81,7 @@ std::vector<std::string> class_lines(const protocol::EventState& state) {
     case protocol::EventPhase::kClosed: heading += "closed"; break;
   }
   heading += ", round " + std::to_string(state.round) + " of " + std::to_string(state.settings.rounds) + ".";
+  if (state.paused) heading += " Every table is PAUSED ('resume' lets them play on).";
   lines.push_back(heading);
   lines.push_back("Pupils: " + std::to_string(joined) + " joined, " + std::to_string(connected) + " connected.");
   std::string waiting;
@@ -143,11 +146,47 @@ std::vector<std::string> class_changes(const protocol::EventState& before, const
       lines.push_back("Table " + std::to_string(table.table + 1) + " finished: " + sets_summary(table) + ".");
     }
   }
+  if (after.paused != before.paused) {
+    lines.push_back(after.paused ? "Every table is paused." : "Every table plays on.");
+  }
   if (after.state == protocol::EventPhase::kOpen && before.state == protocol::EventPhase::kPlaying) {
     lines.push_back("Round " + std::to_string(after.round) + " is over. 'seat' and 'start' begin the next.");
   }
   if (after.state == protocol::EventPhase::kClosed && before.state != protocol::EventPhase::kClosed) {
     lines.push_back("The class is over: every round has been played.");
+  }
+  return lines;
+}
+
+std::vector<std::string> results_lines(const protocol::EventResults& results) {
+  std::vector<std::string> lines{"Results of the class " + results.name + ":"};
+  const auto signed_hundredths = [](double value) {
+    const long hundredths = std::lround(value * 100);
+    std::string text = std::to_string(std::labs(hundredths) / 100) + "." + (std::labs(hundredths) % 100 < 10 ? "0" : "") +
+                       std::to_string(std::labs(hundredths) % 100);
+    return (hundredths < 0 ? "-" : "+") + text;
+  };
+  for (const auto& round : results.rounds) {
+    for (const auto& table : round.tables) {
+      std::vector<protocol::ResultSeat> seats = table.seats;
+      std::stable_sort(seats.begin(), seats.end(), [](const auto& a, const auto& b) { return a.sets > b.sets; });
+      std::string line = "  Round " + std::to_string(round.round) + ", table " + std::to_string(table.table + 1) +
+                         (table.finished ? ": " : " (still playing): ");
+      for (std::size_t i = 0; i < seats.size(); ++i) {
+        const auto& seat = seats[i];
+        line += (i == 0 ? "" : "; ") + (seat.place ? "#" + std::to_string(*seat.place) + " " : std::string()) +
+                seat.name + " " + plural(seat.sets, "set", "sets");
+        if (seat.vs_seat_average) line += " (" + signed_hundredths(*seat.vs_seat_average) + " on the seat's average)";
+      }
+      lines.push_back(line);
+    }
+  }
+  if (results.rounds.empty()) lines.push_back("  No round has been played yet.");
+  for (const auto& pupil : results.pupils) {
+    std::string line = "  " + pupil.name + ": " + plural(pupil.games, "game", "games") + ", " +
+                       plural(pupil.sets, "set", "sets") + ", " + plural(pupil.wins, "win", "wins");
+    if (pupil.vs_seat_average) line += ", " + signed_hundredths(*pupil.vs_seat_average) + " a game on the seat's average";
+    lines.push_back(line + ".");
   }
   return lines;
 }

@@ -23,6 +23,10 @@ std::vector<std::string> class_lines(const protocol::EventState& state);
 // table finishing, the class closing. Not each move (`class` shows those).
 std::vector<std::string> class_changes(const protocol::EventState& before, const protocol::EventState& after);
 
+// The results as the `results` command prints them: each round's tables
+// (places and sets), then each pupil over all rounds.
+std::vector<std::string> results_lines(const protocol::EventResults& results);
+
 // The pupil's id for what was typed: their number as shown (from 1), their
 // name, or the start of one name; or a sentence.
 std::variant<int, std::string> resolve_pupil(std::string_view typed, const protocol::EventState& state);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <utility>
 #include <variant>
 
 #include "clients/cli/class_console.hpp"
@@ -631,6 +632,11 @@ class Session : public ConnectionHandler {
                    [&](const protocol::EventJoined& m) { on_class_joined(m); },
                    [&](const protocol::EventStateMessage& m) { on_class_state(m.event); },
                    [&](const protocol::EventSeat& m) { on_class_seat(m); },
+                   [&](const protocol::EventTeacherMessage& m) { print("Your teacher says: " + m.text); },
+                   [&](const protocol::EventResults& m) {
+                     // Pushed as every table finishes; shown when asked for.
+                     if (std::exchange(results_asked_, false)) print(results_lines(m));
+                   },
                    [&](const auto&) {},
                },
                message);
@@ -653,6 +659,7 @@ class Session : public ConnectionHandler {
     entered_room();
     print((joined.resumed ? "Back in the class " : "Joined the class ") + joined.name + " as " + joined.pupil.name +
           ".");
+    if (joined.coaching) print("Your teacher can see your cards in this class.");
     if (!table_.in_room()) print("Waiting for your teacher to start the round.");
   }
 
@@ -705,6 +712,15 @@ class Session : public ConnectionHandler {
       case ClassCommandKind::kFree:
         if (const auto id = pupil(command.pupil)) send(protocol::FreeName{*id}, Request::kOther);
         return;
+      case ClassCommandKind::kPause: return send(protocol::PauseTables{}, Request::kOther);
+      case ClassCommandKind::kResume: return send(protocol::ResumeTables{}, Request::kOther);
+      case ClassCommandKind::kMessage: return send(protocol::MessageTables{command.pupil}, Request::kOther);
+      case ClassCommandKind::kChat:
+        return send(protocol::SetChat{protocol::parse_chat_mode(command.pupil).value_or(protocol::ChatMode::kPhrases)},
+                    Request::kOther);
+      case ClassCommandKind::kResults:
+        results_asked_ = true;
+        return send(protocol::ReadResults{}, Request::kOther);
       case ClassCommandKind::kHelp: return print(class_help_lines());
       case ClassCommandKind::kQuit: return quit();
     }
@@ -879,6 +895,7 @@ class Session : public ConnectionHandler {
   std::optional<std::string> class_token_;
   std::string class_code_;
   std::optional<protocol::EventState> class_state_;
+  bool results_asked_ = false;  // the teacher typed 'results'
   // The room's code once known (--join, an invite link, created, joined):
   // every connection then asks for /ws?room=CODE, so a proxy in front of
   // several servers sends it to the one serving the room.

@@ -38,7 +38,7 @@ constexpr std::array<CommandName, 12> kCommands = {{
     {"quit", "q", CommandKind::kQuit, "quit                  leave the room and exit"},
 }};
 
-constexpr std::array<ClassCommandName, 8> kClassCommands = {{
+constexpr std::array<ClassCommandName, 13> kClassCommands = {{
     {"class", "c", ClassCommandKind::kShow, "class                 every table and pupil: who plays, cards, sets, who is away"},
     {"seat", "s", ClassCommandKind::kSeat, "seat                  seat the pupils who have joined at balanced tables"},
     {"start", "go", ClassCommandKind::kStart, "start                 start the next round at every table"},
@@ -46,6 +46,12 @@ constexpr std::array<ClassCommandName, 8> kClassCommands = {{
     {"move", "m", ClassCommandKind::kMove,
      "move <pupil> <table>  before a round: move a pupil (number or name) to a table"},
     {"free", "f", ClassCommandKind::kFree, "free <pupil>          let a pupil go: the name can be claimed again"},
+    {"pause", "p", ClassCommandKind::kPause, "pause                 pause every table of the round"},
+    {"resume", "u", ClassCommandKind::kResume, "resume                let every table play on"},
+    {"message", "msg", ClassCommandKind::kMessage, "message <text>        a line to every pupil (200 characters at most)"},
+    {"chat", "ch", ClassCommandKind::kChat, "chat off|phrases|free every table's chat, now and in later rounds"},
+    {"results", "r", ClassCommandKind::kResults,
+     "results               each table's places and sets, and each pupil's over all rounds"},
     {"help", "?", ClassCommandKind::kHelp, "help                  this list"},
     {"quit", "q", ClassCommandKind::kQuit, "quit                  leave the console (the class goes on)"},
 }};
@@ -197,7 +203,9 @@ std::variant<ClassCommand, std::string> parse_class_command(std::string_view lin
   const std::string_view rest = space == std::string_view::npos ? std::string_view{} : trim(line.substr(space + 1));
   const ClassCommandName* found = find_named(kClassCommands, word);
   if (!found) {
-    return "'" + word + "' is not a command. Type 'help' for the list (class, seat, start, end, move, free, quit).";
+    return "'" + word +
+           "' is not a command. Type 'help' for the list (class, seat, start, end, move, free, pause, message, "
+           "results, quit).";
   }
   ClassCommand command{found->kind, "", 0};
   switch (command.kind) {
@@ -216,6 +224,16 @@ std::variant<ClassCommand, std::string> parse_class_command(std::string_view lin
     case ClassCommandKind::kFree:
       if (rest.empty()) return std::string("Free whom? Type 'free <pupil>', e.g. 'free ann' or 'free 3'.");
       command.pupil = std::string(rest);
+      break;
+    case ClassCommandKind::kMessage:
+      if (rest.empty()) return std::string("Say what? Type 'message <text>', e.g. 'message Five minutes left'.");
+      command.pupil = std::string(rest);
+      break;
+    case ClassCommandKind::kChat:
+      command.pupil = lower(rest);
+      if (!protocol::parse_chat_mode(command.pupil)) {
+        return std::string("Which chat? Type 'chat off', 'chat phrases' (fixed friendly phrases) or 'chat free'.");
+      }
       break;
     default: break;
   }

@@ -24,9 +24,10 @@ def pupil(server, code, name, games=2):
 
 
 def main():
-    server = Server(server_binary)
     clients = []
     with tempfile.TemporaryDirectory() as scratch:
+        # A class's results come from its tables' stored games: SQLite.
+        server = Server(server_binary, data_dir=os.path.join(scratch, "data"))
         roster = os.path.join(scratch, "roster.txt")
         with open(roster, "w") as out:
             out.write("\n".join(ROSTER) + "\n\n")
@@ -92,8 +93,22 @@ def main():
             teacher.wait_for(r"^Seating for the next round: ", since=mark)
             mark = teacher.type("class")
             teacher.wait_for(r"1\. Ann at table " + str(other), since=mark)
-            mark = teacher.type("start")
-            teacher.wait_for(r"^Round 2 started at 2 tables\.$", since=mark)
+            # Between rounds: a line to every pupil, the chat off for the next
+            # round; no round to pause.
+            mark = teacher.type("message Round two is next")
+            for p in pupils:
+                p.wait_for(r"^Your teacher says: Round two is next$")
+            teacher.type("chat off")
+            teacher.type("pause")
+            teacher.wait_for(r"^Refused: ", since=mark)
+            check(sum(1 for line in teacher.lines[mark:] if line.startswith("Refused: ")) == 1,
+                  "a refusal besides the pause between rounds:\n" + teacher.output())
+            started = teacher.type("start")
+            teacher.wait_for(r"^Round 2 started at 2 tables\.$", since=started)
+            mark = teacher.type("pause")
+            teacher.wait_for(r"^Every table is paused\.$", since=mark)
+            teacher.type("resume")
+            teacher.wait_for(r"^Every table plays on\.$", since=mark)
             pupils[0].wait_for(r"^Round 2: you sit at table " + str(other) + r" ")
             for p, name in zip(pupils, ROSTER):
                 status = p.finish(120)
@@ -101,7 +116,14 @@ def main():
                 check(any(line.startswith(f"Summary: 2 games played by {name}") for line in p.lines),
                       f"{name} did not play both rounds:\n{p.output()}")
             for table in (1, 2):
-                teacher.wait_for(r"^Table " + str(table) + r" finished: ", timeout=90, since=mark)
+                teacher.wait_for(r"^Table " + str(table) + r" finished: ", timeout=90, since=started)
+            mark = teacher.type("results")
+            teacher.wait_for(r"^Results of the class Class 3B:$", since=mark)
+            for round_number in (1, 2):
+                for table in (1, 2):
+                    teacher.wait_for(rf"^  Round {round_number}, table {table}: #1 ", since=mark)
+            for name in ROSTER[:5]:
+                teacher.wait_for(rf"^  {name}: 2 games, \d+ sets?, \d+ wins?\.$", since=mark)
             mark = teacher.type("end")
             teacher.wait_for(r"^The class is over", since=mark)
             mark = teacher.type("start")

@@ -123,7 +123,7 @@ TEST_CASE("players are found by seat number, name or the start of a name") {
         card("QH"));
 }
 
-TEST_CASE("a class's teacher types commands; pupils are found by number or name") {
+TEST_CASE("a class's teacher types commands, and pupils are found by number or name") {
   const auto parsed = [](std::string_view line) {
     auto result = parse_class_command(line);
     REQUIRE(std::holds_alternative<ClassCommand>(result));
@@ -137,7 +137,11 @@ TEST_CASE("a class's teacher types commands; pupils are found by number or name"
   CHECK(std::get<std::string>(parse_class_command("move ann 0")).find("move <pupil> <table>") != std::string::npos);
   CHECK(std::get<std::string>(parse_class_command("free")).find("free <pupil>") != std::string::npos);
   CHECK(std::get<std::string>(parse_class_command("ask bob 9")).starts_with("'ask' is not a command."));
-  CHECK(class_help_lines().size() == 9);
+  CHECK(class_help_lines().size() == 14);
+  CHECK(parsed("message Five minutes left") == ClassCommand{ClassCommandKind::kMessage, "Five minutes left", 0});
+  CHECK(parsed("chat OFF") == ClassCommand{ClassCommandKind::kChat, "off", 0});
+  CHECK(std::get<std::string>(parse_class_command("chat loud")).find("chat off") != std::string::npos);
+  CHECK(parsed("r") == ClassCommand{ClassCommandKind::kResults, "", 0});
 
   protocol::EventState state;
   state.pupils = {{0, "Ann", true, true, std::nullopt, std::nullopt}, {1, "Anna", true, true, std::nullopt, std::nullopt},
