@@ -69,7 +69,9 @@ export default async function ({ browser, serverPath, webRoot, faultFs, root, lo
     await createRoom(bob.page, 'Bob', { others: ['easy', 'easy'], tableRules: true });
     await bob.page.click('#start-game');
     await waitScreen(bob.page, 'table');
-    await bob.page.waitForFunction((s) => !window.gofish.pacer.busy && !!document.querySelector(s), ENABLED_RANK);
+    // Bob's table is live: a card to pick, or (asked by a bot under table rules) an answer to give.
+    await bob.page.waitForFunction((s) => !window.gofish.pacer.busy
+      && (!!document.querySelector(s) || !!document.querySelector('#actions button')), ENABLED_RANK);
     const before = await controls(ann.page);
     assert(before.ranks.includes('false'), `Ann may pick a card before the pause (${before.ranks})`);
 
