@@ -11,22 +11,26 @@ import { confirmDialog, showScreen } from './screens.js';
 import { enterRequest, goHome } from './navigation.js';
 import { chosenRules, loadAdvanced, placeRulesPicker, showRulesError } from './rules-picker.js';
 import { PRESET_LINES, presetTitle } from './rules.js';
+import { cardFace } from './cards.js';
 
 let loading = null;
 
 export function classroom() {
   loading ??= import('./classroom.js').then((module) => {
     module.init({ session, seatStore, showScreen, confirmDialog, enterRequest, goHome, chosenRules, loadAdvanced,
-      placeRulesPicker, showRulesError, presetTitle, PRESET_LINES });
+      placeRulesPicker, showRulesError, presetTitle, PRESET_LINES, cardFace });
     return module;
   }, (error) => { loading = null; throw error; });
   return loading;
 }
 
-// Where a page was sent by its address: /?event=CODE (a pupil's link) or
-// /?teach=CODE (the teacher's console), read before app.js tidies the address.
+// Where a page was sent by its address: /?event=CODE (a pupil's link),
+// /?teach=CODE (the teacher's console) or /?replay=GAME_ID (a finished game
+// from a class's results), read before app.js tidies the address.
 export function classEntry() {
   const q = new URLSearchParams(location.search);
   const code = (name) => q.get(name)?.trim().toUpperCase().match(/^[A-Z0-9]{6}$/)?.[0] ?? null;
-  return { event: code('event'), teach: code('teach'), watch: q.has('watch') };
+  const replay = q.get('replay');
+  return { event: code('event'), teach: code('teach'), watch: q.has('watch'),
+    replay: replay && /^[A-Za-z0-9_=-]{1,200}$/.test(replay) ? replay : null };
 }

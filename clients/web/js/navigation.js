@@ -9,6 +9,7 @@ import { confirmDialog, renderLobby, renderPresets, renderSeatSetup, showError, 
 import { addStory } from './announcements.js';
 import { classEntry, classroom } from './class-loader.js';
 import { join } from './join-room.js';
+import { openReplayPage } from './replay-page.js';
 
 const $ = (id) => document.getElementById(id);
 const { state, ui, announcer } = session;
@@ -35,6 +36,11 @@ export async function onReady(w, isReconnect) {
 // this browser holds, or home.
 export function startPage() {
   const entry = classEntry();
+  if (entry.replay) {
+    // Opened at load already (app.js): it needs no socket.
+    if (document.body.dataset.screen !== 'replay') openReplayPage(entry.replay);
+    return;
+  }
   if (entry.teach || entry.event) {
     classroom().then((c) => (entry.teach ? c.resumeTeacher(entry.teach) : c.openPupil(entry.event)));
     return;

@@ -9,6 +9,8 @@
 // Part of the class bundle (classroom.js): it imports nothing of the main one.
 
 import { el } from './dom.js';
+import { ResultsView } from './results-view.js';
+import { CoachingPanel } from './coaching-panel.js';
 
 const $ = (id) => document.getElementById(id);
 // A pupil's turn waiting this long is worth a look.
@@ -37,8 +39,10 @@ const DONE = {
 };
 
 export class TeacherConsole {
-  constructor({ send, confirmDialog, joinLink, qrSvg, leave }) {
+  constructor({ send, confirmDialog, joinLink, qrSvg, leave, token, cardFace }) {
     this.send = send;
+    this.resultsView = new ResultsView({ token: () => token(this.code) });
+    this.coach = new CoachingPanel({ send, cardFace });
     this.leave = leave;
     this.confirmDialog = confirmDialog;
     this.joinLink = joinLink;
@@ -92,12 +96,14 @@ export class TeacherConsole {
       el('p', { id: 'console-status', class: 'console-status', role: 'status' }),
       el('h3', { text: 'Tables' }),
       el('ul', { id: 'console-tables', class: 'console-tables' }),
+      this.coach.node,
       el('h3', { text: 'Pupils' }),
       el('div', { class: 'console-pupils-wrap' },
         el('table', { id: 'console-pupils', class: 'console-pupils' },
           el('caption', { class: 'sr-only', text: 'Pupils' }),
           el('thead', {}, el('tr', {}, ...['Name', 'Status', 'Table', 'Actions'].map((h) => el('th', { scope: 'col', text: h })))),
           el('tbody'))),
+      this.resultsView.build(code),
       el('details', { class: 'console-more' },
         el('summary', { text: 'Message, chat and late pupils' }),
         el('form', { id: 'console-message-form', class: 'row', autocomplete: 'off' },
@@ -125,6 +131,9 @@ export class TeacherConsole {
     $('console-leave').addEventListener('click', () => this.leave());
   }
 
+  // event_results: the results block (and its print header).
+  results(msg) { this.resultsView.update(msg); }
+
   // The server's answer beside the commands (and read out).
   status(text) {
     const s = $('console-status');
@@ -150,7 +159,9 @@ export class TeacherConsole {
     if (!b || b.disabled) return;
     const ev = this.event;
     const pupil = b.dataset.pupil !== undefined ? ev?.pupils.find((p) => p.id === Number(b.dataset.pupil)) : null;
-    if (b.dataset.command) {
+    if (b.dataset.look !== undefined) {
+      this.coach.open(Number(b.dataset.look), b);
+    } else if (b.dataset.command) {
       let type = b.dataset.command;
       if (type === 'pause_tables' && ev?.paused) type = 'resume_tables';
       if (type === 'end_round' && !(await this.confirmDialog('End the round?',
@@ -288,7 +299,9 @@ export class TeacherConsole {
         el('span', { class: `ct-state ${over ? 'over' : planned ? 'planned' : 'playing'}`, text: stateText }),
         troubled.has(t.table) ? el('span', { class: 'ct-help', text: '⚠ Needs help' }) : null,
         t.room ? el('a', { class: 'ct-watch', href: `/r/${t.room}?watch`, target: '_blank', rel: 'noopener',
-          'aria-label': `Watch table ${t.table + 1} (opens a new tab)`, text: 'Watch' }) : null);
+          'aria-label': `Watch table ${t.table + 1} (opens a new tab)`, text: 'Watch' }) : null,
+        t.room && !over && ev.settings?.coaching ? el('button', { type: 'button', class: 'small ct-look', 'data-look': String(t.table),
+          'data-focus': `look:${t.table}`, 'aria-label': `Look at the cards at table ${t.table + 1}`, text: 'Look at the cards' }) : null);
       const lines = [];
       if (turnSeat) {
         lines.push(el('p', { class: 'ct-turn' }, `${turnSeat.name}'s turn · `,
