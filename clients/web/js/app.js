@@ -29,7 +29,6 @@ import { wireSide } from './side-panel.js';
 import { fetchTranscript, makeReplay, wireOver } from './over-screen.js';
 import { wireTopBar } from './top-bar.js';
 import { classEntry, classroom } from './class-loader.js';
-import { openReplayPage } from './replay-page.js';
 
 const $ = (id) => document.getElementById(id);
 const { state, ui, alerts, announcer } = session;
@@ -280,7 +279,7 @@ $('name').value = savedName();
 const entry = classEntry();
 if (!entry.event && !entry.teach && !entry.watch && !entry.replay) history.replaceState(null, '', location.pathname);
 // A finished game again (/?replay=GAME_ID, from a class's results) needs no socket.
-if (entry.replay) openReplayPage(entry.replay);
+if (entry.replay) classroom().then((c) => c.openReplay(entry.replay));
 // An invite link or a reload in a room (/r/CODE): the first socket is for it.
 if (roomPath()) conn.useRoom(roomPath());
 conn.open();

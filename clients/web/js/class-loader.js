@@ -1,4 +1,5 @@
-// The class screens (teaching a class, a pupil joining one) are a bundle of
+// The class screens (teaching a class, a pupil joining one, a class table's
+// game again from the results: /?replay=GAME_ID) are a bundle of
 // their own, js/classroom.js, fetched the first time a page needs them: most
 // visitors never teach a class, and the first load keeps to its budget
 // (tests/web/e2e/size.mjs). That bundle shares no module with this one; what
@@ -7,18 +8,21 @@
 
 import { session } from './session.js';
 import { seatStore } from './connection.js';
-import { confirmDialog, showScreen } from './screens.js';
+import { confirmDialog, replayRow, showScreen } from './screens.js';
 import { enterRequest, goHome } from './navigation.js';
 import { chosenRules, loadAdvanced, placeRulesPicker, showRulesError } from './rules-picker.js';
 import { PRESET_LINES, presetTitle } from './rules.js';
-import { cardFace } from './cards.js';
+import { cardFace, rankPlural } from './cards.js';
+import { buildReplay, downloadTranscript } from './replay.js';
+import { clause } from './narrate.js';
 
 let loading = null;
 
 export function classroom() {
   loading ??= import('./classroom.js').then((module) => {
     module.init({ session, seatStore, showScreen, confirmDialog, enterRequest, goHome, chosenRules, loadAdvanced,
-      placeRulesPicker, showRulesError, presetTitle, PRESET_LINES, cardFace });
+      placeRulesPicker, showRulesError, presetTitle, PRESET_LINES, cardFace, buildReplay, downloadTranscript, clause,
+      rankPlural, replayRow });
     return module;
   }, (error) => { loading = null; throw error; });
   return loading;

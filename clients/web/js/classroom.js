@@ -13,6 +13,7 @@
 import qrcode from 'qrcode-generator';
 import { el } from './dom.js';
 import { TeacherConsole } from './teacher-console.js';
+import { openReplayPage } from './replay-page.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;   // init()'s helpers: { session, seatStore, showScreen, ... }
@@ -34,6 +35,9 @@ export function init(helpers) {
 }
 
 const send = (msg) => page.session.conn.request(msg);
+
+// /?replay=GAME_ID: a finished game of a class's table, step by step (replay-page.js).
+export const openReplay = (gameId) => openReplayPage(gameId, page);
 const joinLink = (code) => `${location.origin}/?event=${code}`;
 
 // ---------------------------------------------------------------- screens

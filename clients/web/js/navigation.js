@@ -9,7 +9,6 @@ import { confirmDialog, renderLobby, renderPresets, renderSeatSetup, showError, 
 import { addStory } from './announcements.js';
 import { classEntry, classroom } from './class-loader.js';
 import { join } from './join-room.js';
-import { openReplayPage } from './replay-page.js';
 
 const $ = (id) => document.getElementById(id);
 const { state, ui, announcer } = session;
@@ -38,7 +37,7 @@ export function startPage() {
   const entry = classEntry();
   if (entry.replay) {
     // Opened at load already (app.js): it needs no socket.
-    if (document.body.dataset.screen !== 'replay') openReplayPage(entry.replay);
+    if (document.body.dataset.screen !== 'replay') classroom().then((c) => c.openReplay(entry.replay));
     return;
   }
   if (entry.teach || entry.event) {

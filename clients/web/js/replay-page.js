@@ -8,12 +8,11 @@
 // Where the module cannot run (a server built without it, or one whose
 // Content-Security-Policy does not allow WebAssembly), the page says so and
 // shows how the game ended, with the record to download.
+// Part of the class bundle (classroom.js), fetched only for this page: what it
+// uses of the main one (replay.js's buildReplay, the narration, the replay
+// rows) comes in `page`, the helpers of init().
 
-import { buildReplay, downloadTranscript } from './replay.js';
-import { clause } from './narrate.js';
-import { rankPlural } from './cards.js';
 import { el } from './dom.js';
-import { replayRow, showScreen } from './screens.js';
 
 const $ = (id) => document.getElementById(id);
 const kEngine = '/engine/gofish-engine.mjs';
@@ -64,7 +63,8 @@ function buildScreen() {
     el('div', { class: 'row' }, home));
 }
 
-export async function openReplayPage(gameId) {
+export async function openReplayPage(gameId, page) {
+  const { buildReplay, downloadTranscript, clause, rankPlural, replayRow, showScreen } = page;
   if (!$('screen-replay')) $('main').append(buildScreen());
   showScreen('replay');
   $('room-label').textContent = 'A game again';

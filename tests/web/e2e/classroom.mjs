@@ -198,6 +198,7 @@ async function run(baseUrl, browser, log) {
   await shoot(tp, 'teach-form', 360);
   await tp.fill('#teach-name', 'Class 3B');
   await tp.selectOption('#teach-bots', 'easy');
+  await tp.check('#teach-same-deal');
   await tp.fill('#teach-roster', `${ROSTER.join('\n')}\n`);
   await tp.click('#teach-create');
   await waitScreen(tp, 'console');
@@ -542,6 +543,15 @@ async function checkResults(tp, pupils, tableOf) {
     assert(r && r.seats.length === want.length && r.seats.every((s) => s.sets === want[s.seat]),
       `the results of table ${t + 1} are the sets its players saw (${want}): ${JSON.stringify(r)}`);
   }
+  // The same deal: each seat position's sets at the three tables, and their average.
+  const positions = await tp.$$eval('#console-results [data-positions="1"] tbody tr', (rows) => rows.map((r) =>
+    [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  assert(positions.length === 4, `a line for each of the 4 seat positions: ${JSON.stringify(positions)}`);
+  positions.forEach((cells, seat) => {
+    const want = [0, 1, 2].map((t) => overAt.get(t).scores[seat]);
+    const average = (want.reduce((a, b) => a + b, 0) / 3).toFixed(2);
+    assert(JSON.stringify(cells) === JSON.stringify([...want.map(String), average]), `seat ${seat + 1} across the tables: ${cells} (want ${want}, ${average})`);
+  });
   // Each node pupil's line for the class: their seat's sets.
   const classRows = await tp.$$eval('#console-results [data-class] tbody tr', (rows) => rows.map((r) => ({
     pupil: Number(r.dataset.pupil), sets: Number(r.children[2].textContent), games: Number(r.children[1].textContent) })));
