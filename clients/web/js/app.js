@@ -282,4 +282,4 @@ if (!entry.event && !entry.teach && !entry.watch && !entry.replay) history.repla
 if (entry.replay) classroom().then((c) => c.openReplay(entry.replay));
 // An invite link or a reload in a room (/r/CODE): the first socket is for it.
 if (roomPath()) conn.useRoom(roomPath());
-conn.open();
+if (!entry.replay) conn.open();

@@ -68,6 +68,7 @@ export async function openReplayPage(gameId, page) {
   if (!$('screen-replay')) $('main').append(buildScreen());
   showScreen('replay');
   $('room-label').textContent = 'A game again';
+  $('conn').style.visibility = 'hidden';   // this page opens no socket (the bar keeps its layout)
   for (const id of ['rp-first', 'rp-prev', 'rp-next', 'rp-last', 'rp-download']) $(id).disabled = true;
   $('rp-pos').textContent = 'Loading the game record…';
   $('replay-page-title').focus();

@@ -92,7 +92,8 @@ export class TeacherConsole {
         cmd('console-seat', 'seat_pupils', 'Seat the pupils', { class: 'big' }),
         cmd('console-start', 'start_round', 'Start the round', { class: 'primary big' }),
         cmd('console-end', 'end_round', 'End the round', { class: 'big' }),
-        cmd('console-pause', 'pause_tables', 'Pause every table', { class: 'big' })),
+        cmd('console-pause', 'pause_tables', 'Pause every table', { class: 'big' }),
+        el('button', { type: 'button', id: 'console-results-link', class: 'big', hidden: true, text: 'See the results' })),
       el('p', { id: 'console-status', class: 'console-status', role: 'status' }),
       el('h3', { text: 'Tables' }),
       el('ul', { id: 'console-tables', class: 'console-tables' }),
@@ -132,7 +133,11 @@ export class TeacherConsole {
   }
 
   // event_results: the results block (and its print header).
-  results(msg) { this.resultsView.update(msg); }
+  results(msg) {
+    this.resultsView.update(msg);
+    // Once a table has finished, the results are a click away from the top.
+    $('console-results-link').hidden = !msg?.rounds?.some((r) => r.tables?.some((t) => t.finished));
+  }
 
   // The server's answer beside the commands (and read out).
   status(text) {
@@ -159,7 +164,10 @@ export class TeacherConsole {
     if (!b || b.disabled) return;
     const ev = this.event;
     const pupil = b.dataset.pupil !== undefined ? ev?.pupils.find((p) => p.id === Number(b.dataset.pupil)) : null;
-    if (b.dataset.look !== undefined) {
+    if (b.id === 'console-results-link') {
+      $('results-title').scrollIntoView({ block: 'start' });
+      $('results-title').focus({ preventScroll: true });
+    } else if (b.dataset.look !== undefined) {
       this.coach.open(Number(b.dataset.look), b);
     } else if (b.dataset.command) {
       let type = b.dataset.command;

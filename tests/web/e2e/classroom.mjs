@@ -394,7 +394,7 @@ async function run(baseUrl, browser, log) {
   await layoutAt(tp, 'the console mid-round');
   await shoot(tp, 'console', 1280);
   await shoot(tp, 'console', 360);
-  await checkCoaching(tp, teacherSent, snapshots.get(1));
+  await checkCoaching(tp, teacherSent, snapshots.get(1), shoot);
   // A teacher's message (event_message, which this server does not send
   // yet) shows on the pupil's table and is read out: handed to the page's
   // message handling as if it had come from the server.
@@ -404,6 +404,7 @@ async function run(baseUrl, browser, log) {
   await lena.page.waitForFunction(() => window.gofish.announcer.log.some((l) => l.text.includes('Your teacher says: Five more minutes')));
   await layoutAt(lena.page, 'the pupil table with a teacher message');
   await shoot(lena.page, 'pupil-table-message', 360);
+  await shoot(lena.page, 'pupil-table-message', 1280);
   // Watch: the table's room opens as a spectator.
   const href = await tp.getAttribute('#console-tables li.ct[data-table="1"] .ct-watch', 'href');
   const watcher = await openPage(browser, baseUrl, { path: href });
@@ -465,12 +466,24 @@ async function run(baseUrl, browser, log) {
     assert(c.turn.startsWith('Game over'), `table ${t + 1} says it is over: "${c.turn}"`);
   }
   await checkResults(tp, pupils, tableOf);
-  await checkReplay(browser, baseUrl, tp, log);
+  await checkReplay(browser, baseUrl, tp, log, shoot);
   await checkAxe(tp, 'class: console results');
   await layoutAt(tp, 'the console with its results', [360, 1280]);
   await tp.evaluate(() => document.getElementById('console-results').scrollIntoView());
   await shoot(tp, 'results', 1280);
   await shoot(tp, 'results', 360);
+  // Printed: the results alone, black on white, the class's name and date on top.
+  await tp.emulateMedia({ media: 'print' });
+  const printed = await tp.evaluate(() => ({
+    head: getComputedStyle(document.getElementById('results-print-head')).display,
+    buttons: [...document.querySelectorAll('#screen-console button')].filter((b) => b.offsetParent).length,
+    tables: !!document.getElementById('console-tables').offsetParent,
+    title: document.getElementById('results-print-head').textContent,
+  }));
+  assert(printed.head === 'block' && printed.buttons === 0 && !printed.tables && printed.title.startsWith('Class 3B'),
+    `the printed page is the results alone, headed by the class: ${JSON.stringify(printed)}`);
+  await shoot(tp, 'results-print', 1280);
+  await tp.emulateMedia({ media: 'screen' });
   await tp.click('#console-end');
   await tp.click('#confirm-yes');
   await tp.waitForFunction(() => /Round 1 of 1 is over|The class has ended/.test(document.getElementById('console-summary').textContent));
@@ -484,7 +497,7 @@ async function run(baseUrl, browser, log) {
 // without watch_table is said politely), a table_view handed to the page as
 // if the server had sent it is drawn: each seat's hand as cards, whose turn it
 // is, the pond; a second one updates it; Close sends {table: null}.
-async function checkCoaching(tp, sent, room) {
+async function checkCoaching(tp, sent, room, shoot) {
   const look = '#console-tables li.ct[data-table="1"] .ct-look';
   assert(await tp.isVisible(look), 'with coaching, a table offers "Look at the cards"');
   await tp.click(look);
@@ -511,6 +524,8 @@ async function checkCoaching(tp, sent, room) {
   assert((await tp.textContent('#coach-pond')) === 'Pond: 20 cards', 'the panel shows the pond');
   assert(!(await tp.textContent('#coach-error')), 'a table_view clears the refusal');
   await checkAxe(tp, 'class: coaching panel');
+  await tp.evaluate(() => document.getElementById('coach-panel').scrollIntoView());
+  await shoot(tp, 'coaching', 1280);
   // It updates live: the turn moves on and a card came in.
   await tp.evaluate((v) => window.gofish.conn.onMessage(v), view(2, ['QH', '7C', '7D']));
   await tp.waitForFunction(() => document.querySelectorAll('#coach-seats li')[1]?.querySelectorAll('.card.face').length === 3);
@@ -533,6 +548,8 @@ async function checkResults(tp, pupils, tableOf) {
     { timeout: 15_000 }).catch(async () => {
     throw new Error(`the console's results do not show three finished tables: ${await tp.textContent('#console-results')}`);
   });
+  await tp.click('#console-results-link');
+  assert(await tp.evaluate(() => document.activeElement?.id === 'results-title'), '"See the results" takes the teacher to them');
   const shown = await tp.$$eval('#console-results .results-block[data-round="1"][data-table]', (blocks) => blocks.map((b) => ({
     table: Number(b.dataset.table),
     seats: [...b.querySelectorAll('tbody tr')].map((r) => ({ seat: Number(r.dataset.seat), sets: Number(r.querySelector('.results-sets').textContent) })),
@@ -581,7 +598,7 @@ async function checkResults(tp, pupils, tableOf) {
 // provokes no refusal). Then, where the web root has the module, the page is
 // opened again as a server that allowed it would serve it (the policy with
 // 'wasm-unsafe-eval'), and must step through the whole game.
-async function checkReplay(browser, baseUrl, tp, log) {
+async function checkReplay(browser, baseUrl, tp, log, shoot) {
   const link = await tp.$eval('#console-results .results-block[data-table] a.results-replay', (a) => ({
     href: a.getAttribute('href'), names: [...a.closest('.results-block').querySelectorAll('tbody th')].map((th) => th.textContent.replace(/ \(computer\)$/, '')),
     sets: [...a.closest('.results-block').querySelectorAll('.results-sets')].map((td) => Number(td.textContent)) }));
@@ -626,6 +643,7 @@ async function checkReplay(browser, baseUrl, tp, log) {
   assert(cards >= 5 * link.names.length, `every hand is face up at the deal: ${cards} cards`);
   await page.click('#rp-next');
   assert((await page.textContent('#rp-pos')).startsWith('Step 2 of'), 'Next goes to step 2');
+  await shoot(page, 'replay', 1280);
   assert((await page.textContent('#rp-text')) !== first, 'and tells the next move');
   await page.click('#rp-last');
   const made = await page.$$eval('#rp-hands .replay-row', (rows) => rows.map((r) => {
