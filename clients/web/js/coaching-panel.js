@@ -19,7 +19,6 @@ export class CoachingPanel {
     this.cardFace = cardFace;
     this.table = null;       // the table watched, or null
     this.view = null;        // the last table_view
-    this.returnFocus = null;
     this.node = el('section', { id: 'coach-panel', class: 'coach-panel', hidden: true, 'aria-labelledby': 'coach-title' },
       el('div', { class: 'coach-head' },
         el('h3', { id: 'coach-title', tabindex: '-1', text: 'Cards at the table' }),
@@ -35,9 +34,9 @@ export class CoachingPanel {
 
   part(id) { return this.node.querySelector(`#${id}`); }
 
-  // Opens the panel on a table (its number, from 0) and asks the server for it.
+  // Opens the panel on a table (its number, from 0) and asks the server for
+  // it; `from` (the button pressed) moves the focus into the panel.
   async open(table, from = null) {
-    this.returnFocus = from;
     this.table = table;
     this.view = null;
     this.node.hidden = false;
@@ -46,7 +45,7 @@ export class CoachingPanel {
     this.part('coach-turn').textContent = 'Asking the table for its cards…';
     this.part('coach-pond').textContent = '';
     this.part('coach-seats').replaceChildren();
-    this.part('coach-title').focus();
+    if (from) this.part('coach-title').focus();
     const reply = await this.send({ type: 'watch_table', table });
     if (this.table !== table) return reply;
     if (reply.type === 'table_view') this.update(reply);
@@ -63,10 +62,12 @@ export class CoachingPanel {
 
   async close() {
     if (this.table === null) return;
+    const table = this.table;
     this.table = null;
     this.view = null;
     this.node.hidden = true;
-    this.returnFocus?.focus?.({ preventScroll: true });
+    // Back to the table's button (drawn again since, so found by its data-focus).
+    document.querySelector(`[data-focus="look:${table}"]`)?.focus({ preventScroll: true });
     await this.send({ type: 'watch_table', table: null });
   }
 

@@ -58,6 +58,8 @@ export class TeacherConsole {
   show(section, code, event) {
     if (this.built !== code) this.build(section, code);
     this.update(event);
+    // Back after a reconnection: the server has forgotten which table was watched.
+    if (this.coach.table !== null) this.coach.open(this.coach.table);
   }
 
   build(section, code) {
@@ -129,11 +131,12 @@ export class TeacherConsole {
     });
     $('console-chat-set').addEventListener('click', () => this.command({ type: 'set_chat', chat: $('console-chat').value }));
     $('console-late').addEventListener('change', (e) => this.command({ type: 'allow_late', allow: e.target.checked }));
-    $('console-leave').addEventListener('click', () => this.leave());
+    $('console-leave').addEventListener('click', () => { this.coach.close(); this.leave(); });
   }
 
   // event_results: the results block (and its print header).
   results(msg) {
+    if (!this.built) return;
     this.resultsView.update(msg);
     // Once a table has finished, the results are a click away from the top.
     $('console-results-link').hidden = !msg?.rounds?.some((r) => r.tables?.some((t) => t.finished));
@@ -252,7 +255,9 @@ export class TeacherConsole {
     const rounds = ev.settings?.rounds ?? 1;
     const joined = ev.pupils.filter((p) => p.claimed).length;
     const here = ev.pupils.filter((p) => p.claimed && p.connected).length;
+    const allDone = ev.state === 'playing' && ev.tables.length > 0 && ev.tables.every((t) => t.state === 'over');
     const stateWords = closed ? 'The class has ended.'
+      : allDone ? `Every table has finished round ${ev.round} of ${rounds}: end the round when you are ready.`
       : ev.state === 'playing' ? `Round ${ev.round} of ${rounds} is being played${ev.paused ? ' (paused)' : ''}.`
         : ev.round === 0 ? 'No round has started yet.' : `Round ${ev.round} of ${rounds} is over.`;
     $('console-summary').textContent = `${stateWords} ${plural(joined, 'pupil')} joined, ${here} connected` +

@@ -537,6 +537,7 @@ async function checkCoaching(tp, sent, room, shoot) {
   assert((await shown())[2].turn, 'a view of another table is not drawn in the panel');
   await tp.click('#coach-close');
   await tp.waitForSelector('#coach-panel', { state: 'hidden' });
+  assert(await tp.evaluate(() => document.activeElement?.dataset.focus === 'look:1'), 'closing the panel puts the focus back on its table\'s button');
   await waitFor('watch_table {table: null}', () => sent.some((m) => m.type === 'watch_table' && m.table === null), 5000);
 }
 
