@@ -15,7 +15,9 @@
 import { el } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
-const kEngine = '/engine/gofish-engine.mjs';
+// The web root's folder of the engine module, and its loader (clients/wasm).
+const kEngineDir = '/engine/';
+const kEngine = `${kEngineDir}gofish-engine.mjs`;
 
 // Whether the engine can run here: the module is served, and the policy the
 // server sends with it (the page's own) lets a page compile WebAssembly. It is

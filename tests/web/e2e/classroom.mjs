@@ -633,7 +633,7 @@ async function checkReplay(browser, baseUrl, tp, log, shoot) {
   }
   await checkAxe(plain.page, 'class: replay page');
   await plain.context.close();
-  const engine = await fetch(`${baseUrl}/engine/gofish-engine.mjs`, { method: 'HEAD' });
+  const engine = await fetch(new URL('gofish-engine.mjs', `${baseUrl}/engine/`), { method: 'HEAD' });
   if (!engine.ok) { log('the web root has no engine module (GOFISH_WASM=OFF): the replay\'s steps are not checked'); return; }
   const { context, page, errors } = stepping ? { ...plain, context: null } : await open(true);
   if (!context) return;
