@@ -107,8 +107,9 @@ function onMessage(msg) {
       }
       break;
     default:
-      // A class's messages (event_state, event_seat, event_message ...) go to its screens.
-      if (typeof msg.type === 'string' && msg.type.startsWith('event_')) classroom().then((c) => c.onMessage(msg));
+      // A class's messages (event_state, event_seat, event_message ..., and the
+      // coaching view's table_view) go to its screens.
+      if (typeof msg.type === 'string' && (msg.type.startsWith('event_') || msg.type === 'table_view')) classroom().then((c) => c.onMessage(msg));
       break;
   }
 }
@@ -276,7 +277,9 @@ $('name').value = savedName();
 // The address keeps a class's code (/?event=CODE, /?teach=CODE) for a reload,
 // and a console's Watch link (/r/CODE?watch) until the page goes in to watch.
 const entry = classEntry();
-if (!entry.event && !entry.teach && !entry.watch) history.replaceState(null, '', location.pathname);
+if (!entry.event && !entry.teach && !entry.watch && !entry.replay) history.replaceState(null, '', location.pathname);
+// A finished game again (/?replay=GAME_ID, from a class's results) needs no socket.
+if (entry.replay) classroom().then((c) => c.openReplay(entry.replay));
 // An invite link or a reload in a room (/r/CODE): the first socket is for it.
 if (roomPath()) conn.useRoom(roomPath());
-conn.open();
+if (!entry.replay) conn.open();

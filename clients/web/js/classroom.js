@@ -13,6 +13,7 @@
 import qrcode from 'qrcode-generator';
 import { el } from './dom.js';
 import { TeacherConsole } from './teacher-console.js';
+import { openReplayPage } from './replay-page.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;   // init()'s helpers: { session, seatStore, showScreen, ... }
@@ -29,10 +30,14 @@ const readPupil = (code) => { try { return JSON.parse(localStorage.getItem(keys.
 export function init(helpers) {
   page = helpers;
   buildScreens();
-  consoleView = new TeacherConsole({ send, confirmDialog: page.confirmDialog, joinLink, qrSvg, leave: goHome });
+  consoleView = new TeacherConsole({ send, confirmDialog: page.confirmDialog, joinLink, qrSvg, leave: goHome,
+    token: (code) => localStorage.getItem(keys.teacher(code)), cardFace: page.cardFace });
 }
 
 const send = (msg) => page.session.conn.request(msg);
+
+// /?replay=GAME_ID: a finished game of a class's table, step by step (replay-page.js).
+export const openReplay = (gameId) => openReplayPage(gameId, page);
 const joinLink = (code) => `${location.origin}/?event=${code}`;
 
 // ---------------------------------------------------------------- screens
@@ -208,6 +213,14 @@ function showConsole(code, event) {
     page.showScreen('console');
     $('console-title').focus();
   }
+  readResults(code);
+}
+
+// The results so far (a console opened mid-event, or again after a reload);
+// later ones are pushed (event_results).
+async function readResults(code) {
+  const reply = await send({ type: 'read_results' });
+  if (reply.type === 'event_results' && reply.code === code) consoleView.results(reply);
 }
 
 // ---------------------------------------------------------------- the pupil
@@ -387,6 +400,12 @@ export function onMessage(msg) {
   switch (msg.type) {
     case 'event_state':
       if (k.role === 'teacher') consoleView.update(msg.event);
+      break;
+    case 'event_results':
+      if (k.role === 'teacher' && msg.code === k.code) consoleView.results(msg);
+      break;
+    case 'table_view':
+      if (k.role === 'teacher') consoleView.coach.update(msg);
       break;
     case 'event_seat':
       takeSeat(msg);

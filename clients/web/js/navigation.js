@@ -35,6 +35,11 @@ export async function onReady(w, isReconnect) {
 // this browser holds, or home.
 export function startPage() {
   const entry = classEntry();
+  if (entry.replay) {
+    // Opened at load already (app.js): it needs no socket.
+    if (document.body.dataset.screen !== 'replay') classroom().then((c) => c.openReplay(entry.replay));
+    return;
+  }
   if (entry.teach || entry.event) {
     classroom().then((c) => (entry.teach ? c.resumeTeacher(entry.teach) : c.openPupil(entry.event)));
     return;

@@ -188,19 +188,20 @@ export function renderReplay(state, ui) {
   if (!replay?.steps) {
     $('replay-pos').textContent = replay === 'none' ? 'This page did not see the whole game, so here are the last hands.' : 'Loading the game record…';
     $('replay-text').textContent = '';
-    hands.replaceChildren(...result.hands.map((h, i) => handRow(state.nameOf(i), h, [])));
+    hands.replaceChildren(...result.hands.map((h, i) => replayRow(state.nameOf(i), h, [])));
     for (const id of ['replay-first', 'replay-prev', 'replay-next', 'replay-last']) $(id).disabled = true;
     return;
   }
   const step = replay.steps[ui.replayStep];
   $('replay-pos').textContent = `Step ${ui.replayStep + 1} of ${replay.steps.length}`;
   $('replay-text').textContent = `${step.text} (${step.stock} ${step.stock === 1 ? 'card' : 'cards'} in the pond)`;
-  hands.replaceChildren(...step.hands.map((h, i) => handRow(state.nameOf(i), h, step.sets[i])));
+  hands.replaceChildren(...step.hands.map((h, i) => replayRow(state.nameOf(i), h, step.sets[i])));
   $('replay-first').disabled = $('replay-prev').disabled = ui.replayStep === 0;
   $('replay-next').disabled = $('replay-last').disabled = ui.replayStep === replay.steps.length - 1;
 }
 
-function handRow(name, cards, sets) {
+// One seat's row of a replay: the name, the cards face up, the sets made.
+export function replayRow(name, cards, sets) {
   return el('div', { class: 'replay-row' },
     el('span', { class: 'replay-name', text: name }),
     el('span', { class: 'replay-cards' }, ...cards.map((c) => cardFace(c, { small: true }))),

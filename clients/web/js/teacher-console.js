@@ -9,6 +9,8 @@
 // Part of the class bundle (classroom.js): it imports nothing of the main one.
 
 import { el } from './dom.js';
+import { ResultsView } from './results-view.js';
+import { CoachingPanel } from './coaching-panel.js';
 
 const $ = (id) => document.getElementById(id);
 // A pupil's turn waiting this long is worth a look.
@@ -37,8 +39,10 @@ const DONE = {
 };
 
 export class TeacherConsole {
-  constructor({ send, confirmDialog, joinLink, qrSvg, leave }) {
+  constructor({ send, confirmDialog, joinLink, qrSvg, leave, token, cardFace }) {
     this.send = send;
+    this.resultsView = new ResultsView({ token: () => token(this.code) });
+    this.coach = new CoachingPanel({ send, cardFace });
     this.leave = leave;
     this.confirmDialog = confirmDialog;
     this.joinLink = joinLink;
@@ -54,6 +58,8 @@ export class TeacherConsole {
   show(section, code, event) {
     if (this.built !== code) this.build(section, code);
     this.update(event);
+    // Back after a reconnection: the server has forgotten which table was watched.
+    if (this.coach.table !== null) this.coach.open(this.coach.table);
   }
 
   build(section, code) {
@@ -88,16 +94,19 @@ export class TeacherConsole {
         cmd('console-seat', 'seat_pupils', 'Seat the pupils', { class: 'big' }),
         cmd('console-start', 'start_round', 'Start the round', { class: 'primary big' }),
         cmd('console-end', 'end_round', 'End the round', { class: 'big' }),
-        cmd('console-pause', 'pause_tables', 'Pause every table', { class: 'big' })),
+        cmd('console-pause', 'pause_tables', 'Pause every table', { class: 'big' }),
+        el('button', { type: 'button', id: 'console-results-link', class: 'big', hidden: true, text: 'See the results' })),
       el('p', { id: 'console-status', class: 'console-status', role: 'status' }),
       el('h3', { text: 'Tables' }),
       el('ul', { id: 'console-tables', class: 'console-tables' }),
+      this.coach.node,
       el('h3', { text: 'Pupils' }),
       el('div', { class: 'console-pupils-wrap' },
         el('table', { id: 'console-pupils', class: 'console-pupils' },
           el('caption', { class: 'sr-only', text: 'Pupils' }),
           el('thead', {}, el('tr', {}, ...['Name', 'Status', 'Table', 'Actions'].map((h) => el('th', { scope: 'col', text: h })))),
           el('tbody'))),
+      this.resultsView.build(code),
       el('details', { class: 'console-more' },
         el('summary', { text: 'Message, chat and late pupils' }),
         el('form', { id: 'console-message-form', class: 'row', autocomplete: 'off' },
@@ -122,7 +131,15 @@ export class TeacherConsole {
     });
     $('console-chat-set').addEventListener('click', () => this.command({ type: 'set_chat', chat: $('console-chat').value }));
     $('console-late').addEventListener('change', (e) => this.command({ type: 'allow_late', allow: e.target.checked }));
-    $('console-leave').addEventListener('click', () => this.leave());
+    $('console-leave').addEventListener('click', () => { this.coach.close(); this.leave(); });
+  }
+
+  // event_results: the results block (and its print header).
+  results(msg) {
+    if (!this.built) return;
+    this.resultsView.update(msg);
+    // Once a table has finished, the results are a click away from the top.
+    $('console-results-link').hidden = !msg?.rounds?.some((r) => r.tables?.some((t) => t.finished));
   }
 
   // The server's answer beside the commands (and read out).
@@ -150,7 +167,12 @@ export class TeacherConsole {
     if (!b || b.disabled) return;
     const ev = this.event;
     const pupil = b.dataset.pupil !== undefined ? ev?.pupils.find((p) => p.id === Number(b.dataset.pupil)) : null;
-    if (b.dataset.command) {
+    if (b.id === 'console-results-link') {
+      $('results-title').scrollIntoView({ block: 'start' });
+      $('results-title').focus({ preventScroll: true });
+    } else if (b.dataset.look !== undefined) {
+      this.coach.open(Number(b.dataset.look), b);
+    } else if (b.dataset.command) {
       let type = b.dataset.command;
       if (type === 'pause_tables' && ev?.paused) type = 'resume_tables';
       if (type === 'end_round' && !(await this.confirmDialog('End the round?',
@@ -233,7 +255,9 @@ export class TeacherConsole {
     const rounds = ev.settings?.rounds ?? 1;
     const joined = ev.pupils.filter((p) => p.claimed).length;
     const here = ev.pupils.filter((p) => p.claimed && p.connected).length;
+    const allDone = ev.state === 'playing' && ev.tables.length > 0 && ev.tables.every((t) => t.state === 'over');
     const stateWords = closed ? 'The class has ended.'
+      : allDone ? `Every table has finished round ${ev.round} of ${rounds}: end the round when you are ready.`
       : ev.state === 'playing' ? `Round ${ev.round} of ${rounds} is being played${ev.paused ? ' (paused)' : ''}.`
         : ev.round === 0 ? 'No round has started yet.' : `Round ${ev.round} of ${rounds} is over.`;
     $('console-summary').textContent = `${stateWords} ${plural(joined, 'pupil')} joined, ${here} connected` +
@@ -288,7 +312,9 @@ export class TeacherConsole {
         el('span', { class: `ct-state ${over ? 'over' : planned ? 'planned' : 'playing'}`, text: stateText }),
         troubled.has(t.table) ? el('span', { class: 'ct-help', text: '⚠ Needs help' }) : null,
         t.room ? el('a', { class: 'ct-watch', href: `/r/${t.room}?watch`, target: '_blank', rel: 'noopener',
-          'aria-label': `Watch table ${t.table + 1} (opens a new tab)`, text: 'Watch' }) : null);
+          'aria-label': `Watch table ${t.table + 1} (opens a new tab)`, text: 'Watch' }) : null,
+        t.room && !over && ev.settings?.coaching ? el('button', { type: 'button', class: 'small ct-look', 'data-look': String(t.table),
+          'data-focus': `look:${t.table}`, 'aria-label': `Look at the cards at table ${t.table + 1}`, text: 'Look at the cards' }) : null);
       const lines = [];
       if (turnSeat) {
         lines.push(el('p', { class: 'ct-turn' }, `${turnSeat.name}'s turn · `,

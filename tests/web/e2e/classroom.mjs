@@ -17,7 +17,7 @@
 // three tables mid-round and one pupil away, the pupil's join and waiting
 // screens, at 360 and 1280 px).
 import { createRequire } from 'node:module';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assert, clickAsk, online, openPage, screenOf, waitFor, waitScreen } from '../lib/harness.mjs';
 import { checkAxe } from '../lib/axe.mjs';
@@ -180,7 +180,7 @@ async function run(baseUrl, browser, log) {
     const size = page.viewportSize();
     await page.setViewportSize({ width, height: width < 500 ? 780 : 900 });
     await page.waitForTimeout(80);
-    await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
+    await page.screenshot({ path: join(shots, `class-${name}-${width}.png`), fullPage: true });
     await page.setViewportSize(size);
   };
 
@@ -198,6 +198,7 @@ async function run(baseUrl, browser, log) {
   await shoot(tp, 'teach-form', 360);
   await tp.fill('#teach-name', 'Class 3B');
   await tp.selectOption('#teach-bots', 'easy');
+  await tp.check('#teach-same-deal');
   await tp.fill('#teach-roster', `${ROSTER.join('\n')}\n`);
   await tp.click('#teach-create');
   await waitScreen(tp, 'console');
@@ -210,6 +211,19 @@ async function run(baseUrl, browser, log) {
   await tp.waitForFunction(() => document.querySelectorAll('#console-pupils tbody tr').length === 12);
   await checkAxe(tp, 'class: console before the round');
 
+  // The teacher's page talks to the server through a stand-in that marks the
+  // event as one with coaching (settings.coaching), so that the console offers
+  // "Look at the cards"; what the server says about watch_table is passed on.
+  const teacherSent = [];
+  await teacher.context.routeWebSocket(/\/ws/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((text) => { teacherSent.push(JSON.parse(String(text))); server.send(text); });
+    server.onMessage((text) => {
+      const msg = JSON.parse(String(text));
+      if (msg.event?.settings) msg.event.settings.coaching = true;
+      ws.send(msg.event?.settings ? JSON.stringify(msg) : text);
+    });
+  });
   // The teacher's console comes back after a reload (resume_event).
   await tp.reload();
   await waitScreen(tp, 'console');
@@ -380,6 +394,7 @@ async function run(baseUrl, browser, log) {
   await layoutAt(tp, 'the console mid-round');
   await shoot(tp, 'console', 1280);
   await shoot(tp, 'console', 360);
+  await checkCoaching(tp, teacherSent, snapshots.get(1), shoot);
   // A teacher's message (event_message, which this server does not send
   // yet) shows on the pupil's table and is read out: handed to the page's
   // message handling as if it had come from the server.
@@ -389,6 +404,7 @@ async function run(baseUrl, browser, log) {
   await lena.page.waitForFunction(() => window.gofish.announcer.log.some((l) => l.text.includes('Your teacher says: Five more minutes')));
   await layoutAt(lena.page, 'the pupil table with a teacher message');
   await shoot(lena.page, 'pupil-table-message', 360);
+  await shoot(lena.page, 'pupil-table-message', 1280);
   // Watch: the table's room opens as a spectator.
   const href = await tp.getAttribute('#console-tables li.ct[data-table="1"] .ct-watch', 'href');
   const watcher = await openPage(browser, baseUrl, { path: href });
@@ -449,10 +465,195 @@ async function run(baseUrl, browser, log) {
     });
     assert(c.turn.startsWith('Game over'), `table ${t + 1} says it is over: "${c.turn}"`);
   }
+  await checkResults(tp, pupils, tableOf);
+  await checkReplay(browser, baseUrl, tp, log, shoot);
+  await checkAxe(tp, 'class: console results');
+  await layoutAt(tp, 'the console with its results', [360, 1280]);
+  await tp.evaluate(() => document.getElementById('console-results').scrollIntoView());
+  await shoot(tp, 'results', 1280);
+  await shoot(tp, 'results', 360);
+  // Printed: the results alone, black on white, the class's name and date on top.
+  await tp.emulateMedia({ media: 'print' });
+  const printed = await tp.evaluate(() => ({
+    head: getComputedStyle(document.getElementById('results-print-head')).display,
+    buttons: [...document.querySelectorAll('#screen-console button')].filter((b) => b.offsetParent).length,
+    tables: !!document.getElementById('console-tables').offsetParent,
+    title: document.getElementById('results-print-head').textContent,
+  }));
+  assert(printed.head === 'block' && printed.buttons === 0 && !printed.tables && printed.title.startsWith('Class 3B'),
+    `the printed page is the results alone, headed by the class: ${JSON.stringify(printed)}`);
+  await shoot(tp, 'results-print', 1280);
+  await tp.emulateMedia({ media: 'screen' });
   await tp.click('#console-end');
   await tp.click('#confirm-yes');
   await tp.waitForFunction(() => /Round 1 of 1 is over|The class has ended/.test(document.getElementById('console-summary').textContent));
   for (const p of [teacher, ...pupilPages]) assert(p.errors.length === 0, `no page errors: ${p.errors.join('; ')}`);
   for (const p of pupils) p.close();
   log(`class ${code}: 3 tables played to the end; console matched mid-round and at the end`);
+}
+
+// The coaching view (watch_table / table_view): "Look at the cards" opens the
+// panel and asks the server; whatever it answers (an error from a server
+// without watch_table is said politely), a table_view handed to the page as
+// if the server had sent it is drawn: each seat's hand as cards, whose turn it
+// is, the pond; a second one updates it; Close sends {table: null}.
+async function checkCoaching(tp, sent, room, shoot) {
+  const look = '#console-tables li.ct[data-table="1"] .ct-look';
+  assert(await tp.isVisible(look), 'with coaching, a table offers "Look at the cards"');
+  await tp.click(look);
+  await tp.waitForSelector('#coach-panel:not([hidden])');
+  await tp.waitForFunction(() => document.getElementById('coach-error').textContent || document.querySelector('#coach-seats li'));
+  const asked = sent.filter((m) => m.type === 'watch_table');
+  assert(asked.length === 1 && asked[0].table === 1, `the panel asks for table 2: ${JSON.stringify(asked)}`);
+  const error = await tp.textContent('#coach-error');
+  assert(!error || /cannot show a table's cards yet|cannot be shown/.test(error), `a refusal is said politely: "${error}"`);
+  const seats = room.seats.map((s, i) => ({ seat: i, name: s.name, pupil: i, cards: 2, sets: i === 0 ? ['Q'] : [],
+    hand: i === 1 ? ['QH', '7C'] : ['2S', 'AD'] }));
+  const view = (turn, hand1) => ({ type: 'table_view', table: 1, room: room.code, state: 'playing', turn, pond: 20,
+    seats: seats.map((s) => (s.seat === 1 ? { ...s, hand: hand1, cards: hand1.length } : s)) });
+  await tp.evaluate((v) => window.gofish.conn.onMessage(v), view(1, ['QH', '7C']));
+  await tp.waitForFunction(() => document.querySelectorAll('#coach-seats li').length > 1);
+  const shown = () => tp.$$eval('#coach-seats li', (items) => items.map((li) => ({
+    turn: li.classList.contains('turn'),
+    cards: [...li.querySelectorAll('.card.face')].map((c) => c.getAttribute('aria-label')),
+  })));
+  let seen = await shown();
+  assert(seen[1].turn && !seen[0].turn, `the seat to play is marked: ${JSON.stringify(seen)}`);
+  assert(JSON.stringify(seen[1].cards) === JSON.stringify(['queen of hearts', '7 of clubs']), `the hand is drawn as cards: ${JSON.stringify(seen[1].cards)}`);
+  assert((await tp.textContent('#coach-turn')) === `${room.seats[1].name}'s turn.`, 'the panel says whose turn it is');
+  assert((await tp.textContent('#coach-pond')) === 'Pond: 20 cards', 'the panel shows the pond');
+  assert(!(await tp.textContent('#coach-error')), 'a table_view clears the refusal');
+  await checkAxe(tp, 'class: coaching panel');
+  await tp.evaluate(() => document.getElementById('coach-panel').scrollIntoView());
+  await shoot(tp, 'coaching', 1280);
+  // It updates live: the turn moves on and a card came in.
+  await tp.evaluate((v) => window.gofish.conn.onMessage(v), view(2, ['QH', '7C', '7D']));
+  await tp.waitForFunction(() => document.querySelectorAll('#coach-seats li')[1]?.querySelectorAll('.card.face').length === 3);
+  seen = await shown();
+  assert(seen[2].turn && !seen[1].turn, `the turn moved on: ${JSON.stringify(seen)}`);
+  // Another table's view does not show here.
+  await tp.evaluate((v) => window.gofish.conn.onMessage({ ...v, table: 0, turn: 0 }), view(0, []));
+  await tp.waitForTimeout(50);
+  assert((await shown())[2].turn, 'a view of another table is not drawn in the panel');
+  await tp.click('#coach-close');
+  await tp.waitForSelector('#coach-panel', { state: 'hidden' });
+  assert(await tp.evaluate(() => document.activeElement?.dataset.focus === 'look:1'), 'closing the panel puts the focus back on its table\'s button');
+  await waitFor('watch_table {table: null}', () => sent.some((m) => m.type === 'watch_table' && m.table === null), 5000);
+}
+
+// The results: each finished table's sets as its players saw them at game
+// over, the class's sums, and the CSV the page downloads saying the same.
+async function checkResults(tp, pupils, tableOf) {
+  const overAt = new Map([0, 1, 2].map((t) => [t, pupils.find((q) => tableOf(q) === t && !q.left).over]));
+  await tp.waitForFunction(() => document.querySelectorAll('#console-results .results-block[data-table] a.results-replay').length === 3, null,
+    { timeout: 15_000 }).catch(async () => {
+    throw new Error(`the console's results do not show three finished tables: ${await tp.textContent('#console-results')}`);
+  });
+  await tp.click('#console-results-link');
+  assert(await tp.evaluate(() => document.activeElement?.id === 'results-title'), '"See the results" takes the teacher to them');
+  const shown = await tp.$$eval('#console-results .results-block[data-round="1"][data-table]', (blocks) => blocks.map((b) => ({
+    table: Number(b.dataset.table),
+    seats: [...b.querySelectorAll('tbody tr')].map((r) => ({ seat: Number(r.dataset.seat), sets: Number(r.querySelector('.results-sets').textContent) })),
+  })));
+  for (const t of [0, 1, 2]) {
+    const r = shown.find((x) => x.table === t);
+    const want = overAt.get(t).scores;
+    assert(r && r.seats.length === want.length && r.seats.every((s) => s.sets === want[s.seat]),
+      `the results of table ${t + 1} are the sets its players saw (${want}): ${JSON.stringify(r)}`);
+  }
+  // The same deal: each seat position's sets at the three tables, and their average.
+  const positions = await tp.$$eval('#console-results [data-positions="1"] tbody tr', (rows) => rows.map((r) =>
+    [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  assert(positions.length === 4, `a line for each of the 4 seat positions: ${JSON.stringify(positions)}`);
+  positions.forEach((cells, seat) => {
+    const want = [0, 1, 2].map((t) => overAt.get(t).scores[seat]);
+    const average = (want.reduce((a, b) => a + b, 0) / 3).toFixed(2);
+    assert(JSON.stringify(cells) === JSON.stringify([...want.map(String), average]), `seat ${seat + 1} across the tables: ${cells} (want ${want}, ${average})`);
+  });
+  // Each node pupil's line for the class: their seat's sets.
+  const classRows = await tp.$$eval('#console-results [data-class] tbody tr', (rows) => rows.map((r) => ({
+    pupil: Number(r.dataset.pupil), sets: Number(r.children[2].textContent), games: Number(r.children[1].textContent) })));
+  for (const p of pupils) {
+    const row = classRows.find((r) => r.pupil === ROSTER.indexOf(p.name));
+    const want = overAt.get(tableOf(p)).scores[p.seat.seat];
+    assert(row && row.games === 1 && row.sets === want, `${p.name}'s line for the class says 1 game and ${want} sets: ${JSON.stringify(row)}`);
+  }
+  // Download CSV: the page fetches it with the teacher token and saves it under the server's name.
+  const [download] = await Promise.all([tp.waitForEvent('download'), tp.click('#results-csv')]);
+  assert(download.suggestedFilename() === 'Class 3B-results.csv', `the CSV is saved under the server's name: ${download.suggestedFilename()}`);
+  const lines = readFileSync(await download.path(), 'utf8').split('\r\n').filter(Boolean);
+  const head = lines[0].split(',');
+  const col = (name) => head.indexOf(name);
+  const rows = lines.slice(1).map((l) => l.split(','));
+  assert(rows.length === 12, `the CSV has a row for each of the 12 seats: ${rows.length}`);
+  for (const r of rows) {
+    const want = overAt.get(Number(r[col('table')])).scores[Number(r[col('seat')])];
+    assert(r[col('round')] === '1' && Number(r[col('sets')]) === want, `CSV row ${r.join(',')} has ${want} sets`);
+  }
+  await tp.waitForFunction(() => document.getElementById('results-status').textContent.startsWith('Saved'));
+}
+
+// "Watch the game again": the link opens the replay page of that game. The
+// steps come from the engine's WebAssembly module; a server whose policy does
+// not let a page compile WebAssembly gets a page that says so politely (and
+// provokes no refusal). Then, where the web root has the module, the page is
+// opened again as a server that allowed it would serve it (the policy with
+// 'wasm-unsafe-eval'), and must step through the whole game.
+async function checkReplay(browser, baseUrl, tp, log, shoot) {
+  const link = await tp.$eval('#console-results .results-block[data-table] a.results-replay', (a) => ({
+    href: a.getAttribute('href'), names: [...a.closest('.results-block').querySelectorAll('tbody th')].map((th) => th.textContent.replace(/ \(computer\)$/, '')),
+    sets: [...a.closest('.results-block').querySelectorAll('.results-sets')].map((td) => Number(td.textContent)) }));
+  assert(/^\/\?replay=[A-Za-z0-9_=-]+$/.test(link.href), `the replay link is /?replay=GAME_ID: ${link.href}`);
+  const open = async (allowWasm) => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' });
+    if (allowWasm) {
+      await context.route('**/*', async (route) => {
+        const response = await route.fetch();
+        const headers = { ...response.headers() };
+        if (headers['content-security-policy']) headers['content-security-policy'] = headers['content-security-policy'].replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'");
+        await route.fulfill({ response, headers });
+      });
+    }
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(baseUrl + link.href);
+    await waitScreen(page, 'replay');
+    await page.waitForFunction(() => /^Step 1 of/.test(document.getElementById('rp-pos').textContent) || document.getElementById('replay-page-error').textContent);
+    const players = await page.textContent('#replay-page-players');
+    assert(link.names.every((n) => players.includes(n)), `the replay names the table's players: "${players}"`);
+    return { context, page, errors };
+  };
+  const plain = await open(false);
+  const stepping = /^Step 1 of/.test(await plain.page.textContent('#rp-pos'));
+  if (!stepping) {
+    const said = await plain.page.textContent('#replay-page-error');
+    assert(said.includes('cannot step through the game on this server'), `without the engine the page says so: "${said}"`);
+    assert((await plain.page.$$('#rp-hands .replay-row')).length === link.names.length, 'and shows how the game ended, a row a seat');
+  }
+  await checkAxe(plain.page, 'class: replay page');
+  await plain.context.close();
+  const engine = await fetch(new URL('gofish-engine.mjs', `${baseUrl}/engine/`), { method: 'HEAD' });
+  if (!engine.ok) { log('the web root has no engine module (GOFISH_WASM=OFF): the replay\'s steps are not checked'); return; }
+  const { context, page, errors } = stepping ? { ...plain, context: null } : await open(true);
+  if (!context) return;
+  assert(/^Step 1 of/.test(await page.textContent('#rp-pos')), `with WebAssembly allowed the page steps through the game: ${await page.textContent('#replay-page-error')}`);
+  const first = await page.textContent('#rp-text');
+  assert(first.startsWith('The deal: every hand face up.'), `the first step is the deal: "${first}"`);
+  const cards = await page.$$eval('#rp-hands .card.face', (c) => c.length);
+  assert(cards >= 5 * link.names.length, `every hand is face up at the deal: ${cards} cards`);
+  await page.click('#rp-next');
+  assert((await page.textContent('#rp-pos')).startsWith('Step 2 of'), 'Next goes to step 2');
+  await shoot(page, 'replay', 1280);
+  assert((await page.textContent('#rp-text')) !== first, 'and tells the next move');
+  await page.click('#rp-last');
+  const made = await page.$$eval('#rp-hands .replay-row', (rows) => rows.map((r) => {
+    const s = r.querySelector('.sets')?.textContent ?? '';
+    return s ? s.replace(/^Made: /, '').split(', ').length : 0;
+  }));
+  assert(JSON.stringify(made) === JSON.stringify(link.sets), `the last step's sets are the results' (${link.sets}): ${made}`);
+  assert(await page.isDisabled('#rp-next'), 'Next stops at the last step');
+  assert(errors.length === 0, `no page errors on the replay: ${errors.join('; ')}`);
+  log(`replay of ${link.href}: ${await page.textContent('#rp-pos')}, sets ${made}${stepping ? '' : ' (with WebAssembly allowed; this server\'s policy refuses it)'}`);
+  await context.close();
 }
