@@ -33,7 +33,7 @@ constexpr std::string_view kServerName = kServerHeader;
 // inline script, and may be framed by no one; no URL (room codes travel in
 // them) is sent on as a referrer; the page asks for no device.
 constexpr std::string_view kContentSecurityPolicy =
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "font-src 'self'; manifest-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'self'; frame-ancestors 'none'";
 constexpr std::string_view kPermissionsPolicy =

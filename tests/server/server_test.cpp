@@ -180,7 +180,7 @@ TEST_CASE("every answer of the public port carries the page's security headers, 
     CAPTURE(target);
     const auto result = http_request(running.port, target);
     CHECK(result.header("content-security-policy").find("frame-ancestors 'none'") != std::string::npos);
-    CHECK(result.header("content-security-policy").find("script-src 'self';") != std::string::npos);
+    CHECK(result.header("content-security-policy").find("script-src 'self' 'wasm-unsafe-eval';") != std::string::npos);
     CHECK(result.header("x-frame-options") == "DENY");
     CHECK(result.header("referrer-policy") == "no-referrer");
     CHECK(result.header("permissions-policy").find("camera=()") != std::string::npos);

@@ -594,26 +594,18 @@ async function checkResults(tp, pupils, tableOf) {
 }
 
 // "Watch the game again": the link opens the replay page of that game. The
-// steps come from the engine's WebAssembly module; a server whose policy does
-// not let a page compile WebAssembly gets a page that says so politely (and
-// provokes no refusal). Then, where the web root has the module, the page is
-// opened again as a server that allowed it would serve it (the policy with
-// 'wasm-unsafe-eval'), and must step through the whole game.
+// steps come from the engine's WebAssembly module (the server's policy lets
+// a page compile WebAssembly: 'wasm-unsafe-eval'). A web root without the
+// module (GOFISH_WASM=OFF; here its requests answered 404) gets a page that
+// says politely that it cannot step through the game and shows how it ended.
 async function checkReplay(browser, baseUrl, tp, log, shoot) {
   const link = await tp.$eval('#console-results .results-block[data-table] a.results-replay', (a) => ({
     href: a.getAttribute('href'), names: [...a.closest('.results-block').querySelectorAll('tbody th')].map((th) => th.textContent.replace(/ \(computer\)$/, '')),
     sets: [...a.closest('.results-block').querySelectorAll('.results-sets')].map((td) => Number(td.textContent)) }));
   assert(/^\/\?replay=[A-Za-z0-9_=-]+$/.test(link.href), `the replay link is /?replay=GAME_ID: ${link.href}`);
-  const open = async (allowWasm) => {
+  const open = async (withEngine) => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' });
-    if (allowWasm) {
-      await context.route('**/*', async (route) => {
-        const response = await route.fetch();
-        const headers = { ...response.headers() };
-        if (headers['content-security-policy']) headers['content-security-policy'] = headers['content-security-policy'].replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'");
-        await route.fulfill({ response, headers });
-      });
-    }
+    if (!withEngine) await context.route('**/engine/**', (route) => route.fulfill({ status: 404, body: '' }));
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
@@ -624,20 +616,17 @@ async function checkReplay(browser, baseUrl, tp, log, shoot) {
     assert(link.names.every((n) => players.includes(n)), `the replay names the table's players: "${players}"`);
     return { context, page, errors };
   };
-  const plain = await open(false);
-  const stepping = /^Step 1 of/.test(await plain.page.textContent('#rp-pos'));
-  if (!stepping) {
-    const said = await plain.page.textContent('#replay-page-error');
-    assert(said.includes('cannot step through the game on this server'), `without the engine the page says so: "${said}"`);
-    assert((await plain.page.$$('#rp-hands .replay-row')).length === link.names.length, 'and shows how the game ended, a row a seat');
-  }
-  await checkAxe(plain.page, 'class: replay page');
-  await plain.context.close();
   const engine = await fetch(new URL('gofish-engine.mjs', `${baseUrl}/engine/`), { method: 'HEAD' });
+  const bare = await open(false);
+  const said = await bare.page.textContent('#replay-page-error');
+  assert(said.includes('cannot step through the game on this server'), `without the engine the page says so: "${said}"`);
+  assert((await bare.page.$$('#rp-hands .replay-row')).length === link.names.length, 'and shows how the game ended, a row a seat');
+  await checkAxe(bare.page, 'class: replay page without the engine');
+  await bare.context.close();
   if (!engine.ok) { log('the web root has no engine module (GOFISH_WASM=OFF): the replay\'s steps are not checked'); return; }
-  const { context, page, errors } = stepping ? { ...plain, context: null } : await open(true);
-  if (!context) return;
-  assert(/^Step 1 of/.test(await page.textContent('#rp-pos')), `with WebAssembly allowed the page steps through the game: ${await page.textContent('#replay-page-error')}`);
+  const { context, page, errors } = await open(true);
+  assert(/^Step 1 of/.test(await page.textContent('#rp-pos')), `the page steps through the game: ${await page.textContent('#replay-page-error')}`);
+  await checkAxe(page, 'class: replay page');
   const first = await page.textContent('#rp-text');
   assert(first.startsWith('The deal: every hand face up.'), `the first step is the deal: "${first}"`);
   const cards = await page.$$eval('#rp-hands .card.face', (c) => c.length);
@@ -654,6 +643,6 @@ async function checkReplay(browser, baseUrl, tp, log, shoot) {
   assert(JSON.stringify(made) === JSON.stringify(link.sets), `the last step's sets are the results' (${link.sets}): ${made}`);
   assert(await page.isDisabled('#rp-next'), 'Next stops at the last step');
   assert(errors.length === 0, `no page errors on the replay: ${errors.join('; ')}`);
-  log(`replay of ${link.href}: ${await page.textContent('#rp-pos')}, sets ${made}${stepping ? '' : ' (with WebAssembly allowed; this server\'s policy refuses it)'}`);
+  log(`replay of ${link.href}: ${await page.textContent('#rp-pos')}, sets ${made}`);
   await context.close();
 }

@@ -18,7 +18,7 @@ import { assert, createRoom, expectCspViolations, openPage, waitFor } from '../l
 import { startServer } from '../lib/server.mjs';
 
 const HEADERS = {
-  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+  'content-security-policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; " +
     "connect-src 'self'; font-src 'self'; manifest-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; " +
     "form-action 'self'; frame-ancestors 'none'",
   'x-frame-options': 'DENY',
