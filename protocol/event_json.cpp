@@ -9,6 +9,7 @@
 #include <set>
 
 #include "engine/overloaded.hpp"
+#include "protocol/game_json.hpp"
 #include "protocol/rules_json.hpp"
 #include "protocol/text.hpp"
 
@@ -366,7 +367,7 @@ bool is_teacher_command(const ClientBody& body) {
          std::holds_alternative<ResumeTables>(body) || std::holds_alternative<MessageTables>(body) ||
          std::holds_alternative<SetChat>(body) || std::holds_alternative<ReadResults>(body) ||
          std::holds_alternative<RemovePupil>(body) || std::holds_alternative<SeatToBot>(body) ||
-         std::holds_alternative<AllowLate>(body);
+         std::holds_alternative<AllowLate>(body) || std::holds_alternative<WatchTable>(body);
 }
 
 namespace detail {
@@ -409,6 +410,12 @@ std::optional<ClientBody> parse_event_request(std::string_view type, Reader& r, 
   if (type == "remove_pupil") return RemovePupil{static_cast<int>(r.required_integer("pupil", 0, kMaxIndex))};
   if (type == "seat_to_bot") return SeatToBot{static_cast<int>(r.required_integer("pupil", 0, kMaxIndex))};
   if (type == "allow_late") return AllowLate{r.required_boolean("allow")};
+  // Null (like any null member, or an absent one): stop watching.
+  if (type == "watch_table") {
+    WatchTable m;
+    if (auto table = r.integer("table", 0, kMaxIndex)) m.table = static_cast<int>(*table);
+    return m;
+  }
   return std::nullopt;
 }
 
@@ -472,6 +479,10 @@ bool write_event_request(const ClientBody& body, OrderedJson& out) {
                         },
                         [&](const AllowLate& m) {
                           out["allow"] = m.allow;
+                          return true;
+                        },
+                        [&](const WatchTable& m) {
+                          out["table"] = optional_int(m.table);
                           return true;
                         },
                         [&](const auto&) { return false; },
@@ -548,11 +559,33 @@ OrderedJson event_message_json(const EventUnseated& m) {
   return out;
 }
 
+OrderedJson event_message_json(const TableView& m) {
+  OrderedJson out = start("table_view", std::nullopt);
+  out["table"] = m.table;
+  out["room"] = m.room;
+  out["state"] = to_string(m.state);
+  out["turn"] = m.turn ? OrderedJson(*m.turn) : OrderedJson(nullptr);
+  out["pond"] = m.pond;
+  OrderedJson seats = OrderedJson::array();
+  for (const TableViewSeat& s : m.seats) {
+    OrderedJson seat{{"seat", s.seat},
+                     {"name", s.name},
+                     {"pupil", optional_int(s.pupil)},
+                     {"cards", s.cards},
+                     {"sets", rank_list_json(s.sets)}};
+    if (s.hand) seat["hand"] = cards_to_json(*s.hand);
+    seats.push_back(std::move(seat));
+  }
+  out["seats"] = std::move(seats);
+  return out;
+}
+
 std::optional<std::variant<EventServerMessage, std::string>> parse_event_message(std::string_view type,
                                                                                 const Json& json) {
   if (type == "event_results") return event_results_from_json(json);
   if (type != "event_created" && type != "event_joined" && type != "event_state" && type != "event_seat" &&
-      type != "event_roster" && type != "event_message" && type != "event_left" && type != "event_unseated") {
+      type != "event_roster" && type != "event_message" && type != "event_left" && type != "event_unseated" &&
+      type != "table_view") {
     return std::nullopt;
   }
   try {
@@ -592,6 +625,36 @@ std::optional<std::variant<EventServerMessage, std::string>> parse_event_message
     if (type == "event_message") return EventServerMessage(EventTeacherMessage{json.at("text").get<std::string>()});
     if (type == "event_left") return EventServerMessage(EventLeft{json.at("reason").get<std::string>()});
     if (type == "event_unseated") return EventServerMessage(EventUnseated{json.at("reason").get<std::string>()});
+    if (type == "table_view") {
+      TableView m;
+      m.table = json.at("table").get<int>();
+      m.room = json.at("room").get<std::string>();
+      const auto state = enum_of(json.at("state").get<std::string>(),
+                                 {RoomState::kWaiting, RoomState::kPlaying, RoomState::kOver});
+      if (!state) return std::string("table_view: unknown state");
+      m.state = *state;
+      if (auto turn = read_optional_int(json, "turn")) m.turn = static_cast<engine::Seat>(*turn);
+      m.pond = json.at("pond").get<int>();
+      for (const Json& seat : json.at("seats")) {
+        TableViewSeat s;
+        s.seat = static_cast<engine::Seat>(seat.at("seat").get<int>());
+        s.name = seat.at("name").get<std::string>();
+        s.pupil = read_optional_int(seat, "pupil");
+        s.cards = seat.at("cards").get<int>();
+        s.sets = rank_list_from(seat.at("sets"));
+        if (const auto hand = seat.find("hand"); hand != seat.end()) {
+          engine::CardSet cards;
+          for (const Json& card : *hand) {
+            const auto parsed = engine::parse_card(card.get<std::string>());
+            if (!parsed) return std::string("table_view: not a card");
+            cards.add(*parsed);
+          }
+          s.hand = cards;
+        }
+        m.seats.push_back(std::move(s));
+      }
+      return EventServerMessage(std::move(m));
+    }
     EventSeat m;
     m.event = json.at("event").get<std::string>();
     m.round = json.at("round").get<int>();

@@ -35,6 +35,7 @@ nlohmann::ordered_json event_message_json(const EventRoster& m);
 nlohmann::ordered_json event_message_json(const EventTeacherMessage& m);
 nlohmann::ordered_json event_message_json(const EventLeft& m);
 nlohmann::ordered_json event_message_json(const EventUnseated& m);
+nlohmann::ordered_json event_message_json(const TableView& m);
 // event_results, in event_results_json.cpp.
 nlohmann::ordered_json event_results_json(const EventResults& m);
 std::variant<EventServerMessage, std::string> event_results_from_json(const nlohmann::json& json);

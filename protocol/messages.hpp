@@ -275,11 +275,16 @@ struct AllowLate {  // EventSettings::late_pupils
   bool allow = true;
   friend bool operator==(const AllowLate&, const AllowLate&) = default;
 };
+struct WatchTable {  // the teacher's connection is sent table_view of this table; none: no more
+  std::optional<int> table;
+  friend bool operator==(const WatchTable&, const WatchTable&) = default;
+};
 
 using ClientBody = std::variant<Hello, CreateRoom, Join, Resume, Leave, Lobby, AddBot, RemoveBot, Kick, Start, Rematch,
                                 Ask, Answer, Declare, Chat, GetTranscript, Ping, CreateEvent, JoinEvent, ResumeEvent,
                                 SeatPupils, MovePupil, FreeName, StartRound, EndRound, ReadRoster, PauseTables,
-                                ResumeTables, MessageTables, SetChat, ReadResults, RemovePupil, SeatToBot, AllowLate>;
+                                ResumeTables, MessageTables, SetChat, ReadResults, RemovePupil, SeatToBot, AllowLate,
+                                WatchTable>;
 // True for the messages only an event's teacher may send.
 bool is_teacher_command(const ClientBody& body);
 
@@ -728,6 +733,27 @@ struct EventUnseated {
   friend bool operator==(const EventUnseated&, const EventUnseated&) = default;
 };
 
+// The teacher's view of one table (watch_table): what a spectator sees,
+// and with coaching every seat's hand, from the room's coach view.
+struct TableViewSeat {
+  engine::Seat seat = 0;
+  std::string name;
+  std::optional<int> pupil;  // the event's pupil in this seat; none: a bot
+  int cards = 0;
+  std::vector<engine::Rank> sets;     // the ranks of the sets laid, in order
+  std::optional<engine::CardSet> hand;  // only when the event has coaching
+  friend bool operator==(const TableViewSeat&, const TableViewSeat&) = default;
+};
+struct TableView {
+  int table = 0;
+  std::string room;
+  RoomState state = RoomState::kWaiting;
+  std::optional<engine::Seat> turn;
+  int pond = 0;
+  std::vector<TableViewSeat> seats;
+  friend bool operator==(const TableView&, const TableView&) = default;
+};
+
 // Results (protocol/README.md, "event_results"): names, sets and places,
 // never a card beyond the ranks of the sets laid.
 struct ResultSeat {
@@ -798,9 +824,10 @@ using ServerMessage = std::variant<Welcome, Ok, Created, Joined, RoomSnapshot, E
 // types is read by parse_event_server_message; parse_server_message refuses
 // it with a sentence saying so.
 using EventServerMessage = std::variant<EventCreated, EventJoined, EventStateMessage, EventSeat, EventRoster,
-                                        EventTeacherMessage, EventResults, EventLeft, EventUnseated>;
+                                        EventTeacherMessage, EventResults, EventLeft, EventUnseated,
+                                        TableView>;
 // "event_created", "event_joined", "event_state", "event_seat", "event_roster", "event_message", "event_results",
-// "event_left", "event_unseated".
+// "event_left", "event_unseated", "table_view".
 std::string_view message_type(const EventServerMessage& message);
 std::string encode(const EventServerMessage& message);
 std::variant<EventServerMessage, std::string> parse_event_server_message(std::string_view frame);
@@ -835,6 +862,7 @@ std::string encode(const EventTeacherMessage& message);
 std::string encode(const EventResults& message);
 std::string encode(const EventLeft& message);
 std::string encode(const EventUnseated& message);
+std::string encode(const TableView& message);
 
 // For clients written in C++ and for tests. Treats the frame as
 // untrusted: malformed input yields a sentence, never an exception.

@@ -46,6 +46,7 @@ Event::Event(const RoomServices& services, RoomDirectory& directory, std::string
       outbox_(services.writer, code_, services.health),
       created_ms_(services.timers->wall_ms()),
       console_timer_(*services.timers, strand_),
+      views_timer_(*services.timers, strand_),
       results_timer_(*services.timers, strand_) {
   for (const std::string& name : roster_) pupils_.push_back(Pupil{name, std::nullopt, {}});
 }
@@ -324,6 +325,7 @@ void Event::do_resume_teacher(const std::shared_ptr<Client>& client, const proto
 
 void Event::do_disconnect(const std::shared_ptr<Client>& client) {
   std::erase(teachers_, client);
+  std::erase_if(coached_, [&](const auto& watcher) { return watcher.first == client; });
   if (const auto pupil = pupil_of(client)) {
     std::erase(pupils_[static_cast<std::size_t>(*pupil)].clients, client);
     push_state();
@@ -356,6 +358,7 @@ void Event::do_command(const std::shared_ptr<Client>& client, const protocol::Cl
                  [&](const protocol::RemovePupil& m) { remove_pupil(client, m.pupil, std::move(id)); },
                  [&](const protocol::SeatToBot& m) { seat_to_bot(client, m.pupil, std::move(id)); },
                  [&](const protocol::AllowLate& m) { allow_late(client, m.allow, std::move(id)); },
+                 [&](const protocol::WatchTable& m) { watch_table(client, m.table, std::move(id)); },
                  [&](const auto&) { error(client, ErrorCode::kBadMessage, std::move(id)); },
              },
              body);
@@ -556,24 +559,29 @@ void Event::hand_seat(int pupil, const std::shared_ptr<Client>& client) {
 void Event::watch(int table) {
   const auto& room = tables_[static_cast<std::size_t>(table)].live;
   if (!room) return;
-  room->watch([weak = weak_from_this(), round = round_, table](protocol::EventTable status) {
-    if (auto self = weak.lock()) {
-      boost::asio::post(self->strand_, [weak, round, table, status = std::move(status)]() mutable {
-        if (auto event = weak.lock()) {
-          event->table_changed(round, table, std::move(status));
-          event->end_turn();
+  room->watch(
+      [weak = weak_from_this(), round = round_, table](protocol::EventTable status, std::vector<engine::CardSet> hands) {
+        if (auto self = weak.lock()) {
+          boost::asio::post(self->strand_,
+                            [weak, round, table, status = std::move(status), hands = std::move(hands)]() mutable {
+                              if (auto event = weak.lock()) {
+                                event->table_changed(round, table, std::move(status), std::move(hands));
+                                event->end_turn();
+                              }
+                            });
         }
-      });
-    }
-  });
+      },
+      settings_.coaching);
 }
 
-void Event::table_changed(int round, int table, protocol::EventTable status) {
+void Event::table_changed(int round, int table, protocol::EventTable status, std::vector<engine::CardSet> hands) {
   if (round != round_ || table >= static_cast<int>(tables_.size())) return;
   Table& changed = tables_[static_cast<std::size_t>(table)];
   changed.status = std::move(status);
+  changed.hands = std::move(hands);
   if (changed.status.game_id && !changed.game_id) table_finished(table);
   push_state();
+  push_view(table);
 }
 
 // ---- restart

@@ -135,4 +135,75 @@ bool Event::seat_late(int pupil) {
   return true;
 }
 
+// ---- the coaching view
+
+void Event::watch_table(const std::shared_ptr<Client>& client, std::optional<int> table, Id id) {
+  if (table && *table >= static_cast<int>(tables_.size())) return error(client, ErrorCode::kEventBadTable, std::move(id));
+  std::erase_if(coached_, [&](const auto& watcher) { return watcher.first == client; });
+  send(client, protocol::Ok{std::move(id)});
+  if (!table) return;
+  coached_.emplace_back(client, *table);
+  send(client, table_view(*table));
+}
+
+// Built from what the room reported: its spectator's table, and the coach
+// view's hands, which the room gives only when the event has coaching.
+protocol::TableView Event::table_view(int table) const {
+  const Table& t = tables_[static_cast<std::size_t>(table)];
+  protocol::TableView out;
+  out.table = table;
+  out.room = t.room;
+  out.state = t.status.state;
+  out.turn = t.status.turn;
+  out.pond = t.status.pond;
+  for (std::size_t s = 0; s < t.status.seats.size(); ++s) {
+    const protocol::EventTableSeat& seat = t.status.seats[s];
+    protocol::TableViewSeat view;
+    view.seat = static_cast<engine::Seat>(s);
+    view.name = seat.name;
+    if (s < t.seats.size()) view.pupil = t.seats[s];
+    view.cards = seat.cards;
+    view.sets = seat.ranks;
+    if (settings_.coaching && s < t.hands.size()) view.hand = t.hands[s];
+    out.seats.push_back(std::move(view));
+  }
+  return out;
+}
+
+void Event::push_view(int table) {
+  if (std::none_of(coached_.begin(), coached_.end(), [&](const auto& watcher) { return watcher.second == table; })) {
+    return;
+  }
+  if (views_timer_.armed()) {
+    views_due_.insert(table);
+    return;
+  }
+  send_view(table);
+  arm_views();
+}
+
+// Changes within the next kConsolePace go out together at its end.
+void Event::arm_views() {
+  views_timer_.arm(kConsolePace, [weak = weak_from_this()] {
+    if (auto self = weak.lock()) {
+      self->flush_views();
+      self->end_turn();
+    }
+  });
+}
+
+void Event::flush_views() {
+  const std::set<int> due = std::exchange(views_due_, {});
+  if (due.empty()) return;
+  for (int table : due) send_view(table);
+  arm_views();
+}
+
+void Event::send_view(int table) {
+  const SharedText text = make_shared_text(protocol::encode(table_view(table)));
+  for (const auto& [client, watched] : coached_) {
+    if (watched == table) outbox_.send(client, text);
+  }
+}
+
 }  // namespace gofish::server

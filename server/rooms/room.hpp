@@ -166,9 +166,10 @@ class Room {
   virtual void hand_seat(std::shared_ptr<Client> client, engine::Seat seat, protocol::EventSeat message) = 0;
   // `report` is called (from the room's strand, once what it shows is
   // committed) with the table as a spectator could see it (counts, never a
-  // card) now and whenever it changes.
-  using TableReport = std::function<void(protocol::EventTable)>;
-  virtual void watch(TableReport report) = 0;
+  // card) now and whenever it changes; with `coaching`, also with every
+  // seat's hand (RoomView::coach_hands), else with none.
+  using TableReport = std::function<void(protocol::EventTable, std::vector<engine::CardSet>)>;
+  virtual void watch(TableReport report, bool coaching) = 0;
   // The event's teacher pauses the table (or lets it go on): the room
   // pauses as when its store fails (room_pause.cpp), with reason "teacher",
   // except that nothing is held back, so players and spectators may still

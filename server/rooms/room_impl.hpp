@@ -61,7 +61,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void leases_confirmed(bool confirmed) override;
   void open_table(TableSetup setup) override;
   void hand_seat(std::shared_ptr<Client> client, engine::Seat seat, protocol::EventSeat message) override;
-  void watch(TableReport report) override;
+  void watch(TableReport report, bool coaching) override;
   void pause_table(bool paused) override;
   void set_chat(protocol::ChatMode chat) override;
   void release_seat(engine::Seat seat) override;
@@ -256,7 +256,8 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // hears of changes with what they last heard.
   std::optional<std::uint64_t> next_deal_seed_;
   TableReport table_report_;
-  std::optional<protocol::EventTable> table_reported_;
+  bool table_coached_ = false;
+  std::optional<std::pair<protocol::EventTable, std::vector<engine::CardSet>>> table_reported_;
 
   mutable std::mutex lobby_mutex_;
   std::optional<protocol::LobbyRoom> lobby_;

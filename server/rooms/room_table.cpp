@@ -20,9 +20,10 @@ void RoomImpl::hand_seat(std::shared_ptr<Client> client, engine::Seat seat, prot
   });
 }
 
-void RoomImpl::watch(TableReport report) {
-  on_strand([report = std::move(report)](RoomImpl& room) mutable {
+void RoomImpl::watch(TableReport report, bool coaching) {
+  on_strand([report = std::move(report), coaching](RoomImpl& room) mutable {
     room.table_report_ = std::move(report);
+    room.table_coached_ = coaching;
     room.table_reported_.reset();  // the new watcher hears the table as it is
   });
 }
@@ -152,11 +153,13 @@ protocol::EventTable RoomImpl::table_status() const {
 
 void RoomImpl::report_table() {
   if (!table_report_ || moved_) return;
-  protocol::EventTable table = table_status();
-  if (table_reported_ && *table_reported_ == table) return;
-  table_reported_ = table;
+  auto reported = std::pair(table_status(), table_coached_ ? view().coach_hands() : std::vector<engine::CardSet>());
+  if (table_reported_ && *table_reported_ == reported) return;
+  table_reported_ = reported;
   // After what it shows is committed, like any message the room sends.
-  outbox_.after([report = table_report_, table = std::move(table)]() mutable { report(std::move(table)); });
+  outbox_.after([report = table_report_, reported = std::move(reported)]() mutable {
+    report(std::move(reported.first), std::move(reported.second));
+  });
 }
 
 }  // namespace gofish::server

@@ -100,7 +100,8 @@ TEST_CASE("events: every client message encodes and parses back to itself") {
                                ResumeEvent{"K7QXM2", token}, SeatPupils{}, MovePupil{3, 1}, FreeName{2},
                                StartRound{}, EndRound{}, ReadRoster{"K7QXM2"}, PauseTables{}, ResumeTables{},
                                MessageTables{"Five minutes left."}, SetChat{ChatMode::kOff}, ReadResults{},
-                               RemovePupil{4}, SeatToBot{5}, AllowLate{false}, AllowLate{true}}) {
+                               RemovePupil{4}, SeatToBot{5}, AllowLate{false}, AllowLate{true}, WatchTable{2},
+                               WatchTable{std::nullopt}}) {
     const ClientMessage message{RequestId(std::int64_t{7}), body};
     const std::string text = encode_client_message(message);
     CAPTURE(text);
@@ -117,6 +118,8 @@ TEST_CASE("events: every client message encodes and parses back to itself") {
   CHECK(is_teacher_command(RemovePupil{}));
   CHECK(is_teacher_command(SeatToBot{}));
   CHECK(is_teacher_command(AllowLate{}));
+  CHECK(is_teacher_command(WatchTable{}));
+  CHECK(parsed(R"({"type":"watch_table","table":null})").body == ClientBody(WatchTable{std::nullopt}));
   // create_event without late_pupils allows them; the other commands'
   // fields are required and bounded.
   const auto plain = parsed(R"({"type":"create_event","name":"Maths","table_size":4})");
@@ -124,7 +127,9 @@ TEST_CASE("events: every client message encodes and parses back to itself") {
   CHECK(std::get<CreateEvent>(plain.body).settings.late_pupils);
   for (const char* bad : {R"({"type":"remove_pupil"})", R"({"type":"remove_pupil","pupil":-1})",
                           R"({"type":"seat_to_bot","pupil":60})", R"({"type":"seat_to_bot","pupil":"1"})",
-                          R"({"type":"allow_late"})", R"({"type":"allow_late","allow":1})"}) {
+                          R"({"type":"allow_late"})", R"({"type":"allow_late","allow":1})",
+                          R"({"type":"watch_table","table":-1})",
+                          R"({"type":"watch_table","table":"0"})"}) {
     CAPTURE(bad);
     CHECK(std::holds_alternative<Error>(parse_client_message(bad)));
   }
@@ -172,6 +177,8 @@ TEST_CASE("events: every server message encodes and parses back to itself") {
   table.seats = {EventTableSeat{Occupant::kBot, "Bot Bea", std::nullopt, BotLevel::kEasy, false, false, 5, 1, {12}},
                  EventTableSeat{Occupant::kHuman, "Ann", 0, std::nullopt, true, false, 6, 0}};
   state.tables = {table};
+  engine::CardSet ann_hand;
+  for (const char* card : {"QH", "2C", "10S"}) ann_hand.add(*engine::parse_card(card));
   const std::vector<EventServerMessage> messages = {
       EventCreated{RequestId(std::int64_t{1}), "K7QXM2", "tok", state},
       EventJoined{RequestId(std::string("j")), "K7QXM2", "Class 3B", "tok", false, state.pupils[0], 1},
@@ -185,6 +192,10 @@ TEST_CASE("events: every server message encodes and parses back to itself") {
       EventTeacherMessage{"Five minutes left."},
       EventLeft{"removed"},
       EventUnseated{"teacher"},
+      TableView{0, "K7QXM", RoomState::kPlaying, 1, 20,
+                {TableViewSeat{0, "Ann", 0, 3, {12}, ann_hand},
+                 TableViewSeat{1, "Bot Bea", std::nullopt, 3, {}, std::nullopt}}},
+      TableView{1, "QXM7K", RoomState::kOver, std::nullopt, 0, {}},
       results_example(),
       EventResults{std::nullopt, "K7QXM2", "Class 3B", false, {}, {}},
   };

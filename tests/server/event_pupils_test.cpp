@@ -5,7 +5,10 @@
 // event, the name free again, both tokens refused); a pupil who comes late
 // takes over the bot's seat at the table with the most of them, or waits
 // when the teacher does not allow it. A restart mid-round (SQLite) keeps
-// all of it: the unseated pupil, the late pupil's seat, the setting.
+// all of it: the unseated pupil, the late pupil's seat, the setting. The
+// coaching view (watch_table): the watching teacher's connection is sent
+// table_view, paced, with every seat's hand only when the event has
+// coaching; no pupil and no other connection is sent one.
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -36,11 +39,11 @@ protocol::CreateEvent event_request() {
   return request;
 }
 
-void check_no_event_leaks(Peer& peer, const std::string& who) {
+void check_no_event_leaks(Peer& peer, const std::string& who, EventAudience audience = EventAudience::kPupil) {
   std::vector<std::string> texts;
   for (const auto& frame : peer.frames()) texts.push_back(frame.text);
   for (const auto& frame : peer.class_frames()) texts.push_back(frame.text);
-  for (const auto& problem : find_event_leaks(texts, who)) FAIL_CHECK(problem);
+  for (const auto& problem : find_event_leaks(texts, who, audience)) FAIL_CHECK(problem);
 }
 
 protocol::EventState await_state(Peer& teacher, const std::function<bool(const protocol::EventState&)>& done) {
@@ -210,7 +213,7 @@ TEST_CASE("class event: a seat handed to a bot, a pupil removed, late pupils, an
     CHECK_FALSE(ben_joined.pupil.unseated);
     await_state(teacher, [](const protocol::EventState& s) { return !s.settings.late_pupils && s.pupils[1].claimed; });
 
-    check_no_event_leaks(teacher, "the teacher");
+    check_no_event_leaks(teacher, "the teacher", EventAudience::kTeacher);
     for (std::size_t i = 0; i < pupils.size(); ++i) check_no_event_leaks(*pupils[i].peer, kRoster[i]);
     check_no_event_leaks(fay, "Fay");
     server.stop(SIGKILL);
@@ -269,10 +272,103 @@ TEST_CASE("class event: a seat handed to a bot, a pupil removed, late pupils, an
   // Play goes on and every game ends, with a bot in Ann's seat.
   CHECK(teacher.expect<protocol::Ok>(protocol::ResumeTables{}).id.has_value());
   CHECK(teacher.expect<protocol::Ok>(protocol::EndRound{}).id.has_value());
-  check_no_event_leaks(teacher, "the teacher");
+  check_no_event_leaks(teacher, "the teacher", EventAudience::kTeacher);
   check_no_event_leaks(ann, "Ann");
   check_no_event_leaks(fay, "Fay");
   check_no_event_leaks(ben, "Ben");
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
+// Reads whatever comes for `time`, keeping it all for the checks.
+void drain(Peer& peer, std::chrono::milliseconds time) {
+  peer.await_class([](const protocol::EventServerMessage&) { return false; }, time);
+}
+
+std::vector<protocol::TableView> table_views(const Peer& peer) {
+  std::vector<protocol::TableView> views;
+  for (const auto& frame : peer.class_frames()) {
+    if (const auto* view = std::get_if<protocol::TableView>(&frame.message)) views.push_back(*view);
+  }
+  return views;
+}
+
+// A table_view of a table of four (classic rules): with coaching each
+// seat's hand, as many cards as it holds, no card in two hands, and every
+// card of the pack in a hand, the pond or a set; without, no hand at all.
+void check_view(const protocol::TableView& view, const std::string& room, bool coaching) {
+  CHECK(view.table == 0);
+  CHECK(view.room == room);
+  REQUIRE(view.seats.size() == 4);
+  engine::CardSet all;
+  int held = 0;
+  int laid = 0;
+  for (std::size_t s = 0; s < view.seats.size(); ++s) {
+    const auto& seat = view.seats[s];
+    CHECK(seat.seat == static_cast<engine::Seat>(s));
+    CHECK_FALSE(seat.name.empty());
+    laid += static_cast<int>(seat.sets.size());
+    CHECK(seat.hand.has_value() == coaching);
+    if (!seat.hand) continue;
+    CHECK(seat.hand->size() == seat.cards);
+    held += seat.hand->size();
+    all.add(*seat.hand);
+  }
+  if (coaching) {
+    CHECK(all.size() == held);
+    CHECK(held + view.pond + 4 * laid == 52);
+  }
+}
+
+TEST_CASE("class event: the coaching view shows the watching teacher a table's hands, and nobody else") {
+  TempDir dir("gofish-event-coach");
+  ServerProcess server(dir.path, dir.path / "server.log", {"--bot-delay-ms=40"});
+  const auto port = server.port();
+  for (const bool coaching : {true, false}) {
+    CAPTURE(coaching);
+    Peer teacher(port);
+    auto request = event_request();
+    request.settings.coaching = coaching;
+    const auto created = teacher.expect_class<protocol::EventCreated>(request);
+    std::vector<std::unique_ptr<Peer>> pupils;
+    for (std::size_t i = 0; i < 3; ++i) {
+      pupils.push_back(std::make_unique<Peer>(port));
+      pupils.back()->expect_class<protocol::EventJoined>(protocol::JoinEvent{created.code, kRoster[i], ""});
+    }
+    CHECK(teacher.error_of(protocol::WatchTable{0}) == "event/bad_table");  // no table yet
+    CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
+    const auto playing = await_state(teacher, all_playing);
+    REQUIRE(playing.tables.size() == 1);
+    const std::string room = playing.tables[0].room;
+    CHECK(pupils[0]->error_of(protocol::WatchTable{0}) == "event/not_teacher");
+    CHECK(teacher.error_of(protocol::WatchTable{1}) == "event/bad_table");
+
+    // A second console watches the table: a view at once, then one as it
+    // changes, at most one every 250 ms.
+    Peer console(port);
+    console.expect_class<protocol::EventStateMessage>(protocol::ResumeEvent{created.code, created.token});
+    const auto asked = std::chrono::steady_clock::now();
+    CHECK(console.expect<protocol::Ok>(protocol::WatchTable{0}).id.has_value());
+    const auto first = await_class_message<protocol::TableView>(console);
+    REQUIRE(first.has_value());
+    check_view(*first, room, coaching);
+    drain(console, 1500ms);
+    const auto watched = std::chrono::steady_clock::now() - asked;
+    const auto views = table_views(console);
+    CHECK(views.size() >= 3);
+    CHECK(views.size() <= 2 + static_cast<std::size_t>(watched / 250ms));
+    for (const auto& view : views) check_view(view, room, coaching);
+    // No more views once it stops watching.
+    CHECK(console.expect<protocol::Ok>(protocol::WatchTable{std::nullopt}).id.has_value());
+    drain(console, 300ms);
+    const auto stopped = table_views(console).size();
+    drain(console, 700ms);
+    CHECK(table_views(console).size() == stopped);
+
+    CHECK(table_views(teacher).empty());
+    check_no_event_leaks(console, "the console", coaching ? EventAudience::kCoach : EventAudience::kTeacher);
+    check_no_event_leaks(teacher, "the teacher", EventAudience::kTeacher);
+    for (std::size_t i = 0; i < pupils.size(); ++i) check_no_event_leaks(*pupils[i], kRoster[i], EventAudience::kPupil);
+  }
   CHECK(server.stop(SIGTERM) == 0);
 }
 
