@@ -279,6 +279,38 @@ TEST_CASE("class event: a seat handed to a bot, a pupil removed, late pupils, an
   CHECK(server.stop(SIGTERM) == 0);
 }
 
+TEST_CASE("class event: a table whose only pupil was unseated plays on to the end, through a restart") {
+  TempDir dir("gofish-event-bots-only");
+  const std::vector<std::string> options = {"--bot-delay-ms=40"};
+  std::string code;
+  std::string token;
+  {
+    ServerProcess server(dir.path, dir.path / "server-1.log", options);
+    Peer teacher(server.port());
+    const auto created = teacher.expect_class<protocol::EventCreated>(event_request());
+    code = created.code;
+    token = created.token;
+    Peer ann(server.port());
+    ann.expect_class<protocol::EventJoined>(protocol::JoinEvent{code, "Ann", ""});
+    CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
+    await_state(teacher, all_playing);
+    CHECK(teacher.expect<protocol::Ok>(protocol::PauseTables{}).id.has_value());
+    CHECK(teacher.expect<protocol::Ok>(protocol::SeatToBot{0}).id.has_value());
+    await_state(teacher, [](const protocol::EventState& s) { return s.paused && s.pupils[0].unseated; });
+    server.stop(SIGKILL);
+  }
+  ServerProcess server(dir.path, dir.path / "server-2.log", options);
+  Peer teacher(server.port());
+  const auto resumed = teacher.expect_class<protocol::EventStateMessage>(protocol::ResumeEvent{code, token});
+  CHECK(resumed.event.pupils[0].unseated);
+  CHECK(teacher.expect<protocol::Ok>(protocol::ResumeTables{}).id.has_value());
+  const auto over = await_state(teacher, [](const protocol::EventState& s) {
+    return s.tables.size() == 1 && s.tables[0].state == protocol::RoomState::kOver && s.tables[0].game_id;
+  });
+  CHECK_FALSE(over.tables[0].seats[0].pupil.has_value());
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
 // Reads whatever comes for `time`, keeping it all for the checks.
 void drain(Peer& peer, std::chrono::milliseconds time) {
   peer.await_class([](const protocol::EventServerMessage&) { return false; }, time);
