@@ -25,12 +25,12 @@ using detail::Reader;
 namespace {
 
 // In ClientBody order.
-constexpr std::array<std::string_view, 31> kClientTypes = {
+constexpr std::array<std::string_view, 35> kClientTypes = {
     "hello",        "create_room", "join",         "resume",      "leave",     "lobby",      "add_bot",
     "remove_bot",   "kick",        "start",        "rematch",     "ask",       "answer",     "declare",
     "chat",         "transcript",  "ping",         "create_event", "join_event", "resume_event", "seat_pupils",
     "move_pupil",   "free_name",   "start_round",  "end_round",   "read_roster", "pause_tables", "resume_tables",
-    "message_tables", "set_chat",  "read_results",
+    "message_tables", "set_chat",  "read_results", "remove_pupil", "seat_to_bot", "allow_late", "watch_table",
 };
 static_assert(kClientTypes.size() == std::variant_size_v<ClientBody>, "one wire type per client message");
 

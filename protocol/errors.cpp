@@ -83,6 +83,8 @@ CodeInfo info(ErrorCode code) {
     case ErrorCode::kEventUnavailable:
       return {"event/unavailable",
               "Class events are not available on this server yet: it shares its database with other servers."};
+    case ErrorCode::kEventNotSeated:
+      return {"event/not_seated", "That pupil has no seat at a table of the round being played."};
     case ErrorCode::kChatOff: return {"chat/off", "Chat is off in this room."};
     case ErrorCode::kChatTooLong: return {"chat/too_long", "That chat message is too long (200 characters at most)."};
     case ErrorCode::kChatRateLimited: return {"chat/rate_limited", "You are chatting too fast; wait a moment."};
@@ -169,6 +171,7 @@ constexpr std::array kAllCodes = {
     ErrorCode::kEventBadTable,
     ErrorCode::kEventUnavailable,
     ErrorCode::kEventRateLimited,
+    ErrorCode::kEventNotSeated,
     ErrorCode::kChatOff,
     ErrorCode::kChatTooLong,
     ErrorCode::kChatRateLimited,

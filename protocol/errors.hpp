@@ -74,6 +74,7 @@ enum class ErrorCode {
   kEventBadTable,
   kEventUnavailable,
   kEventRateLimited,
+  kEventNotSeated,
   // chat/
   kChatOff,
   kChatTooLong,

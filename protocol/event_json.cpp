@@ -9,6 +9,7 @@
 #include <set>
 
 #include "engine/overloaded.hpp"
+#include "protocol/game_json.hpp"
 #include "protocol/rules_json.hpp"
 #include "protocol/text.hpp"
 
@@ -113,6 +114,7 @@ CreateEvent parse_create_event(Reader& r, const ParseLimits& limits) {
   if (auto rounds = r.integer("rounds", 1, kMaxEventRounds)) s.rounds = static_cast<int>(*rounds);
   if (auto same = r.boolean("same_deal")) s.same_deal = *same;
   if (auto coaching = r.boolean("coaching")) s.coaching = *coaching;
+  if (auto late = r.boolean("late_pupils")) s.late_pupils = *late;
   if (const Json* roster = r.array("roster", kMaxRosterNames)) {
     std::set<std::string> seen;
     for (std::size_t i = 0; i < roster->size() && !r.failed(); ++i) {
@@ -188,6 +190,7 @@ OrderedJson settings_json(const EventSettings& s) {
   out["rounds"] = s.rounds;
   out["same_deal"] = s.same_deal;
   out["coaching"] = s.coaching;
+  out["late_pupils"] = s.late_pupils;
   return out;
 }
 
@@ -199,7 +202,8 @@ OrderedJson pupil_json(const EventPupil& p) {
                      {"claimed", p.claimed},
                      {"connected", p.connected},
                      {"table", optional_int(p.table)},
-                     {"seat", p.seat ? OrderedJson(*p.seat) : OrderedJson(nullptr)}};
+                     {"seat", p.seat ? OrderedJson(*p.seat) : OrderedJson(nullptr)},
+                     {"unseated", p.unseated}};
 }
 
 OrderedJson table_json(const EventTable& t) {
@@ -271,6 +275,8 @@ EventSettings settings_from(const Json& json) {
   s.rounds = json.at("rounds").get<int>();
   s.same_deal = json.at("same_deal").get<bool>();
   s.coaching = json.at("coaching").get<bool>();
+  // Absent in records from before allow_late: its default.
+  if (const auto it = json.find("late_pupils"); it != json.end()) s.late_pupils = it->get<bool>();
   return s;
 }
 
@@ -282,6 +288,7 @@ EventPupil pupil_from(const Json& json) {
   p.connected = json.at("connected").get<bool>();
   p.table = read_optional_int(json, "table");
   if (auto seat = read_optional_int(json, "seat")) p.seat = static_cast<engine::Seat>(*seat);
+  p.unseated = json.at("unseated").get<bool>();
   return p;
 }
 
@@ -358,7 +365,9 @@ bool is_teacher_command(const ClientBody& body) {
          std::holds_alternative<FreeName>(body) || std::holds_alternative<StartRound>(body) ||
          std::holds_alternative<EndRound>(body) || std::holds_alternative<PauseTables>(body) ||
          std::holds_alternative<ResumeTables>(body) || std::holds_alternative<MessageTables>(body) ||
-         std::holds_alternative<SetChat>(body) || std::holds_alternative<ReadResults>(body);
+         std::holds_alternative<SetChat>(body) || std::holds_alternative<ReadResults>(body) ||
+         std::holds_alternative<RemovePupil>(body) || std::holds_alternative<SeatToBot>(body) ||
+         std::holds_alternative<AllowLate>(body) || std::holds_alternative<WatchTable>(body);
 }
 
 namespace detail {
@@ -398,6 +407,15 @@ std::optional<ClientBody> parse_event_request(std::string_view type, Reader& r, 
     return m;
   }
   if (type == "read_results") return ReadResults{};
+  if (type == "remove_pupil") return RemovePupil{static_cast<int>(r.required_integer("pupil", 0, kMaxIndex))};
+  if (type == "seat_to_bot") return SeatToBot{static_cast<int>(r.required_integer("pupil", 0, kMaxIndex))};
+  if (type == "allow_late") return AllowLate{r.required_boolean("allow")};
+  // Null (like any null member, or an absent one): stop watching.
+  if (type == "watch_table") {
+    WatchTable m;
+    if (auto table = r.integer("table", 0, kMaxIndex)) m.table = static_cast<int>(*table);
+    return m;
+  }
   return std::nullopt;
 }
 
@@ -451,6 +469,22 @@ bool write_event_request(const ClientBody& body, OrderedJson& out) {
                           return true;
                         },
                         [&](const ReadResults&) { return true; },
+                        [&](const RemovePupil& m) {
+                          out["pupil"] = m.pupil;
+                          return true;
+                        },
+                        [&](const SeatToBot& m) {
+                          out["pupil"] = m.pupil;
+                          return true;
+                        },
+                        [&](const AllowLate& m) {
+                          out["allow"] = m.allow;
+                          return true;
+                        },
+                        [&](const WatchTable& m) {
+                          out["table"] = optional_int(m.table);
+                          return true;
+                        },
                         [&](const auto&) { return false; },
                     },
                     body);
@@ -513,11 +547,45 @@ OrderedJson event_message_json(const EventTeacherMessage& m) {
   return out;
 }
 
+OrderedJson event_message_json(const EventLeft& m) {
+  OrderedJson out = start("event_left", std::nullopt);
+  out["reason"] = m.reason;
+  return out;
+}
+
+OrderedJson event_message_json(const EventUnseated& m) {
+  OrderedJson out = start("event_unseated", std::nullopt);
+  out["reason"] = m.reason;
+  return out;
+}
+
+OrderedJson event_message_json(const TableView& m) {
+  OrderedJson out = start("table_view", std::nullopt);
+  out["table"] = m.table;
+  out["room"] = m.room;
+  out["state"] = to_string(m.state);
+  out["turn"] = m.turn ? OrderedJson(*m.turn) : OrderedJson(nullptr);
+  out["pond"] = m.pond;
+  OrderedJson seats = OrderedJson::array();
+  for (const TableViewSeat& s : m.seats) {
+    OrderedJson seat{{"seat", s.seat},
+                     {"name", s.name},
+                     {"pupil", optional_int(s.pupil)},
+                     {"cards", s.cards},
+                     {"sets", rank_list_json(s.sets)}};
+    if (s.hand) seat["hand"] = cards_to_json(*s.hand);
+    seats.push_back(std::move(seat));
+  }
+  out["seats"] = std::move(seats);
+  return out;
+}
+
 std::optional<std::variant<EventServerMessage, std::string>> parse_event_message(std::string_view type,
                                                                                 const Json& json) {
   if (type == "event_results") return event_results_from_json(json);
   if (type != "event_created" && type != "event_joined" && type != "event_state" && type != "event_seat" &&
-      type != "event_roster" && type != "event_message") {
+      type != "event_roster" && type != "event_message" && type != "event_left" && type != "event_unseated" &&
+      type != "table_view") {
     return std::nullopt;
   }
   try {
@@ -555,6 +623,38 @@ std::optional<std::variant<EventServerMessage, std::string>> parse_event_message
       return EventServerMessage(std::move(m));
     }
     if (type == "event_message") return EventServerMessage(EventTeacherMessage{json.at("text").get<std::string>()});
+    if (type == "event_left") return EventServerMessage(EventLeft{json.at("reason").get<std::string>()});
+    if (type == "event_unseated") return EventServerMessage(EventUnseated{json.at("reason").get<std::string>()});
+    if (type == "table_view") {
+      TableView m;
+      m.table = json.at("table").get<int>();
+      m.room = json.at("room").get<std::string>();
+      const auto state = enum_of(json.at("state").get<std::string>(),
+                                 {RoomState::kWaiting, RoomState::kPlaying, RoomState::kOver});
+      if (!state) return std::string("table_view: unknown state");
+      m.state = *state;
+      if (auto turn = read_optional_int(json, "turn")) m.turn = static_cast<engine::Seat>(*turn);
+      m.pond = json.at("pond").get<int>();
+      for (const Json& seat : json.at("seats")) {
+        TableViewSeat s;
+        s.seat = static_cast<engine::Seat>(seat.at("seat").get<int>());
+        s.name = seat.at("name").get<std::string>();
+        s.pupil = read_optional_int(seat, "pupil");
+        s.cards = seat.at("cards").get<int>();
+        s.sets = rank_list_from(seat.at("sets"));
+        if (const auto hand = seat.find("hand"); hand != seat.end()) {
+          engine::CardSet cards;
+          for (const Json& card : *hand) {
+            const auto parsed = engine::parse_card(card.get<std::string>());
+            if (!parsed) return std::string("table_view: not a card");
+            cards.add(*parsed);
+          }
+          s.hand = cards;
+        }
+        m.seats.push_back(std::move(s));
+      }
+      return EventServerMessage(std::move(m));
+    }
     EventSeat m;
     m.event = json.at("event").get<std::string>();
     m.round = json.at("round").get<int>();
@@ -594,24 +694,46 @@ std::optional<EventSettingsRecord> event_settings_from_record(std::string_view t
   }
 }
 
-std::string table_seats_record(const std::vector<std::optional<int>>& pupils) {
+// A seat is `null` (a bot), a pupil's number, or (let go during the round)
+// {"let_go":true} with "unseated": the pupil seat_to_bot took it from.
+std::string table_seats_record(const TableSeatsRecord& seats) {
   OrderedJson out = OrderedJson::array();
-  for (const auto& pupil : pupils) out.push_back(optional_int(pupil));
+  for (std::size_t s = 0; s < seats.pupils.size(); ++s) {
+    const bool let_go = s < seats.let_go.size() && seats.let_go[s];
+    if (!let_go) {
+      out.push_back(optional_int(seats.pupils[s]));
+      continue;
+    }
+    OrderedJson seat{{"let_go", true}};
+    if (s < seats.unseated.size() && seats.unseated[s]) seat["unseated"] = *seats.unseated[s];
+    out.push_back(std::move(seat));
+  }
   return out.dump();
 }
 
-std::optional<std::vector<std::optional<int>>> table_seats_from_record(std::string_view text) {
+std::optional<TableSeatsRecord> table_seats_from_record(std::string_view text) {
   const Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (!json.is_array()) return std::nullopt;
-  std::vector<std::optional<int>> out;
+  TableSeatsRecord out;
   for (const Json& entry : json) {
+    std::optional<int> unseated;
+    bool let_go = false;
     if (entry.is_null()) {
-      out.emplace_back();
+      out.pupils.emplace_back();
     } else if (entry.is_number_integer()) {
-      out.emplace_back(entry.get<int>());
+      out.pupils.emplace_back(entry.get<int>());
+    } else if (entry.is_object() && entry.value("let_go", false) == true) {
+      out.pupils.emplace_back();
+      let_go = true;
+      if (const auto it = entry.find("unseated"); it != entry.end()) {
+        if (!it->is_number_integer()) return std::nullopt;
+        unseated = it->get<int>();
+      }
     } else {
       return std::nullopt;
     }
+    out.let_go.push_back(let_go);
+    out.unseated.push_back(unseated);
   }
   return out;
 }

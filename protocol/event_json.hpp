@@ -33,6 +33,9 @@ nlohmann::ordered_json event_message_json(const EventStateMessage& m);
 nlohmann::ordered_json event_message_json(const EventSeat& m);
 nlohmann::ordered_json event_message_json(const EventRoster& m);
 nlohmann::ordered_json event_message_json(const EventTeacherMessage& m);
+nlohmann::ordered_json event_message_json(const EventLeft& m);
+nlohmann::ordered_json event_message_json(const EventUnseated& m);
+nlohmann::ordered_json event_message_json(const TableView& m);
 // event_results, in event_results_json.cpp.
 nlohmann::ordered_json event_results_json(const EventResults& m);
 std::variant<EventServerMessage, std::string> event_results_from_json(const nlohmann::json& json);
@@ -60,9 +63,17 @@ struct EventSettingsRecord {
 };
 std::optional<EventSettingsRecord> event_settings_from_record(std::string_view text);
 // A table's seats as the store keeps them: the pupil in each seat, or none
-// (a bot).
-std::string table_seats_record(const std::vector<std::optional<int>>& pupils);
-std::optional<std::vector<std::optional<int>>> table_seats_from_record(std::string_view text);
+// (a bot), and the seats a bot took over during the round (remove_pupil,
+// seat_to_bot), which no late pupil takes.
+struct TableSeatsRecord {
+  std::vector<std::optional<int>> pupils;  // who sits in each seat now; none: a bot
+  std::vector<bool> let_go;                // a bot took the seat over from a pupil this round
+  std::vector<std::optional<int>> unseated;  // the pupil seat_to_bot took it from
+  friend bool operator==(const TableSeatsRecord&, const TableSeatsRecord&) = default;
+};
+std::string table_seats_record(const TableSeatsRecord& seats);
+// Records written before seats could be let go are arrays of pupils only.
+std::optional<TableSeatsRecord> table_seats_from_record(std::string_view text);
 // A finished table's result as the store keeps it: each seat's name and
 // the ranks of its sets (event_results_json.cpp).
 struct TableResultRecord {

@@ -190,6 +190,9 @@ struct EventSettings {
   int rounds = 1;               // 1..kMaxEventRounds
   bool same_deal = false;       // every table of a round is dealt the same deck
   bool coaching = false;        // the teacher may see the tables' hands (pupils are told)
+  // A pupil who joins (or has no seat) while a round is in play takes over a
+  // seat a bot has held since that round began (allow_late changes it).
+  bool late_pupils = true;
   friend bool operator==(const EventSettings&, const EventSettings&) = default;
 };
 inline constexpr int kMaxEventRounds = 20;
@@ -260,11 +263,28 @@ struct SetChat {  // the event's chat mode, and every table's in the round in pl
 struct ReadResults {  // the results so far: answered with event_results
   friend bool operator==(const ReadResults&, const ReadResults&) = default;
 };
+struct RemovePupil {  // the pupil leaves the event; a bot plays their seat in the round in play
+  int pupil = 0;
+  friend bool operator==(const RemovePupil&, const RemovePupil&) = default;
+};
+struct SeatToBot {  // a bot plays the pupil's seat for the rest of the round; they wait for the next
+  int pupil = 0;
+  friend bool operator==(const SeatToBot&, const SeatToBot&) = default;
+};
+struct AllowLate {  // EventSettings::late_pupils
+  bool allow = true;
+  friend bool operator==(const AllowLate&, const AllowLate&) = default;
+};
+struct WatchTable {  // the teacher's connection is sent table_view of this table; none: no more
+  std::optional<int> table;
+  friend bool operator==(const WatchTable&, const WatchTable&) = default;
+};
 
 using ClientBody = std::variant<Hello, CreateRoom, Join, Resume, Leave, Lobby, AddBot, RemoveBot, Kick, Start, Rematch,
                                 Ask, Answer, Declare, Chat, GetTranscript, Ping, CreateEvent, JoinEvent, ResumeEvent,
                                 SeatPupils, MovePupil, FreeName, StartRound, EndRound, ReadRoster, PauseTables,
-                                ResumeTables, MessageTables, SetChat, ReadResults>;
+                                ResumeTables, MessageTables, SetChat, ReadResults, RemovePupil, SeatToBot, AllowLate,
+                                WatchTable>;
 // True for the messages only an event's teacher may send.
 bool is_teacher_command(const ClientBody& body);
 
@@ -596,6 +616,9 @@ struct EventPupil {
   bool connected = false;  // a connection of theirs is in the event now
   std::optional<int> table;          // where they sit (or will, once seated) this round
   std::optional<engine::Seat> seat;
+  // The teacher handed their seat in the round in play to a bot
+  // (seat_to_bot): no table until the next round seats them.
+  bool unseated = false;
   friend bool operator==(const EventPupil&, const EventPupil&) = default;
 };
 
@@ -697,6 +720,40 @@ struct EventTeacherMessage {
   friend bool operator==(const EventTeacherMessage&, const EventTeacherMessage&) = default;
 };
 
+// To every connection of a pupil who is no longer in the event
+// ("removed": remove_pupil); the connection is out of the event.
+struct EventLeft {
+  std::string reason;
+  friend bool operator==(const EventLeft&, const EventLeft&) = default;
+};
+// To every connection of a pupil whose seat in the round in play went to a
+// bot ("teacher": seat_to_bot); they are still in the event and wait.
+struct EventUnseated {
+  std::string reason;
+  friend bool operator==(const EventUnseated&, const EventUnseated&) = default;
+};
+
+// The teacher's view of one table (watch_table): what a spectator sees,
+// and with coaching every seat's hand, from the room's coach view.
+struct TableViewSeat {
+  engine::Seat seat = 0;
+  std::string name;
+  std::optional<int> pupil;  // the event's pupil in this seat; none: a bot
+  int cards = 0;
+  std::vector<engine::Rank> sets;     // the ranks of the sets laid, in order
+  std::optional<engine::CardSet> hand;  // only when the event has coaching
+  friend bool operator==(const TableViewSeat&, const TableViewSeat&) = default;
+};
+struct TableView {
+  int table = 0;
+  std::string room;
+  RoomState state = RoomState::kWaiting;
+  std::optional<engine::Seat> turn;
+  int pond = 0;
+  std::vector<TableViewSeat> seats;
+  friend bool operator==(const TableView&, const TableView&) = default;
+};
+
 // Results (protocol/README.md, "event_results"): names, sets and places,
 // never a card beyond the ranks of the sets laid.
 struct ResultSeat {
@@ -767,8 +824,10 @@ using ServerMessage = std::variant<Welcome, Ok, Created, Joined, RoomSnapshot, E
 // types is read by parse_event_server_message; parse_server_message refuses
 // it with a sentence saying so.
 using EventServerMessage = std::variant<EventCreated, EventJoined, EventStateMessage, EventSeat, EventRoster,
-                                        EventTeacherMessage, EventResults>;
-// "event_created", "event_joined", "event_state", "event_seat", "event_roster", "event_message", "event_results".
+                                        EventTeacherMessage, EventResults, EventLeft, EventUnseated,
+                                        TableView>;
+// "event_created", "event_joined", "event_state", "event_seat", "event_roster", "event_message", "event_results",
+// "event_left", "event_unseated", "table_view".
 std::string_view message_type(const EventServerMessage& message);
 std::string encode(const EventServerMessage& message);
 std::variant<EventServerMessage, std::string> parse_event_server_message(std::string_view frame);
@@ -801,6 +860,9 @@ std::string encode(const EventSeat& message);
 std::string encode(const EventRoster& message);
 std::string encode(const EventTeacherMessage& message);
 std::string encode(const EventResults& message);
+std::string encode(const EventLeft& message);
+std::string encode(const EventUnseated& message);
+std::string encode(const TableView& message);
 
 // For clients written in C++ and for tests. Treats the frame as
 // untrusted: malformed input yields a sentence, never an exception.

@@ -27,8 +27,9 @@ constexpr std::array<std::string_view, 15> kServerTypes = {
     "welcome", "ok",    "created", "joined",  "room", "event",       "lobby",       "transcript",
     "pong",    "error", "closing", "turn",    "room_closed", "room_paused", "room_resumed",
 };
-constexpr std::array<std::string_view, 7> kEventServerTypes = {
-    "event_created", "event_joined", "event_state", "event_seat", "event_roster", "event_message", "event_results"};
+constexpr std::array<std::string_view, 10> kEventServerTypes = {
+    "event_created", "event_joined",  "event_state", "event_seat",     "event_roster",
+    "event_message", "event_results", "event_left",  "event_unseated", "table_view"};
 static_assert(kEventServerTypes.size() == std::variant_size_v<EventServerMessage>, "one wire type per event message");
 static_assert(kServerTypes.size() == std::variant_size_v<ServerMessage>, "one wire type per server message");
 
@@ -389,6 +390,9 @@ std::string encode(const EventSeat& m) { return detail::event_message_json(m).du
 std::string encode(const EventRoster& m) { return detail::event_message_json(m).dump(); }
 std::string encode(const EventTeacherMessage& m) { return detail::event_message_json(m).dump(); }
 std::string encode(const EventResults& m) { return detail::event_results_json(m).dump(); }
+std::string encode(const EventLeft& m) { return detail::event_message_json(m).dump(); }
+std::string encode(const EventUnseated& m) { return detail::event_message_json(m).dump(); }
+std::string encode(const TableView& m) { return detail::event_message_json(m).dump(); }
 std::string encode(const RoomSnapshot& m) { return to_json(m).dump(); }
 std::string encode(const EventMessage& m) { return write_string(m); }
 std::string encode(const LobbyList& m) { return to_json(m).dump(); }

@@ -121,6 +121,8 @@ std::vector<std::string> class_changes(const protocol::EventState& before, const
       lines.push_back(p.name + " joined.");
     } else if (old && old->claimed && !p.claimed) {
       lines.push_back(p.name + " was let go: the name is free again.");
+    } else if (old && p.claimed && !old->unseated && p.unseated) {
+      lines.push_back(p.name + "'s seat went to a bot; " + p.name + " waits for the next round.");
     } else if (old && p.claimed && old->connected && !p.connected) {
       lines.push_back(p.name + " lost the connection.");
     } else if (old && p.claimed && !old->connected && p.connected) {

@@ -633,6 +633,16 @@ class Session : public ConnectionHandler {
                    [&](const protocol::EventStateMessage& m) { on_class_state(m.event); },
                    [&](const protocol::EventSeat& m) { on_class_seat(m); },
                    [&](const protocol::EventTeacherMessage& m) { print("Your teacher says: " + m.text); },
+                   [&](const protocol::EventUnseated&) {
+                     // The server has taken this connection out of the table's room.
+                     table_ = Table{};
+                     print("Your teacher gave your seat to a computer player. Wait here for the next round.");
+                   },
+                   [&](const protocol::EventLeft&) {
+                     table_ = Table{};
+                     print("Your teacher took you out of this class.");
+                     quit();
+                   },
                    [&](const protocol::EventResults& m) {
                      // Pushed as every table finishes; shown when asked for.
                      if (std::exchange(results_asked_, false)) print(results_lines(m));
@@ -712,6 +722,13 @@ class Session : public ConnectionHandler {
       case ClassCommandKind::kFree:
         if (const auto id = pupil(command.pupil)) send(protocol::FreeName{*id}, Request::kOther);
         return;
+      case ClassCommandKind::kRemove:
+        if (const auto id = pupil(command.pupil)) send(protocol::RemovePupil{*id}, Request::kOther);
+        return;
+      case ClassCommandKind::kBot:
+        if (const auto id = pupil(command.pupil)) send(protocol::SeatToBot{*id}, Request::kOther);
+        return;
+      case ClassCommandKind::kLate: return send(protocol::AllowLate{command.pupil == "on"}, Request::kOther);
       case ClassCommandKind::kPause: return send(protocol::PauseTables{}, Request::kOther);
       case ClassCommandKind::kResume: return send(protocol::ResumeTables{}, Request::kOther);
       case ClassCommandKind::kMessage: return send(protocol::MessageTables{command.pupil}, Request::kOther);

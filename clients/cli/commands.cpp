@@ -38,7 +38,7 @@ constexpr std::array<CommandName, 12> kCommands = {{
     {"quit", "q", CommandKind::kQuit, "quit                  leave the room and exit"},
 }};
 
-constexpr std::array<ClassCommandName, 13> kClassCommands = {{
+constexpr std::array<ClassCommandName, 16> kClassCommands = {{
     {"class", "c", ClassCommandKind::kShow, "class                 every table and pupil: who plays, cards, sets, who is away"},
     {"seat", "s", ClassCommandKind::kSeat, "seat                  seat the pupils who have joined at balanced tables"},
     {"start", "go", ClassCommandKind::kStart, "start                 start the next round at every table"},
@@ -46,6 +46,12 @@ constexpr std::array<ClassCommandName, 13> kClassCommands = {{
     {"move", "m", ClassCommandKind::kMove,
      "move <pupil> <table>  before a round: move a pupil (number or name) to a table"},
     {"free", "f", ClassCommandKind::kFree, "free <pupil>          let a pupil go: the name can be claimed again"},
+    {"remove", "rm", ClassCommandKind::kRemove,
+     "remove <pupil>        take a pupil out of the class; a bot plays their seat to the end of the round"},
+    {"bot", "b", ClassCommandKind::kBot,
+     "bot <pupil>           a bot plays the pupil's seat for the rest of the round; they wait for the next"},
+    {"late", "l", ClassCommandKind::kLate,
+     "late on|off           whether a pupil who comes during a round takes over a bot's seat"},
     {"pause", "p", ClassCommandKind::kPause, "pause                 pause every table of the round"},
     {"resume", "u", ClassCommandKind::kResume, "resume                let every table play on"},
     {"message", "msg", ClassCommandKind::kMessage, "message <text>        a line to every pupil (200 characters at most)"},
@@ -204,8 +210,8 @@ std::variant<ClassCommand, std::string> parse_class_command(std::string_view lin
   const ClassCommandName* found = find_named(kClassCommands, word);
   if (!found) {
     return "'" + word +
-           "' is not a command. Type 'help' for the list (class, seat, start, end, move, free, pause, message, "
-           "results, quit).";
+           "' is not a command. Type 'help' for the list (class, seat, start, end, move, free, remove, bot, late, "
+           "pause, message, results, quit).";
   }
   ClassCommand command{found->kind, "", 0};
   switch (command.kind) {
@@ -224,6 +230,20 @@ std::variant<ClassCommand, std::string> parse_class_command(std::string_view lin
     case ClassCommandKind::kFree:
       if (rest.empty()) return std::string("Free whom? Type 'free <pupil>', e.g. 'free ann' or 'free 3'.");
       command.pupil = std::string(rest);
+      break;
+    case ClassCommandKind::kRemove:
+      if (rest.empty()) return std::string("Remove whom? Type 'remove <pupil>', e.g. 'remove ann' or 'remove 3'.");
+      command.pupil = std::string(rest);
+      break;
+    case ClassCommandKind::kBot:
+      if (rest.empty()) return std::string("Whose seat? Type 'bot <pupil>', e.g. 'bot ann' or 'bot 3'.");
+      command.pupil = std::string(rest);
+      break;
+    case ClassCommandKind::kLate:
+      command.pupil = lower(rest);
+      if (command.pupil != "on" && command.pupil != "off") {
+        return std::string("Late pupils on or off? Type 'late on' or 'late off'.");
+      }
       break;
     case ClassCommandKind::kMessage:
       if (rest.empty()) return std::string("Say what? Type 'message <text>', e.g. 'message Five minutes left'.");

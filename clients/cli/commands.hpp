@@ -45,15 +45,19 @@ std::variant<protocol::Ask, std::string> resolve_ask(const Command& command, con
 std::vector<std::string> help_lines();
 
 // A class's teacher at the prompt (gofish-cli --create-class): class (c),
-// seat, start (go), end, move <pupil> <table>, free <pupil>, pause, resume,
-// message <text>, chat off|phrases|free, results (r), help (?), quit (q).
+// seat, start (go), end, move <pupil> <table>, free <pupil>, remove <pupil>,
+// bot <pupil>, late on|off, pause, resume, message <text>,
+// chat off|phrases|free, results (r), help (?), quit (q).
 enum class ClassCommandKind {
-  kShow, kSeat, kStart, kEnd, kMove, kFree, kPause, kResume, kMessage, kChat, kResults, kHelp, kQuit
+  kShow, kSeat, kStart, kEnd, kMove, kFree, kRemove, kBot, kLate, kPause, kResume, kMessage, kChat, kResults, kHelp,
+  kQuit
 };
 
 struct ClassCommand {
   ClassCommandKind kind = ClassCommandKind::kHelp;
-  std::string pupil;  // move, free: the pupil as typed (number or name); message: the text; chat: the mode
+  // move, free, remove, bot: the pupil as typed (number or name); message:
+  // the text; chat: the mode; late: "on" or "off"
+  std::string pupil;
   int table = 0;      // move: the table as shown (from 1)
   friend bool operator==(const ClassCommand&, const ClassCommand&) = default;
 };

@@ -46,6 +46,7 @@ Event::Event(const RoomServices& services, RoomDirectory& directory, std::string
       outbox_(services.writer, code_, services.health),
       created_ms_(services.timers->wall_ms()),
       console_timer_(*services.timers, strand_),
+      views_timer_(*services.timers, strand_),
       results_timer_(*services.timers, strand_) {
   for (const std::string& name : roster_) pupils_.push_back(Pupil{name, std::nullopt, {}});
 }
@@ -167,6 +168,8 @@ protocol::EventPupil Event::pupil_state(int pupil) const {
   if (const auto seat = seat_of(pupil)) {
     out.table = seat->first;
     out.seat = seat->second;
+  } else {
+    out.unseated = unseated(pupil);
   }
   return out;
 }
@@ -275,6 +278,7 @@ void Event::do_join(const std::shared_ptr<Client>& client, protocol::JoinEvent r
       Pupil& pupil = pupils_[i];
       if (!pupil.token || !(*pupil.token == hash)) continue;
       pupil.clients.push_back(client);
+      seat_late(static_cast<int>(i));
       send(client, protocol::EventJoined{std::move(id), code_, name_, std::string(), true,
                                          pupil_state(static_cast<int>(i)), round_, settings_.coaching});
       hand_seat(static_cast<int>(i), client);
@@ -303,8 +307,10 @@ void Event::do_join(const std::shared_ptr<Client>& client, protocol::JoinEvent r
   pupil.token = services_.hasher->hash(token);
   pupil.clients.push_back(client);
   save_pupil(static_cast<int>(*index));
+  const bool late = seat_late(static_cast<int>(*index));
   send(client, protocol::EventJoined{std::move(id), code_, name_, std::move(token), false,
                                      pupil_state(static_cast<int>(*index)), round_, settings_.coaching});
+  if (late) hand_seat(static_cast<int>(*index), client);
   push_state();
 }
 
@@ -319,6 +325,7 @@ void Event::do_resume_teacher(const std::shared_ptr<Client>& client, const proto
 
 void Event::do_disconnect(const std::shared_ptr<Client>& client) {
   std::erase(teachers_, client);
+  std::erase_if(coached_, [&](const auto& watcher) { return watcher.first == client; });
   if (const auto pupil = pupil_of(client)) {
     std::erase(pupils_[static_cast<std::size_t>(*pupil)].clients, client);
     push_state();
@@ -348,6 +355,10 @@ void Event::do_command(const std::shared_ptr<Client>& client, const protocol::Cl
                  [&](const protocol::MessageTables& m) { message_tables(client, m.text, std::move(id)); },
                  [&](const protocol::SetChat& m) { set_chat(client, m.chat, std::move(id)); },
                  [&](const protocol::ReadResults&) { read_results(client, std::move(id)); },
+                 [&](const protocol::RemovePupil& m) { remove_pupil(client, m.pupil, std::move(id)); },
+                 [&](const protocol::SeatToBot& m) { seat_to_bot(client, m.pupil, std::move(id)); },
+                 [&](const protocol::AllowLate& m) { allow_late(client, m.allow, std::move(id)); },
+                 [&](const protocol::WatchTable& m) { watch_table(client, m.table, std::move(id)); },
                  [&](const auto&) { error(client, ErrorCode::kBadMessage, std::move(id)); },
              },
              body);
@@ -449,13 +460,12 @@ void Event::start_round(const std::shared_ptr<Client>& client, Id id) {
       setup.humans.push_back(pupils_[static_cast<std::size_t>(pupil)].name);
     }
     table.seats.resize(static_cast<std::size_t>(settings_.table_size));
+    table.let_go.resize(table.seats.size());
+    table.unseated.resize(table.seats.size());
     table.status.room = table.room;
     rooms[t]->open_table(std::move(setup));
-    if (outbox_.enabled()) {
-      outbox_.write(record::EventTableSaved{code_, round_, static_cast<std::int64_t>(t), table.room,
-                                            protocol::table_seats_record(table.seats)});
-    }
     tables_.push_back(std::move(table));
+    save_table(static_cast<int>(t));
     watch(static_cast<int>(t));
   }
   plan_.clear();
@@ -549,24 +559,29 @@ void Event::hand_seat(int pupil, const std::shared_ptr<Client>& client) {
 void Event::watch(int table) {
   const auto& room = tables_[static_cast<std::size_t>(table)].live;
   if (!room) return;
-  room->watch([weak = weak_from_this(), round = round_, table](protocol::EventTable status) {
-    if (auto self = weak.lock()) {
-      boost::asio::post(self->strand_, [weak, round, table, status = std::move(status)]() mutable {
-        if (auto event = weak.lock()) {
-          event->table_changed(round, table, std::move(status));
-          event->end_turn();
+  room->watch(
+      [weak = weak_from_this(), round = round_, table](protocol::EventTable status, std::vector<engine::CardSet> hands) {
+        if (auto self = weak.lock()) {
+          boost::asio::post(self->strand_,
+                            [weak, round, table, status = std::move(status), hands = std::move(hands)]() mutable {
+                              if (auto event = weak.lock()) {
+                                event->table_changed(round, table, std::move(status), std::move(hands));
+                                event->end_turn();
+                              }
+                            });
         }
-      });
-    }
-  });
+      },
+      settings_.coaching);
 }
 
-void Event::table_changed(int round, int table, protocol::EventTable status) {
+void Event::table_changed(int round, int table, protocol::EventTable status, std::vector<engine::CardSet> hands) {
   if (round != round_ || table >= static_cast<int>(tables_.size())) return;
   Table& changed = tables_[static_cast<std::size_t>(table)];
   changed.status = std::move(status);
+  changed.hands = std::move(hands);
   if (changed.status.game_id && !changed.game_id) table_finished(table);
   push_state();
+  push_view(table);
 }
 
 // ---- restart
@@ -604,7 +619,9 @@ std::shared_ptr<Event> Event::restore(const RoomServices& services, RoomDirector
     }
     Table t;
     t.room = table.room;
-    t.seats = std::move(*seats);
+    t.seats = std::move(seats->pupils);
+    t.let_go = std::move(seats->let_go);
+    t.unseated = std::move(seats->unseated);
     t.status.room = table.room;
     event->tables_.push_back(std::move(t));
   }
@@ -621,8 +638,16 @@ void Event::begin_after_restore() {
       if (!self || !room) return;
       boost::asio::post(self->strand_, [self, t, round, room = *room] {
         if (round != self->round_ || t >= self->tables_.size()) return;
-        self->tables_[t].live = room;
+        Table& table = self->tables_[t];
+        table.live = room;
         if (self->paused_) room->pause_table(true);
+        // What the event stored and the room may have lost (event_pupils.cpp):
+        // each asks nothing of a room that has it already.
+        for (std::size_t s = 0; s < table.seats.size(); ++s) {
+          const auto seat = static_cast<engine::Seat>(s);
+          if (table.let_go[s]) room->release_seat(seat);
+          if (table.seats[s]) room->seat_late_pupil(seat, self->pupils_[static_cast<std::size_t>(*table.seats[s])].name);
+        }
         self->watch(static_cast<int>(t));
       });
     });

@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,14 @@ class Event : public std::enable_shared_from_this<Event> {
   struct Table {
     std::string room;
     std::vector<std::optional<int>> seats;  // the pupil in each seat; none: a bot
+    // Seats a bot took over from a pupil during the round (remove_pupil,
+    // seat_to_bot): no late pupil takes them. `unseated`: the pupil
+    // seat_to_bot took the seat from, who waits for the next round.
+    std::vector<bool> let_go;
+    std::vector<std::optional<int>> unseated;
+    // Every seat's hand, as the room's coach view last showed it; empty
+    // without coaching.
+    std::vector<engine::CardSet> hands;
     protocol::EventTable status;
     std::shared_ptr<Room> live;
     // The table's first finished game and its result, once recorded
@@ -104,9 +113,35 @@ class Event : public std::enable_shared_from_this<Event> {
   void pause_tables(const std::shared_ptr<Client>& client, bool paused, Id id);
   void message_tables(const std::shared_ptr<Client>& client, const std::string& text, Id id);
   void set_chat(const std::shared_ptr<Client>& client, protocol::ChatMode chat, Id id);
+
+  // Pupils and seats during a round (event_pupils.cpp).
+  void remove_pupil(const std::shared_ptr<Client>& client, int pupil, Id id);
+  void seat_to_bot(const std::shared_ptr<Client>& client, int pupil, Id id);
+  void allow_late(const std::shared_ptr<Client>& client, bool allow, Id id);
+  // A bot plays the pupil's seat in the round in play for the rest of it
+  // (the table's room lets the seat go); `unseated`: they stay in the
+  // event and wait for the next round.
+  void let_seat_go(int pupil, bool unseated);
+  // The teacher handed the pupil's seat in the round in play to a bot.
+  bool unseated(int pupil) const;
+  // A pupil with no seat while a round is in play, when late pupils are
+  // allowed, takes over a seat a bot has held since the round began, at
+  // the table with the most of them. Whether they got one.
+  bool seat_late(int pupil);
+  void save_table(int table);
+
+  // The coaching view (event_pupils.cpp): a teacher's connection watches
+  // one table and is sent table_view at once and whenever it changes, at
+  // most every kConsolePace.
+  void watch_table(const std::shared_ptr<Client>& client, std::optional<int> table, Id id);
+  protocol::TableView table_view(int table) const;
+  void push_view(int table);
+  void send_view(int table);
+  void flush_views();
+  void arm_views();
   // A pupil with a seat in the round in play gets its seat token.
   void hand_seat(int pupil, const std::shared_ptr<Client>& client);
-  void table_changed(int round, int table, protocol::EventTable status);
+  void table_changed(int round, int table, protocol::EventTable status, std::vector<engine::CardSet> hands);
   void watch(int table);
 
   // Results (event_results_keeping.cpp): a table's game is over (its
@@ -167,6 +202,9 @@ class Event : public std::enable_shared_from_this<Event> {
   bool state_due_ = false;
   bool paused_ = false;  // pause_tables: every table of the round in play, and the next round's
   std::optional<TimerSource::SteadyTime> last_message_;  // message_tables, for its pace
+  std::vector<std::pair<std::shared_ptr<Client>, int>> coached_;  // a teacher's connection, the table it watches
+  GuardedTimer views_timer_;
+  std::set<int> views_due_;
   std::vector<EventResultsInput::Round> earlier_rounds_;  // results of the rounds before tables_'s
   GuardedTimer results_timer_;
   bool results_due_ = false;

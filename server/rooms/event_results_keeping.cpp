@@ -20,11 +20,7 @@ void Event::table_finished(int table) {
     t.result.names.push_back(seat.name);
     t.result.ranks.push_back(seat.ranks);
   }
-  if (outbox_.enabled()) {
-    outbox_.write(record::EventTableSaved{code_, round_, table, t.room, protocol::table_seats_record(t.seats),
-                                          *t.game_id, protocol::table_result_record(t.result)});
-    submit_due_ = true;
-  }
+  save_table(table);
   spdlog::info("event {}: round {} table {} finished (game {})", code_, round_, table, *t.game_id);
   publish_results();
   push_results();
@@ -123,7 +119,7 @@ void Event::restore_results(const StoredEvent& stored) {
     for (const StoredEventTable& row : round.tables) {
       Table table;
       table.room = row.room;
-      if (auto seats = protocol::table_seats_from_record(row.seats)) table.seats = std::move(*seats);
+      if (auto seats = protocol::table_seats_from_record(row.seats)) table.seats = std::move(seats->pupils);
       read(table, row);
       tables.push_back(std::move(table));
     }

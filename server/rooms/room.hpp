@@ -166,9 +166,10 @@ class Room {
   virtual void hand_seat(std::shared_ptr<Client> client, engine::Seat seat, protocol::EventSeat message) = 0;
   // `report` is called (from the room's strand, once what it shows is
   // committed) with the table as a spectator could see it (counts, never a
-  // card) now and whenever it changes.
-  using TableReport = std::function<void(protocol::EventTable)>;
-  virtual void watch(TableReport report) = 0;
+  // card) now and whenever it changes; with `coaching`, also with every
+  // seat's hand (RoomView::coach_hands), else with none.
+  using TableReport = std::function<void(protocol::EventTable, std::vector<engine::CardSet>)>;
+  virtual void watch(TableReport report, bool coaching) = 0;
   // The event's teacher pauses the table (or lets it go on): the room
   // pauses as when its store fails (room_pause.cpp), with reason "teacher",
   // except that nothing is held back, so players and spectators may still
@@ -177,6 +178,20 @@ class Room {
   // The event's teacher sets the chat mode of every table: the room keeps
   // it (like its other settings) and tells everyone in it (chat_mode).
   virtual void set_chat(protocol::ChatMode chat) = 0;
+  // The event's teacher took the pupil in `seat` off the table (removed
+  // them, or handed the seat to a bot): during a game a bot plays the seat
+  // to its end, as when a player leaves, and the seat is freed then;
+  // between games it is freed at once. Either way its token stops working
+  // and the pupil's connection is no longer in the room. Nothing happens if
+  // no human holds the seat (so the event may ask again after a restart).
+  // Unlike a leave, the table stays open when no human is left at it: the
+  // round's game is played to its end.
+  virtual void release_seat(engine::Seat seat) = 0;
+  // A pupil who came late takes over the bot in `seat` during a game: the
+  // seat is theirs (under a fresh token nobody knows until hand_seat), and
+  // the bot plays it for them, as for a player who is away, until they
+  // take it. Nothing happens unless a bot sits there and a game is in play.
+  virtual void seat_late_pupil(engine::Seat seat, std::string name) = 0;
 
   // The room's lobby entry while it is listed, waiting and has a free seat;
   // thread-safe (a copy refreshed on the strand after every change).

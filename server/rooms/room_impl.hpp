@@ -61,9 +61,11 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void leases_confirmed(bool confirmed) override;
   void open_table(TableSetup setup) override;
   void hand_seat(std::shared_ptr<Client> client, engine::Seat seat, protocol::EventSeat message) override;
-  void watch(TableReport report) override;
+  void watch(TableReport report, bool coaching) override;
   void pause_table(bool paused) override;
   void set_chat(protocol::ChatMode chat) override;
+  void release_seat(engine::Seat seat) override;
+  void seat_late_pupil(engine::Seat seat, std::string name) override;
 
  private:
   using ErrorCode = protocol::ErrorCode;
@@ -196,6 +198,8 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // ---- room_table.cpp: a table of a class event
   void do_open_table(TableSetup setup);
   void do_hand_seat(const std::shared_ptr<Client>& client, engine::Seat seat, protocol::EventSeat message);
+  void do_release_seat(engine::Seat seat);
+  void do_seat_late_pupil(engine::Seat seat, std::string name);
   protocol::EventTable table_status() const;
   // At the end of every turn: the watcher hears of a change, after its commit.
   void report_table();
@@ -252,7 +256,8 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // hears of changes with what they last heard.
   std::optional<std::uint64_t> next_deal_seed_;
   TableReport table_report_;
-  std::optional<protocol::EventTable> table_reported_;
+  bool table_coached_ = false;
+  std::optional<std::pair<protocol::EventTable, std::vector<engine::CardSet>>> table_reported_;
 
   mutable std::mutex lobby_mutex_;
   std::optional<protocol::LobbyRoom> lobby_;

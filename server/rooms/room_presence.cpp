@@ -72,6 +72,12 @@ void RoomImpl::resume_after_restart() {
                : state_ == State::kPlaying ? "game " + std::to_string(game_number_) + " in play"
                                            : "game " + std::to_string(game_number_) + " over",
                log_.v());
+  if (state_ == State::kPlaying && !seats_.anyone_holds_a_seat()) {
+    // Only a class event's table is played with no human holding a seat
+    // (release_seat): its game goes on to the end, as before the restart.
+    after_membership_change();
+    return schedule();
+  }
   after_seat_lost();  // closes a room no human holds a seat in; else schedules
 }
 

@@ -20,9 +20,10 @@ void RoomImpl::hand_seat(std::shared_ptr<Client> client, engine::Seat seat, prot
   });
 }
 
-void RoomImpl::watch(TableReport report) {
-  on_strand([report = std::move(report)](RoomImpl& room) mutable {
+void RoomImpl::watch(TableReport report, bool coaching) {
+  on_strand([report = std::move(report), coaching](RoomImpl& room) mutable {
     room.table_report_ = std::move(report);
+    room.table_coached_ = coaching;
     room.table_reported_.reset();  // the new watcher hears the table as it is
   });
 }
@@ -35,6 +36,53 @@ void RoomImpl::set_chat(protocol::ChatMode chat) {
     room.record(protocol::ChatModeChanged{chat});
     room.refresh_lobby();
   });
+}
+
+void RoomImpl::release_seat(engine::Seat seat) {
+  on_strand([seat](RoomImpl& room) { room.do_release_seat(seat); });
+}
+
+void RoomImpl::seat_late_pupil(engine::Seat seat, std::string name) {
+  on_strand([seat, name = std::move(name)](RoomImpl& room) mutable { room.do_seat_late_pupil(seat, std::move(name)); });
+}
+
+void RoomImpl::do_release_seat(engine::Seat index) {
+  if (closed_ || index >= settings_.seats || !seats_[index].held()) return;
+  SeatSlot& seat = seats_[index];
+  // The event tells the pupil why (event_unseated, event_left).
+  if (const auto client = std::exchange(seat.client, nullptr)) client->clear_room(this);
+  seat.chat.reset();
+  grace_timers_[static_cast<std::size_t>(index)]->cancel();
+  if (state_ == State::kPlaying) {
+    revoke_token(seat.token);
+    seat.token.reset();
+    seat.away_past_grace = false;
+    seat.takeover = protocol::TakeoverReason::kLeft;
+    record(protocol::BotTakeover{index, protocol::TakeoverReason::kLeft, seat.level});
+  } else {
+    const std::string name = seat.name;
+    free_seat(index);
+    record(protocol::SeatLeft{index, name});
+  }
+  pass_host_on();
+  after_membership_change();
+  schedule();
+}
+
+void RoomImpl::do_seat_late_pupil(engine::Seat index, std::string name) {
+  if (closed_ || state_ != State::kPlaying || index >= settings_.seats || !seats_[index].bot()) return;
+  const protocol::BotLevel level = seats_[index].level;
+  // Nobody knows this token: the pupil gets a fresh one from hand_seat.
+  seat_human(index, nullptr, std::move(name));
+  SeatSlot& seat = seats_[index];
+  seat.level = level;
+  seat.away_past_grace = true;
+  seat.takeover = protocol::TakeoverReason::kDisconnected;
+  record(protocol::SeatJoined{index, seat.name});
+  record(protocol::BotTakeover{index, protocol::TakeoverReason::kDisconnected, level});
+  pass_host_on();
+  after_membership_change();
+  schedule();
 }
 
 void RoomImpl::do_open_table(TableSetup setup) {
@@ -105,11 +153,13 @@ protocol::EventTable RoomImpl::table_status() const {
 
 void RoomImpl::report_table() {
   if (!table_report_ || moved_) return;
-  protocol::EventTable table = table_status();
-  if (table_reported_ && *table_reported_ == table) return;
-  table_reported_ = table;
+  auto reported = std::pair(table_status(), table_coached_ ? view().coach_hands() : std::vector<engine::CardSet>());
+  if (table_reported_ && *table_reported_ == reported) return;
+  table_reported_ = reported;
   // After what it shows is committed, like any message the room sends.
-  outbox_.after([report = table_report_, table = std::move(table)]() mutable { report(std::move(table)); });
+  outbox_.after([report = table_report_, reported = std::move(reported)]() mutable {
+    report(std::move(reported.first), std::move(reported.second));
+  });
 }
 
 }  // namespace gofish::server

@@ -42,4 +42,14 @@ protocol::Turn RoomView::turn(std::optional<engine::Seat> viewer) const {
   return turn;
 }
 
+std::vector<engine::CardSet> RoomView::coach_hands() const {
+  std::vector<engine::CardSet> hands;
+  if (!game_) return hands;
+  const engine::Game& game = game_->game();
+  for (engine::Seat seat = 0; seat < game.players(); ++seat) {
+    hands.push_back(engine::view_of(game, engine::Viewer::of(seat)).hand);
+  }
+  return hands;
+}
+
 }  // namespace gofish::server

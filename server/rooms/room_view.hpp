@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/card.hpp"
 #include "protocol/messages.hpp"
@@ -38,6 +39,11 @@ class RoomView {
   // seat (and it has any), under table rules `viewer`'s improper decisions
   // whoever is to act (when it has any), nothing of anyone else's.
   protocol::Turn turn(std::optional<engine::Seat> viewer) const;
+  // The coach viewer: what a class event's teacher sees of a table when the
+  // event has coaching, every seat's hand, each exactly as that seat's own
+  // view shows it to its player (engine::view_of). Empty without a game.
+  // Nothing else builds a hand for anyone but its owner.
+  std::vector<engine::CardSet> coach_hands() const;
 
  private:
   const std::string& code_;

@@ -137,7 +137,17 @@ TEST_CASE("a class's teacher types commands, and pupils are found by number or n
   CHECK(std::get<std::string>(parse_class_command("move ann 0")).find("move <pupil> <table>") != std::string::npos);
   CHECK(std::get<std::string>(parse_class_command("free")).find("free <pupil>") != std::string::npos);
   CHECK(std::get<std::string>(parse_class_command("ask bob 9")).starts_with("'ask' is not a command."));
-  CHECK(class_help_lines().size() == 14);
+  CHECK(class_help_lines().size() == 17);
+  CHECK(parsed("remove Ann Lee") == ClassCommand{ClassCommandKind::kRemove, "Ann Lee", 0});
+  CHECK(parsed("rm 4") == ClassCommand{ClassCommandKind::kRemove, "4", 0});
+  CHECK(parsed("bot ann") == ClassCommand{ClassCommandKind::kBot, "ann", 0});
+  CHECK(parsed("b 2") == ClassCommand{ClassCommandKind::kBot, "2", 0});
+  CHECK(parsed("late OFF") == ClassCommand{ClassCommandKind::kLate, "off", 0});
+  CHECK(parsed("l on") == ClassCommand{ClassCommandKind::kLate, "on", 0});
+  CHECK(std::get<std::string>(parse_class_command("remove")).find("remove <pupil>") != std::string::npos);
+  CHECK(std::get<std::string>(parse_class_command("bot")).find("bot <pupil>") != std::string::npos);
+  CHECK(std::get<std::string>(parse_class_command("late")).find("late on") != std::string::npos);
+  CHECK(std::get<std::string>(parse_class_command("late maybe")).find("late on") != std::string::npos);
   CHECK(parsed("message Five minutes left") == ClassCommand{ClassCommandKind::kMessage, "Five minutes left", 0});
   CHECK(parsed("chat OFF") == ClassCommand{ClassCommandKind::kChat, "off", 0});
   CHECK(std::get<std::string>(parse_class_command("chat loud")).find("chat off") != std::string::npos);

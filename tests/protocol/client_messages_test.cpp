@@ -72,6 +72,10 @@ TEST_CASE("every client message type parses from a minimal valid frame") {
       {"message_tables", R"({"type":"message_tables","text":"Tidy up"})"},
       {"set_chat", R"({"type":"set_chat","chat":"off"})"},
       {"read_results", R"({"type":"read_results"})"},
+      {"remove_pupil", R"({"type":"remove_pupil","pupil":0})"},
+      {"seat_to_bot", R"({"type":"seat_to_bot","pupil":0})"},
+      {"allow_late", R"({"type":"allow_late","allow":true})"},
+      {"watch_table", R"({"type":"watch_table","table":null})"},
   };
   std::set<std::string> seen;
   for (const auto& [type, frame] : frames) {
@@ -371,6 +375,10 @@ TEST_CASE("client messages round-trip through encode_client_message") {
       {std::nullopt, MessageTables{"Tidy up"}},
       {std::nullopt, SetChat{ChatMode::kFree}},
       {std::nullopt, ReadResults{}},
+      {std::nullopt, RemovePupil{5}},
+      {std::nullopt, SeatToBot{6}},
+      {std::nullopt, AllowLate{false}},
+      {std::nullopt, WatchTable{1}},
   };
   std::set<std::size_t> kinds;
   for (const ClientMessage& m : messages) {

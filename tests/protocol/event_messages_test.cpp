@@ -3,6 +3,8 @@
 // read back to what was written.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "protocol/event_json.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/text.hpp"
@@ -97,7 +99,9 @@ TEST_CASE("events: every client message encodes and parses back to itself") {
        std::vector<ClientBody>{create, JoinEvent{"K7QXM2", "Ann", ""}, JoinEvent{"K7QXM2", "", token},
                                ResumeEvent{"K7QXM2", token}, SeatPupils{}, MovePupil{3, 1}, FreeName{2},
                                StartRound{}, EndRound{}, ReadRoster{"K7QXM2"}, PauseTables{}, ResumeTables{},
-                               MessageTables{"Five minutes left."}, SetChat{ChatMode::kOff}, ReadResults{}}) {
+                               MessageTables{"Five minutes left."}, SetChat{ChatMode::kOff}, ReadResults{},
+                               RemovePupil{4}, SeatToBot{5}, AllowLate{false}, AllowLate{true}, WatchTable{2},
+                               WatchTable{std::nullopt}}) {
     const ClientMessage message{RequestId(std::int64_t{7}), body};
     const std::string text = encode_client_message(message);
     CAPTURE(text);
@@ -111,6 +115,24 @@ TEST_CASE("events: every client message encodes and parses back to itself") {
   CHECK(is_teacher_command(PauseTables{}));
   CHECK(is_teacher_command(MessageTables{}));
   CHECK_FALSE(is_teacher_command(ReadRoster{}));
+  CHECK(is_teacher_command(RemovePupil{}));
+  CHECK(is_teacher_command(SeatToBot{}));
+  CHECK(is_teacher_command(AllowLate{}));
+  CHECK(is_teacher_command(WatchTable{}));
+  CHECK(parsed(R"({"type":"watch_table","table":null})").body == ClientBody(WatchTable{std::nullopt}));
+  // create_event without late_pupils allows them; the other commands'
+  // fields are required and bounded.
+  const auto plain = parsed(R"({"type":"create_event","name":"Maths","table_size":4})");
+  REQUIRE(std::holds_alternative<CreateEvent>(plain.body));
+  CHECK(std::get<CreateEvent>(plain.body).settings.late_pupils);
+  for (const char* bad : {R"({"type":"remove_pupil"})", R"({"type":"remove_pupil","pupil":-1})",
+                          R"({"type":"seat_to_bot","pupil":60})", R"({"type":"seat_to_bot","pupil":"1"})",
+                          R"({"type":"allow_late"})", R"({"type":"allow_late","allow":1})",
+                          R"({"type":"watch_table","table":-1})",
+                          R"({"type":"watch_table","table":"0"})"}) {
+    CAPTURE(bad);
+    CHECK(std::holds_alternative<Error>(parse_client_message(bad)));
+  }
 }
 
 EventResults results_example() {
@@ -142,7 +164,10 @@ TEST_CASE("events: every server message encodes and parses back to itself") {
   state.state = EventPhase::kPlaying;
   state.round = 1;
   state.paused = true;
-  state.pupils = {EventPupil{0, "Ann", true, true, 0, 1}, EventPupil{1, "Ben", false, false, std::nullopt, std::nullopt}};
+  state.settings.late_pupils = false;
+  state.pupils = {EventPupil{0, "Ann", true, true, 0, 1},
+                  EventPupil{1, "Ben", false, false, std::nullopt, std::nullopt},
+                  EventPupil{2, "Cleo", true, true, std::nullopt, std::nullopt, true}};
   EventTable table;
   table.table = 0;
   table.room = "K7QXM";
@@ -152,6 +177,8 @@ TEST_CASE("events: every server message encodes and parses back to itself") {
   table.seats = {EventTableSeat{Occupant::kBot, "Bot Bea", std::nullopt, BotLevel::kEasy, false, false, 5, 1, {12}},
                  EventTableSeat{Occupant::kHuman, "Ann", 0, std::nullopt, true, false, 6, 0}};
   state.tables = {table};
+  engine::CardSet ann_hand;
+  for (const char* card : {"QH", "2C", "10S"}) ann_hand.add(*engine::parse_card(card));
   const std::vector<EventServerMessage> messages = {
       EventCreated{RequestId(std::int64_t{1}), "K7QXM2", "tok", state},
       EventJoined{RequestId(std::string("j")), "K7QXM2", "Class 3B", "tok", false, state.pupils[0], 1},
@@ -163,6 +190,12 @@ TEST_CASE("events: every server message encodes and parses back to itself") {
                   {EventRosterName{"Ann", true}, EventRosterName{"Ben", false}}, true, EventPhase::kPlaying},
       EventRoster{std::nullopt, "K7QXM2", "Class 3B", false, {}, false, EventPhase::kClosed},
       EventTeacherMessage{"Five minutes left."},
+      EventLeft{"removed"},
+      EventUnseated{"teacher"},
+      TableView{0, "K7QXM", RoomState::kPlaying, 1, 20,
+                {TableViewSeat{0, "Ann", 0, 3, {12}, ann_hand},
+                 TableViewSeat{1, "Bot Bea", std::nullopt, 3, {}, std::nullopt}}},
+      TableView{1, "QXM7K", RoomState::kOver, std::nullopt, 0, {}},
       results_example(),
       EventResults{std::nullopt, "K7QXM2", "Class 3B", false, {}, {}},
   };
@@ -205,9 +238,30 @@ TEST_CASE("events: the store's records read back") {
   CHECK(paused->settings == settings);
   CHECK_FALSE(event_settings_from_record("{}"));
   CHECK_FALSE(event_settings_from_record("not json"));
-  const std::vector<std::optional<int>> seats = {0, std::nullopt, 7};
+  settings.late_pupils = false;
+  const auto no_late = event_settings_from_record(event_settings_record(settings, {}));
+  REQUIRE(no_late);
+  CHECK_FALSE(no_late->settings.late_pupils);
+  // A record from before allow_late: late pupils are allowed.
+  auto old_record = nlohmann::json::parse(event_settings_record(settings, {}));
+  old_record.erase("late_pupils");
+  const auto before_late = event_settings_from_record(old_record.dump());
+  REQUIRE(before_late);
+  CHECK(before_late->settings.late_pupils);
+  // Seats: a pupil, a bot, a seat let go by an unseated pupil, one let go
+  // by a removed pupil.
+  const TableSeatsRecord seats{{0, std::nullopt, std::nullopt, std::nullopt},
+                               {false, false, true, true},
+                               {std::nullopt, std::nullopt, 7, std::nullopt}};
+  CHECK(table_seats_record(seats) == R"([0,null,{"let_go":true,"unseated":7},{"let_go":true}])");
   CHECK(table_seats_from_record(table_seats_record(seats)) == seats);
+  // A record from before seats could be let go.
+  const auto plain = table_seats_from_record("[0,null,7]");
+  REQUIRE(plain);
+  CHECK(plain->pupils == std::vector<std::optional<int>>{0, std::nullopt, 7});
+  CHECK(plain->let_go == std::vector<bool>{false, false, false});
   CHECK_FALSE(table_seats_from_record(R"(["a"])"));
+  CHECK_FALSE(table_seats_from_record(R"([{"let_go":true,"unseated":"x"}])"));
   const TableResultRecord result{{"Ann", "Bot Bea"}, {{12, 0}, {}}};
   CHECK(table_result_from_record(table_result_record(result)) == result);
   CHECK(table_result_record(result) == R"([{"name":"Ann","ranks":["A","2"]},{"name":"Bot Bea","ranks":[]}])");

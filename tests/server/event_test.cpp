@@ -408,6 +408,20 @@ TEST_CASE("class event: the leak check catches a card or a hand in an event mess
   CHECK(find_event_leaks({R"({"type":"event","v":1,"event":{"type":"drew","card":"QH"}})"}, "t").empty());
   CHECK(find_event_leaks({R"({"type":"event_state","event":{"tables":[{"pond":3,"seats":[{"cards":5}]}]}})"}, "t")
             .empty());
+  // The console's table_view: never to a pupil; hands to a coaching teacher
+  // alone, each as big as the seat's count, and no card elsewhere.
+  const std::string coached = R"({"type":"table_view","table":0,"seats":[{"cards":2,"sets":[],"hand":["2C","QH"]}]})";
+  const std::string plain = R"({"type":"table_view","table":0,"seats":[{"cards":2,"sets":["Q"]}]})";
+  CHECK(find_event_leaks({plain}, "t", EventAudience::kPupil).size() == 1);
+  CHECK(find_event_leaks({plain}, "t", EventAudience::kTeacher).empty());
+  CHECK(find_event_leaks({coached}, "t", EventAudience::kTeacher).size() == 2);
+  CHECK(find_event_leaks({coached}, "t", EventAudience::kCoach).empty());
+  CHECK(find_event_leaks({R"({"type":"table_view","seats":[{"cards":3,"hand":["2C","QH"]}]})"}, "t",
+                         EventAudience::kCoach)
+            .size() == 1);
+  CHECK(find_event_leaks({R"({"type":"table_view","top":"KS","seats":[{"cards":1,"hand":["2C"]}]})"}, "t",
+                         EventAudience::kCoach)
+            .size() == 1);
 }
 
 TEST_CASE("class event: without same_deal the tables are dealt different decks") {

@@ -610,13 +610,33 @@ bool names_hands(const nlohmann::json& json) {
 
 }  // namespace
 
-std::vector<std::string> find_event_leaks(const std::vector<std::string>& frames, const std::string& who) {
+std::vector<std::string> find_event_leaks(const std::vector<std::string>& frames, const std::string& who,
+                                          EventAudience audience) {
   std::vector<std::string> problems;
   for (const std::string& text : frames) {
-    const auto json = nlohmann::json::parse(text, nullptr, false);
+    auto json = nlohmann::json::parse(text, nullptr, false);
     if (!json.is_object() || !json.contains("type") || !json["type"].is_string()) continue;
-    const auto& type = json["type"].get_ref<const std::string&>();
-    if (!type.starts_with("event_")) continue;
+    const std::string type = json["type"].get<std::string>();
+    if (!type.starts_with("event_") && type != "table_view") continue;
+    if (type == "table_view" && audience == EventAudience::kPupil) {
+      problems.push_back(who + " got a table_view, which only the teacher's console is sent: " + text.substr(0, 300));
+      continue;
+    }
+    if (type == "table_view" && audience == EventAudience::kCoach && json.contains("seats") &&
+        json["seats"].is_array()) {
+      // The hands are the coach's to see: each as big as the seat's count,
+      // and no card anywhere else.
+      for (auto& seat : json["seats"]) {
+        if (!seat.is_object() || !seat.contains("hand")) continue;
+        std::vector<engine::Card> hand;
+        collect_cards(seat["hand"], hand);
+        if (!seat.contains("cards") || seat["cards"] != static_cast<int>(hand.size())) {
+          problems.push_back(who + " got a table_view whose hand is not the seat's count of cards: " +
+                             text.substr(0, 300));
+        }
+        seat.erase("hand");
+      }
+    }
     // The settings hold the rules, which name ranks and no card; everything
     // else is checked, the settings too.
     std::vector<engine::Card> cards;

@@ -279,10 +279,14 @@ std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frame
                                     const std::map<int, engine::Transcript>& transcripts);
 
 // The hiding property for class events: a class event's own messages
-// (event_created, event_joined, event_state, event_seat) name no card at
-// all, whoever receives them (a pupil, or a teacher without the coaching
-// view), and carry no hand or deck. One problem per offending frame; other
-// frames are left to find_leaks.
-std::vector<std::string> find_event_leaks(const std::vector<std::string>& frames, const std::string& who);
+// (event_created, event_joined, event_state, event_seat, ..., and the
+// console's table_view) name no card at all, whoever receives them (a
+// pupil, or a teacher without the coaching view), and carry no hand or deck.
+// A pupil never receives a table_view; a coaching teacher's table_view
+// carries each seat's hand (as many cards as the seat holds) and no other
+// card. One problem per offending frame; other frames are left to find_leaks.
+enum class EventAudience { kPupil, kTeacher, kCoach };
+std::vector<std::string> find_event_leaks(const std::vector<std::string>& frames, const std::string& who,
+                                          EventAudience audience = EventAudience::kPupil);
 
 }  // namespace gofish::server::testing

@@ -1961,6 +1961,10 @@ TEST_CASE_TEMPLATE("store: class events, their pupils, their latest round's tabl
     });
     // Round 1's table finished: written again whole, with its game and result.
     store->commit({record::EventTableSaved{"KQ7XM2", 1, 0, "AAAAA", "[0,null]", "game-1", R"([{"name":"Ann"}])"}});
+    // A table of the round in play written again as its seats change
+    // (seat_to_bot, remove_pupil, a late pupil): the last write stays.
+    store->commit({record::EventTableSaved{"KQ7XM2", 2, 1, "CCCCC", R"([{"let_go":true,"unseated":0},null])"}});
+    store->commit({record::EventTableSaved{"KQ7XM2", 2, 1, "CCCCC", R"([{"let_go":true,"unseated":0},1])"}});
   }
   const auto events = kind.open()->load_open_events();
   REQUIRE(events.size() == 1);
@@ -1977,7 +1981,7 @@ TEST_CASE_TEMPLATE("store: class events, their pupils, their latest round's tabl
   CHECK(event.pupils[1] == StoredPupil{1, "Ben", std::string(16, '\x03')});
   REQUIRE(event.tables.size() == 2);
   CHECK(event.tables[0] == StoredEventTable{0, "BBBBB", "[1,0]"});
-  CHECK(event.tables[1] == StoredEventTable{1, "CCCCC", "[null,null]"});
+  CHECK(event.tables[1] == StoredEventTable{1, "CCCCC", R"([{"let_go":true,"unseated":0},1])"});
   // The rounds before, for their results.
   REQUIRE(event.earlier_rounds.size() == 1);
   CHECK(event.earlier_rounds[0].round == 1);
