@@ -386,9 +386,9 @@ const leftWords = {
   freed: 'Your teacher let your name go, so it can be chosen again. Ask your teacher if you should join again.',
   closed: 'The class has ended. Thank you for playing!',
 };
+// event_unseated's reasons (protocol/README.md): "teacher", the only one today.
 const unseatedWords = {
-  bot: 'Your teacher gave your seat to a computer player. Wait here: you can play again in the next round.',
-  removed: 'Your teacher took you away from your table. Wait here for the next round.',
+  teacher: 'Your teacher gave your seat to a computer player. Wait here: you can play again in the next round.',
 };
 
 // ---------------------------------------------------------------- messages

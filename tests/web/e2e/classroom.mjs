@@ -199,6 +199,7 @@ async function run(baseUrl, browser, log) {
   await tp.fill('#teach-name', 'Class 3B');
   await tp.selectOption('#teach-bots', 'easy');
   await tp.check('#teach-same-deal');
+  await tp.check('#teach-coaching');
   await tp.fill('#teach-roster', `${ROSTER.join('\n')}\n`);
   await tp.click('#teach-create');
   await waitScreen(tp, 'console');
@@ -211,18 +212,12 @@ async function run(baseUrl, browser, log) {
   await tp.waitForFunction(() => document.querySelectorAll('#console-pupils tbody tr').length === 12);
   await checkAxe(tp, 'class: console before the round');
 
-  // The teacher's page talks to the server through a stand-in that marks the
-  // event as one with coaching (settings.coaching), so that the console offers
-  // "Look at the cards"; what the server says about watch_table is passed on.
+  // What the teacher's page sends (watch_table), recorded on its way.
   const teacherSent = [];
   await teacher.context.routeWebSocket(/\/ws/, (ws) => {
     const server = ws.connectToServer();
     ws.onMessage((text) => { teacherSent.push(JSON.parse(String(text))); server.send(text); });
-    server.onMessage((text) => {
-      const msg = JSON.parse(String(text));
-      if (msg.event?.settings) msg.event.settings.coaching = true;
-      ws.send(msg.event?.settings ? JSON.stringify(msg) : text);
-    });
+    server.onMessage((text) => ws.send(text));
   });
   // The teacher's console comes back after a reload (resume_event).
   await tp.reload();
@@ -243,30 +238,14 @@ async function run(baseUrl, browser, log) {
   await waitScreen(kit.page, 'home');
   await kit.page.fill('#class-code', code.toLowerCase());
   await kit.page.click('#class-join-button');
+  // Lena opens the join link on a phone; the server reads the roster out
+  // (read_roster): the names the ten clients took are claimed.
   const lena = await openPage(browser, baseUrl, { width: 360, height: 780, path: `/?event=${code}` });
-  // Lena's page talks to the server through a stand-in for what the server
-  // does not do yet: it answers read_roster with the roster (every other name
-  // claimed) and marks the event's messages to her `coaching: true`.
-  // Everything else passes through unchanged.
-  await lena.context.routeWebSocket(/\/ws/, (ws) => {
-    const server = ws.connectToServer();
-    ws.onMessage((text) => {
-      const msg = JSON.parse(String(text));
-      if (msg.type !== 'read_roster') { server.send(text); return; }
-      ws.send(JSON.stringify({ type: 'event_roster', id: msg.id, code, name: 'Class 3B', roster: true, coaching: true, state: 'open',
-        names: ROSTER.map((n) => ({ name: n, claimed: n !== 'Lena' })) }));
-    });
-    server.onMessage((text) => {
-      const msg = JSON.parse(String(text));
-      ws.send(['event_joined', 'event_seat'].includes(msg.type) ? JSON.stringify({ ...msg, coaching: true }) : text);
-    });
-  });
-  await lena.page.reload();
   const pupilPages = [kit, lena];
   for (const [p, name] of [[kit, 'Kit'], [lena, 'Lena']]) {
     await waitScreen(p.page, 'class-join');
     await p.page.waitForFunction(() => !document.getElementById('class-roster').hidden || !document.getElementById('class-name-form').hidden);
-    if (name === 'Kit') await checkAxe(p.page, 'class: pupil join, typing a name');
+    if (name === 'Kit') await checkAxe(p.page, 'class: pupil join (the code typed on the start page)');
     if (name === 'Lena') {
       await checkAxe(p.page, 'class: pupil join');
       await layoutAt(p.page, 'the pupil join screen');
@@ -333,8 +312,7 @@ async function run(baseUrl, browser, log) {
   // Every pupil sits down: the clients resumed, the pages show the table.
   await waitFor('every client at its table', () => pupils.every((p) => p.room?.state === 'playing'));
   for (const p of pupilPages) await waitScreen(p.page, 'table');
-  assert(await lena.page.isVisible('#class-coaching'), 'with coaching, the table says the teacher can see the cards');
-  assert(!(await kit.page.isVisible('#class-coaching')), 'without coaching, it does not');
+  for (const p of pupilPages) assert(await p.page.isVisible('#class-coaching'), 'with coaching, the table says the teacher can see the cards');
 
   // One pupil leaves the table: a computer plays for them, and the console says they need help.
   const away = pupils[0];
@@ -395,10 +373,11 @@ async function run(baseUrl, browser, log) {
   await shoot(tp, 'console', 1280);
   await shoot(tp, 'console', 360);
   await checkCoaching(tp, teacherSent, snapshots.get(1), shoot);
-  // A teacher's message (event_message, which this server does not send
-  // yet) shows on the pupil's table and is read out: handed to the page's
-  // message handling as if it had come from the server.
-  await lena.page.evaluate(() => window.gofish.conn.onMessage({ type: 'event_message', text: 'Five more minutes, everyone!' }));
+  // A teacher's message (message_tables) shows on the pupil's table and is read out.
+  await tp.click('.console-more summary');
+  await tp.fill('#console-message', 'Five more minutes, everyone!');
+  await tp.click('#console-send');
+  await tp.waitForFunction(() => document.getElementById('console-message').value === '');
   await lena.page.waitForSelector('#class-message:not([hidden])');
   assert((await lena.page.textContent('#class-message')).includes('Five more minutes'), 'the table shows the teacher\'s message');
   await lena.page.waitForFunction(() => window.gofish.announcer.log.some((l) => l.text.includes('Your teacher says: Five more minutes')));
@@ -493,10 +472,10 @@ async function run(baseUrl, browser, log) {
 }
 
 // The coaching view (watch_table / table_view): "Look at the cards" opens the
-// panel and asks the server; whatever it answers (an error from a server
-// without watch_table is said politely), a table_view handed to the page as
-// if the server had sent it is drawn: each seat's hand as cards, whose turn it
-// is, the pond; a second one updates it; Close sends {table: null}.
+// panel and asks the server, whose table_view shows every hand; then views
+// handed to the page as if the server had sent them check the drawing: each
+// seat's hand as cards, whose turn it is, the pond; a second one updates it;
+// another table's is not drawn; Close sends {table: null}.
 async function checkCoaching(tp, sent, room, shoot) {
   const look = '#console-tables li.ct[data-table="1"] .ct-look';
   assert(await tp.isVisible(look), 'with coaching, a table offers "Look at the cards"');
@@ -505,8 +484,15 @@ async function checkCoaching(tp, sent, room, shoot) {
   await tp.waitForFunction(() => document.getElementById('coach-error').textContent || document.querySelector('#coach-seats li'));
   const asked = sent.filter((m) => m.type === 'watch_table');
   assert(asked.length === 1 && asked[0].table === 1, `the panel asks for table 2: ${JSON.stringify(asked)}`);
+  // The server's table_view (every table waits on a pupil: nothing moves):
+  // each seat's hand as many cards as the room counts, the turn marked.
   const error = await tp.textContent('#coach-error');
-  assert(!error || /cannot show a table's cards yet|cannot be shown/.test(error), `a refusal is said politely: "${error}"`);
+  assert(!error, `the server shows the table's cards: "${error}"`);
+  const served = await tp.$$eval('#coach-seats li', (items) => items.map((li) => ({
+    turn: li.classList.contains('turn'), cards: li.querySelectorAll('.card.face').length })));
+  const counts = room.game.seats.map((s) => s.hand_size);
+  assert(JSON.stringify(served.map((x) => x.cards)) === JSON.stringify(counts), `every hand is shown, card for card: ${JSON.stringify(served)} against ${counts}`);
+  assert(served.findIndex((x) => x.turn) === room.game.to_act, `the seat to play is marked: ${JSON.stringify(served)}`);
   const seats = room.seats.map((s, i) => ({ seat: i, name: s.name, pupil: i, cards: 2, sets: i === 0 ? ['Q'] : [],
     hand: i === 1 ? ['QH', '7C'] : ['2S', 'AD'] }));
   const view = (turn, hand1) => ({ type: 'table_view', table: 1, room: room.code, state: 'playing', turn, pond: 20,
