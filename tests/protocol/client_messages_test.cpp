@@ -72,6 +72,8 @@ TEST_CASE("every client message type parses from a minimal valid frame") {
       {"message_tables", R"({"type":"message_tables","text":"Tidy up"})"},
       {"set_chat", R"({"type":"set_chat","chat":"off"})"},
       {"read_results", R"({"type":"read_results"})"},
+      {"play_daily", R"({"type":"play_daily","name":"Ann"})"},
+      {"read_daily", R"({"type":"read_daily"})"},
   };
   std::set<std::string> seen;
   for (const auto& [type, frame] : frames) {
@@ -222,6 +224,9 @@ TEST_CASE("hostile frames are refused with the right code") {
       {"room/bad_name", R"({"type":"join","code":"K7QXM","name":"Bo\nb"})"},
       {"room/bad_name", R"({"type":"join","code":"K7QXM","name":"abcdefghijklmnopqrstuvwxy"})"},
       {"room/bad_name", R"({"type":"create_room","name":"","seats":2})"},
+      {"room/bad_name", R"({"type":"play_daily","name":"  "})"},
+      {"protocol/bad_message", R"({"type":"play_daily"})"},
+      {"protocol/bad_message", R"({"type":"play_daily","name":7})"},
       {"protocol/bad_message", R"({"type":"join","code":"K7QXM","name":7})"},
       {"protocol/bad_message", R"({"type":"join","code":"K7QXM"})"},
       {"room/bad_code", R"({"type":"join","code":"K7QX0","name":"Bob"})"},
@@ -371,6 +376,8 @@ TEST_CASE("client messages round-trip through encode_client_message") {
       {std::nullopt, MessageTables{"Tidy up"}},
       {std::nullopt, SetChat{ChatMode::kFree}},
       {std::nullopt, ReadResults{}},
+      {RequestId{std::int64_t{9}}, PlayDaily{"Ann"}},
+      {RequestId{std::string("d")}, ReadDaily{}},
   };
   std::set<std::size_t> kinds;
   for (const ClientMessage& m : messages) {
