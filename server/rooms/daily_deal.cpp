@@ -109,7 +109,8 @@ void DailyDeal::play(const std::shared_ptr<Client>& client, protocol::PlayDaily 
     if (auto held = weak_room.lock()) held->watch({});  // nothing more to hear
     const auto self = weak.lock();
     if (!self) return;
-    if (!self->queue([deal = self.get(), date, sets, player, weak_room] { deal->count(date, sets, player, weak_room); })) {
+    if (!self->queue(
+            [deal = self.get(), date, sets, player, weak_room] { deal->count(date, sets, player, weak_room); })) {
       spdlog::warn("today's deal: a game of {} left out of the tally: too many waiting for the store", date);
     }
   });

@@ -42,15 +42,14 @@ class DailyDeal : public std::enable_shared_from_this<DailyDeal> {
   // `store` (outlives the deal) keeps the tallies; null keeps them in
   // memory, for this process only.
   DailyDeal(const RoomServices& services, RoomDirectory& directory, Store* store);
-  ~DailyDeal();  // the jobs queued are done first (what the store has not
-                 // answered by then is lost: a tally, not a ledger)
+  // Does the jobs queued, then stops its thread.
+  ~DailyDeal();
   DailyDeal(const DailyDeal&) = delete;
   DailyDeal& operator=(const DailyDeal&) = delete;
 
   // The caller has checked that the server takes new rooms (not shutting
   // down, the store working) and that the client is in no room.
-  void play(const std::shared_ptr<Client>& client, protocol::PlayDaily request,
-            std::optional<protocol::RequestId> id);
+  void play(const std::shared_ptr<Client>& client, protocol::PlayDaily request, std::optional<protocol::RequestId> id);
   void read(const std::shared_ptr<Client>& client, std::optional<protocol::RequestId> id);
 
   // Jobs waiting for the store at most; more are refused.

@@ -10,8 +10,8 @@ std::string utc_date(std::int64_t unix_ms) {
   const sys_days day = floor<days>(sys_time<milliseconds>(milliseconds(unix_ms)));
   const year_month_day date(day);
   char text[16];
-  std::snprintf(text, sizeof text, "%04d-%02u-%02u", static_cast<int>(date.year()),
-                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()));
+  std::snprintf(text, sizeof text, "%04d-%02u-%02u", static_cast<int>(date.year()), static_cast<unsigned>(date.month()),
+                static_cast<unsigned>(date.day()));
   return text;
 }
 

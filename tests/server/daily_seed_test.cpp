@@ -1,18 +1,18 @@
 // Today's deal's arithmetic (server/rooms/daily_seed.hpp): the UTC date,
 // the day's seed under the server's key, and a game's standing in the day's
 // tally.
-#include <doctest/doctest.h>
-
 #include "server/rooms/daily_seed.hpp"
+
+#include <doctest/doctest.h>
 
 namespace gofish::server {
 namespace {
 
 TEST_CASE("daily seed: the UTC date of a moment") {
   CHECK(utc_date(0) == "1970-01-01");
-  CHECK(utc_date(1'795'996'800'000) == "2026-11-30");      // midnight, UTC
-  CHECK(utc_date(1'795'996'799'999) == "2026-11-29");      // a millisecond before
-  CHECK(utc_date(951'782'400'000) == "2000-02-29");        // a leap day
+  CHECK(utc_date(1'795'996'800'000) == "2026-11-30");  // midnight, UTC
+  CHECK(utc_date(1'795'996'799'999) == "2026-11-29");  // a millisecond before
+  CHECK(utc_date(951'782'400'000) == "2000-02-29");    // a leap day
 }
 
 TEST_CASE("daily seed: the same date and key give the same seed, another date or key another") {
