@@ -134,9 +134,10 @@ void DailyDeal::count(const std::string& date, int sets, std::weak_ptr<Client> p
   send(*client, protocol::DailyResult{date, sets, standing.players, standing.percentile, standing.best});
 }
 
-void DailyDeal::read(const std::shared_ptr<Client>& client, std::optional<protocol::RequestId> id) {
+void DailyDeal::read(const std::shared_ptr<Client>& client, std::optional<protocol::RequestId> id,
+                     std::function<void()> answered) {
   const std::string date = utc_date(services_.timers->wall_ms());
-  auto job = [this, client, date, id]() mutable {
+  auto job = [this, client, date, id, answered]() mutable {
     try {
       const DailyStanding standing = daily_standing(store_->daily_tally(date), 0);
       send(*client, protocol::DailySummary{std::move(id), date, standing.players, standing.best});
@@ -144,8 +145,12 @@ void DailyDeal::read(const std::shared_ptr<Client>& client, std::optional<protoc
       spdlog::error("today's deal: reading the tally of {} failed: {}", date, error.what());
       send(*client, protocol::default_error(ErrorCode::kServerStoreUnavailable, std::move(id)));
     }
+    answered();
   };
-  if (!queue(std::move(job))) send(*client, protocol::default_error(ErrorCode::kServerFull, std::move(id)));
+  if (!queue(std::move(job))) {
+    send(*client, protocol::default_error(ErrorCode::kServerFull, std::move(id)));
+    answered();
+  }
 }
 
 }  // namespace gofish::server

@@ -50,7 +50,11 @@ class DailyDeal : public std::enable_shared_from_this<DailyDeal> {
   // The caller has checked that the server takes new rooms (not shutting
   // down, the store working) and that the client is in no room.
   void play(const std::shared_ptr<Client>& client, protocol::PlayDaily request, std::optional<protocol::RequestId> id);
-  void read(const std::shared_ptr<Client>& client, std::optional<protocol::RequestId> id);
+  // Answers read_daily from the deal's thread, then calls `answered` there
+  // (the handler holds the client's later messages until then, so replies
+  // keep the order of their requests).
+  void read(const std::shared_ptr<Client>& client, std::optional<protocol::RequestId> id,
+            std::function<void()> answered);
 
   // Jobs waiting for the store at most; more are refused.
   static constexpr std::size_t kMaxQueued = 256;

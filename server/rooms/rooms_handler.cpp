@@ -183,6 +183,12 @@ bool RoomsHandler::dispatch(const std::shared_ptr<Client>& client, protocol::Cli
                       });
     return true;
   }
+  if (std::holds_alternative<protocol::ReadDaily>(message.body)) {
+    // A store read on the deal's thread: what follows waits, as for lobby.
+    look_up(client);
+    daily_->read(client, std::move(id), [this, client] { looked_up(client); });
+    return true;
+  }
   dispatch_now(client, message, arrived);
   return false;
 }
@@ -230,7 +236,6 @@ void RoomsHandler::dispatch_now(const std::shared_ptr<Client>& client, protocol:
   }
   if (std::holds_alternative<protocol::Ping>(message.body)) return send(*client, protocol::Pong{std::move(id)});
 
-  if (std::holds_alternative<protocol::ReadDaily>(message.body)) return daily_->read(client, std::move(id));
   if (auto* play = std::get_if<protocol::PlayDaily>(&message.body)) {
     // It makes a room: refused as create_room would be.
     if (client->room()) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));

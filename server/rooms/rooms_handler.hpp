@@ -122,11 +122,12 @@ class RoomsHandler : public ConnectionHandler {
   const protocol::Welcome welcome_;
   std::shared_ptr<Registry> registry_;
   std::unique_ptr<EventRegistry> events_;
-  std::shared_ptr<DailyDeal> daily_;
 
   std::atomic<bool> shutting_down_{false};  // no new rooms once set
   mutable std::mutex clients_mutex_;
   std::unordered_map<std::uint64_t, std::shared_ptr<Client>> clients_;
+  // Last, so it goes first: its thread's last answers still find the handler whole.
+  std::shared_ptr<DailyDeal> daily_;
 };
 
 }  // namespace gofish::server
