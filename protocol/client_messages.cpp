@@ -25,12 +25,13 @@ using detail::Reader;
 namespace {
 
 // In ClientBody order.
-constexpr std::array<std::string_view, 35> kClientTypes = {
+constexpr std::array<std::string_view, 37> kClientTypes = {
     "hello",        "create_room", "join",         "resume",      "leave",     "lobby",      "add_bot",
     "remove_bot",   "kick",        "start",        "rematch",     "ask",       "answer",     "declare",
     "chat",         "transcript",  "ping",         "create_event", "join_event", "resume_event", "seat_pupils",
     "move_pupil",   "free_name",   "start_round",  "end_round",   "read_roster", "pause_tables", "resume_tables",
-    "message_tables", "set_chat",  "read_results", "remove_pupil", "seat_to_bot", "allow_late", "watch_table",
+    "message_tables", "set_chat",  "read_results", "remove_pupil", "seat_to_bot", "allow_late", "watch_table", "play_daily",
+    "read_daily",
 };
 static_assert(kClientTypes.size() == std::variant_size_v<ClientBody>, "one wire type per client message");
 
@@ -261,6 +262,8 @@ std::optional<ClientBody> parse_body(std::string_view type, Reader& r, const Par
   if (type == "chat") return parse_chat(r, limits);
   if (type == "transcript") return GetTranscript{};
   if (type == "ping") return Ping{};
+  if (type == "play_daily") return PlayDaily{read_name(r, "name", limits)};
+  if (type == "read_daily") return ReadDaily{};
   return detail::parse_event_request(type, r, limits);
 }
 
@@ -457,6 +460,8 @@ std::string encode_client_message(const ClientMessage& message) {
                  },
                  [&](const GetTranscript&) {},
                  [&](const Ping&) {},
+                 [&](const PlayDaily& m) { out["name"] = m.name; },
+                 [&](const ReadDaily&) {},
                  [&](const auto&) { detail::write_event_request(message.body, out); },
              },
              message.body);

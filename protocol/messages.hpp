@@ -280,11 +280,21 @@ struct WatchTable {  // the teacher's connection is sent table_view of this tabl
   friend bool operator==(const WatchTable&, const WatchTable&) = default;
 };
 
+// Today's deal (protocol/README.md, "Today's deal"): the day's deck against
+// three bots, and how the day's games compare. Anyone after hello.
+struct PlayDaily {  // answered as create_room is (created, then the room), the game dealt at once
+  std::string name;
+  friend bool operator==(const PlayDaily&, const PlayDaily&) = default;
+};
+struct ReadDaily {  // answered with daily: how many played today, and the best
+  friend bool operator==(const ReadDaily&, const ReadDaily&) = default;
+};
+
 using ClientBody = std::variant<Hello, CreateRoom, Join, Resume, Leave, Lobby, AddBot, RemoveBot, Kick, Start, Rematch,
                                 Ask, Answer, Declare, Chat, GetTranscript, Ping, CreateEvent, JoinEvent, ResumeEvent,
                                 SeatPupils, MovePupil, FreeName, StartRound, EndRound, ReadRoster, PauseTables,
                                 ResumeTables, MessageTables, SetChat, ReadResults, RemovePupil, SeatToBot, AllowLate,
-                                WatchTable>;
+                                WatchTable, PlayDaily, ReadDaily>;
 // True for the messages only an event's teacher may send.
 bool is_teacher_command(const ClientBody& body);
 
@@ -815,9 +825,30 @@ struct EventResults {
   friend bool operator==(const EventResults&, const EventResults&) = default;
 };
 
+// Today's deal: once the first game of a play_daily room is over and
+// counted, its player is told how it compares with the day's other games.
+// Nothing personal is kept: the day's tally is a count of games per number
+// of sets.
+struct DailyResult {
+  std::string date;         // "YYYY-MM-DD", UTC: the day whose deck it was
+  int sets = 0;             // the player's sets in this game
+  std::int64_t players = 0; // games counted that day, this one included
+  int percentile = 0;       // 0..100: the share with fewer sets, plus half of those with as many
+  int best = 0;             // the most sets anyone made that day
+  friend bool operator==(const DailyResult&, const DailyResult&) = default;
+};
+// The reply to read_daily.
+struct DailySummary {
+  std::optional<RequestId> id;
+  std::string date;
+  std::int64_t players = 0;  // games counted so far today
+  int best = 0;              // the most sets made today; 0 when nobody has played
+  friend bool operator==(const DailySummary&, const DailySummary&) = default;
+};
+
 using ServerMessage = std::variant<Welcome, Ok, Created, Joined, RoomSnapshot, EventMessage, LobbyList,
                                    TranscriptMessage, Pong, Error, Closing, Turn, RoomClosed, RoomPaused,
-                                   RoomResumed>;
+                                   RoomResumed, DailyResult, DailySummary>;
 // The class-event messages, a variant of their own: a client that plays in
 // rooms only (the terminal client, the load generator) never receives one,
 // and its handling of ServerMessage stays as it is. A frame of one of these
@@ -853,6 +884,8 @@ std::string encode(const Turn& message);
 std::string encode(const RoomClosed& message);
 std::string encode(const RoomPaused& message);
 std::string encode(const RoomResumed& message);
+std::string encode(const DailyResult& message);
+std::string encode(const DailySummary& message);
 std::string encode(const EventCreated& message);
 std::string encode(const EventJoined& message);
 std::string encode(const EventStateMessage& message);

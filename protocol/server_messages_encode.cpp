@@ -23,9 +23,9 @@ using detail::OrderedJson;
 namespace {
 
 
-constexpr std::array<std::string_view, 15> kServerTypes = {
+constexpr std::array<std::string_view, 17> kServerTypes = {
     "welcome", "ok",    "created", "joined",  "room", "event",       "lobby",       "transcript",
-    "pong",    "error", "closing", "turn",    "room_closed", "room_paused", "room_resumed",
+    "pong",    "error", "closing", "turn",    "room_closed", "room_paused", "room_resumed", "daily_result", "daily",
 };
 constexpr std::array<std::string_view, 10> kEventServerTypes = {
     "event_created", "event_joined",  "event_state", "event_seat",     "event_roster",
@@ -356,6 +356,24 @@ OrderedJson to_json(const RoomResumed& m) {
   return out;
 }
 
+OrderedJson to_json(const DailyResult& m) {
+  OrderedJson out = start("daily_result", std::nullopt);
+  out["date"] = m.date;
+  out["sets"] = m.sets;
+  out["players"] = m.players;
+  out["percentile"] = m.percentile;
+  out["best"] = m.best;
+  return out;
+}
+
+OrderedJson to_json(const DailySummary& m) {
+  OrderedJson out = start("daily", m.id);
+  out["date"] = m.date;
+  out["players"] = m.players;
+  out["best"] = m.best;
+  return out;
+}
+
 }  // namespace
 
 Json players_to_json(const std::vector<Player>& players) {
@@ -404,6 +422,8 @@ std::string encode(const Turn& m) { return to_json(m).dump(); }
 std::string encode(const RoomClosed& m) { return to_json(m).dump(); }
 std::string encode(const RoomPaused& m) { return to_json(m).dump(); }
 std::string encode(const RoomResumed& m) { return to_json(m).dump(); }
+std::string encode(const DailyResult& m) { return to_json(m).dump(); }
+std::string encode(const DailySummary& m) { return to_json(m).dump(); }
 
 std::string transcript_document(const engine::Transcript& transcript, const std::vector<Player>& players) {
   return transcript_object(transcript, players).dump();

@@ -437,6 +437,21 @@ std::variant<ServerMessage, std::string> parse_server_message(std::string_view f
     m.code = read_text(r, "code");
     m.message = read_text(r, "message");
     result = std::move(m);
+  } else if (type == "daily_result") {
+    DailyResult m;
+    m.date = read_text(r, "date");
+    m.sets = read_int(r, "sets", engine::kRanks);
+    m.players = r.required_integer("players", 0, kMaxSafeInteger);
+    m.percentile = read_int(r, "percentile", 100);
+    m.best = read_int(r, "best", engine::kRanks);
+    result = std::move(m);
+  } else if (type == "daily") {
+    DailySummary m;
+    m.id = std::move(id);
+    m.date = read_text(r, "date");
+    m.players = r.required_integer("players", 0, kMaxSafeInteger);
+    m.best = read_int(r, "best", engine::kRanks);
+    result = std::move(m);
   } else {
     return "unknown message type \"" + detail::quote_untrusted(type) + "\"";
   }

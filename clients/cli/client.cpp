@@ -205,6 +205,8 @@ class Session : public ConnectionHandler {
                      decided_at_v_ = -1;
                      settled();
                    },
+                   [&](const protocol::DailyResult& m) { on_daily_result(m); },
+                   [&](const protocol::DailySummary&) {},
                },
                std::get<protocol::ServerMessage>(parsed));
   }
@@ -341,6 +343,7 @@ class Session : public ConnectionHandler {
       join.as = o_.spectate ? protocol::JoinAs::kSpectator : protocol::JoinAs::kPlayer;
       return send(join, Request::kJoin);
     }
+    if (o_.daily) return send(protocol::PlayDaily{o_.name}, Request::kCreate);
     protocol::CreateRoom create;
     create.name = o_.name;
     create.settings.rules = engine::preset(o_.preset).value_or(engine::Rules{});
@@ -387,6 +390,11 @@ class Session : public ConnectionHandler {
     token_ = created.token;
     room_code_ = created.code;
     entered_room();
+    if (o_.daily) {
+      print("Today's deal: the same cards for everyone today, against three computer players. Friends can watch "
+            "with: gofish-cli " + server_url(o_.address) + " --join " + created.code + " --spectate");
+      return;
+    }
     print("Created room " + created.code + ". Others join with: gofish-cli " + server_url(o_.address) + " --join " +
           created.code + "  (or open " + invite_url(o_.address, created.code) + ")");
   }
@@ -510,6 +518,8 @@ class Session : public ConnectionHandler {
     }
     if (finished_all_games()) {
       print_summary();
+      // Today's deal: its standing comes once the game is counted.
+      if (o_.daily && !daily_result_) return await_daily_result();
       quit();
     } else if (table_.you() && !o_.class_code) {
       send(protocol::Rematch{}, Request::kOther);
@@ -745,6 +755,38 @@ class Session : public ConnectionHandler {
 
   // ------------------------------------------------------------ playing
 
+  // Today's deal: the day's standing, in a sentence.
+  static std::string daily_line(const protocol::DailyResult& r) {
+    const auto plural = [](std::int64_t n, const std::string& one, const std::string& many) {
+      return std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    std::string line = "Today's deal (" + r.date + "): you made " + plural(r.sets, "set", "sets") + ". ";
+    if (r.players == 1) {
+      line += "Yours is the first game counted today.";
+    } else {
+      line += "That is better than " + std::to_string(r.percentile) + "% of today's " + std::to_string(r.players) +
+              " games.";
+    }
+    return line + " The best today: " + plural(r.best, "set", "sets") + ".";
+  }
+
+  void on_daily_result(const protocol::DailyResult& result) {
+    daily_result_ = result;
+    print(daily_line(result));
+    if (awaiting_daily_) quit();
+  }
+
+  // A --bot run waits a while for the standing, then goes without it.
+  void await_daily_result() {
+    awaiting_daily_ = true;
+    if (!connection_) return quit();
+    connection_->after(std::chrono::milliseconds(15000), [this] {
+      if (done_ || daily_result_) return;
+      note("The server did not say how today's game compares; try read_daily later.");
+      quit();
+    });
+  }
+
   bool finished_all_games() const { return !interactive_ && static_cast<int>(results_.size()) >= o_.games; }
 
   void maybe_start() {
@@ -833,6 +875,9 @@ class Session : public ConnectionHandler {
       }
     }
   }
+
+  std::optional<protocol::DailyResult> daily_result_;
+  bool awaiting_daily_ = false;
 
   void quit() {
     done_ = true;

@@ -56,6 +56,9 @@ struct Options {
   int rounds = 1;
   bool same_deal = false;
   bool coaching = false;
+  // --daily: play today's deal (protocol/README.md, "Today's deal") and
+  // print how the game compares with the day's others.
+  bool daily = false;
   std::optional<engine::BotLevel> bot;  // play the seat with this engine bot
   int games = 1;                        // with --bot (or a spectator): games before exiting
   int think_ms = 100;                   // the remote bot's pause before each decision

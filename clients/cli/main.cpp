@@ -108,6 +108,8 @@ int main(int argc, char** argv) {
       ->group("Classes");
   app.add_flag("--coaching", options.coaching, "New class: the teacher may see the hands (pupils are told)")
       ->group("Classes");
+  app.add_flag("--daily", options.daily,
+               "Play today's deal (the day's cards, against three bots) and print how you did");
   app.add_option("--bot", bot_text, "Let the engine's bot play your seat: easy, medium or hard");
   add_bounded(app, "--games", options.games, 1, 10000,
               "With --bot or --spectate: games to play or watch, then print a summary");
@@ -178,6 +180,12 @@ int main(int argc, char** argv) {
     }
   } else if (!roster_file.empty()) {
     return usage_error("--roster is for a new class (--create-class).");
+  }
+  if (options.daily) {
+    if (options.join_code || options.class_code || options.create_class || options.spectate) {
+      return usage_error("--daily plays a room of its own: it goes with neither --join, --spectate nor a class.");
+    }
+    options.games = 1;  // a rematch is an ordinary game, not counted
   }
   if (options.spectate && !options.join_code)
     return usage_error("--spectate needs a room: --join CODE or an invite link.");

@@ -304,6 +304,7 @@ int main(int argc, char** argv) {
         std::make_shared<RoomsHandler>(server.io_context(), config.limits, metrics, std::string(gofish::kVersion),
                                        std::make_shared<const TokenHasher>(token_key), writer.get(), &health);
     add_event_results_api(server.api(), handler->events());
+    handler->keep_daily_in(*store);
     try {
       if ((config.load_rooms == "on-demand" && config.storage != "none") || leases) {
         handler->load_on_demand(*store);

@@ -158,6 +158,12 @@ class Room {
     protocol::BotLevel bots = protocol::BotLevel::kMedium;
     std::optional<std::uint64_t> deal_seed;
     bool paused = false;  // the event's tables are paused: this one starts so
+    // Today's deal (daily_deal.hpp): the human of seat 0 is connected
+    // already and takes the seat at once, answered as a room's creator is
+    // (`created` with `player_request`'s id, then the room), and is the
+    // host. Null for a class event's table.
+    std::shared_ptr<Client> player;
+    std::optional<protocol::RequestId> player_request;
   };
   virtual void open_table(TableSetup setup) = 0;
   // Gives the human in `seat` a fresh seat token (the one before stops

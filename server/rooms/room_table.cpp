@@ -86,13 +86,27 @@ void RoomImpl::do_seat_late_pupil(engine::Seat index, std::string name) {
 }
 
 void RoomImpl::do_open_table(TableSetup setup) {
-  if (closed_ || game_number_ > 0) return;
+  if (closed_ || game_number_ > 0) {
+    if (setup.player) refuse(setup.player, ErrorCode::kRoomNotFound, std::move(setup.player_request));
+    return;
+  }
   write(record::RoomCreated{code_, protocol::settings_record(settings_), services_.timers->wall_ms()});
+  std::string player_token;
   for (std::size_t i = 0; i < setup.humans.size() && static_cast<int>(i) < settings_.seats; ++i) {
+    if (i == 0 && setup.player) {
+      player_token = seat_human(0, setup.player, std::move(setup.humans[i]));
+      continue;
+    }
     // Nobody knows this token: the pupil gets a fresh one from hand_seat.
     seat_human(static_cast<engine::Seat>(i), nullptr, std::move(setup.humans[i]));
   }
   while (const auto index = seats_.first_empty()) seats_.seat_bot(*index, setup.bots);
+  if (setup.player) {
+    // As do_create answers, before the deal's events.
+    seats_.set_host(0);
+    send(setup.player, protocol::Created{std::move(setup.player_request), code_, 0, player_token});
+    send(setup.player, snapshot(0));
+  }
   next_deal_seed_ = setup.deal_seed;
   // Paused before the deal, so no bot moves and no clock starts.
   teacher_paused_ = setup.paused;

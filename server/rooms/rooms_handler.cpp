@@ -40,7 +40,12 @@ RoomsHandler::RoomsHandler(boost::asio::io_context& io, const Limits& limits, st
       registry_(std::make_shared<Registry>(
           RoomServices{io, limits, std::move(metrics),
                        hasher ? std::move(hasher) : std::make_shared<const TokenHasher>(), writer, health})),
-      events_(std::make_unique<EventRegistry>(registry_->services(), *registry_)) {}
+      events_(std::make_unique<EventRegistry>(registry_->services(), *registry_)),
+      daily_(std::make_shared<DailyDeal>(registry_->services(), *registry_, nullptr)) {}
+
+void RoomsHandler::keep_daily_in(Store& store) {
+  daily_ = std::make_shared<DailyDeal>(registry_->services(), *registry_, &store);
+}
 
 RoomsHandler::~RoomsHandler() { registry_->stop_lookups(); }
 
@@ -178,6 +183,12 @@ bool RoomsHandler::dispatch(const std::shared_ptr<Client>& client, protocol::Cli
                       });
     return true;
   }
+  if (std::holds_alternative<protocol::ReadDaily>(message.body)) {
+    // A store read on the deal's thread: what follows waits, as for lobby.
+    look_up(client);
+    daily_->read(client, std::move(id), [this, client] { looked_up(client); });
+    return true;
+  }
   dispatch_now(client, message, arrived);
   return false;
 }
@@ -225,6 +236,16 @@ void RoomsHandler::dispatch_now(const std::shared_ptr<Client>& client, protocol:
   }
   if (std::holds_alternative<protocol::Ping>(message.body)) return send(*client, protocol::Pong{std::move(id)});
 
+  if (auto* play = std::get_if<protocol::PlayDaily>(&message.body)) {
+    // It makes a room: refused as create_room would be.
+    if (client->room()) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
+    if (shutting_down_) return send_error(*client, ErrorCode::kServerShuttingDown, std::move(id));
+    if (const StoreHealth* health = registry_->services().health;
+        health && (health->failing() || !health->may_release())) {
+      return send_error(*client, ErrorCode::kServerStoreUnavailable, std::move(id));
+    }
+    return daily_->play(client, std::move(*play), std::move(id));
+  }
   if (auto* create = std::get_if<protocol::CreateRoom>(&message.body)) {
     if (client->room()) return send_error(*client, ErrorCode::kRoomAlreadyInRoom, std::move(id));
     if (shutting_down_) return send_error(*client, ErrorCode::kServerShuttingDown, std::move(id));

@@ -39,6 +39,7 @@
 #include "protocol/messages.hpp"
 #include "server/rooms/client.hpp"
 #include "server/rooms/connection.hpp"
+#include "server/rooms/daily_deal.hpp"
 #include "server/rooms/event_registry.hpp"
 #include "server/rooms/limits.hpp"
 #include "server/rooms/metrics.hpp"
@@ -92,6 +93,9 @@ class RoomsHandler : public ConnectionHandler {
   // Or: rebuild each room only when someone asks for it, by code or by seat
   // token (--load-rooms on-demand).
   void load_on_demand(Store& store);
+  // Today's deal keeps its tallies in `store` (which outlives the handler);
+  // until this is called they are kept in memory. Call before serving.
+  void keep_daily_in(Store& store);
 
  private:
   std::shared_ptr<Client> find_client(std::uint64_t id) const;
@@ -122,6 +126,8 @@ class RoomsHandler : public ConnectionHandler {
   std::atomic<bool> shutting_down_{false};  // no new rooms once set
   mutable std::mutex clients_mutex_;
   std::unordered_map<std::uint64_t, std::shared_ptr<Client>> clients_;
+  // Last, so it goes first: its thread's last answers still find the handler whole.
+  std::shared_ptr<DailyDeal> daily_;
 };
 
 }  // namespace gofish::server

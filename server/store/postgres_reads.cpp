@@ -193,6 +193,34 @@ bool PostgresStore::restore_set_aside(const std::string& room) {
   return with_retry([&] { return run(step(kRestoreSetAside, room)).changed() > 0; });
 }
 
+DailyTally PostgresStore::daily_tally_of(const Result& rows) {
+  DailyTally tally;
+  for (int i = 0; i < rows.rows(); ++i) tally[static_cast<int>(rows.integer(i, 0))] = rows.integer(i, 1);
+  return tally;
+}
+
+// Not tried again once sent: a count whose COMMIT was lost might count
+// twice. A game left out of a tally harms nobody; the caller logs it.
+DailyTally PostgresStore::count_daily_game(const std::string& day, int sets) {
+  std::lock_guard lock(mutex_);
+  reconnect_if_lost();
+  exec("BEGIN");
+  try {
+    run(step(kCountDailyGame, day, sets));
+    DailyTally tally = daily_tally_of(run(step(kDailyTally, day)));
+    exec("COMMIT");
+    return tally;
+  } catch (...) {
+    rollback();
+    throw;
+  }
+}
+
+DailyTally PostgresStore::daily_tally(const std::string& day) {
+  std::lock_guard lock(mutex_);
+  return with_retry([&] { return daily_tally_of(run(step(kDailyTally, day))); });
+}
+
 std::optional<std::string> PostgresStore::latest_finished_game(const std::string& room) {
   std::lock_guard lock(mutex_);
   return with_retry([&]() -> std::optional<std::string> { return first_bytes(run(step(kLatestFinishedGame, room))); });

@@ -29,7 +29,7 @@ constexpr const Sql* kStatements[] = {
     &kUpdateVersions,     &kTxid,           &kTxidStatus,
     &kLatestFinishedGame, &kSaveEvent,      &kSavePupil,
     &kSaveEventTable,     &kOpenEvents,     &kEventPupils,
-    &kEventTables,
+    &kEventTables,        &kCountDailyGame, &kDailyTally,
 };
 
 }  // namespace

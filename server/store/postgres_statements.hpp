@@ -209,6 +209,11 @@ inline constexpr Sql kPruneDecisions{"prune_decisions",
 inline constexpr Sql kPruneGames{"prune_games",
                                  "DELETE FROM games WHERE finished_ms IS NOT NULL AND finished_ms < $1 AND "
                                  "(room IS NULL OR room NOT IN (SELECT code FROM rooms WHERE set_aside IS NOT NULL))"};
+// Today's deal: one game more of day $1 with $2 sets, and the day's tally.
+inline constexpr Sql kCountDailyGame{"count_daily_game",
+                                     "INSERT INTO daily_tally(day, sets, games) VALUES($1, $2, 1) "
+                                     "ON CONFLICT (day, sets) DO UPDATE SET games = daily_tally.games + 1"};
+inline constexpr Sql kDailyTally{"daily_tally", "SELECT sets, games FROM daily_tally WHERE day = $1 ORDER BY sets"};
 inline constexpr Sql kTokenKey{"token_key", "SELECT value FROM meta WHERE key = 'token_key'"};
 inline constexpr Sql kAddTokenKey{
     "add_token_key", "INSERT INTO meta(key, value) VALUES('token_key', $1::bytea) ON CONFLICT (key) DO NOTHING"};

@@ -79,7 +79,7 @@ struct pg_conn;
 namespace gofish::server {
 
 // The schema version this program writes (meta.schema_version).
-inline constexpr int kPostgresSchemaVersion = 10;
+inline constexpr int kPostgresSchemaVersion = 11;
 
 class PostgresStore final : public Store {
  public:
@@ -104,6 +104,8 @@ class PostgresStore final : public Store {
   void on_slow_commit(std::chrono::milliseconds after, std::function<void()> notice) override;
   std::vector<StoredRoom> load_open_rooms() override;
   std::vector<StoredEvent> load_open_events() override;
+  DailyTally count_daily_game(const std::string& day, int sets) override;
+  DailyTally daily_tally(const std::string& day) override;
   std::optional<StoredRoom> load_room(const std::string& code) override;
   std::optional<std::string> room_of_token(const std::string& token_hash) override;
   std::vector<StoredRoom> waiting_rooms(std::size_t limit) override;
@@ -189,6 +191,7 @@ class PostgresStore final : public Store {
   // counted in `numbers`.
   void add_steps(const Record& record, DecisionSequences::Batch& numbers, std::vector<Step>& steps);
   static StoredGame game_of(const Result& games);
+  static DailyTally daily_tally_of(const Result& rows);
   bool holds_rooms_or_games();
   // After the guard found the node's count of lost leases moved: reads it
   // again, with the rooms of `epochs` lost, and drops those.

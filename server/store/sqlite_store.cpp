@@ -433,6 +433,39 @@ std::optional<StoredGame> SqliteStore::finished_game(const std::string& game_id)
   return game;
 }
 
+namespace {
+
+constexpr const char* kDailyTally = "SELECT sets, games FROM daily_tally WHERE day = ? ORDER BY sets";
+
+}  // namespace
+
+DailyTally SqliteStore::count_daily_game(const std::string& day, int sets) {
+  std::lock_guard lock(mutex_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    Statement count(db_,
+                    "INSERT INTO daily_tally(day, sets, games) VALUES(?, ?, 1) "
+                    "ON CONFLICT(day, sets) DO UPDATE SET games = games + 1");
+    count.run(day, sets);
+    DailyTally tally;
+    Statement read(db_, kDailyTally);
+    read.each([&](sqlite3_stmt* stmt) { tally[sqlite3_column_int(stmt, 0)] = sqlite3_column_int64(stmt, 1); }, day);
+    exec("COMMIT");
+    return tally;
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+DailyTally SqliteStore::daily_tally(const std::string& day) {
+  std::lock_guard lock(mutex_);
+  DailyTally tally;
+  Statement read(db_, kDailyTally);
+  read.each([&](sqlite3_stmt* stmt) { tally[sqlite3_column_int(stmt, 0)] = sqlite3_column_int64(stmt, 1); }, day);
+  return tally;
+}
+
 std::size_t SqliteStore::prune_finished(std::int64_t before_ms) {
   std::lock_guard lock(mutex_);
   exec("BEGIN IMMEDIATE");

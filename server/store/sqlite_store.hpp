@@ -60,7 +60,7 @@ namespace gofish::server {
 enum class SyncMode { kNormal, kFull };
 
 // The schema version this program writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 class SqliteStore final : public Store {
  public:
@@ -78,6 +78,8 @@ class SqliteStore final : public Store {
   std::optional<std::string> room_of_token(const std::string& token_hash) override;
   std::vector<StoredRoom> waiting_rooms(std::size_t limit) override;
   std::vector<StoredEvent> load_open_events() override;
+  DailyTally count_daily_game(const std::string& day, int sets) override;
+  DailyTally daily_tally(const std::string& day) override;
   void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
   std::vector<SetAsideRoom> set_aside_rooms() override;
   bool restore_set_aside(const std::string& room) override;

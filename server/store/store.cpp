@@ -507,4 +507,20 @@ void StoreWriter::maybe_prune() {
   }
 }
 
+DailyTally Store::count_daily_game(const std::string& day, int sets) {
+  std::lock_guard lock(daily_mutex_);
+  // Only today's and yesterday's are ever asked for: older days go, so
+  // memory stays bounded however long the process runs.
+  while (daily_.size() > 2 && daily_.begin()->first < day) daily_.erase(daily_.begin());
+  DailyTally& tally = daily_[day];
+  ++tally[sets];
+  return tally;
+}
+
+DailyTally Store::daily_tally(const std::string& day) {
+  std::lock_guard lock(daily_mutex_);
+  const auto it = daily_.find(day);
+  return it == daily_.end() ? DailyTally{} : it->second;
+}
+
 }  // namespace gofish::server

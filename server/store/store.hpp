@@ -33,6 +33,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -274,6 +275,11 @@ struct StoredRoom {
   std::optional<StoredGame> game;  // the latest game
 };
 
+// Today's deal (server/rooms/daily_deal.hpp): of a day's games, how many
+// made each number of sets (sets -> games). Nothing else is kept of them:
+// no name, no room, no time.
+using DailyTally = std::map<int, std::int64_t>;
+
 // What token_key() does when a store that holds rooms or games has no
 // usable key: refuse (StoreError), or make a new one (gofish-server
 // --new-token-key), knowing that every stored seat token stops working.
@@ -362,6 +368,13 @@ class Store {
   // Every class event not closed, with its pupils and its latest round's
   // tables. The default has none (a store that keeps nothing).
   virtual std::vector<StoredEvent> load_open_events() { return {}; }
+  // Today's deal: counts one game of `day` ("YYYY-MM-DD") that made `sets`
+  // sets, and returns the day's tally with it, in one transaction (so every
+  // node sharing the store counts into one tally). daily_tally reads it.
+  // The defaults keep the tally in this process's memory (NullStore,
+  // --storage none: it is gone after a restart).
+  virtual DailyTally count_daily_game(const std::string& day, int sets);
+  virtual DailyTally daily_tally(const std::string& day);
   // Marks a room that cannot be rebuilt: it stays in the store, untouched
   // (its finished games are not pruned), and load_open_rooms skips it.
   virtual void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) = 0;
@@ -388,6 +401,11 @@ class Store {
   // Cuts a game's decisions back to the first `keep` (the room layer calls
   // it when the engine refuses a stored decision on replay).
   virtual void truncate_decisions(const std::string& game_id, std::int64_t keep) = 0;
+
+ private:
+  // The in-memory daily tallies of the defaults above.
+  std::mutex daily_mutex_;
+  std::map<std::string, DailyTally> daily_;
 };
 
 // Keeps nothing; its token key is fresh from the OS each run. Tests derive

@@ -64,6 +64,10 @@ class TokenHasher {
   // Fixed keys, for tests.
   TokenHasher(std::array<std::uint64_t, 4> keys) : keys_(keys) {}
   TokenHash hash(std::string_view token) const;
+  // A 64-bit keyed digest of `data` under the second half of the key, for
+  // what the server must make repeatable but nobody else can foresee (the
+  // deck of today's deal: server/rooms/daily_seed.hpp). Never a token's hash.
+  std::uint64_t digest(std::string_view data) const { return siphash24(keys_[2], keys_[3], data); }
 
  private:
   std::array<std::uint64_t, 4> keys_{};

@@ -76,6 +76,8 @@ TEST_CASE("every client message type parses from a minimal valid frame") {
       {"seat_to_bot", R"({"type":"seat_to_bot","pupil":0})"},
       {"allow_late", R"({"type":"allow_late","allow":true})"},
       {"watch_table", R"({"type":"watch_table","table":null})"},
+      {"play_daily", R"({"type":"play_daily","name":"Ann"})"},
+      {"read_daily", R"({"type":"read_daily"})"},
   };
   std::set<std::string> seen;
   for (const auto& [type, frame] : frames) {
@@ -226,6 +228,9 @@ TEST_CASE("hostile frames are refused with the right code") {
       {"room/bad_name", R"({"type":"join","code":"K7QXM","name":"Bo\nb"})"},
       {"room/bad_name", R"({"type":"join","code":"K7QXM","name":"abcdefghijklmnopqrstuvwxy"})"},
       {"room/bad_name", R"({"type":"create_room","name":"","seats":2})"},
+      {"room/bad_name", R"({"type":"play_daily","name":"  "})"},
+      {"protocol/bad_message", R"({"type":"play_daily"})"},
+      {"protocol/bad_message", R"({"type":"play_daily","name":7})"},
       {"protocol/bad_message", R"({"type":"join","code":"K7QXM","name":7})"},
       {"protocol/bad_message", R"({"type":"join","code":"K7QXM"})"},
       {"room/bad_code", R"({"type":"join","code":"K7QX0","name":"Bob"})"},
@@ -379,6 +384,8 @@ TEST_CASE("client messages round-trip through encode_client_message") {
       {std::nullopt, SeatToBot{6}},
       {std::nullopt, AllowLate{false}},
       {std::nullopt, WatchTable{1}},
+      {RequestId{std::int64_t{9}}, PlayDaily{"Ann"}},
+      {RequestId{std::string("d")}, ReadDaily{}},
   };
   std::set<std::size_t> kinds;
   for (const ClientMessage& m : messages) {

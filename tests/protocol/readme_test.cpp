@@ -103,7 +103,7 @@ std::optional<RequestId> id_of(const ServerMessage& message) {
         using M = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<M, EventMessage> || std::is_same_v<M, Closing> || std::is_same_v<M, Turn> ||
                       std::is_same_v<M, RoomClosed> || std::is_same_v<M, RoomPaused> ||
-                      std::is_same_v<M, RoomResumed>) {
+                      std::is_same_v<M, RoomResumed> || std::is_same_v<M, DailyResult>) {
           return std::nullopt;
         } else {
           return m.id;

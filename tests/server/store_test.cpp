@@ -175,6 +175,33 @@ TEST_CASE_TEMPLATE("store: rooms, seats, games and decisions come back after reo
 
 // Token hashes are raw bytes: every byte value, NUL and invalid UTF-8
 // among them, comes back as it went in.
+// Today's deal: each day's games counted by sets, nothing else, kept
+// across reopening; a count returns the day's tally with it.
+TEST_CASE_TEMPLATE("store: the day's tally of today's deal counts games by sets, day by day, and is kept", Kind,
+                   GOFISH_STORES) {
+  Kind kind;
+  {
+    const auto store = kind.open();
+    CHECK(store->daily_tally("2026-11-30").empty());
+    CHECK(store->count_daily_game("2026-11-30", 5) == DailyTally{{5, 1}});
+    CHECK(store->count_daily_game("2026-11-30", 2) == DailyTally{{2, 1}, {5, 1}});
+    CHECK(store->count_daily_game("2026-11-30", 5) == DailyTally{{2, 1}, {5, 2}});
+    CHECK(store->count_daily_game("2026-12-01", 13) == DailyTally{{13, 1}});
+  }
+  const auto store = kind.open();
+  CHECK(store->daily_tally("2026-11-30") == DailyTally{{2, 1}, {5, 2}});
+  CHECK(store->daily_tally("2026-12-01") == DailyTally{{13, 1}});
+  CHECK(store->daily_tally("2026-11-29").empty());
+}
+
+TEST_CASE("store: without storage the day's tally is kept in memory") {
+  NullStore store;
+  CHECK(store.count_daily_game("2026-11-30", 4) == DailyTally{{4, 1}});
+  CHECK(store.count_daily_game("2026-11-30", 4) == DailyTally{{4, 2}});
+  CHECK(store.daily_tally("2026-11-30") == DailyTally{{4, 2}});
+  CHECK(store.daily_tally("2026-12-01").empty());
+}
+
 TEST_CASE_TEMPLATE("store: a token hash of any bytes comes back unchanged", Kind, GOFISH_STORES) {
   Kind kind;
   std::string every_byte;
@@ -962,8 +989,9 @@ TEST_CASE("store: a version 4 database is migrated, and its finished games keep 
                        record::DecisionAccepted{"new", 0, R"({"seat":1})", std::nullopt}});
   kind.tamper("UPDATE games SET transcript = '{\"kept\":1}' WHERE game_id = 'old'; "
               "ALTER TABLE games DROP COLUMN last_decision; "
-              // What schema version 6 added (class events) goes too.
-              "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; PRAGMA user_version=4");
+              // What schema versions 6 (class events) and 9 (today's deal) added goes too.
+              "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; DROP TABLE daily_tally; "
+              "PRAGMA user_version=4");
   const auto store = kind.open();
   const auto old = store->finished_game("old");
   REQUIRE(old);
@@ -1452,8 +1480,9 @@ TEST_CASE("postgres store: the handover socket turns readable when a request com
   CHECK_FALSE(readable(100));
 }
 
-// What schema version 9 added (class events), gone.
-const std::string kWithoutEvents = "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; ";
+// What schema versions 9 (class events) and 11 (today's deal) added, gone.
+const std::string kWithoutEvents =
+    "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; DROP TABLE daily_tally; ";
 // What schema versions 8 and 9 changed, undone: decisions keyed by game and
 // number again, and games without the bounds of their decisions' ids.
 const std::string kWithoutAppended =

@@ -89,6 +89,10 @@ function onMessage(msg) {
     case 'turn':
       if (current && msg.v >= 0) pacer.push({ kind: 'turn', msg });
       break;
+    case 'daily_result':
+      // Today's deal, counted: shown (and read out) on the game-over screen.
+      if (current) { ui.daily = msg; queueRender(); }
+      break;
     case 'room_closed':
       if (current) {
         forgetRoom(current.code);

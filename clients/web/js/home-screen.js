@@ -27,8 +27,22 @@ async function playWithComputer() {
   if (started.type === 'error') session.queueRender();
 }
 
+// "Today's deal": the day's cards, the same for everyone, against three
+// computer players; the server deals at once and, after the game, says how it
+// compares with the day's others (daily_result).
+async function playDaily() {
+  const name = nameFrom('name');
+  ui.starting = true;
+  const reply = await session.conn.request({ type: 'play_daily', name });
+  ui.starting = false;
+  if (reply.type === 'error') { $('home-error').textContent = reply.message; return; }
+  enteredRoom({ ...reply, as: 'player' }, name);
+  session.queueRender();
+}
+
 export function wireHome() {
   $('play-computer').addEventListener('click', playWithComputer);
+  $('play-daily').addEventListener('click', playDaily);
   $('computer-level').value = settings.get('level', 'medium');
   $('computer-level').addEventListener('change', (e) => settings.set('level', e.target.value));
   $('go-create').addEventListener('click', openCreate);

@@ -216,6 +216,18 @@ export function goHome() {
   }
   showScreen('home');
   refreshLobby();
+  refreshDaily();
+}
+
+// How many have played today's deal, under its button.
+export async function refreshDaily() {
+  if (!session.conn.ready) return;
+  const reply = await session.conn.request({ type: 'read_daily' });
+  if (reply.type !== 'daily') return;
+  const n = reply.players;
+  // One short line in a box of one line's height: nothing below it moves.
+  $('daily-count').textContent = n === 0 ? 'Nobody has played it yet today.'
+    : `${n} ${n === 1 ? 'person has' : 'people have'} played it today.`;
 }
 
 export async function refreshLobby() {

@@ -8,6 +8,7 @@ import { cardFace, rankPlural } from './cards.js';
 import { PRESET_LINES, presetTitle, rulesSummary, setsTitle, setsWord, tieBreakText } from './rules.js';
 import { endReason, listWords, possessive, winnersText } from './narrate.js';
 import { el } from './dom.js';
+import { session } from './session.js';
 
 const $ = (id) => document.getElementById(id);
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -139,6 +140,7 @@ export function renderOver(state, ui) {
       el('td', { text: String(state.wins[name] ?? 0) }));
   }));
   $('over-tiebreak').textContent = tieBreakExplained(result, rules, state);
+  renderDaily(state, ui);
   const rematch = $('rematch');
   rematch.hidden = you === null;
   const asked = you !== null && state.ready.includes(you);
@@ -146,6 +148,28 @@ export function renderOver(state, ui) {
   rematch.textContent = asked ? 'Waiting for the others…' : 'Play again';
   $('rematch-status').textContent = rematchStatus(state);
   renderReplay(state, ui);
+}
+
+// Today's deal: how the game compares with the day's others, once the
+// server has counted it (the room's first game only: a rematch is not).
+export function dailyText(d) {
+  const sets = (n) => `${n} ${n === 1 ? 'set' : 'sets'}`;
+  const standing = d.players === 1
+    ? "Yours is the first game of today's deal."
+    : `That is better than ${d.percentile}% of today's ${d.players} games.`;
+  return `You made ${sets(d.sets)}. ${standing} The best today: ${sets(d.best)}.`;
+}
+
+function renderDaily(state, ui) {
+  const box = $('daily-result');
+  const d = ui.daily;
+  const show = !!d && state.room.game_number === 1 && state.you !== null;
+  box.hidden = !show;
+  box.textContent = show ? dailyText(d) : '';
+  if (show && !ui.dailySaid) {
+    ui.dailySaid = true;
+    session.announcer.say(`Today's deal: ${box.textContent}`);
+  }
 }
 
 function rematchStatus(state) {

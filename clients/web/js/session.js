@@ -69,7 +69,7 @@ export class Session {
   resetRoom(room) {
     this.clearPicture();
     Object.assign(this.ui, { story: [], chat: [], said: new Map(), reaction: null, myResult: null, move: null, transcript: null,
-      replay: null, selected: null, selectedCard: null, handOrder: null, compact: true });
+      daily: null, dailySaid: false, replay: null, selected: null, selectedCard: null, handOrder: null, compact: true });
     if (!room || this.ui.paused?.code !== room.code) this.forgetPause();
     this.current = room;
     this.alerts.clear();

@@ -1,0 +1,131 @@
+// Today's deal through the real gofish-server binary (protocol/README.md,
+// "Today's deal"), SQLite store: two players play the day's deal to the end;
+// both games were dealt the same deck (their transcripts), each player hears
+// how their game compares (daily_result: players, percentile, best), a
+// rematch is not counted, the room is not in the lobby, and after a restart
+// the day's tally is still there (read_daily).
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "engine/transcript.hpp"
+#include "protocol/text.hpp"
+#include "rooms_support.hpp"
+#include "server_process.hpp"
+#include "temp_dir.hpp"
+
+namespace gofish::server::testing {
+namespace {
+
+std::string today() {
+  using namespace std::chrono;
+  const year_month_day date(floor<days>(system_clock::now()));
+  char text[16];
+  std::snprintf(text, sizeof text, "%04d-%02u-%02u", static_cast<int>(date.year()), static_cast<unsigned>(date.month()),
+                static_cast<unsigned>(date.day()));
+  return text;
+}
+
+struct Played {
+  engine::Deck deck;
+  protocol::DailyResult result;
+};
+
+bool is_result(const protocol::ServerMessage& m) { return std::holds_alternative<protocol::DailyResult>(m); }
+
+// `name` plays today's deal to its end with a random player's choices.
+Played play_daily(std::uint16_t port, const std::string& name, std::uint64_t seed) {
+  auto peer = std::make_unique<Peer>(port);
+  const auto created = peer->expect<protocol::Created>(protocol::PlayDaily{name});
+  CHECK(protocol::is_room_code(created.code));
+  CHECK(created.seat == 0);
+  REQUIRE(protocol::is_token(created.token));
+  // Already in a room: a second deal is refused.
+  CHECK(peer->error_of(protocol::PlayDaily{name}) == "room/already_in_room");
+  AutoPlayer player(std::move(peer), 0, created.token, seed);
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline && player.games_over() == 0) {
+    player.step();
+    std::this_thread::sleep_for(1ms);
+  }
+  REQUIRE(player.games_over() == 1);
+  for (const auto& problem : player.problems) FAIL_CHECK(problem);
+  const auto result = player.peer().await(is_result, 10s);
+  REQUIRE(result.has_value());
+  const auto transcript = player.peer().expect<protocol::TranscriptMessage>(protocol::GetTranscript{});
+  CHECK(engine::replay_check(transcript.transcript) == std::nullopt);
+  CHECK(transcript.players.size() == 4);
+  for (std::size_t i = 1; i < transcript.players.size(); ++i) {
+    CHECK(transcript.players[i].bot == protocol::BotLevel::kMedium);
+  }
+
+  // A rematch is an ordinary game: played to its end, it is not counted.
+  CHECK(player.peer().expect<protocol::Ok>(protocol::Rematch{}).id.has_value());
+  const auto again = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < again && player.games_over() < 2) {
+    player.step();
+    std::this_thread::sleep_for(1ms);
+  }
+  CHECK(player.games_over() == 2);
+  CHECK_FALSE(player.peer().await(is_result, 500ms).has_value());
+  return Played{transcript.transcript.deck, std::get<protocol::DailyResult>(*result)};
+}
+
+int percentile_of(int sets, const std::vector<int>& all) {
+  const auto fewer = std::count_if(all.begin(), all.end(), [&](int s) { return s < sets; });
+  const auto same = std::count(all.begin(), all.end(), sets);
+  const auto n = static_cast<std::int64_t>(all.size());
+  return static_cast<int>((200 * fewer + 100 * same + n) / (2 * n));
+}
+
+TEST_CASE("today's deal: two players, the same deck, the standing, and the tally after a restart") {
+  TempDir dir("gofish-daily");
+  const std::vector<std::string> fast = {"--bot-delay-ms=2"};
+  const std::string date = today();
+  int best = 0;
+  {
+    ServerProcess server(dir.path, dir.path / "server-1.log", fast);
+    Peer looker(server.port());
+    const auto before = looker.expect<protocol::DailySummary>(protocol::ReadDaily{});
+    CHECK(before.date == date);
+    CHECK(before.players == 0);
+    CHECK(before.best == 0);
+
+    const Played ann = play_daily(server.port(), "Ann", 1);
+    CHECK(ann.result.date == date);
+    CHECK(ann.result.players == 1);
+    CHECK(ann.result.percentile == 50);
+    CHECK(ann.result.best == ann.result.sets);
+
+    // Not in the lobby, even while it is played.
+    CHECK(looker.expect<protocol::LobbyList>(protocol::Lobby{}).rooms.empty());
+
+    const Played ben = play_daily(server.port(), "Ben", 2);
+    CHECK(ben.deck == ann.deck);
+    CHECK(ben.result.date == date);
+    CHECK(ben.result.players == 2);
+    CHECK(ben.result.percentile == percentile_of(ben.result.sets, {ann.result.sets, ben.result.sets}));
+    best = std::max(ann.result.sets, ben.result.sets);
+    CHECK(ben.result.best == best);
+
+    const auto after = looker.expect<protocol::DailySummary>(protocol::ReadDaily{});
+    CHECK(after.players == 2);
+    CHECK(after.best == best);
+    CHECK(server.stop(SIGTERM) == 0);
+  }
+  ServerProcess server(dir.path, dir.path / "server-2.log", fast);
+  Peer looker(server.port());
+  const auto restarted = looker.expect<protocol::DailySummary>(protocol::ReadDaily{});
+  CHECK(restarted.date == date);
+  CHECK(restarted.players == 2);
+  CHECK(restarted.best == best);
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
+}  // namespace
+}  // namespace gofish::server::testing
