@@ -103,17 +103,18 @@ void DailyDeal::play(const std::shared_ptr<Client>& client, protocol::PlayDaily 
   auto counted = std::make_shared<std::atomic<bool>>(false);
   std::weak_ptr<Room> weak_room = room;
   std::weak_ptr<Client> player = client;
-  room->watch([weak = weak_from_this(), counted, date, weak_room, player](protocol::EventTable table) {
+  room->watch([weak = weak_from_this(), counted, date, weak_room, player](protocol::EventTable table,
+                                                                          std::vector<engine::CardSet> /*hands*/) {
     if (table.state != protocol::RoomState::kOver || table.seats.empty() || counted->exchange(true)) return;
     const int sets = table.seats.front().sets;
-    if (auto held = weak_room.lock()) held->watch({});  // nothing more to hear
+    if (auto held = weak_room.lock()) held->watch({}, false);  // nothing more to hear
     const auto self = weak.lock();
     if (!self) return;
     if (!self->queue(
             [deal = self.get(), date, sets, player, weak_room] { deal->count(date, sets, player, weak_room); })) {
       spdlog::warn("today's deal: a game of {} left out of the tally: too many waiting for the store", date);
     }
-  });
+  }, false);
   room->open_table(std::move(setup));
   spdlog::info("room {}: today's deal ({})", room->code(), date);
 }
