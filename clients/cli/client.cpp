@@ -764,8 +764,8 @@ class Session : public ConnectionHandler {
     if (r.players == 1) {
       line += "Yours is the first game counted today.";
     } else {
-      line += "That is better than " + std::to_string(r.percentile) + "% of today's " + std::to_string(r.players) +
-              " games.";
+      line += "That beats " + std::to_string(r.percentile) + "% of today's " + std::to_string(r.players) +
+              " games (a tie counts as half).";
     }
     return line + " The best today: " + plural(r.best, "set", "sets") + ".";
   }

@@ -34,7 +34,7 @@ def main():
         check(first.group(2) == first.group(4), f"the first game is the best: {first.group(0)!r}")
         second = play(server, "Ben")
         check(second.group(1) == first.group(1), "both games are of the same day")
-        check(re.fullmatch(r"That is better than \d+% of today's 2 games\.", second.group(3)) is not None,
+        check(re.fullmatch(r"That beats \d+% of today's 2 games \(a tie counts as half\)\.", second.group(3)) is not None,
               f"the second game counts two: {second.group(0)!r}")
         check(int(second.group(4)) == max(int(first.group(2)), int(second.group(2))),
               f"the best of the two: {second.group(0)!r}")

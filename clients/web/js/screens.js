@@ -156,7 +156,7 @@ export function dailyText(d) {
   const sets = (n) => `${n} ${n === 1 ? 'set' : 'sets'}`;
   const standing = d.players === 1
     ? "Yours is the first game of today's deal."
-    : `That is better than ${d.percentile}% of today's ${d.players} games.`;
+    : `That beats ${d.percentile}% of today's ${d.players} games (a tie counts as half).`;
   return `You made ${sets(d.sets)}. ${standing} The best today: ${sets(d.best)}.`;
 }
 

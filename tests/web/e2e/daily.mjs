@@ -68,7 +68,7 @@ export default async function ({ baseUrl, browser, log }) {
   assert(ben.transcript.deck.length === 52, 'a whole deck');
   assert(ben.result.players === 2, `the second result counts two games: ${JSON.stringify(ben.result)}`);
   assert(ben.result.best === Math.max(ann.result.sets, ben.result.sets), `the best of the two: ${JSON.stringify(ben.result)}`);
-  assert(ben.shown.includes(`That is better than ${ben.result.percentile}% of today's 2 games.`), `Ben's result in words: "${ben.shown}"`);
+  assert(ben.shown.includes(`That beats ${ben.result.percentile}% of today's 2 games (a tie counts as half).`), `Ben's result in words: "${ben.shown}"`);
 
   const dir = shotDir();
   await ben.p.page.screenshot({ path: join(dir, 'daily-over-desktop.png'), fullPage: false });
