@@ -4,10 +4,12 @@
 # (docker/haproxy), as gofish:TAG, gofish-postgres:TAG and gofish-haproxy:TAG,
 # with podman (scripts/container-setup.sh --podman makes it ready). The tests
 # docker_image and compose_cluster use them; ctest's fixture gofish_images
-# (tests/CMakeLists.txt) starts the build early (scripts/test.sh earlier
-# still, before the host build), in the background at the
-# lowest CPU priority, so that it takes only the cores the other tests leave
-# idle, and removes the images at the end.
+# (tests/CMakeLists.txt) starts the build early, in the background at the
+# lowest CPU priority, and removes the images at the end. (The priority is
+# the processes' nice value; podman runs the build's containers in cgroups of
+# their own, where the scheduler weighs the container's group as one task of
+# default priority, so the build takes about a core's share beside the
+# tests rather than only the idle time.)
 #
 #   scripts/image-build.sh start TAG DIR   build in the background and return;
 #                                          DIR gets build.log, then status
@@ -56,12 +58,6 @@ case $action in
   start)
     (($# == 3)) || usage
     tag=$2 dir=$3
-    # scripts/test.sh starts the build before the host build and says so in
-    # GOFISH_IMAGE_BUILD_STARTED (the tag): the fixture's start then keeps it.
-    if [[ ${GOFISH_IMAGE_BUILD_STARTED:-} == "$tag" && -f $dir/pid && $(cat "$dir/tag" 2>/dev/null) == "$tag" ]]; then
-      log "already started by scripts/test.sh (process $(cat "$dir/pid")); its log is $dir/build.log"
-      exit 0
-    fi
     mkdir -p "$dir"
     rm -f "$dir/status" "$dir/build.log"
     # Its own session, with no descriptor of the caller's: ctest waits for
@@ -69,7 +65,6 @@ case $action in
     setsid bash -c '"$0" build "$1" "$2" > "$2/build.log" 2>&1; echo $? > "$2/status.tmp"; mv "$2/status.tmp" "$2/status"' \
       "$0" "$tag" "$dir" < /dev/null > /dev/null 2>&1 &
     echo $! > "$dir/pid"
-    echo "$tag" > "$dir/tag"
     log "started in the background (process $!); its log is $dir/build.log"
     ;;
   wait)
@@ -111,7 +106,7 @@ case $action in
     for image in $(images "$tag"); do
       podman image exists "$image" && podman image rm -f "$image" >/dev/null && log "removed $image"
     done
-    rm -f "$dir/pid" "$dir/status" "$dir/tag"
+    rm -f "$dir/pid" "$dir/status"
     ;;
   *) usage ;;
 esac

@@ -39,24 +39,7 @@ else
 fi
 
 cmake -S . -B "$build_dir" -G Ninja "${flags[@]}"
-# The container images of the image tests (scripts/image-build.sh) start
-# building now, in the background at the lowest priority: their package
-# install waits on the network and the disk while this build takes the
-# cores. The fixture that would start them in ctest keeps this build
-# (GOFISH_IMAGE_BUILD_STARTED names its tag), and the run removes the images
-# at its end as before.
-if [[ $build_dir == build ]]; then
-  image_tag=$(sed -n 's/^GOFISH_IMAGE_TAG:INTERNAL=//p' "$build_dir/CMakeCache.txt")
-  image_dir=$(sed -n 's/^GOFISH_IMAGE_BUILD_DIR:INTERNAL=//p' "$build_dir/CMakeCache.txt")
-  if [[ -n $image_tag && -n $image_dir ]]; then
-    scripts/image-build.sh start "$image_tag" "$image_dir"
-    export GOFISH_IMAGE_BUILD_STARTED=$image_tag
-  fi
-fi
-if ! cmake --build "$build_dir"; then
-  [[ -n ${GOFISH_IMAGE_BUILD_STARTED:-} ]] && scripts/image-build.sh remove "$image_tag" "$image_dir"
-  exit 1
-fi
+cmake --build "$build_dir"
 # Two tests at a time (GOFISH_TEST_JOBS): most of them wait on sockets, child
 # processes and the page's pace rather than on a core. The tests that hold
 # processes to time bounds (the cluster failovers, the load figures, a store's
