@@ -286,10 +286,19 @@ void RoomImpl::do_leave(const std::shared_ptr<Client>& client, const Member& mem
   const engine::Seat index = *member.seat;
   SeatSlot& seat = seats_[index];
   seat.client.reset();
+  give_up_seat(index);
+  after_seat_lost();
+}
+
+// The seat's holder is gone for good. During a game a bot plays the seat to
+// the end (bot_takeover left), and it is freed (seat_left) then; else it is
+// free at once. Their token opens nothing any more.
+void RoomImpl::give_up_seat(engine::Seat index) {
+  SeatSlot& seat = seats_[index];
   if (state_ == State::kPlaying) {
-    // A bot plays the seat to the end of the game; it is freed (seat_left) then.
     revoke_token(seat.token);
     seat.token.reset();
+    seat.away_past_grace = false;
     seat.takeover = protocol::TakeoverReason::kLeft;
     record(protocol::BotTakeover{index, protocol::TakeoverReason::kLeft, seat.level});
   } else {
@@ -297,7 +306,6 @@ void RoomImpl::do_leave(const std::shared_ptr<Client>& client, const Member& mem
     free_seat(index);
     record(protocol::SeatLeft{index, name});
   }
-  after_seat_lost();
 }
 
 void RoomImpl::do_add_bot(const std::shared_ptr<Client>& client, const protocol::AddBot& request, Id id) {

@@ -187,6 +187,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void on_grace_expired(engine::Seat index);
   void resume_after_restart();
   void after_seat_lost();
+  void give_up_seat(engine::Seat index);  // a bot plays it to the game's end, or it is free
   void pass_host_on();
   // The host is away (past the grace period, or a game starts without
   // them): the role goes to a player who is here.
@@ -243,7 +244,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   std::vector<std::string> seats_written_;
   RoomFanout fanout_;
   int game_number_ = 0;
-  std::optional<RoomGame> game_;  // the game in play, or the last one finished
+  std::optional<RoomGame> game_;               // the game in play, or the last one finished
   std::optional<FinishedGame> last_finished_;  // whose transcript `transcript` serves
 
   TurnClock clock_;                                          // a bot's move or a human's turn timer

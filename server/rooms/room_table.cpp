@@ -32,7 +32,8 @@ void RoomImpl::set_chat(protocol::ChatMode chat) {
   on_strand([chat](RoomImpl& room) {
     if (room.closed_ || room.settings_.chat == chat) return;
     room.settings_.chat = chat;
-    room.write(record::RoomSettingsChanged{room.code_, protocol::settings_record(room.settings_, room.seats_.removed())});
+    room.write(
+        record::RoomSettingsChanged{room.code_, protocol::settings_record(room.settings_, room.seats_.removed())});
     room.record(protocol::ChatModeChanged{chat});
     room.refresh_lobby();
   });
@@ -53,17 +54,7 @@ void RoomImpl::do_release_seat(engine::Seat index) {
   if (const auto client = std::exchange(seat.client, nullptr)) client->clear_room(this);
   seat.chat.reset();
   grace_timers_[static_cast<std::size_t>(index)]->cancel();
-  if (state_ == State::kPlaying) {
-    revoke_token(seat.token);
-    seat.token.reset();
-    seat.away_past_grace = false;
-    seat.takeover = protocol::TakeoverReason::kLeft;
-    record(protocol::BotTakeover{index, protocol::TakeoverReason::kLeft, seat.level});
-  } else {
-    const std::string name = seat.name;
-    free_seat(index);
-    record(protocol::SeatLeft{index, name});
-  }
+  give_up_seat(index);
   pass_host_on();
   after_membership_change();
   schedule();

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "event_support.hpp"
 #include "protocol/text.hpp"
 #include "rooms_support.hpp"
 #include "server_process.hpp"
@@ -27,40 +28,6 @@ namespace gofish::server::testing {
 namespace {
 
 const std::vector<std::string> kRoster = {"Ann", "Ben", "Cleo", "Dev", "Eli", "Fay"};
-
-protocol::CreateEvent event_request() {
-  protocol::CreateEvent request;
-  request.name = "Class 4C";
-  request.settings.rules = *engine::preset("classic");
-  request.settings.table_size = 4;
-  request.settings.bots = protocol::BotLevel::kEasy;
-  request.settings.rounds = 2;
-  request.roster = kRoster;
-  return request;
-}
-
-void check_no_event_leaks(Peer& peer, const std::string& who, EventAudience audience = EventAudience::kPupil) {
-  std::vector<std::string> texts;
-  for (const auto& frame : peer.frames()) texts.push_back(frame.text);
-  for (const auto& frame : peer.class_frames()) texts.push_back(frame.text);
-  for (const auto& problem : find_event_leaks(texts, who, audience)) FAIL_CHECK(problem);
-}
-
-protocol::EventState await_state(Peer& teacher, const std::function<bool(const protocol::EventState&)>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + 20s;
-  std::optional<protocol::EventState> last;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto message = teacher.await_class(
-        [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventStateMessage>(m); },
-        200ms);
-    if (!message) continue;
-    last = std::get<protocol::EventStateMessage>(*message).event;
-    if (done(*last)) return *last;
-  }
-  FAIL("the teacher never saw the event state waited for; the last: "
-       << (last ? protocol::encode(protocol::EventStateMessage{std::nullopt, *last}) : std::string("none")));
-  return {};
-}
 
 template <class M>
 std::optional<M> await_class_message(Peer& peer) {
@@ -110,7 +77,7 @@ TEST_CASE("class event: a seat handed to a bot, a pupil removed, late pupils, an
     ServerProcess server(dir.path, dir.path / "server-1.log", options);
     const auto port = server.port();
     Peer teacher(port);
-    const auto created = teacher.expect_class<protocol::EventCreated>(event_request());
+    const auto created = teacher.expect_class<protocol::EventCreated>(class_event("Class 4C", kRoster, 2));
     code = created.code;
     teacher_token = created.token;
     CHECK(created.event.settings.late_pupils);
@@ -138,13 +105,13 @@ TEST_CASE("class event: a seat handed to a bot, a pupil removed, late pupils, an
       REQUIRE(seat.has_value());
       pupil.seat = *seat;
     }
-    const auto playing = await_state(teacher, all_playing);
+    const auto playing = await_event_state(teacher, all_playing);
     REQUIRE(playing.tables.size() == 2);
     for (const auto& table : playing.tables) rooms.push_back(table.room);
     // Everything below happens with the tables paused, so their games are
     // still being played when the late pupils come, after the restart too.
     CHECK(teacher.expect<protocol::Ok>(protocol::PauseTables{}).id.has_value());
-    await_state(teacher, [](const protocol::EventState& s) { return s.paused; });
+    await_event_state(teacher, [](const protocol::EventState& s) { return s.paused; });
 
     // Ann takes her seat; the teacher hands it to a bot. She is told, her
     // seat token is refused, and she waits in the event.
@@ -159,7 +126,7 @@ TEST_CASE("class event: a seat handed to a bot, a pupil removed, late pupils, an
     CHECK(teacher.error_of(protocol::SeatToBot{0}) == "event/not_seated");
     CHECK(ann.error_of(protocol::Resume{ann_seat_token, std::nullopt}) == "room/bad_token");
     const auto ann_table = static_cast<std::size_t>(pupils[0].seat.table);
-    const auto after_unseat = await_state(teacher, [&](const protocol::EventState& s) {
+    const auto after_unseat = await_event_state(teacher, [&](const protocol::EventState& s) {
       return s.pupils[0].unseated && s.tables[ann_table].seats[pupils[0].seat.seat].bot_playing;
     });
     CHECK_FALSE(after_unseat.pupils[0].table.has_value());
@@ -177,7 +144,8 @@ TEST_CASE("class event: a seat handed to a bot, a pupil removed, late pupils, an
     Peer stranger(port);
     CHECK(stranger.error_of(protocol::JoinEvent{code, "", ben_first_token}) == "event/bad_token");
     CHECK(teacher.error_of(protocol::RemovePupil{1}) == "event/bad_pupil");
-    const auto after_remove = await_state(teacher, [](const protocol::EventState& s) { return !s.pupils[1].claimed; });
+    const auto after_remove =
+        await_event_state(teacher, [](const protocol::EventState& s) { return !s.pupils[1].claimed; });
     CHECK_FALSE(after_remove.pupils[1].unseated);
     CHECK_FALSE(after_remove.pupils[1].table.has_value());
 
@@ -198,7 +166,7 @@ TEST_CASE("class event: a seat handed to a bot, a pupil removed, late pupils, an
     CHECK(fay_seat.room == rooms[most]);
     CHECK(fay_seat.seat == *fay_joined.pupil.seat);
     CHECK_FALSE(playing.tables[most].seats[fay_seat.seat].pupil.has_value());  // a bot's before
-    const auto fay_there = await_state(teacher, [&](const protocol::EventState& s) {
+    const auto fay_there = await_event_state(teacher, [&](const protocol::EventState& s) {
       return s.tables[most].seats[fay_seat.seat].pupil == 5 && s.tables[most].seats[fay_seat.seat].name == "Fay";
     });
     CHECK(fay_there.pupils[5].table == static_cast<int>(most));
@@ -211,7 +179,8 @@ TEST_CASE("class event: a seat handed to a bot, a pupil removed, late pupils, an
     CHECK(ben_joined.pupil.id == 1);
     CHECK_FALSE(ben_joined.pupil.table.has_value());
     CHECK_FALSE(ben_joined.pupil.unseated);
-    await_state(teacher, [](const protocol::EventState& s) { return !s.settings.late_pupils && s.pupils[1].claimed; });
+    await_event_state(teacher,
+                      [](const protocol::EventState& s) { return !s.settings.late_pupils && s.pupils[1].claimed; });
 
     check_no_event_leaks(teacher, "the teacher", EventAudience::kTeacher);
     for (std::size_t i = 0; i < pupils.size(); ++i) check_no_event_leaks(*pupils[i].peer, kRoster[i]);
@@ -223,7 +192,7 @@ TEST_CASE("class event: a seat handed to a bot, a pupil removed, late pupils, an
   const auto port = server.port();
   Peer teacher(port);
   const auto resumed = teacher.expect_class<protocol::EventStateMessage>(protocol::ResumeEvent{code, teacher_token});
-  const auto event = all_playing(resumed.event) ? resumed.event : await_state(teacher, all_playing);
+  const auto event = all_playing(resumed.event) ? resumed.event : await_event_state(teacher, all_playing);
   CHECK(event.state == protocol::EventPhase::kPlaying);
   CHECK_FALSE(event.settings.late_pupils);
   REQUIRE(event.pupils.size() == 6);
@@ -263,7 +232,7 @@ TEST_CASE("class event: a seat handed to a bot, a pupil removed, late pupils, an
   const auto ben_sent = await_class_message<protocol::EventSeat>(ben);
   REQUIRE(ben_sent.has_value());
   CHECK(ben.expect<protocol::Joined>(protocol::Resume{ben_sent->token, std::nullopt}).seat == ben_sent->seat);
-  const auto now = await_state(teacher, [](const protocol::EventState& s) {
+  const auto now = await_event_state(teacher, [](const protocol::EventState& s) {
     return s.settings.late_pupils && s.pupils[1].table.has_value() && s.pupils[0].unseated;
   });
   CHECK_FALSE(now.pupils[0].table.has_value());
@@ -287,16 +256,16 @@ TEST_CASE("class event: a table whose only pupil was unseated plays on to the en
   {
     ServerProcess server(dir.path, dir.path / "server-1.log", options);
     Peer teacher(server.port());
-    const auto created = teacher.expect_class<protocol::EventCreated>(event_request());
+    const auto created = teacher.expect_class<protocol::EventCreated>(class_event("Class 4C", kRoster, 2));
     code = created.code;
     token = created.token;
     Peer ann(server.port());
     ann.expect_class<protocol::EventJoined>(protocol::JoinEvent{code, "Ann", ""});
     CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
-    await_state(teacher, all_playing);
+    await_event_state(teacher, all_playing);
     CHECK(teacher.expect<protocol::Ok>(protocol::PauseTables{}).id.has_value());
     CHECK(teacher.expect<protocol::Ok>(protocol::SeatToBot{0}).id.has_value());
-    await_state(teacher, [](const protocol::EventState& s) { return s.paused && s.pupils[0].unseated; });
+    await_event_state(teacher, [](const protocol::EventState& s) { return s.paused && s.pupils[0].unseated; });
     server.stop(SIGKILL);
   }
   ServerProcess server(dir.path, dir.path / "server-2.log", options);
@@ -304,7 +273,7 @@ TEST_CASE("class event: a table whose only pupil was unseated plays on to the en
   const auto resumed = teacher.expect_class<protocol::EventStateMessage>(protocol::ResumeEvent{code, token});
   CHECK(resumed.event.pupils[0].unseated);
   CHECK(teacher.expect<protocol::Ok>(protocol::ResumeTables{}).id.has_value());
-  const auto over = await_state(teacher, [](const protocol::EventState& s) {
+  const auto over = await_event_state(teacher, [](const protocol::EventState& s) {
     return s.tables.size() == 1 && s.tables[0].state == protocol::RoomState::kOver && s.tables[0].game_id;
   });
   CHECK_FALSE(over.tables[0].seats[0].pupil.has_value());
@@ -358,7 +327,7 @@ TEST_CASE("class event: the coaching view shows the watching teacher a table's h
   for (const bool coaching : {true, false}) {
     CAPTURE(coaching);
     Peer teacher(port);
-    auto request = event_request();
+    auto request = class_event("Class 4C", kRoster, 2);
     request.settings.coaching = coaching;
     const auto created = teacher.expect_class<protocol::EventCreated>(request);
     std::vector<std::unique_ptr<Peer>> pupils;
@@ -368,7 +337,7 @@ TEST_CASE("class event: the coaching view shows the watching teacher a table's h
     }
     CHECK(teacher.error_of(protocol::WatchTable{0}) == "event/bad_table");  // no table yet
     CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
-    const auto playing = await_state(teacher, all_playing);
+    const auto playing = await_event_state(teacher, all_playing);
     REQUIRE(playing.tables.size() == 1);
     const std::string room = playing.tables[0].room;
     CHECK(pupils[0]->error_of(protocol::WatchTable{0}) == "event/not_teacher");

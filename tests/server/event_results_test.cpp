@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "event_support.hpp"
 #include "protocol/results_csv.hpp"
 #include "protocol/rules_json.hpp"
 #include "protocol/text.hpp"
@@ -26,18 +27,6 @@ namespace gofish::server::testing {
 namespace {
 
 const std::vector<std::string> kRoster = {"Ann", "Ben", "Cleo", "Dev", "-Eli", "Fay"};
-
-protocol::CreateEvent event_request() {
-  protocol::CreateEvent request;
-  request.name = "Class 3B";
-  request.settings.rules = *engine::preset("classic");
-  request.settings.table_size = 4;
-  request.settings.bots = protocol::BotLevel::kEasy;
-  request.settings.rounds = 2;
-  request.settings.same_deal = true;
-  request.roster = kRoster;
-  return request;
-}
 
 bool round_over(const protocol::EventResults& results, int round) {
   if (static_cast<int>(results.rounds.size()) < round) return false;
@@ -107,7 +96,7 @@ TEST_CASE("class results: two same-deal rounds at two tables match the transcrip
     ServerProcess server(dir.path, dir.path / "server-1.log");
     const auto port = server.port();
     Peer teacher(port);
-    const auto created = teacher.expect_class<protocol::EventCreated>(event_request());
+    const auto created = teacher.expect_class<protocol::EventCreated>(class_event("Class 3B", kRoster, 2, true));
     code = created.code;
     teacher_token = created.token;
     std::vector<std::unique_ptr<Peer>> pupils;

@@ -1,9 +1,9 @@
 // EventSeating: balanced tables of a class event.
+#include "server/rooms/event_seating.hpp"
+
 #include <doctest/doctest.h>
 
 #include <numeric>
-
-#include "server/rooms/event_seating.hpp"
 
 namespace gofish::server {
 namespace {

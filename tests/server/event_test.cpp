@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "event_support.hpp"
 #include "protocol/rules_json.hpp"
 #include "protocol/text.hpp"
 #include "rooms_support.hpp"
@@ -28,52 +29,14 @@
 namespace gofish::server::testing {
 namespace {
 
-const std::vector<std::string> kRoster = {"Ann", "Ben", "Cleo", "Dev", "Eli", "Fay",
-                                          "Gus", "Hana", "Ivo", "Jade", "Kai", "Lena"};
-
-protocol::CreateEvent event_request(bool same_deal, int rounds = 2) {
-  protocol::CreateEvent request;
-  request.name = "Class 3B";
-  request.settings.rules = *engine::preset("classic");
-  request.settings.table_size = 4;
-  request.settings.bots = protocol::BotLevel::kEasy;
-  request.settings.rounds = rounds;
-  request.settings.same_deal = same_deal;
-  request.roster = kRoster;
-  return request;
-}
+const std::vector<std::string> kRoster = {"Ann", "Ben",  "Cleo", "Dev",  "Eli", "Fay",
+                                          "Gus", "Hana", "Ivo",  "Jade", "Kai", "Lena"};
 
 struct Pupil {
   std::unique_ptr<Peer> peer;
   std::string token;
   int id = 0;
 };
-
-void check_no_event_leaks(Peer& peer, const std::string& who) {
-  std::vector<std::string> texts;
-  for (const auto& frame : peer.frames()) texts.push_back(frame.text);
-  for (const auto& frame : peer.class_frames()) texts.push_back(frame.text);
-  const auto problems = find_event_leaks(texts, who);
-  for (const auto& problem : problems) FAIL_CHECK(problem);
-}
-
-// Waits (pumping the teacher's frames) for an event_state that satisfies `done`.
-protocol::EventState await_state(Peer& teacher, const std::function<bool(const protocol::EventState&)>& done,
-                                 std::chrono::milliseconds timeout = 20000ms) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::optional<protocol::EventState> last;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto message = teacher.await_class(
-        [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventStateMessage>(m); },
-        200ms);
-    if (!message) continue;
-    last = std::get<protocol::EventStateMessage>(*message).event;
-    if (done(*last)) return *last;
-  }
-  FAIL("the teacher never saw the event state waited for; the last: "
-       << (last ? protocol::encode(protocol::EventStateMessage{std::nullopt, *last}) : std::string("none")));
-  return {};
-}
 
 std::vector<Pupil> join_all(std::uint16_t port, const std::string& code, bool coaching = false) {
   std::vector<Pupil> pupils;
@@ -123,10 +86,10 @@ std::vector<engine::Deck> play_round(bool same_deal) {
   TempDir dir("gofish-event");
   ServerProcess server(dir.path, dir.path / "server.log");
   Peer teacher(server.port());
-  const auto created = teacher.expect_class<protocol::EventCreated>(event_request(same_deal));
+  const auto created = teacher.expect_class<protocol::EventCreated>(class_event("Class 3B", kRoster, 2, same_deal));
   auto pupils = join_all(server.port(), created.code);
   CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
-  const auto state = await_state(teacher, all_over);
+  const auto state = await_event_state(teacher, all_over);
   CHECK(state.tables.size() == 3);
   for (auto& pupil : pupils) {
     const auto seat = pupil.peer->await_class(
@@ -144,7 +107,7 @@ TEST_CASE("class event: twelve pupils, the refusals, three tables, and a pupil t
   ServerProcess server(dir.path, dir.path / "server.log", {"--bot-delay-ms=20"});
   const auto port = server.port();
   Peer teacher(port);
-  const auto created = teacher.expect_class<protocol::EventCreated>(event_request(true));
+  const auto created = teacher.expect_class<protocol::EventCreated>(class_event("Class 3B", kRoster, 2, true));
   REQUIRE(protocol::is_event_code(created.code));
   CHECK_FALSE(protocol::is_room_code(created.code));
   CHECK(protocol::is_token(created.token));
@@ -171,7 +134,8 @@ TEST_CASE("class event: twelve pupils, the refusals, three tables, and a pupil t
     }
     Pupil pupil;
     pupil.peer = std::make_unique<Peer>(port);
-    const auto joined = pupil.peer->expect_class<protocol::EventJoined>(protocol::JoinEvent{created.code, kRoster[i], ""});
+    const auto joined =
+        pupil.peer->expect_class<protocol::EventJoined>(protocol::JoinEvent{created.code, kRoster[i], ""});
     CHECK(joined.pupil.name == kRoster[i]);
     pupil.token = joined.token;
     pupil.id = joined.pupil.id;
@@ -185,12 +149,12 @@ TEST_CASE("class event: twelve pupils, the refusals, three tables, and a pupil t
   CHECK(other.error_of(protocol::StartRound{}) == "event/not_in_event");
   CHECK(other.error_of(protocol::ResumeEvent{created.code, pupils[0].token}) == "event/bad_token");
 
-  const auto seated = await_state(teacher, [](const protocol::EventState& s) {
+  const auto seated = await_event_state(teacher, [](const protocol::EventState& s) {
     return std::count_if(s.pupils.begin(), s.pupils.end(), [](const auto& p) { return p.claimed; }) == 12;
   });
   CHECK(seated.round == 0);
   CHECK(teacher.expect<protocol::Ok>(protocol::SeatPupils{}).id.has_value());
-  const auto planned = await_state(teacher, [](const protocol::EventState& s) { return s.tables.size() == 3; });
+  const auto planned = await_event_state(teacher, [](const protocol::EventState& s) { return s.tables.size() == 3; });
   for (const auto& table : planned.tables) CHECK(table.seats.size() == 4);
   // Ann moves to the second table and back, before the round.
   CHECK(teacher.error_of(protocol::MovePupil{0, 1}) == "event/bad_table");  // it is full
@@ -217,7 +181,7 @@ TEST_CASE("class event: twelve pupils, the refusals, three tables, and a pupil t
   }
   CHECK(ann.games_over() == 1);
   CHECK(ann.decisions() > 0);
-  const auto finished = await_state(teacher, all_over);
+  const auto finished = await_event_state(teacher, all_over);
   REQUIRE(finished.tables.size() == 3);
   std::set<std::string> rooms;
   for (const auto& table : finished.tables) {
@@ -286,7 +250,7 @@ TEST_CASE("class event: the roster before joining, every table paused and resume
   ServerProcess server(dir.path, dir.path / "server.log", {"--bot-delay-ms=100", "--seat-grace-ms=200"});
   const auto port = server.port();
   Peer teacher(port);
-  auto request = event_request(false);
+  auto request = class_event("Class 3B", kRoster, 2, false);
   request.settings.coaching = true;
   const auto created = teacher.expect_class<protocol::EventCreated>(request);
 
@@ -324,7 +288,7 @@ TEST_CASE("class event: the roster before joining, every table paused and resume
   CHECK(where.coaching);
   Peer& ann = *pupils[0].peer;
   CHECK(ann.expect<protocol::Joined>(protocol::Resume{where.token, std::nullopt}).seat == where.seat);
-  await_state(teacher, all_playing);
+  await_event_state(teacher, all_playing);
 
   // Chat off at every table, then free: Ann's table tells her each time.
   CHECK(ann.error_of(protocol::SetChat{protocol::ChatMode::kOff}) == "event/not_teacher");
@@ -338,7 +302,8 @@ TEST_CASE("class event: the roster before joining, every table paused and resume
   REQUIRE(free.has_value());
   CHECK(free->chat == protocol::ChatMode::kFree);
   CHECK(ann.expect<protocol::Ok>(protocol::Chat{"hello table", ""}).id.has_value());
-  await_state(teacher, [](const protocol::EventState& s) { return s.settings.chat == protocol::ChatMode::kFree; });
+  await_event_state(teacher,
+                    [](const protocol::EventState& s) { return s.settings.chat == protocol::ChatMode::kFree; });
 
   // Pause: every table stops, Ann is told why, and her moves are refused.
   CHECK(teacher.expect<protocol::Ok>(protocol::PauseTables{}).id.has_value());
@@ -347,10 +312,9 @@ TEST_CASE("class event: the roster before joining, every table paused and resume
     return p != nullptr && p->reason == protocol::PauseReason::kTeacher;
   });
   CHECK(paused.has_value());
-  await_state(teacher, [](const protocol::EventState& s) { return s.paused; });
+  await_event_state(teacher, [](const protocol::EventState& s) { return s.paused; });
   check_tables_stand_still(port, created.code, created.token);
-  CHECK(ann.error_of(protocol::Ask{static_cast<engine::Seat>((where.seat + 1) % 4), engine::Rank{2}}) ==
-        "room/paused");
+  CHECK(ann.error_of(protocol::Ask{static_cast<engine::Seat>((where.seat + 1) % 4), engine::Rank{2}}) == "room/paused");
   // A pupil who comes to the table during the pause is let in and told.
   Peer& ben = *pupils[1].peer;
   const auto ben_seat = ben.await_class(
@@ -359,9 +323,10 @@ TEST_CASE("class event: the roster before joining, every table paused and resume
   CHECK(ben.expect<protocol::Joined>(protocol::Resume{std::get<protocol::EventSeat>(*ben_seat).token, std::nullopt})
             .code == std::get<protocol::EventSeat>(*ben_seat).room);
   CHECK(ben.await([](const protocol::ServerMessage& m) {
-              const auto* p = std::get_if<protocol::RoomPaused>(&m);
-              return p != nullptr && p->reason == protocol::PauseReason::kTeacher;
-            }).has_value());
+             const auto* p = std::get_if<protocol::RoomPaused>(&m);
+             return p != nullptr && p->reason == protocol::PauseReason::kTeacher;
+           })
+            .has_value());
 
   // A message to every table: each pupil hears it, and not twice in 2 s.
   CHECK(teacher.expect<protocol::Ok>(protocol::MessageTables{"  Eyes on me, please. "}).id.has_value());
@@ -373,20 +338,23 @@ TEST_CASE("class event: the roster before joining, every table paused and resume
   }
   CHECK(teacher.error_of(protocol::MessageTables{"Again"}) == "event/rate_limited");
   teacher.send_raw(R"({"type":"message_tables","id":"long","text":")" + std::string(201, 'a') + R"("})");
-  CHECK(teacher.await([](const protocol::ServerMessage& m) {
-                 const auto* e = std::get_if<protocol::Error>(&m);
-                 return e != nullptr && e->code == protocol::ErrorCode::kChatTooLong;
-               }).has_value());
+  CHECK(teacher
+            .await([](const protocol::ServerMessage& m) {
+              const auto* e = std::get_if<protocol::Error>(&m);
+              return e != nullptr && e->code == protocol::ErrorCode::kChatTooLong;
+            })
+            .has_value());
 
   // A round started while paused starts paused; resume_tables lets it go on.
   CHECK(teacher.expect<protocol::Ok>(protocol::EndRound{}).id.has_value());
   CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
-  const auto second = await_state(teacher, [](const protocol::EventState& s) { return s.round == 2 && all_playing(s); });
+  const auto second =
+      await_event_state(teacher, [](const protocol::EventState& s) { return s.round == 2 && all_playing(s); });
   CHECK(second.paused);
   check_tables_stand_still(port, created.code, created.token);
   const auto held = ponds_of(state_now(port, created.code, created.token));
   CHECK(teacher.expect<protocol::Ok>(protocol::ResumeTables{}).id.has_value());
-  await_state(teacher, [&](const protocol::EventState& s) {
+  await_event_state(teacher, [&](const protocol::EventState& s) {
     if (s.paused || s.tables.size() != held.size()) return false;
     for (std::size_t t = 0; t < held.size(); ++t) {
       if (s.tables[t].pond == held[t] && s.tables[t].state == protocol::RoomState::kPlaying) return false;
@@ -445,20 +413,20 @@ TEST_CASE("class event: a restart mid-round brings back the event, its pupils an
   {
     ServerProcess server(dir.path, dir.path / "server-1.log", slow);
     Peer teacher(server.port());
-    const auto created = teacher.expect_class<protocol::EventCreated>(event_request(true));
+    const auto created = teacher.expect_class<protocol::EventCreated>(class_event("Class 3B", kRoster, 2, true));
     code = created.code;
     teacher_token = created.token;
     auto pupils = join_all(server.port(), code);
     for (const auto& pupil : pupils) tokens.push_back(pupil.token);
     CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
-    before = await_state(teacher, [](const protocol::EventState& s) {
+    before = await_event_state(teacher, [](const protocol::EventState& s) {
       return s.tables.size() == 3 && std::all_of(s.tables.begin(), s.tables.end(), [](const auto& t) {
                return t.state == protocol::RoomState::kPlaying;
              });
     });
     // Paused when the server stops: paused again when it comes back.
     CHECK(teacher.expect<protocol::Ok>(protocol::PauseTables{}).id.has_value());
-    await_state(teacher, [](const protocol::EventState& s) { return s.paused; });
+    await_event_state(teacher, [](const protocol::EventState& s) { return s.paused; });
     server.stop(SIGKILL);
   }
   ServerProcess server(dir.path, dir.path / "server-2.log", slow);
@@ -486,7 +454,7 @@ TEST_CASE("class event: a restart mid-round brings back the event, its pupils an
   CHECK(console.expect<protocol::Ok>(protocol::ResumeTables{}).id.has_value());
   // The tables report again once their rooms are watched: the games go on.
   const int pond_before = before.tables[0].pond;
-  const auto live = await_state(console, [&](const protocol::EventState& s) {
+  const auto live = await_event_state(console, [&](const protocol::EventState& s) {
     return s.tables.size() == 3 && s.tables[0].seats.size() == 4 && s.tables[0].pond < pond_before &&
            std::all_of(s.tables.begin(), s.tables.end(), [](const auto& t) { return t.seats.size() == 4; });
   });
