@@ -5,11 +5,15 @@
 # with podman (scripts/container-setup.sh --podman makes it ready). The tests
 # docker_image and compose_cluster use them; ctest's fixture gofish_images
 # (tests/CMakeLists.txt) starts the build early, in the background at the
-# lowest CPU priority, and removes the images at the end. (The priority is
-# the processes' nice value; podman runs the build's containers in cgroups of
-# their own, where the scheduler weighs the container's group as one task of
-# default priority, so the build takes about a core's share beside the
-# tests rather than only the idle time.)
+# lowest CPU priority, and removes the images at the end. (podman runs the
+# build's containers in cgroups of their own, where a nice value does not
+# hold them back: the scheduler weighs a container's group as one task of
+# default priority, and the build took about a core's share beside the
+# tests. So where the cgroup v1 cpu controller can be written, as root on
+# this kind of machine, the containers go under a group of their own with
+# cpu.shares 64, a sixteenth of a default task's weight: the build gets the
+# time the tests leave idle, and little more while they keep both cores
+# busy. Elsewhere the containers get podman's default group.)
 #
 #   scripts/image-build.sh start TAG DIR   build in the background and return;
 #                                          DIR gets build.log, then status
@@ -40,11 +44,43 @@ podman_ready() {
   export BUILDAH_FORMAT=docker
 }
 
+# A cpu group of low weight for the build's containers (see above): prints
+# podman's --cgroup-parent flag, or nothing where it cannot be made.
+low_weight_group() {
+  local cpu=/sys/fs/cgroup/cpu group=$1
+  [[ -w $cpu/cpu.shares && ! -e /sys/fs/cgroup/cgroup.controllers ]] || return 0
+  { mkdir -p "$cpu/$group" && echo 64 > "$cpu/$group/cpu.shares"; } 2>/dev/null || return 0
+  echo "--cgroup-parent=/$group"
+}
+
+# Removes that group from every hierarchy podman made it in, deepest first
+# (only empty groups can go: conmon leaves its own a moment after podman
+# returns, so a few tries a second apart).
+drop_group() {
+  local dir try
+  [[ $1 =~ ^gofish-image-build-[A-Za-z0-9_.-]+$ ]] || return 0
+  for try in 1 2 3 4 5; do
+    for dir in /sys/fs/cgroup/*/"$1"; do
+      [[ -d $dir ]] && find "$dir" -depth -type d -exec rmdir {} \; 2>/dev/null
+    done
+    compgen -G "/sys/fs/cgroup/*/$1" >/dev/null || return 0
+    sleep 1
+  done
+  return 0
+}
+
 build() {
-  local tag=$1 started=$SECONDS
+  local tag=$1 started=$SECONDS group="gofish-image-build-$1"
   podman_ready
   # Never a registry: every image is built here, on the base container-setup.sh made.
   local flags=(--pull=never --format docker)
+  local parent
+  parent=$(low_weight_group "$group")
+  if [[ -n $parent ]]; then
+    flags+=("$parent")
+    trap "drop_group '$group'" EXIT
+    log "the build's containers run in the cpu group /$group (cpu.shares 64)"
+  fi
   log "building localhost/gofish:$tag from docker/Dockerfile"
   nice -n 19 podman build "${flags[@]}" --build-arg GOFISH_IMAGE_TESTS=0 -f docker/Dockerfile \
     -t "localhost/gofish:$tag" .
@@ -102,6 +138,7 @@ case $action in
       kill -TERM -- "-$pid" 2>/dev/null || true
       log "stopped the build still running"
     fi
+    drop_group "gofish-image-build-$tag"
     podman_ready
     for image in $(images "$tag"); do
       podman image exists "$image" && podman image rm -f "$image" >/dev/null && log "removed $image"
