@@ -8,15 +8,25 @@ import { act } from './room-actions.js';
 import { join, nameFrom } from './join-room.js';
 import { openCreate } from './create-screen.js';
 import { classroom } from './class-loader.js';
+import { startLocal } from './local-play.js';
 
 const $ = (id) => document.getElementById(id);
 const { ui } = session;
+
+// The server's names for its computer players ("Medium bot", "Medium bot 2"),
+// which the table turns into friendly ones (state.js).
+export const botName = (level, n) => `${level[0].toUpperCase()}${level.slice(1)} bot${n > 1 ? ` ${n}` : ''}`;
 
 // "Play with the computer": a table for three with two computer players, dealt at once.
 async function playWithComputer() {
   const name = nameFrom('name');
   const level = settings.get('level', 'medium');
   ui.starting = true;
+  // Without the server the same table is played on this device.
+  if (!session.conn.ready) {
+    startLocal({ preset: 'classic' }, [{ name, bot: null }, { name: botName(level, 1), bot: level }, { name: botName(level, 2), bot: level }], 0);
+    return;
+  }
   const reply = await session.conn.request({ type: 'create_room', name, seats: 3, rules: { preset: 'classic' },
     bots: [{ seat: 1, level }, { seat: 2, level }], chat: 'phrases' });
   if (reply.type === 'error') { ui.starting = false; $('home-error').textContent = reply.message; return; }

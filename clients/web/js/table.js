@@ -137,7 +137,7 @@ const kLostPrompt = {
   replaced: 'This game is open in another window. Choose "Play in this window" at the top to play here.',
   lost: 'Connection lost! Reconnecting… Your cards wait until it is back.',
 };
-const lostPrompt = (ui) => (ui.conn === 'online' ? null : kLostPrompt[ui.conn === 'replaced' ? 'replaced' : 'lost']);
+const lostPrompt = (ui) => (ui.conn === 'online' || ui.local ? null : kLostPrompt[ui.conn === 'replaced' ? 'replaced' : 'lost']);
 
 export function renderMe(state, ui, offer) {
   const paused = !!ui.paused;   // room_paused: nothing can be played
