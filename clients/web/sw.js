@@ -13,7 +13,7 @@
 const kCache = 'gofish-page';
 // What the page needs to start and to play on the device; js/classroom.js
 // (the class screens) is kept once it has been used.
-const kKept = ['/', '/js/app.js', '/js/local-room.js', '/style.css', '/engine/gofish-engine.mjs', '/engine/gofish-engine.wasm',
+const kKept = ['/', '/js/app.js', '/js/local-room.js', '/js/pass-play.js', '/style.css', '/engine/gofish-engine.mjs', '/engine/gofish-engine.wasm',
   '/manifest.webmanifest', '/icons/icon.svg', '/icons/icon-192.png', '/icons/icon-512.png'];
 const keptPath = (path) => kKept.includes(path) || path === '/js/classroom.js';
 

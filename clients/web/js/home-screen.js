@@ -3,12 +3,15 @@
 // back to a game stepped away from.
 
 import { session, settings } from './session.js';
-import { enteredRoom, refreshLobby, startPage } from './navigation.js';
+import { enteredRoom, goHome, refreshLobby, startPage } from './navigation.js';
 import { act } from './room-actions.js';
 import { join, nameFrom } from './join-room.js';
 import { openCreate } from './create-screen.js';
 import { classroom } from './class-loader.js';
-import { startLocal } from './local-play.js';
+import { startLocal, startShared } from './local-play.js';
+import { renderPresets, showScreen } from './screens.js';
+import { PRESET_LINES } from './rules.js';
+import { chosenRules, loadAdvanced, placeRulesPicker } from './rules-picker.js';
 
 const $ = (id) => document.getElementById(id);
 const { ui } = session;
@@ -50,7 +53,18 @@ async function playDaily() {
   session.queueRender();
 }
 
+// "Pass and play": the setup (pass-play.js, a bundle of its own) and then a game on this device.
+async function openPassPlay() {
+  const { openSetup } = await import('./pass-play.js');
+  // With no server yet (offline) the presets are the page's own list.
+  if (!$('preset-list').children.length) renderPresets(Object.keys(PRESET_LINES).map((name) => ({ name })), 'classic');
+  openSetup({ showScreen, placeRulesPicker, rules: chosenRules, botName, home: goHome,
+    start: (rules, players) => startShared(rules, players) });
+  loadAdvanced();
+}
+
 export function wireHome() {
+  $('go-passplay').addEventListener('click', openPassPlay);
   $('play-computer').addEventListener('click', playWithComputer);
   $('play-daily').addEventListener('click', playDaily);
   $('computer-level').value = settings.get('level', 'medium');

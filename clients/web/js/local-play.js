@@ -45,15 +45,36 @@ async function openLocal(makeRecord, resumed) {
   }
   const record = makeRecord(LocalRoom);
   session.local?.close();
-  session.resetRoom({ code: kLocalCode, as: 'player', name: record.players[record.you].name, local: true });
+  session.resetRoom({ code: kLocalCode, as: 'player', name: record.players[record.you ?? 0].name, local: true });
   if (resumed) session.restoreState(kLocalCode);
   else session.forgetStoredState(kLocalCode);
   session.ui.local = true;
-  session.local = new LocalRoom(engine, (msg) => session.onMessage(msg), record, { botDelay: botDelay(), keep, code: kLocalCode });
+  session.ui.shared = !!record.shared;
+  session.local = new LocalRoom(engine, (msg) => session.onMessage(msg), record,
+    { botDelay: botDelay(), keep, code: kLocalCode, onPass: passTo });
   session.local.open({ resumed });
   session.ui.starting = false;
   session.queueRender();
   return true;
+}
+
+// Pass and play: once the table has told everything before it, the device
+// goes to the person at `seat` (pass-play.js's screen).
+async function passTo(seat) {
+  const local = session.local;
+  while (session.pacer.busy) await new Promise((resolve) => { setTimeout(resolve, 100); });
+  if (session.local !== local || local.toAct() !== seat) return;
+  const { showPass } = await import('./pass-play.js');
+  const g = session.state.room?.game;
+  const why = g?.phase === 'answer' && g.pending?.target === seat
+    ? `${session.state.nameOf(g.pending.seat)} asked ${session.state.nameOf(seat)}: it's theirs to answer.`
+    : `It's ${session.state.nameOf(seat)}'s turn. Everyone else, no peeking!`;
+  showPass(session.state.nameOf(seat), why, () => { if (session.local === local) local.takeDevice(seat); });
+}
+
+// Pass and play: players [{name, bot}], the people first.
+export function startShared(rules, players) {
+  return openLocal((LocalRoom) => LocalRoom.fresh(rules, players, null, true), false);
 }
 
 // A new game on this device: `players` [{name, bot}], `you` this page's seat.
@@ -79,6 +100,8 @@ export async function leaveLocal() {
   await session.local.request({ type: 'leave' });
   session.local = null;
   session.ui.local = false;
+  session.ui.shared = false;
+  if (document.getElementById('pass-dialog')?.open) (await import('./pass-play.js')).hidePass();
   session.forgetStoredState(kLocalCode);
   return true;
 }

@@ -12,6 +12,15 @@
 // deals the same cards again, replays the decisions through the engine and
 // goes on from there.
 //
+// Pass and play (record.shared): several people share the device. Every
+// event is told as a spectator sees it, so what the table says (the story, the
+// middle) shows no one's cards and holds for everyone; a person's hand comes
+// only in the snapshot made for them, after they have said who they are. When
+// a person other than the one holding the device is to act (to ask, or to
+// answer an ask), the room first turns to the spectator's view (no hand at
+// all) and calls onPass(seat); the page shows its "Pass to NAME" screen and
+// calls takeDevice(seat) when that person taps.
+//
 // A bundle of its own (clients/web/CMakeLists.txt), imported by
 // local-play.js when a game on the device starts: it imports nothing.
 
@@ -20,9 +29,10 @@ const newSeed = () => crypto.getRandomValues(new BigUint64Array(1))[0].toString(
 export class LocalRoom {
   // engine: engine-module.js's; deliver(msg): the page's onMessage; record:
   // { rules, players: [{name, bot}], seed, decisions, game_number, base, you };
-  // keep(record): stores it (null: the game is over for good); code: the room's.
-  constructor(engine, deliver, record, { botDelay = 800, keep = () => {}, code = 'LOCAL' } = {}) {
-    Object.assign(this, { engine, deliver, record, botDelay, keep, code });
+  // keep(record): stores it (null: the game is over for good); code: the room's;
+  // onPass(seat): pass and play, the device goes to that seat's person.
+  constructor(engine, deliver, record, { botDelay = 800, keep = () => {}, code = 'LOCAL', onPass = () => {} } = {}) {
+    Object.assign(this, { engine, deliver, record, botDelay, keep, code, onPass });
     this.game = null;
     this.sent = 0;         // engine events of this game told to the page
     this.over = false;
@@ -31,9 +41,10 @@ export class LocalRoom {
     this.closed = false;
   }
 
-  // A first game: players [{name, bot}], `you` the seat of this page's person.
-  static fresh(rules, players, you) {
-    return { rules, players, you, seed: newSeed(), decisions: [], game_number: 1, base: 1 };
+  // A first game: players [{name, bot}], `you` the seat of this page's person
+  // (null for pass and play, `shared`: nobody holds the device yet).
+  static fresh(rules, players, you, shared = false) {
+    return { rules, players, you, shared, seed: newSeed(), decisions: [], game_number: 1, base: 1 };
   }
 
   call(name, request) {
@@ -63,8 +74,12 @@ export class LocalRoom {
 
   get v() { return this.record.base + this.sent; }
 
-  // The events this page's seat sees from `since` on, and the next number.
-  eventsFrom(since) { return this.call('events', { game: this.game, viewer: this.record.you, since }); }
+  // The events this page's seat sees from `since` on, and the next number
+  // (shared: the spectator's, which everyone may see).
+  eventsFrom(since) {
+    const r = this.record;
+    return this.call('events', { game: this.game, viewer: r.shared || r.you === null ? 'spectator' : r.you, since });
+  }
 
   settings() {
     return { rules: this.rules, seats: this.record.players.length, turn_timer_seconds: 0, spectators: false, listed: false,
@@ -85,7 +100,7 @@ export class LocalRoom {
       settings: this.settings(), seats: this.seats(), spectators: 0, timer: null, game: null, result: null };
     if (waiting) return room;
     room.state = this.over ? 'over' : 'playing';
-    room.game = this.call('view', { game: this.game, viewer: r.you }).view;
+    room.game = this.call('view', { game: this.game, viewer: r.you ?? 'spectator' }).view;
     room.result = this.result;
     return room;
   }
@@ -98,8 +113,10 @@ export class LocalRoom {
       this.sent = seen.next;
       const over = seen.events.findLast((e) => e.type === 'game_over');
       if (over) this.result = { reason: over.reason, hands: over.hands, scores: over.scores, winners: over.winners };
+      if (this.record.shared) this.record.you = null;   // whoever holds the device now says who they are
       this.deliver(this.snapshot());
       this.sendTurn();
+      this.passIfNeeded();
     } else {
       this.sent = 0;
       this.save();
@@ -126,6 +143,36 @@ export class LocalRoom {
       }
       this.deliver({ type: 'event', v: this.v, event });
     }
+    // Shared: the person holding the device sees their own hand again (a card
+    // drawn is told to everyone face down).
+    if (this.record.shared && this.record.you !== null && seen.events.length > 0) this.deliver(this.snapshot());
+    this.sendTurn();
+    this.passIfNeeded();
+  }
+
+  // Shared: a person other than the one holding the device is to act: nobody's
+  // hand stays on the table, and the page asks for the device to be passed.
+  passIfNeeded() {
+    const r = this.record;
+    if (!r.shared) return;
+    const seat = this.toAct();
+    const person = seat !== null && !r.players[seat].bot;
+    if ((this.over || person) && r.you !== null && r.you !== seat) {
+      r.you = null;
+      this.save();
+      this.deliver(this.snapshot());
+      this.sendTurn();
+    }
+    if (person && r.you === null) this.onPass(seat);
+  }
+
+  // Shared: the person at `seat` has the device (they said so).
+  takeDevice(seat) {
+    const r = this.record;
+    if (!r.shared || this.toAct() !== seat || r.players[seat].bot) return;
+    r.you = seat;
+    this.save();
+    this.deliver(this.snapshot());
     this.sendTurn();
   }
 
@@ -170,6 +217,7 @@ export class LocalRoom {
     if (!this.over) return { code: 'room/not_over', message: 'The game is not over yet.' };
     const r = this.record;
     Object.assign(r, { seed: newSeed(), decisions: [], game_number: r.game_number + 1, base: this.v + 1 });
+    if (r.shared) r.you = null;
     this.deal();
     this.sent = 0;
     this.save();
@@ -188,6 +236,9 @@ export class LocalRoom {
   // The page's requests, answered as the server answers them.
   async request(msg) {
     const you = this.record.you;
+    if (you === null && ['ask', 'answer', 'declare'].includes(msg.type)) {
+      return { type: 'error', id: msg.id, code: 'action/not_your_turn', message: 'It is not your turn.' };
+    }
     const refused = (error) => ({ type: 'error', id: msg.id, code: error.code, message: error.message });
     let error = null;
     switch (msg.type) {

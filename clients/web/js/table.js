@@ -95,7 +95,8 @@ export function renderSeats(state, ui, offer) {
     setText(li.querySelector('.seat-name'), name);
     setText(li.querySelector('.badge'), seatStatus(state, seat));
     const kick = li.querySelector('.seat-kick');
-    kick.hidden = !(room.state === 'playing' && state.you !== null && state.you === room.host && seat !== state.you &&
+    // (Around one device nobody is removed: whoever leaves ends the game there.)
+    kick.hidden = !(room.state === 'playing' && !ui.local && state.you !== null && state.you === room.host && seat !== state.you &&
       s.occupant === 'human' && !s.kicked);
     if (kick.getAttribute('aria-label') !== `Remove ${name}`) kick.setAttribute('aria-label', `Remove ${name}`);
     li.querySelector('.avatar').dataset.initial = level ? '' : name.charAt(0).toUpperCase();
