@@ -13,8 +13,9 @@
 const kCache = 'gofish-page';
 // What the page needs to start and to play on the device; js/classroom.js
 // (the class screens) is kept once it has been used.
-const kKept = ['/', '/js/app.js', '/js/local-room.js', '/js/pass-play.js', '/style.css', '/engine/gofish-engine.mjs', '/engine/gofish-engine.wasm',
-  '/manifest.webmanifest', '/icons/icon.svg', '/icons/icon-192.png', '/icons/icon-512.png'];
+const kEngineDir = '/engine/';   // the module's folder in the web root (clients/wasm)
+const kKept = ['/', '/js/app.js', '/js/local-room.js', '/js/pass-play.js', '/style.css', `${kEngineDir}gofish-engine.mjs`,
+  `${kEngineDir}gofish-engine.wasm`, '/manifest.webmanifest', '/icons/icon.svg', '/icons/icon-192.png', '/icons/icon-512.png'];
 const keptPath = (path) => kKept.includes(path) || path === '/js/classroom.js';
 
 self.addEventListener('install', (event) => {

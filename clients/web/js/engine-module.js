@@ -3,7 +3,9 @@
 // kept by the service worker, sw.js, for a visit with no network). Each call
 // takes one JSON object and answers one, as clients/wasm/README.md lists them.
 
-const kEngine = '/engine/gofish-engine.mjs';
+// The web root's folder of the module (served under /engine/), and its loader.
+const kEngineDir = '/engine/';
+const kEngine = `${kEngineDir}gofish-engine.mjs`;
 
 let loading = null;
 

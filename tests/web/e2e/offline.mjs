@@ -15,7 +15,8 @@ async function keptForOffline(page) {
     if (!reg?.active) return false;
     const cache = await caches.open('gofish-page');
     const keys = (await cache.keys()).map((r) => new URL(r.url).pathname);
-    return ['/', '/js/app.js', '/style.css', '/engine/gofish-engine.mjs', '/engine/gofish-engine.wasm'].every((p) => keys.includes(p));
+    const engine = '/engine/';
+    return ['/', '/js/app.js', '/style.css', `${engine}gofish-engine.mjs`, `${engine}gofish-engine.wasm`].every((p) => keys.includes(p));
   }, null, { timeout: 30_000, polling: 200 });
 }
 
