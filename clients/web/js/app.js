@@ -29,7 +29,7 @@ import { wireSide } from './side-panel.js';
 import { fetchTranscript, makeReplay, wireOver } from './over-screen.js';
 import { wireTopBar } from './top-bar.js';
 import { classEntry, classroom } from './class-loader.js';
-import { kLocalCode, resumeLocal, savedLocal } from './local-play.js';
+import { kLocalCode, resumeLocal, savedLocal, warmLocal } from './local-play.js';
 import { keepForOffline } from './offline-cache.js';
 
 const $ = (id) => document.getElementById(id);
@@ -54,17 +54,20 @@ function onStatus(status, text) {
   // The table takes the hand out of play while the connection is not online.
   if (ui.conn !== status) { ui.conn = status; queueRender(); }
   const badge = $('conn');
-  badge.className = `conn ${status}`;
-  badge.querySelector('.conn-text').textContent = text;
+  // A game on the device needs no server: the badge says where it is played (no alarm).
+  const local = !!session.local && status !== 'online';
+  badge.className = `conn ${local ? 'local' : status}`;
+  badge.querySelector('.conn-text').textContent = local ? 'On this device' : text;
   const retry = $('conn-retry');
   // Offered whenever the page is not connected, except while its very first connection is made.
-  retry.hidden = status === 'online' || (status === 'connecting' && !conn.everReady);
+  retry.hidden = status === 'online' || (status === 'connecting' && !conn.everReady) || !!session.local;
   retry.textContent = status === 'replaced' ? 'Play in this window' : 'Retry now';
   // No server at the first try (no network): the start page shows anyway,
   // where "Play with the computer" plays on this device.
   if (status === 'offline' && !conn.everReady && !session.shownOffline) {
     session.shownOffline = true;
     if (!session.current && !document.body.dataset.screen) startPage();
+    warmLocal();
   }
 }
 
@@ -295,7 +298,7 @@ if (entry.replay) classroom().then((c) => c.openReplay(entry.replay));
 // An invite link or a reload in a room (/r/CODE): the first socket is for it.
 if (roomPath()) conn.useRoom(roomPath());
 // A game this device was playing when the page reloaded goes on at once,
-// with or without a network.
-if (!roomPath() && !entry.event && !entry.teach && !entry.watch && !entry.replay && savedLocal()) resumeLocal();
+// with or without a network (one that had ended is not shown again).
+if (!roomPath() && !entry.event && !entry.teach && !entry.watch && !entry.replay && savedLocal() && !savedLocal().over) resumeLocal();
 if (!entry.replay) conn.open();
 keepForOffline();

@@ -77,6 +77,13 @@ export function startShared(rules, players) {
   return openLocal((LocalRoom) => LocalRoom.fresh(rules, players, null, true), false);
 }
 
+// With no server, "Play with the computer" will play on the device: the
+// engine and the game's bundle are made ready while the start page waits.
+export function warmLocal() {
+  loadEngine().catch(() => {});
+  import('./local-room.js').catch(() => {});
+}
+
 // A new game on this device: `players` [{name, bot}], `you` this page's seat.
 export function startLocal(rules, players, you) {
   return openLocal((LocalRoom) => LocalRoom.fresh(rules, players, you), false);

@@ -207,6 +207,7 @@ export class LocalRoom {
     const applied = this.engine.call('apply', { game: this.game, decision });
     if (applied.error) return applied.error;
     this.record.decisions.push(decision);
+    this.record.over = applied.over;   // a game kept over is not resumed: the next visit starts afresh
     this.save();
     this.tell();
     this.scheduleBot();
@@ -216,7 +217,7 @@ export class LocalRoom {
   rematch() {
     if (!this.over) return { code: 'room/not_over', message: 'The game is not over yet.' };
     const r = this.record;
-    Object.assign(r, { seed: newSeed(), decisions: [], game_number: r.game_number + 1, base: this.v + 1 });
+    Object.assign(r, { seed: newSeed(), decisions: [], game_number: r.game_number + 1, base: this.v + 1, over: false });
     if (r.shared) r.you = null;
     this.deal();
     this.sent = 0;

@@ -5,7 +5,9 @@
 // with every choice from the engine's `legal`, a second game is reloaded in
 // the middle and goes on where it was, with the same hand and story, to its
 // end. The start of the offline game is measured on a phone (390 x 844) with
-// the CPU slowed four times (Emulation.setCPUThrottlingRate) and reported.
+// the CPU slowed four times (Emulation.setCPUThrottlingRate) and reported;
+// the table offline is photographed (docs/screenshots/offline-table-phone.png).
+import { join } from 'node:path';
 import { assert, openPage, online, playToEnd, waitScreen, waitGame, clickAsk } from '../lib/harness.mjs';
 
 // The page and the module are kept once the service worker has installed.
@@ -26,7 +28,7 @@ const picture = (page) => page.evaluate(() => {
     game: state.room?.game_number };
 });
 
-export default async function ({ baseUrl, browser, log }) {
+export default async function ({ baseUrl, browser, root, log }) {
   const { page, context, errors } = await openPage(browser, baseUrl, { width: 390, height: 844 });
   await online(page);
   await waitScreen(page, 'home');
@@ -47,6 +49,8 @@ export default async function ({ baseUrl, browser, log }) {
   const startMs = Date.now() - t0;
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
   log(`an offline game started in ${startMs} ms (phone, CPU slowed 4x)`);
+  await page.waitForFunction(() => !window.gofish.pacer.busy && document.getElementById('conn').textContent.includes('On this device'));
+  await page.screenshot({ path: join(root, 'docs', 'screenshots', 'offline-table-phone.png') });
   assert(await page.textContent('#room-label') === 'On this device', 'the top bar says where the game is');
 
   // A whole game, the page's choices coming from the engine.
