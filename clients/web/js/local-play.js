@@ -69,7 +69,13 @@ async function passTo(seat) {
   const why = g?.phase === 'answer' && g.pending?.target === seat
     ? `${session.state.nameOf(g.pending.seat)} asked ${session.state.nameOf(seat)}: it's theirs to answer.`
     : `It's ${session.state.nameOf(seat)}'s turn. Everyone else, no peeking!`;
-  showPass(session.state.nameOf(seat), why, () => { if (session.local === local) local.takeDevice(seat); });
+  const stop = async () => {
+    // "Leave" as on the table (it asks first); kept on, the device still goes to the same person.
+    const { leave } = await import('./navigation.js');
+    await leave();
+    if (session.local === local) passTo(seat);
+  };
+  showPass(session.state.nameOf(seat), why, () => { if (session.local === local) local.takeDevice(seat); }, stop);
 }
 
 // Pass and play: players [{name, bot}], the people first.

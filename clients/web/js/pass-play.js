@@ -62,21 +62,23 @@ function buildPass() {
     el('p', { class: 'pass-fish', 'aria-hidden': 'true' }),
     el('h2', { id: 'pass-to' }),
     el('p', { id: 'pass-note', class: 'pass-note' }),
-    el('button', { type: 'button', id: 'pass-me', class: 'primary big pass-me' }));
+    el('button', { type: 'button', id: 'pass-me', class: 'primary big pass-me' }),
+    el('button', { type: 'button', id: 'pass-stop', class: 'small pass-stop', text: 'Stop this game' }));
   // Escape does not skip the screen: only the named person opens their hand.
   dialog.addEventListener('cancel', (e) => e.preventDefault());
   document.body.append(dialog);
   return dialog;
 }
 
-// The device goes to `name`; `take()` when they tap.
-export function showPass(name, why, take) {
+// The device goes to `name`; `take()` when they tap, `stop()` to end the game instead.
+export function showPass(name, why, take, stop) {
   const dialog = $('pass-dialog') ?? buildPass();
   $('pass-to').textContent = `Pass to ${name}`;
   $('pass-note').textContent = why;
   const button = $('pass-me');
   button.textContent = `I'm ${name}`;
   button.onclick = () => { dialog.close(); take(); };
+  $('pass-stop').onclick = () => { dialog.close(); stop(); };
   if (!dialog.open) dialog.showModal();
   button.focus();
 }

@@ -1,12 +1,14 @@
-// Pass and play (issue 35): three people on one phone play a whole game of
-// pairs (short) on the device. Between two people's turns the "Pass to NAME"
+// Pass and play (issue 35): three people and a computer player on one phone
+// play a whole game of pairs (short) under table rules, so a person asked
+// answers for themselves and the device goes to them for it. Between two people's turns the "Pass to NAME"
 // screen covers the page; while it shows, the page holds no hand: no card in
 // the hand's or the card picker's DOM, an empty hand in the page's picture,
 // and no card of any person's hand named in the accessibility tree (but for
 // cards the table has shown everyone, which the story names). The pass screen
-// and the setup are photographed into docs/screenshots (passplay-*.png: the
+// and the setup pass axe-core and are photographed into docs/screenshots (passplay-*.png: the
 // setup, the pass screen, the table of the person who took the device, the end).
 import { join } from 'node:path';
+import { checkAxe } from '../lib/axe.mjs';
 import { assert, clickAsk, openPage, online, screenOf, waitScreen } from '../lib/harness.mjs';
 
 const RANK_WORD = { J: 'jack', Q: 'queen', K: 'king', A: 'ace' };
@@ -36,11 +38,15 @@ export default async function ({ baseUrl, browser, root, log }) {
   await waitScreen(page, 'passplay');
   for (const [i, name] of ['Ann', 'Bob', 'Cleo'].entries()) await page.fill(`#pass-name-${i}`, name);
   await page.check('input[name=preset][value="pairs"]');
+  await page.check('#table-rules');
+  await page.selectOption('#pass-bots', '1');
   await page.evaluate(() => scrollTo(0, 0));
   await page.screenshot({ path: join(dir, 'passplay-setup-phone.png') });
+  await checkAxe(page, 'pass and play setup, phone');
   await page.click('#pass-start');
 
   let passes = 0;
+  let answers = 0;   // passes to a person who was asked
   let asks = 0;
   const deadline = Date.now() + 90_000;
   while ((await screenOf(page)) !== 'over') {
@@ -57,8 +63,19 @@ export default async function ({ baseUrl, browser, root, log }) {
       const tree = await page.locator('body').ariaSnapshot();
       const named = seen.hands.flat().map(cardName).filter((n) => tree.includes(n) && !seen.story.includes(n));
       assert(named.length === 0, `the accessibility tree names no card of a hand behind "${seen.to}": ${named}`);
-      if (passes === 0) await page.screenshot({ path: join(dir, 'passplay-pass-phone.png') });
+      if (passes === 0) {
+        await page.screenshot({ path: join(dir, 'passplay-pass-phone.png') });
+        await checkAxe(page, 'pass screen, phone');
+      }
+      if (/asked/.test(await page.textContent('#pass-note'))) answers += 1;
       passes += 1;
+      if (passes === 2) {
+        // "Stop this game", then "Keep playing": the same person is asked for again.
+        await page.click('#pass-stop');
+        await page.click('#confirm-no');
+        await page.waitForSelector('#pass-dialog[open]');
+        assert(await page.textContent('#pass-to') === seen.to, 'kept on, the device still goes to the same person');
+      }
       await page.click('#pass-me');
       await page.waitForFunction(() => window.gofish.state.you !== null || !document.getElementById('pass-dialog')?.open);
       if (passes === 1) {
@@ -72,9 +89,11 @@ export default async function ({ baseUrl, browser, root, log }) {
   }
   assert(passes >= 2, `the device was passed (${passes} times)`);
   const names = await page.$$eval('#scores tbody th', (ths) => ths.map((t) => t.textContent));
-  assert(['Ann', 'Bob', 'Cleo'].every((n) => names.some((t) => t.includes(n))), `the scores name the three people: ${names}`);
+  assert(['Ann', 'Bob', 'Cleo'].every((n) => names.some((t) => t.includes(n))) && names.length === 4,
+    `the scores name the three people and the computer player: ${names}`);
   assert(await page.isVisible('#rematch'), 'the table may play again');
   await page.screenshot({ path: join(dir, 'passplay-over-phone.png') });
   assert(errors.length === 0, `no page errors: ${errors.join('; ')}`);
-  log(`three people played a game of pairs on one page: ${asks} decisions, the device passed ${passes} times`);
+  log(`three people and a computer played a game of pairs under table rules on one page: ${asks} decisions, ` +
+    `the device passed ${passes} times (${answers} to answer an ask)`);
 }
