@@ -1,12 +1,13 @@
 // Pass and play (issue 35): three people and a computer player on one phone
 // play a whole game of pairs (short) under table rules, so a person asked
-// answers for themselves and the device goes to them for it. Between two people's turns the "Pass to NAME"
-// screen covers the page; while it shows, the page holds no hand: no card in
-// the hand's or the card picker's DOM, an empty hand in the page's picture,
-// and no card of any person's hand named in the accessibility tree (but for
-// cards the table has shown everyone, which the story names). The pass screen
-// and the setup pass axe-core and are photographed into docs/screenshots (passplay-*.png: the
-// setup, the pass screen, the table of the person who took the device, the end).
+// answers for themselves and the device goes to them for it. Between two
+// people's turns the "Pass to NAME" screen covers the page; while it shows,
+// the page holds no hand: no card in the hand's or the card picker's DOM, an
+// empty hand in the page's picture, and no card of any person's hand named in
+// the accessibility tree (but for cards the table has shown everyone, which
+// the story names). "Stop this game", declined, brings the same pass screen
+// back. The setup and the pass screen pass axe-core; docs/screenshots gets
+// passplay-setup, -pass, -table (the person who took the device) and -over.
 import { join } from 'node:path';
 import { checkAxe } from '../lib/axe.mjs';
 import { assert, clickAsk, openPage, online, screenOf, waitScreen } from '../lib/harness.mjs';
