@@ -19,7 +19,11 @@ const kKept = ['/', '/js/app.js', '/js/local-room.js', '/js/pass-play.js', '/sty
 const keptPath = (path) => kKept.includes(path) || path === '/js/classroom.js';
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(caches.open(kCache).then((cache) => cache.addAll(kKept)).then(() => self.skipWaiting()));
+  // Each file on its own: a server built without the engine (GOFISH_WASM=OFF)
+  // still has its page kept.
+  event.waitUntil(caches.open(kCache)
+    .then((cache) => Promise.all(kKept.map((path) => cache.add(path).catch(() => {}))))
+    .then(() => self.skipWaiting()));
 });
 
 self.addEventListener('activate', (event) => { event.waitUntil(self.clients.claim()); });

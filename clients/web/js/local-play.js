@@ -75,7 +75,12 @@ async function passTo(seat) {
     await leave();
     if (session.local === local) passTo(seat);
   };
-  showPass(session.state.nameOf(seat), why, () => { if (session.local === local) local.takeDevice(seat); }, stop);
+  const take = () => {
+    if (session.local !== local) return;
+    session.ui.myResult = null;   // the last person's own corner is not the next one's
+    local.takeDevice(seat);
+  };
+  showPass(session.state.nameOf(seat), why, take, stop);
 }
 
 // Pass and play: players [{name, bot}], the people first.

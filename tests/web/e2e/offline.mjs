@@ -14,7 +14,7 @@ import { assert, openPage, online, playToEnd, waitScreen, waitGame, clickAsk } f
 async function keptForOffline(page) {
   await page.waitForFunction(async () => {
     const reg = await navigator.serviceWorker?.getRegistration();
-    if (!reg?.active) return false;
+    if (reg?.active?.state !== 'activated' || !navigator.serviceWorker.controller) return false;
     const cache = await caches.open('gofish-page');
     const keys = (await cache.keys()).map((r) => new URL(r.url).pathname);
     const engine = '/engine/';
@@ -35,7 +35,16 @@ export default async function ({ baseUrl, browser, root, log }) {
   await keptForOffline(page);
 
   await context.setOffline(true);
-  await page.reload();
+  // Now and then (about 1 run in 5 here) Chromium's offline emulation fails
+  // this first navigation before the service worker, whose cache holds the
+  // page (checked when it happens), sees it; the next one is served from it.
+  const retried = await page.reload().then(() => false, async (e) => {
+    assert(/ERR_INTERNET_DISCONNECTED/.test(e.message), `the reload offline: ${e.message}`);
+    await page.waitForTimeout(300);
+    await page.goto(`${baseUrl}/`);
+    return true;
+  });
+  if (retried) log('the first offline navigation failed in the emulation, the second was served by the service worker');
   await waitScreen(page, 'home');
   assert(await page.evaluate(() => !window.gofish.conn.ready), 'the page has no server');
   await page.fill('#name', 'Maya');
@@ -68,6 +77,8 @@ export default async function ({ baseUrl, browser, root, log }) {
     if (await clickAsk(page)) mine += 1; else await page.waitForTimeout(40);
   }
   await page.waitForFunction(() => !window.gofish.pacer.busy);
+  // The page keeps its story (sessionStorage) when it draws: a frame first.
+  await page.evaluate(() => new Promise((resolve) => { requestAnimationFrame(() => setTimeout(resolve, 50)); }));
   const before = await picture(page);
   await page.reload();
   await page.waitForFunction((v) => window.gofish?.state?.room?.game_number === 2 && window.gofish.state.v >= v, before.v);
@@ -76,11 +87,15 @@ export default async function ({ baseUrl, browser, root, log }) {
   if (before.screen === 'table' && after.v === before.v) {
     assert(JSON.stringify(after.hand) === JSON.stringify(before.hand), `the hand is the same after the reload: ${before.hand} / ${after.hand}`);
   }
-  assert(before.story.every((line) => after.story.includes(line)), 'the story is the same after the reload');
+  // (The page keeps the newest 80 lines of its story across a reload, session.js.)
+  const lost = before.story.slice(0, 80).filter((line) => !after.story.includes(line));
+  assert(lost.length === 0, `the story is the same after the reload: lost ${JSON.stringify(lost)}; after: ${JSON.stringify(after.story.slice(0, 5))}`);
   await playToEnd([page], { timeout: 90_000 });
   assert(await page.evaluate(() => window.gofish.state.room.game_number) === 2, 'game 2 ended on the device');
-  // (The socket's tries to reach the server are the only errors expected.)
-  const unexpected = errors.filter((e) => !/WebSocket connection .* failed/.test(e));
+  // The socket's tries to reach the server are the only errors expected (and
+  // after a retried navigation, the test's own init script on the error page).
+  const unexpected = errors.filter((e) => !/WebSocket connection .* failed/.test(e) &&
+    !(retried && /Failed to read the 'localStorage' property/.test(e)));
   assert(unexpected.length === 0, `no page errors: ${unexpected.join('; ')}`);
   log(`game 2 reloaded at v ${before.v} (${mine} asks in) and played to its end`);
 }
