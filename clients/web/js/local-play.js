@@ -65,6 +65,9 @@ async function passTo(seat) {
   while (session.pacer.busy) await new Promise((resolve) => { setTimeout(resolve, 100); });
   if (session.local !== local || local.toAct() !== seat) return;
   const { showPass } = await import('./pass-play.js');
+  if (session.local !== local || local.toAct() !== seat) return;
+  // The table behind the screen is drawn now, from the picture with no hand.
+  session.render();
   const g = session.state.room?.game;
   const why = g?.phase === 'answer' && g.pending?.target === seat
     ? `${session.state.nameOf(g.pending.seat)} asked ${session.state.nameOf(seat)}: it's theirs to answer.`

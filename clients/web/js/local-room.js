@@ -179,7 +179,9 @@ export class LocalRoom {
   sendTurn() {
     const you = this.record.you;
     const turn = { type: 'turn', v: this.v, seat: null };
-    if (!this.over) {
+    if (!this.over && you === null) {
+      turn.seat = this.toAct();   // nobody holds the device: no seat's choices at all
+    } else if (!this.over) {
       const legal = this.call('legal', { game: this.game, seat: you });
       turn.seat = legal.to_act;
       if (legal.to_act === you && legal.legal) turn.legal = legal.legal;
