@@ -13,8 +13,9 @@ const verbosity = () => settings.get('verbosity', 'brief');
 // The player's own move waits at most this long for the rest of it (onMove).
 const kHoldMs = 300;
 
-// What narrate.js needs to know of this page's room.
-const view = () => ({ you: state.you, nameOf: (s) => state.nameOf(s), rules: state.rules, ending: gameEnding });
+// What narrate.js needs to know of this page's room. Passed around a table
+// (pass and play), the device tells everyone by name: nobody is "you".
+const view = () => ({ you: ui.shared ? null : state.you, nameOf: (s) => state.nameOf(s), rules: state.rules, ending: gameEnding });
 
 // The game ends with the move being told (its game_over still waits in the
 // pacer's queue): a hand is empty where that ends the game, or every set is made.

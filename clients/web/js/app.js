@@ -18,7 +18,7 @@ import { el } from './dom.js';
 import { session, settings, savedName } from './session.js';
 import { addChat, addStory, onMove, tellRoomEvent } from './announcements.js';
 import { celebrate, fly } from './effects.js';
-import { forgetRoom, onReady, pauseRoom, renderPause, resumeRoom, resync, roomPath, showGone,
+import { forgetRoom, onReady, pauseRoom, renderPause, resumeRoom, resync, roomPath, showGone, startPage,
   wireNavigation } from './navigation.js';
 import { wireHome } from './home-screen.js';
 import { wireCreate } from './create-screen.js';
@@ -29,6 +29,8 @@ import { wireSide } from './side-panel.js';
 import { fetchTranscript, makeReplay, wireOver } from './over-screen.js';
 import { wireTopBar } from './top-bar.js';
 import { classEntry, classroom } from './class-loader.js';
+import { kLocalCode, resumeLocal, savedLocal, warmLocal } from './local-play.js';
+import { keepForOffline } from './offline-cache.js';
 
 const $ = (id) => document.getElementById(id);
 const { state, ui, alerts, announcer } = session;
@@ -42,9 +44,9 @@ const pacer = new Pacer({
   mine: (ev) => ev.type === 'asked' && ev.seat === state.you && state.you !== null,
 });
 const conn = new Connection({ onMessage, onStatus, onReady });
-Object.assign(session, { pacer, conn, render, queueRender });
+Object.assign(session, { pacer, conn, render, queueRender, onMessage });
 // For people debugging in the console, and the tests.
-window.gofish = { state, ui, conn, pacer, announcer, render, choices: () => choices(state) };
+window.gofish = { state, ui, conn, pacer, announcer, render, choices: () => choices(state), local: () => session.local };
 
 // ---------------------------------------------------------------- connection
 
@@ -52,12 +54,21 @@ function onStatus(status, text) {
   // The table takes the hand out of play while the connection is not online.
   if (ui.conn !== status) { ui.conn = status; queueRender(); }
   const badge = $('conn');
-  badge.className = `conn ${status}`;
-  badge.querySelector('.conn-text').textContent = text;
+  // A game on the device needs no server: the badge says where it is played (no alarm).
+  const local = !!session.local && status !== 'online';
+  badge.className = `conn ${local ? 'local' : status}`;
+  badge.querySelector('.conn-text').textContent = local ? 'On this device' : text;
   const retry = $('conn-retry');
   // Offered whenever the page is not connected, except while its very first connection is made.
-  retry.hidden = status === 'online' || (status === 'connecting' && !conn.everReady);
+  retry.hidden = status === 'online' || (status === 'connecting' && !conn.everReady) || !!session.local;
   retry.textContent = status === 'replaced' ? 'Play in this window' : 'Retry now';
+  // No server at the first try (no network): the start page shows anyway,
+  // where "Play with the computer" plays on this device.
+  if (status === 'offline' && !conn.everReady && !session.shownOffline) {
+    session.shownOffline = true;
+    if (!session.current && !document.body.dataset.screen) startPage();
+    warmLocal();
+  }
 }
 
 function onMessage(msg) {
@@ -179,7 +190,7 @@ function render() {
   const room = state.room;
   if (!room || !session.current) { renderPause(); return; }
   session.saveState();
-  $('room-label').textContent = `Room ${room.code}`;
+  $('room-label').textContent = room.code === kLocalCode ? 'On this device' : `Room ${room.code}`;
   let screen = room.state === 'waiting' ? 'waiting' : room.state === 'over' ? 'over' : 'table';
   if (ui.starting && screen === 'waiting') screen = 'table-wait';
   // A class's pupil goes back to waiting for the next round when a game ends.
@@ -187,7 +198,7 @@ function render() {
   const focus = rememberFocus(session.focusInMain);
   if (screen === 'waiting') renderWaiting(state, session.welcome);
   const paused = session.isPaused();
-  const offer = pacer.busy || ui.sending || paused || ui.conn !== 'online' ? null : choices(state);
+  const offer = pacer.busy || ui.sending || paused || (ui.conn !== 'online' && !session.local) ? null : choices(state);
   if (ui.selected && !offer?.ask?.ranks.includes(ui.selected) && !offer?.declare?.includes(ui.selected)) {
     ui.selected = null;
     ui.selectedCard = null;
@@ -286,4 +297,8 @@ if (!entry.event && !entry.teach && !entry.watch && !entry.replay) history.repla
 if (entry.replay) classroom().then((c) => c.openReplay(entry.replay));
 // An invite link or a reload in a room (/r/CODE): the first socket is for it.
 if (roomPath()) conn.useRoom(roomPath());
+// A game this device was playing when the page reloaded goes on at once,
+// with or without a network (one that had ended is not shown again).
+if (!roomPath() && !entry.event && !entry.teach && !entry.watch && !entry.replay && savedLocal() && !savedLocal().over) resumeLocal();
 if (!entry.replay) conn.open();
+keepForOffline();

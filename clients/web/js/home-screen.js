@@ -3,20 +3,33 @@
 // back to a game stepped away from.
 
 import { session, settings } from './session.js';
-import { enteredRoom, refreshLobby, startPage } from './navigation.js';
+import { enteredRoom, goHome, refreshLobby, startPage } from './navigation.js';
 import { act } from './room-actions.js';
 import { join, nameFrom } from './join-room.js';
 import { openCreate } from './create-screen.js';
 import { classroom } from './class-loader.js';
+import { startLocal, startShared } from './local-play.js';
+import { renderPresets, showScreen } from './screens.js';
+import { PRESET_LINES } from './rules.js';
+import { chosenRules, loadAdvanced, placeRulesPicker } from './rules-picker.js';
 
 const $ = (id) => document.getElementById(id);
 const { ui } = session;
+
+// The server's names for its computer players ("Medium bot", "Medium bot 2"),
+// which the table turns into friendly ones (state.js).
+export const botName = (level, n) => `${level[0].toUpperCase()}${level.slice(1)} bot${n > 1 ? ` ${n}` : ''}`;
 
 // "Play with the computer": a table for three with two computer players, dealt at once.
 async function playWithComputer() {
   const name = nameFrom('name');
   const level = settings.get('level', 'medium');
   ui.starting = true;
+  // Without the server the same table is played on this device.
+  if (!session.conn.ready) {
+    startLocal({ preset: 'classic' }, [{ name, bot: null }, { name: botName(level, 1), bot: level }, { name: botName(level, 2), bot: level }], 0);
+    return;
+  }
   const reply = await session.conn.request({ type: 'create_room', name, seats: 3, rules: { preset: 'classic' },
     bots: [{ seat: 1, level }, { seat: 2, level }], chat: 'phrases' });
   if (reply.type === 'error') { ui.starting = false; $('home-error').textContent = reply.message; return; }
@@ -40,7 +53,18 @@ async function playDaily() {
   session.queueRender();
 }
 
+// "Pass and play": the setup (pass-play.js, a bundle of its own) and then a game on this device.
+async function openPassPlay() {
+  const { openSetup } = await import('./pass-play.js');
+  // With no server yet (offline) the presets are the page's own list.
+  if (!$('preset-list').children.length) renderPresets(Object.keys(PRESET_LINES).map((name) => ({ name })), 'classic');
+  openSetup({ showScreen, placeRulesPicker, rules: chosenRules, botName, home: goHome,
+    start: (rules, players) => startShared(rules, players) });
+  loadAdvanced();
+}
+
 export function wireHome() {
+  $('go-passplay').addEventListener('click', openPassPlay);
   $('play-computer').addEventListener('click', playWithComputer);
   $('play-daily').addEventListener('click', playDaily);
   $('computer-level').value = settings.get('level', 'medium');

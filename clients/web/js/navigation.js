@@ -9,6 +9,7 @@ import { confirmDialog, renderLobby, renderPresets, renderSeatSetup, showError, 
 import { addStory } from './announcements.js';
 import { classEntry, classroom } from './class-loader.js';
 import { join } from './join-room.js';
+import { leaveLocal } from './local-play.js';
 
 const $ = (id) => document.getElementById(id);
 const { state, ui, announcer } = session;
@@ -24,6 +25,8 @@ export async function onReady(w, isReconnect) {
     // A class's teacher or pupil: the event is entered again first (a
     // pupil's seat comes back with the event_seat that answers it).
     await (await classroom()).rejoin();
+  } else if (session.local) {
+    // A game on this device needs no server: it goes on as it was.
   } else if (session.current) {
     await reenter();
   } else if (!isReconnect) {
@@ -240,6 +243,10 @@ export async function refreshLobby() {
 // away (the seat stays yours, and the room link brings you back to it until
 // the game is over). A paused room lets nobody leave (room/paused).
 export async function leave() {
+  if (session.local) {
+    if (await leaveLocal()) leftRoom();
+    return;
+  }
   const room = state.room;
   const playing = room?.state === 'playing' && session.current?.as === 'player';
   if (playing) {

@@ -38,7 +38,7 @@ export async function makeReplay() {
 export async function fetchTranscript(attempt = 0) {
   if (state.isSpectator === null) return;
   const game = state.room?.game_number;
-  const reply = await session.conn.request({ type: 'transcript' });
+  const reply = await session.request({ type: 'transcript' });
   if (reply.type === 'transcript') {
     ui.transcript = reply;
     ui.replay = null;

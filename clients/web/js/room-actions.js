@@ -11,7 +11,7 @@ const { state } = session;
 
 // A refusal is shown where the person looks (a pause by its notice).
 export async function act(msg) {
-  const reply = await session.conn.request(msg);
+  const reply = await session.request(msg);
   if (reply.type === 'error' && reply.code !== 'room/paused') showError(reply.message);
   return reply;
 }

@@ -142,7 +142,7 @@ export function renderOver(state, ui) {
   $('over-tiebreak').textContent = tieBreakExplained(result, rules, state);
   renderDaily(state, ui);
   const rematch = $('rematch');
-  rematch.hidden = you === null;
+  rematch.hidden = you === null && !ui.shared;
   const asked = you !== null && state.ready.includes(you);
   rematch.setAttribute('aria-disabled', asked ? 'true' : 'false');
   rematch.textContent = asked ? 'Waiting for the others…' : 'Play again';

@@ -42,10 +42,15 @@ export class Session {
     this.announcer = new Announcer(() => document.getElementById('announcer'));
     this.pacer = null;
     this.conn = null;
+    this.local = null;         // a game on this device (local-room.js), which answers the page instead of the server
+    this.onMessage = () => {}; // app.js's: where the server's messages (or a local game's) go
     // app.js's render loop: draw now, or in the next frame.
     this.render = () => {};
     this.queueRender = () => {};
   }
+
+  // A request about the room goes to the server, or to the game on this device.
+  request(msg) { return (this.local ?? this.conn).request(msg); }
 
   isPaused() { return !!this.current && this.ui.paused?.code === this.current.code; }
 

@@ -95,7 +95,8 @@ export function renderSeats(state, ui, offer) {
     setText(li.querySelector('.seat-name'), name);
     setText(li.querySelector('.badge'), seatStatus(state, seat));
     const kick = li.querySelector('.seat-kick');
-    kick.hidden = !(room.state === 'playing' && state.you !== null && state.you === room.host && seat !== state.you &&
+    // (Around one device nobody is removed: whoever leaves ends the game there.)
+    kick.hidden = !(room.state === 'playing' && !ui.local && state.you !== null && state.you === room.host && seat !== state.you &&
       s.occupant === 'human' && !s.kicked);
     if (kick.getAttribute('aria-label') !== `Remove ${name}`) kick.setAttribute('aria-label', `Remove ${name}`);
     li.querySelector('.avatar').dataset.initial = level ? '' : name.charAt(0).toUpperCase();
@@ -137,7 +138,7 @@ const kLostPrompt = {
   replaced: 'This game is open in another window. Choose "Play in this window" at the top to play here.',
   lost: 'Connection lost! Reconnecting… Your cards wait until it is back.',
 };
-const lostPrompt = (ui) => (ui.conn === 'online' ? null : kLostPrompt[ui.conn === 'replaced' ? 'replaced' : 'lost']);
+const lostPrompt = (ui) => (ui.conn === 'online' || ui.local ? null : kLostPrompt[ui.conn === 'replaced' ? 'replaced' : 'lost']);
 
 export function renderMe(state, ui, offer) {
   const paused = !!ui.paused;   // room_paused: nothing can be played
