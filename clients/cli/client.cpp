@@ -686,6 +686,9 @@ class Session : public ConnectionHandler {
   // The teacher's console: the whole class when it is first seen (and on
   // 'class'), then a line for each change worth telling at once.
   void on_class_state(const protocol::EventState& state) {
+    // The teacher back after a reconnection (resume_event answers with the
+    // state): the console takes typed commands on this connection too.
+    entered_room();
     if (class_state_) {
       print(class_changes(*class_state_, state));
     } else {
