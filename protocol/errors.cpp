@@ -80,9 +80,6 @@ CodeInfo info(ErrorCode code) {
     case ErrorCode::kEventBadTable: return {"event/bad_table", "There is no such table, or it has no free seat."};
     case ErrorCode::kEventRateLimited:
       return {"event/rate_limited", "One message to every table at a time: wait two seconds before the next."};
-    case ErrorCode::kEventUnavailable:
-      return {"event/unavailable",
-              "Class events are not available on this server yet: it shares its database with other servers."};
     case ErrorCode::kEventNotSeated:
       return {"event/not_seated", "That pupil has no seat at a table of the round being played."};
     case ErrorCode::kChatOff: return {"chat/off", "Chat is off in this room."};
@@ -169,7 +166,6 @@ constexpr std::array kAllCodes = {
     ErrorCode::kEventNoMoreRounds,
     ErrorCode::kEventBadPupil,
     ErrorCode::kEventBadTable,
-    ErrorCode::kEventUnavailable,
     ErrorCode::kEventRateLimited,
     ErrorCode::kEventNotSeated,
     ErrorCode::kChatOff,

@@ -72,7 +72,6 @@ enum class ErrorCode {
   kEventNoMoreRounds,
   kEventBadPupil,
   kEventBadTable,
-  kEventUnavailable,
   kEventRateLimited,
   kEventNotSeated,
   // chat/

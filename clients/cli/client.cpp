@@ -80,6 +80,9 @@ class Session : public ConnectionHandler {
  public:
   explicit Session(Options options) : o_(std::move(options)), room_code_(o_.join_code) {
     if (o_.bot) bot_.emplace(*o_.bot, engine::os_seed());
+    // A pupil's every socket, its tables' included, names the class: a
+    // proxy then keeps the whole class on one server.
+    if (o_.class_code) room_code_ = protocol::normalize_event_code(*o_.class_code);
     interactive_ = !o_.bot && !o_.json;
     line_editing_ = interactive_ && isatty(STDIN_FILENO) != 0;
   }
@@ -402,7 +405,8 @@ class Session : public ConnectionHandler {
   void on_joined(const protocol::Joined& joined) {
     busy_since_.reset();
     if (!joined.token.empty()) token_ = joined.token;
-    room_code_ = joined.code;
+    // A pupil's table: the sockets keep naming the class (on_class_seat).
+    if (!o_.class_code) room_code_ = joined.code;
     entered_room();
     if (joined.resumed) {
       decided_at_v_ = -1;  // a move sent just before the drop may never have arrived
@@ -537,8 +541,11 @@ class Session : public ConnectionHandler {
     // reconnection, for as long as a reconnection would be tried. Or it is
     // paused while its game is saved again: ask again until let in, however
     // long the store takes (a paused room is never closed).
+    // A class moving between servers answers its join_event or resume_event
+    // room/busy in the same way.
     if ((error.code == ErrorCode::kRoomBusy || error.code == ErrorCode::kRoomPaused) &&
-        (kind == Request::kJoin || kind == Request::kResume)) {
+        (kind == Request::kJoin || kind == Request::kResume ||
+         (kind == Request::kClass && error.code == ErrorCode::kRoomBusy))) {
       const auto now = std::chrono::steady_clock::now();
       if (!busy_since_) busy_since_ = now;
       if (error.code == ErrorCode::kRoomPaused ||
@@ -665,6 +672,7 @@ class Session : public ConnectionHandler {
   void on_class_created(const protocol::EventCreated& created) {
     class_token_ = created.token;
     class_code_ = created.code;
+    room_code_ = created.code;
     entered_room();
     print("Created the class " + created.event.name + ": its code is " + created.code + ". Pupils join with: gofish-cli " +
           server_url(o_.address) + " --class " + created.code + " --name NAME  (or open " +
@@ -676,6 +684,7 @@ class Session : public ConnectionHandler {
   void on_class_joined(const protocol::EventJoined& joined) {
     if (!joined.token.empty()) class_token_ = joined.token;
     class_code_ = joined.code;
+    room_code_ = joined.code;
     entered_room();
     print((joined.resumed ? "Back in the class " : "Joined the class ") + joined.name + " as " + joined.pupil.name +
           ".");
@@ -686,6 +695,9 @@ class Session : public ConnectionHandler {
   // The teacher's console: the whole class when it is first seen (and on
   // 'class'), then a line for each change worth telling at once.
   void on_class_state(const protocol::EventState& state) {
+    // The teacher back after a reconnection (resume_event answers with the
+    // state): the console takes typed commands on this connection too.
+    entered_room();
     if (class_state_) {
       print(class_changes(*class_state_, state));
     } else {
@@ -703,7 +715,7 @@ class Session : public ConnectionHandler {
       table_ = Table{};
     }
     token_ = seat.token;
-    room_code_ = seat.room;
+    // room_code_ stays the class's: its tables are served where it is.
     print("Round " + std::to_string(seat.round) + ": you sit at table " + std::to_string(seat.table + 1) + " (room " +
           seat.room + "), seat " + std::to_string(seat.seat + 1) + ".");
     send(protocol::Resume{seat.token, same_room ? std::optional(table_.v()) : std::nullopt}, Request::kResume);
@@ -958,9 +970,10 @@ class Session : public ConnectionHandler {
   std::string class_code_;
   std::optional<protocol::EventState> class_state_;
   bool results_asked_ = false;  // the teacher typed 'results'
-  // The room's code once known (--join, an invite link, created, joined):
-  // every connection then asks for /ws?room=CODE, so a proxy in front of
-  // several servers sends it to the one serving the room.
+  // The room's code once known (--join, an invite link, created, joined),
+  // or in a class the class's code: every connection then asks for
+  // /ws?room=CODE, so a proxy in front of several servers sends it to the
+  // one serving the room (or the class and its tables).
   std::optional<std::string> room_code_;
   std::map<std::int64_t, Request> requests_;
   std::int64_t next_id_ = 1;

@@ -319,13 +319,16 @@ int main(int argc, char** argv) {
         writer->on_fenced([weak = registry.weak_from_this()](const std::string& code) {
           if (auto held = weak.lock()) held->lost(code);
         });
+        // Class events too are held by leases, and loaded when asked for.
+        handler->events().use_leases(registry, *store);
       }
       const auto restored = config.load_rooms == "on-demand" ? RoomsHandler::Restored{} : handler->restore(*store);
       if (restored.rooms > 0) {
         spdlog::info("storage: {} rooms restored; their players can resume with their tokens", restored.rooms);
       }
-      // Events after rooms: an event watches its tables' rooms again.
-      if (const std::size_t events = handler->restore_events(*store); events > 0) {
+      // Events after rooms: an event watches its tables' rooms again. With
+      // leases each is taken over when first asked for, as a room is.
+      if (const std::size_t events = leases ? 0 : handler->restore_events(*store); events > 0) {
         spdlog::info("storage: {} class events restored", events);
       }
       if (restored.set_aside > 0) {

@@ -54,13 +54,14 @@ Event::Event(const RoomServices& services, RoomDirectory& directory, std::string
 template <class F>
 void Event::on_strand(F&& work) {
   boost::asio::post(strand_, [self = shared_from_this(), work = std::forward<F>(work)]() mutable {
+    if (self->gone_) return;
     work(*self);
     self->end_turn();
   });
 }
 
 void Event::end_turn() {
-  if (!std::exchange(submit_due_, false)) return;
+  if (!std::exchange(submit_due_, false) || gone_) return;
   outbox_.submit(0, [weak = weak_from_this()](std::uint64_t number, WriteOutcome outcome) {
     if (auto self = weak.lock()) {
       boost::asio::dispatch(self->strand_, [weak, number, outcome] {
@@ -575,13 +576,54 @@ void Event::watch(int table) {
 }
 
 void Event::table_changed(int round, int table, protocol::EventTable status, std::vector<engine::CardSet> hands) {
-  if (round != round_ || table >= static_cast<int>(tables_.size())) return;
+  if (gone_ || round != round_ || table >= static_cast<int>(tables_.size())) return;
   Table& changed = tables_[static_cast<std::size_t>(table)];
   changed.status = std::move(status);
   changed.hands = std::move(hands);
   if (changed.status.game_id && !changed.game_id) table_finished(table);
   push_state();
   push_view(table);
+}
+
+// ---- another server
+
+void Event::move_away(bool commit_first, std::function<void()> after) {
+  boost::asio::post(strand_, [self = shared_from_this(), commit_first, after = std::move(after)]() mutable {
+    if (self->gone_) {
+      if (after) after();
+      return;
+    }
+    spdlog::info("event {} moved to another server{}", self->code_,
+                 commit_first ? " (it asked for the event)" : " (this server lost the lease)");
+    self->gone_ = true;
+    self->console_timer_.cancel();
+    self->views_timer_.cancel();
+    self->results_timer_.cancel();
+    const auto reason = protocol::CloseReason::kMoved;
+    const SharedText closing =
+        make_shared_text(protocol::encode(protocol::Closing{reason, std::string(protocol::close_message(reason))}));
+    const auto let_go = [&](const std::shared_ptr<Client>& client) {
+      client->clear_event(self.get());
+      client->send(closing);
+      client->close(CloseReason{protocol::close_code(reason), std::string(protocol::close_reason_name(reason))});
+    };
+    for (const auto& teacher : std::exchange(self->teachers_, {})) let_go(teacher);
+    for (Pupil& pupil : self->pupils_) {
+      for (const auto& client : std::exchange(pupil.clients, {})) let_go(client);
+    }
+    self->coached_.clear();
+    // Its tables are rooms: they stay here until the new owner asks for them.
+    for (Table& table : self->tables_) table.live.reset();
+    if (!commit_first || !self->services_.writer) {
+      self->outbox_.abandon();
+      if (after) after();
+      return;
+    }
+    // Submissions commit in order: once this empty one is, so is the rest.
+    self->services_.writer->submit(self->code_, {}, [after = std::move(after)](WriteOutcome outcome) {
+      if (outcome != WriteOutcome::kRetrying && after) after();
+    });
+  });
 }
 
 // ---- restart
@@ -637,7 +679,7 @@ void Event::begin_after_restore() {
       auto* room = std::get_if<std::shared_ptr<Room>>(&found);
       if (!self || !room) return;
       boost::asio::post(self->strand_, [self, t, round, room = *room] {
-        if (round != self->round_ || t >= self->tables_.size()) return;
+        if (self->gone_ || round != self->round_ || t >= self->tables_.size()) return;
         Table& table = self->tables_[t];
         table.live = room;
         if (self->paused_) room->pause_table(true);
@@ -649,6 +691,14 @@ void Event::begin_after_restore() {
           if (table.seats[s]) room->seat_late_pupil(seat, self->pupils_[static_cast<std::size_t>(*table.seats[s])].name);
         }
         self->watch(static_cast<int>(t));
+        // Pupils who came back before the table was found here (another
+        // server's, taken over) were handed no seat: they are now.
+        for (const auto& pupil : table.seats) {
+          if (!pupil) continue;
+          for (const auto& client : self->pupils_[static_cast<std::size_t>(*pupil)].clients) {
+            self->hand_seat(*pupil, client);
+          }
+        }
       });
     });
   }

@@ -65,6 +65,13 @@ class Event : public std::enable_shared_from_this<Event> {
   // pause_tables, resume_tables, message_tables.
   void command(std::shared_ptr<Client> client, protocol::ClientBody body, Id id);
   void disconnect(std::shared_ptr<Client> client);
+  // Another server holds the event now (several servers on one store):
+  // like a room's move_away, it writes nothing more, and its teacher's and
+  // pupils' connections are told `moved` and closed, to come back through
+  // the proxy to the new owner. `commit_first`: what it wrote is committed
+  // first (a handover), then `after` runs; otherwise (its lease is lost)
+  // what is held is dropped.
+  void move_away(bool commit_first, std::function<void()> after);
 
   // Thread-safe, for GET /api/events/<code>/results.csv: the results as
   // last committed, if `token` is the teacher's (nullopt otherwise).
@@ -189,6 +196,7 @@ class Event : public std::enable_shared_from_this<Event> {
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   DurableOutbox outbox_;
   bool submit_due_ = false;
+  bool gone_ = false;  // move_away: another server holds the event
   std::int64_t created_ms_ = 0;
 
   std::optional<TokenHash> teacher_;

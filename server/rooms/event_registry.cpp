@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "protocol/text.hpp"
+#include "server/rooms/registry.hpp"
 
 namespace gofish::server {
 
@@ -18,6 +19,122 @@ void refuse(const Client& client, ErrorCode code, std::optional<protocol::Reques
 
 EventRegistry::EventRegistry(const RoomServices& services, RoomDirectory& directory)
     : services_(services), directory_(directory) {}
+
+EventRegistry::~EventRegistry() {
+  if (leases_) leases_->serve_events(nullptr);
+}
+
+void EventRegistry::use_leases(Registry& registry, Store& store) {
+  leases_ = &registry;
+  store_ = &store;
+  registry.serve_events(this);
+}
+
+std::vector<std::string> EventRegistry::held_event_codes() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> codes;
+  codes.reserve(events_.size());
+  for (const auto& [code, event] : events_) codes.push_back(code);
+  return codes;
+}
+
+std::shared_ptr<Event> EventRegistry::let_go(const std::string& code) {
+  std::lock_guard lock(mutex_);
+  const auto it = events_.find(code);
+  if (it == events_.end()) return nullptr;
+  auto event = std::move(it->second);
+  events_.erase(it);
+  return event;
+}
+
+void EventRegistry::event_lost(const std::string& code) {
+  if (auto event = let_go(code)) {
+    spdlog::warn("event {}: this server no longer holds its lease; its teacher and pupils are sent to its new owner",
+                 code);
+    event->move_away(false, {});
+  }
+}
+
+void EventRegistry::hand_event_over(const std::string& code, std::function<void(bool was_here)> released) {
+  auto event = let_go(code);
+  if (!event) {
+    if (released) released(false);
+    return;
+  }
+  spdlog::info("event {}: another server asked for it; handing it over", code);
+  event->move_away(true, [released = std::move(released)] {
+    if (released) released(true);
+  });
+}
+
+std::string EventRegistry::draw_code() {
+  // Drawn against the store too with leases: an open event there, or a
+  // live lease of another node (an event being made there), keeps a code.
+  const auto taken = [&](const std::string& candidate) {
+    return events_.contains(candidate) ||
+           (leases_ && (store_->load_open_event(candidate).has_value() ||
+                        !store_->take_lease(candidate, leases_->node(), leases_->lease_ttl())));
+  };
+  std::string code;
+  do {
+    code = protocol::event_code_from_index(os_random_below(protocol::event_code_count()));
+  } while (taken(code));
+  return code;
+}
+
+void EventRegistry::refused(const Client& client, protocol::Error error, std::optional<protocol::RequestId> id) {
+  if (error.code == ErrorCode::kEventNotFound) directory_.join_failed(client.address());
+  error.id = std::move(id);
+  client.send(make_shared_text(protocol::encode(error)));
+}
+
+void EventRegistry::find_event(const std::string& code, std::function<void(FoundEvent)> done) {
+  if (auto event = find(code); event || !leases_) {
+    return done(event ? FoundEvent{std::move(event)} : FoundEvent{protocol::default_error(ErrorCode::kEventNotFound)});
+  }
+  // Codes of another length are no event's: not worth a store round trip.
+  if (code.size() != protocol::kEventCodeLength) return done(protocol::default_error(ErrorCode::kEventNotFound));
+  leases_->take_over(
+      code, [code](Store& store) { return store.load_open_event(code).has_value(); },
+      [this, code, done = std::move(done)](std::optional<protocol::Error> error) mutable -> std::function<void()> {
+        // room/not_found from the lookup is the event's not_found here.
+        if (error && error->code == ErrorCode::kRoomNotFound) {
+          error = protocol::default_error(ErrorCode::kEventNotFound);
+        }
+        if (error) return [done = std::move(done), error = std::move(*error)]() mutable { done(std::move(error)); };
+        std::shared_ptr<Event> event = find(code);
+        bool restored = false;
+        if (!event) {
+          std::optional<StoredEvent> stored;
+          try {
+            stored = store_->load_open_event(code);
+          } catch (const std::exception& failure) {
+            spdlog::error("event {}: reading it failed: {}", code, failure.what());
+          }
+          std::string problem = "it is no longer open";
+          if (stored) event = Event::restore(services_, directory_, *stored, &problem);
+          if (!event) {
+            spdlog::error("event {}: not taken over: {}", code, problem);
+            try {
+              store_->release_leases(leases_->node(), {code});
+            } catch (const std::exception&) {
+              // It expires by itself.
+            }
+            return [done = std::move(done)] { done(protocol::default_error(ErrorCode::kEventNotFound)); };
+          }
+          std::lock_guard lock(mutex_);
+          // Taken over by another lookup meanwhile: that one is kept.
+          auto [it, added] = events_.emplace(code, event);
+          event = it->second;
+          restored = added;
+        }
+        if (restored) spdlog::info("event {}: taken over; its lease is this server's now", code);
+        return [done = std::move(done), event = std::move(event), restored]() mutable {
+          if (restored) event->begin_after_restore();
+          done(std::move(event));
+        };
+      });
+}
 
 std::shared_ptr<Event> EventRegistry::find(const std::string& code) const {
   std::lock_guard lock(mutex_);
@@ -41,9 +158,12 @@ void EventRegistry::handle(const std::shared_ptr<Client>& client, protocol::Clie
         return refuse(*client, ErrorCode::kRoomTooManyRooms, std::move(id));
       }
       std::string code;
-      do {
-        code = protocol::event_code_from_index(os_random_below(protocol::event_code_count()));
-      } while (events_.contains(code));
+      try {
+        code = draw_code();
+      } catch (const std::exception& failure) {
+        spdlog::error("event: drawing a code failed: {}", failure.what());
+        return refuse(*client, ErrorCode::kRoomBusy, std::move(id));
+      }
       event = std::make_shared<Event>(services_, directory_, code, std::move(*create));
       events_.emplace(code, event);
     }
@@ -57,13 +177,14 @@ void EventRegistry::handle(const std::shared_ptr<Client>& client, protocol::Clie
     if (directory_.joins_refused(client->address())) {
       return refuse(*client, ErrorCode::kRoomTooManyAttempts, std::move(id));
     }
-    auto event = find(join->code);
-    if (!event) {
-      directory_.join_failed(client->address());
-      return refuse(*client, ErrorCode::kEventNotFound, std::move(id));
-    }
-    client->set_event(event);
-    return event->join(client, std::move(*join), std::move(id));
+    const std::string code = join->code;
+    return find_event(code, [this, client, join = std::move(*join), id = std::move(id)](FoundEvent found) mutable {
+      if (auto* error = std::get_if<protocol::Error>(&found)) return refused(*client, std::move(*error), std::move(id));
+      if (client->event()) return refuse(*client, ErrorCode::kEventAlreadyInEvent, std::move(id));
+      auto& event = std::get<std::shared_ptr<Event>>(found);
+      client->set_event(event);
+      event->join(client, std::move(join), std::move(id));
+    });
   }
   if (auto* read = std::get_if<protocol::ReadRoster>(&message.body)) {
     // A look before joining, from any connection; a wrong code counts as a
@@ -71,20 +192,24 @@ void EventRegistry::handle(const std::shared_ptr<Client>& client, protocol::Clie
     if (directory_.joins_refused(client->address())) {
       return refuse(*client, ErrorCode::kRoomTooManyAttempts, std::move(id));
     }
-    auto event = find(read->code);
-    if (!event) {
-      directory_.join_failed(client->address());
-      return refuse(*client, ErrorCode::kEventNotFound, std::move(id));
-    }
-    return event->read_roster(client, std::move(id));
+    return find_event(read->code, [this, client, id = std::move(id)](FoundEvent found) mutable {
+      if (auto* error = std::get_if<protocol::Error>(&found)) return refused(*client, std::move(*error), std::move(id));
+      std::get<std::shared_ptr<Event>>(found)->read_roster(client, std::move(id));
+    });
   }
   if (auto* resume = std::get_if<protocol::ResumeEvent>(&message.body)) {
-    auto current = client->event();
-    auto event = find(resume->code);
-    if (!event) return refuse(*client, ErrorCode::kEventNotFound, std::move(id));
-    if (current && current != event) return refuse(*client, ErrorCode::kEventAlreadyInEvent, std::move(id));
-    client->set_event(event);
-    return event->resume_teacher(client, std::move(*resume), std::move(id));
+    const std::string code = resume->code;
+    return find_event(code, [client, resume = std::move(*resume), id = std::move(id)](FoundEvent found) mutable {
+      if (auto* error = std::get_if<protocol::Error>(&found)) {
+        error->id = std::move(id);
+        return client->send(make_shared_text(protocol::encode(*error)));
+      }
+      auto& event = std::get<std::shared_ptr<Event>>(found);
+      auto current = client->event();
+      if (current && current != event) return refuse(*client, ErrorCode::kEventAlreadyInEvent, std::move(id));
+      client->set_event(event);
+      event->resume_teacher(client, std::move(resume), std::move(id));
+    });
   }
   auto event = client->event();
   if (!event) return refuse(*client, ErrorCode::kEventNotInEvent, std::move(id));

@@ -96,10 +96,11 @@ protocol::Error store_failing() {
 }  // namespace
 
 struct Registry::Lookup {
-  Lookup(boost::asio::io_context& io, std::string room, std::function<void(Found)> answer)
-      : code(std::move(room)), done(std::move(answer)), timer(io) {}
+  Lookup(boost::asio::io_context& io, std::string room, std::function<bool(Store&)> stored, Settle settled)
+      : code(std::move(room)), exists(std::move(stored)), settle(std::move(settled)), timer(io) {}
   const std::string code;
-  std::function<void(Found)> done;
+  std::function<bool(Store&)> exists;
+  Settle settle;
   bool started = false;
   std::string asked;  // the node last asked to hand the room over ("" none yet)
   std::chrono::steady_clock::time_point asked_at{};  // when it was last asked
@@ -128,8 +129,27 @@ void Registry::find(const std::string& code, std::function<void(Found)> done) {
     }
     return done(room ? Found{std::move(room)} : Found{not_found()});
   }
-  auto lookup = std::make_shared<Lookup>(services_.io, code, std::move(done));
+  take_over(
+      code, [code](Store& store) { return store.load_room(code).has_value(); },
+      [this, code, done = std::move(done)](std::optional<protocol::Error> error) mutable -> std::function<void()> {
+        Found found{not_found()};
+        if (error) {
+          found = std::move(*error);
+        } else if (auto room = load(code)) {
+          found = std::move(room);
+        }
+        return [done = std::move(done), found = std::move(found)]() mutable { done(std::move(found)); };
+      });
+}
+
+void Registry::take_over(const std::string& code, std::function<bool(Store&)> exists, Settle settle) {
+  auto lookup = std::make_shared<Lookup>(services_.io, code, std::move(exists), std::move(settle));
   boost::asio::post(*lookups_, [self = shared_from_this(), lookup] { attempt(self, lookup); });
+}
+
+void Registry::serve_events(LeasedEvents* events) {
+  std::lock_guard lock(events_mutex_);
+  events_ = events;
 }
 
 std::shared_ptr<Room> Registry::load(const std::string& code) {
@@ -167,15 +187,14 @@ void Registry::attempt(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> l
     const bool first = !lookup->started;
     if (first) {
       // The room is this node's before it is read for good.
-      if (!store.load_room(code)) return answer(std::move(self), std::move(lookup), not_found());
+      if (!lookup->exists(store)) return finish(std::move(self), std::move(lookup), not_found());
       lookup->started = true;
       lookup->deadline = now + wait;
       lookup->last_deadline = now + 2 * wait;
     }
     if (store.take_lease(code, self->node_, self->lease_ttl_)) {
       if (!first) spdlog::info("room {}: its lease is this server's now", code);
-      auto room = self->load(code);
-      return answer(std::move(self), std::move(lookup), room ? Found{std::move(room)} : Found{not_found()});
+      return finish(std::move(self), std::move(lookup), std::nullopt);
     }
     // Another node holds it: ask it to hand the room over, and wait for
     // that or for its lease to run out. The holder may change meanwhile
@@ -200,11 +219,11 @@ void Registry::attempt(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> l
     if (now >= lookup->deadline) {
       spdlog::warn("room {}: its lease could not be had in time (held by {})", code,
                    lookup->asked.empty() ? "another server" : "server " + lookup->asked);
-      return answer(std::move(self), std::move(lookup), protocol::default_error(protocol::ErrorCode::kRoomBusy));
+      return finish(std::move(self), std::move(lookup), protocol::default_error(protocol::ErrorCode::kRoomBusy));
     }
   } catch (const std::exception& error) {
     spdlog::error("room {}: looking it up failed: {}", code, error.what());
-    return answer(std::move(self), std::move(lookup), store_failing());
+    return finish(std::move(self), std::move(lookup), store_failing());
   }
   lookup->timer.expires_after(lookup->pause);
   lookup->pause = std::min(lookup->pause * 2, kLookupMaxPause);
@@ -218,20 +237,31 @@ void Registry::attempt(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> l
   });
 }
 
-void Registry::answer(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> lookup, Found found) {
+void Registry::finish(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> lookup,
+                      std::optional<protocol::Error> error) {
+  auto reply = lookup->settle(std::move(error));
   auto& io = self->services_.io;
-  boost::asio::post(io, [self = std::move(self), lookup = std::move(lookup), found = std::move(found)]() mutable {
-    auto done = std::move(lookup->done);
+  // The lookup (and whatever its settle holds) goes to the I/O thread with
+  // self, so a lookup thread never drops the last reference to the registry.
+  boost::asio::post(io, [self = std::move(self), lookup = std::move(lookup), reply = std::move(reply)]() mutable {
     lookup.reset();
-    done(std::move(found));
+    if (reply) reply();
   });
 }
 
+bool Registry::event_code(const std::string& code) { return code.size() == protocol::kEventCodeLength; }
+
 std::vector<std::string> Registry::held_codes() const {
-  std::lock_guard lock(mutex_);
   std::vector<std::string> codes;
-  codes.reserve(rooms_.size());
-  for (const auto& [code, entry] : rooms_) codes.push_back(code);
+  {
+    std::lock_guard lock(mutex_);
+    codes.reserve(rooms_.size());
+    for (const auto& [code, entry] : rooms_) codes.push_back(code);
+  }
+  std::lock_guard events(events_mutex_);
+  if (events_) {
+    for (auto& code : events_->held_event_codes()) codes.push_back(std::move(code));
+  }
   return codes;
 }
 
@@ -252,6 +282,11 @@ std::shared_ptr<Room> Registry::let_go(const std::string& code) {
 }
 
 void Registry::lost(const std::string& code) {
+  if (event_code(code)) {
+    std::lock_guard lock(events_mutex_);
+    if (events_) events_->event_lost(code);
+    return;
+  }
   if (auto room = let_go(code)) {
     spdlog::warn("room {}: this server no longer holds its lease; its players are sent to its new owner", code);
     room->move_away(false, {});
@@ -269,6 +304,13 @@ void Registry::leases_confirmed(bool confirmed) {
 }
 
 void Registry::hand_over(const std::string& code, std::function<void(bool was_here)> released) {
+  if (event_code(code)) {
+    std::unique_lock lock(events_mutex_);
+    if (events_) return events_->hand_event_over(code, std::move(released));
+    lock.unlock();
+    if (released) released(false);
+    return;
+  }
   auto room = let_go(code);
   if (!room) {
     if (released) released(false);

@@ -34,6 +34,7 @@
 #include "engine/card.hpp"
 #include "protocol/messages.hpp"
 #include "server/rooms/address_limits.hpp"
+#include "server/rooms/leased_events.hpp"
 #include "server/rooms/room.hpp"
 #include "server/rooms/room_directory.hpp"
 #include "server/rooms/room_host.hpp"
@@ -96,6 +97,20 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // wait on timers, so no I/O thread waits and this node keeps handing its
   // own rooms over meanwhile. Call after load_on_demand, before serving.
   void use_leases(std::string node, std::chrono::milliseconds ttl);
+  // With leases: takes the lease of `code`, a room's or a class event's,
+  // as find does for a room (asking its holder to hand it over, waiting on
+  // timers, room/busy in the end). `exists` is asked first, on a lookup
+  // thread: whether the store holds what `code` names (room/not_found if
+  // not). `settle` runs on a lookup thread too, once: with nothing once the
+  // lease is this node's, or with the error; what it returns runs on an
+  // I/O thread.
+  using Settle = std::function<std::function<void()>(std::optional<protocol::Error>)>;
+  void take_over(const std::string& code, std::function<bool(Store&)> exists, Settle settle);
+  // The class events held here by leases (null: none). Unset it before the
+  // events go.
+  void serve_events(LeasedEvents* events);
+  const std::string& node() const { return node_; }
+  std::chrono::milliseconds lease_ttl() const { return lease_ttl_; }
   // Stops the lookup threads, once the I/O threads have stopped and before
   // the io_context goes: lookups under way are dropped unanswered.
   void stop_lookups();
@@ -136,12 +151,16 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   std::shared_ptr<Room> rebuild(const StoredRoom& stored, Store& store, std::string* problem);
   // A room looked up with leases (use_leases), from first try to answer.
   struct Lookup;
+  // Hands the lookup's outcome to its settle, and what that returns to an
+  // I/O thread.
+  static void finish(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> lookup,
+                     std::optional<protocol::Error> error);
+  // Whether `code` is a class event's (LeasedEvents): held_codes, lost and
+  // hand_over pass those on.
+  static bool event_code(const std::string& code);
   // One try of a lookup, on a lookup thread: takes the lease (asking the
   // owner the first time) and answers, or tries again after a pause.
   static void attempt(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> lookup);
-  // Answers a lookup on an I/O thread (self goes there too, so a lookup
-  // thread never drops the last reference to the registry).
-  static void answer(std::shared_ptr<Registry> self, std::shared_ptr<Lookup> lookup, Found found);
   // True if the code is closed here or kept by a room set aside.
   bool refused(const std::string& code) const;
   // Rebuilds the stored room (whose lease, with leases, this node holds);
@@ -171,6 +190,8 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // How often a lookup asks the same holder again (Registry::attempt).
   static constexpr std::chrono::milliseconds kAskAgainAfter{500};
   std::unique_ptr<boost::asio::thread_pool> lookups_;  // use_leases
+  mutable std::mutex events_mutex_;
+  LeasedEvents* events_ = nullptr;  // serve_events
   std::mutex load_mutex_;  // one rebuild at a time
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> rooms_;

@@ -276,9 +276,6 @@ void RoomsHandler::dispatch_now(const std::shared_ptr<Client>& client, protocol:
       protocol::is_teacher_command(body)) {
     if (std::holds_alternative<protocol::CreateEvent>(body)) {
       if (shutting_down_) return send_error(*client, ErrorCode::kServerShuttingDown, std::move(id));
-      // An event's records are held by no lease, so another node's commits
-      // would fence them out: not on a cluster, until events move as rooms do.
-      if (registry_->uses_leases()) return send_error(*client, ErrorCode::kEventUnavailable, std::move(id));
     }
     return events_->handle(client, message);
   }

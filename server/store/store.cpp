@@ -54,6 +54,13 @@ std::vector<std::string> Store::commit_rooms(const std::vector<RoomRecords>& bat
 }
 
 // One node: every room is its own, always at the first epoch.
+std::optional<StoredEvent> Store::load_open_event(const std::string& code) {
+  for (StoredEvent& event : load_open_events()) {
+    if (event.event == code) return std::move(event);
+  }
+  return std::nullopt;
+}
+
 std::optional<std::int64_t> Store::take_lease(const std::string&, const std::string&, std::chrono::milliseconds) {
   return 1;
 }

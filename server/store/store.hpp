@@ -368,6 +368,10 @@ class Store {
   // Every class event not closed, with its pupils and its latest round's
   // tables. The default has none (a store that keeps nothing).
   virtual std::vector<StoredEvent> load_open_events() { return {}; }
+  // The class event of `code` if it is stored and not closed (a node
+  // sharing the store takes an event over by it). The default reads every
+  // open event and keeps the one asked for: classes open at once are few.
+  virtual std::optional<StoredEvent> load_open_event(const std::string& code);
   // Today's deal: counts one game of `day` ("YYYY-MM-DD") that made `sets`
   // sets, and returns the day's tally with it, in one transaction (so every
   // node sharing the store counts into one tally). daily_tally reads it.

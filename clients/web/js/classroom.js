@@ -181,6 +181,9 @@ async function createEvent(e) {
   $('teach-create').disabled = false;
   if (reply.type === 'error') { page.showRulesError(reply, 'teach-error'); return; }
   localStorage.setItem(keys.teacher(reply.code), reply.token);
+  // Every later socket of the class names its code: a proxy in front of
+  // several servers keeps the class, and its tables, on one of them.
+  page.session.conn.useRoom(reply.code, { reconnect: false });
   history.pushState(null, '', `/?teach=${reply.code}`);
   showConsole(reply.code, reply.event);
 }
@@ -194,6 +197,7 @@ export async function resumeTeacher(code) {
     return;
   }
   page.session.klass = { role: 'teacher', code, gameOver: () => null };
+  page.session.conn.useRoom(code, { reconnect: false });
   const reply = await send({ type: 'resume_event', code, token });
   if (reply.type === 'error') {
     if (reply.code === 'client/offline') return;   // the next connection tries again (rejoin)
@@ -229,6 +233,7 @@ async function readResults(code) {
 export async function openPupil(code) {
   const kept = readPupil(code);
   page.session.klass = null;
+  page.session.conn.useRoom(code, { reconnect: false });
   $('class-join-error').textContent = '';
   $('class-join-code').textContent = `Class code ${code}`;
   $('class-join-title').textContent = 'Join your class';
@@ -359,7 +364,8 @@ async function takeSeat(msg) {
   k.result = '';
   if (session.current && session.current.code !== msg.room) await send({ type: 'leave' });
   session.resetRoom({ code: msg.room, as: 'player', name: k.name });
-  session.conn.useRoom(msg.room, { reconnect: false });
+  // The class's code, not the table's: the table is served where the class is.
+  session.conn.useRoom(k.code, { reconnect: false });
   seatStore.set(msg.room, { token: msg.token, seat: msg.seat, name: k.name });
   renderBanner();
   const reply = await page.enterRequest({ type: 'resume', token: msg.token });
