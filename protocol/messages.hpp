@@ -196,7 +196,7 @@ struct EventSettings {
   friend bool operator==(const EventSettings&, const EventSettings&) = default;
 };
 inline constexpr int kMaxEventRounds = 20;
-inline constexpr std::size_t kMaxRosterNames = 60;  // also the most pupils an event takes
+inline constexpr std::size_t kMaxRosterNames = 120;  // also the most pupils an event takes
 
 // The teacher creates an event; the connection becomes the teacher's.
 struct CreateEvent {

@@ -238,9 +238,9 @@ def main():
     parser.add_argument("server")
     parser.add_argument("--cluster", action="store_true")
     parser.add_argument("--tables", type=int, default=30)
-    # A class takes at most 60 pupils (protocol/README.md, create_event):
-    # 30 tables of 4 are two classes of 15.
-    parser.add_argument("--classes", type=int, default=2)
+    # One class of 30 tables of 4 by default (a class takes up to 120
+    # pupils: protocol/README.md, create_event); --classes splits them.
+    parser.add_argument("--classes", type=int, default=1)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--think-ms", type=int, default=1500)
     args = parser.parse_args()

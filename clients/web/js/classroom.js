@@ -154,7 +154,7 @@ function rosterFrom(text) {
     if (seen.has(key)) return { error: `"${n}" is on the list of names twice. Each pupil needs a name of their own.` };
     seen.set(key, n);
   }
-  if (names.length > 60) return { error: `The list has ${names.length} names; a class can have at most 60.` };
+  if (names.length > 120) return { error: `The list has ${names.length} names; a class can have at most 120.` };
   const long = names.find((n) => [...n].length > 24);
   if (long) return { error: `"${long}" is too long for a name (at most 24 letters).` };
   return { names };
