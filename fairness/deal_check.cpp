@@ -83,8 +83,7 @@ Verdict check_transcript(const nlohmann::json& transcript) {
   }
   if (fairness.shared) {
     return {true,
-            "This deal was fair: checked. It is the same deal as every table's; the seed was fixed before the game "
-            "and revealed after it."};
+            "This deal was fair: checked. It is the same deal as every table's, dealt from the seed revealed here."};
   }
   return {true, "This deal was fair: checked."};
 }

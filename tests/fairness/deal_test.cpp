@@ -33,9 +33,9 @@ std::string read(const std::string& path) {
 
 // A finished game dealt by gofish-deal/1, every seat taking its first legal
 // decision, with its fairness record.
-nlohmann::json fair_game(const Bytes& seed, const fairness::Contributions& contributions) {
+nlohmann::json fair_game(const Bytes& seed, const fairness::Contributions& contributions, int shared_players = 0) {
   const engine::Rules rules = *engine::preset("classic");
-  const int players = static_cast<int>(contributions.size());
+  const int players = shared_players > 0 ? shared_players : static_cast<int>(contributions.size());
   const fairness::FairDeal deal = fairness::deal(seed, contributions, rules, players);
   auto started = engine::Game::start(rules, players, deal.deck, deal.dealer, deal.first);
   REQUIRE(std::holds_alternative<engine::Game>(started));
@@ -52,6 +52,7 @@ nlohmann::json fair_game(const Bytes& seed, const fairness::Contributions& contr
   for (const auto& value : contributions) {
     record.contributions.push_back(value ? std::optional(fairness::to_hex(*value)) : std::nullopt);
   }
+  record.shared = shared_players > 0;
   json["fairness"] = protocol::fairness_to_json(record);
   return json;
 }
@@ -160,4 +161,15 @@ TEST_CASE("fairness: a changed contribution, a hidden seed or no record at all f
   nlohmann::json none = game;
   none.erase("fairness");
   CHECK_FALSE(fairness::check_transcript(none).fair);
+}
+
+TEST_CASE("fairness: a shared deal takes no contributions and says it is every table's") {
+  nlohmann::json game = fair_game(Bytes(32, 8), {}, 4);
+  const fairness::Verdict verdict = fairness::check_transcript(game);
+  CHECK(verdict.fair);
+  CHECK(verdict.sentence ==
+        "This deal was fair: checked. It is the same deal as every table's, dealt from the seed revealed here.");
+  game["fairness"]["contributions"] = nlohmann::json::array({nullptr, nullptr, nullptr, nullptr});
+  CHECK(fairness::check_transcript(game).sentence ==
+        "The fairness record says the deal was shared, yet it lists contributions.");
 }

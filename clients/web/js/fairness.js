@@ -11,12 +11,14 @@
 // here and names the command that can.
 
 const kAlgorithm = 'gofish-deal/1';
-const kEngine = '/engine/gofish-engine.mjs';
+// The web root's engine module (clients/wasm), served under /engine/.
+const kEngineDir = '/engine/';
+const kEngine = `${kEngineDir}gofish-engine.mjs`;
 const kRanks = ['2', '3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K', 'A'];
 const kSuits = ['C', 'D', 'H', 'S'];
 
 export const kFair = 'This deal was fair: checked.';
-export const kFairShared = 'This deal was fair: checked. It is the same deal as every table\'s; the seed was fixed before the game and revealed after it.';
+export const kFairShared = 'This deal was fair: checked. It is the same deal as every table\'s, dealt from the seed revealed here.';
 
 const enc = new TextEncoder();
 
