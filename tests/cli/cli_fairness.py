@@ -4,8 +4,8 @@ gofish-cli plays one game as a bot against a bot on the real gofish-server
 (SQLite storage in a scratch folder), contributing to the deal by itself. Its
 --json output shows the commitment before the deal and no seed before the
 game is over. The finished game's transcript, as GET
-/api/games/<id>/transcript serves it, carries the seed and the client's
-contribution, and `gofish-cli verify` checks it fair; the same file with two
+/api/games/<id>/transcript serves it (before and after a restart), carries
+the seed and the client's contribution, and `gofish-cli verify` checks it fair; the same file with two
 cards swapped, or with a seed that does not match the commitment, fails with
 the sentence that says so."""
 import json
@@ -54,6 +54,15 @@ def main():
                 transcript = json.loads(reply.read())
         finally:
             server.stop()
+        # A restart keeps the deal's record: the stored set-up holds it.
+        server = Server(server_binary, data_dir=work)
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/api/games/{ids[0]}/transcript",
+                                        timeout=10) as reply:
+                again = json.loads(reply.read())
+        finally:
+            server.stop()
+        check(again.get("fairness") == transcript.get("fairness"), "the restarted server serves another fairness record")
 
         fairness = transcript.get("fairness")
         check(fairness and fairness["commitment"] == commitment, f"the served fairness record: {fairness}")
