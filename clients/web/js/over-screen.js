@@ -46,6 +46,8 @@ function fairnessLine() {
 }
 
 async function checkDeal(reply) {
+  // A game played on this device alone (offline play) had no server deal to check.
+  if (session.local) return;
   const line = fairnessLine();
   line.textContent = 'Checking the deal...';
   line.dataset.fair = '';
