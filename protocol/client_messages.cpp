@@ -25,17 +25,19 @@ using detail::Reader;
 namespace {
 
 // In ClientBody order.
-constexpr std::array<std::string_view, 37> kClientTypes = {
-    "hello",        "create_room", "join",         "resume",      "leave",     "lobby",      "add_bot",
-    "remove_bot",   "kick",        "start",        "rematch",     "ask",       "answer",     "declare",
-    "chat",         "transcript",  "ping",         "create_event", "join_event", "resume_event", "seat_pupils",
-    "move_pupil",   "free_name",   "start_round",  "end_round",   "read_roster", "pause_tables", "resume_tables",
-    "message_tables", "set_chat",  "read_results", "remove_pupil", "seat_to_bot", "allow_late", "watch_table", "play_daily",
-    "read_daily",
+constexpr std::array<std::string_view, 38> kClientTypes = {
+    "hello",          "create_room", "join",         "resume",       "leave",       "lobby",        "add_bot",
+    "remove_bot",     "kick",        "start",        "rematch",      "ask",         "answer",       "declare",
+    "chat",           "transcript",  "ping",         "create_event", "join_event",  "resume_event", "seat_pupils",
+    "move_pupil",     "free_name",   "start_round",  "end_round",    "read_roster", "pause_tables", "resume_tables",
+    "message_tables", "set_chat",    "read_results", "remove_pupil", "seat_to_bot", "allow_late",   "watch_table",
+    "play_daily",     "read_daily",  "contribute",
 };
 static_assert(kClientTypes.size() == std::variant_size_v<ClientBody>, "one wire type per client message");
 
 constexpr std::int64_t kLastSeat = engine::kMaxSeats - 1;
+// Room for 32 bytes in hex and some; the rooms layer checks the digits and the length (deal/bad_contribution).
+constexpr std::size_t kMaxContributionHex = 128;
 
 std::string read_name(Reader& r, std::string_view key, const ParseLimits& limits) {
   if (r.failed()) return {};
@@ -264,6 +266,7 @@ std::optional<ClientBody> parse_body(std::string_view type, Reader& r, const Par
   if (type == "ping") return Ping{};
   if (type == "play_daily") return PlayDaily{read_name(r, "name", limits)};
   if (type == "read_daily") return ReadDaily{};
+  if (type == "contribute") return Contribute{r.required_string("value", kMaxContributionHex)};
   return detail::parse_event_request(type, r, limits);
 }
 
@@ -462,6 +465,7 @@ std::string encode_client_message(const ClientMessage& message) {
                  [&](const Ping&) {},
                  [&](const PlayDaily& m) { out["name"] = m.name; },
                  [&](const ReadDaily&) {},
+                 [&](const Contribute& m) { out["value"] = m.value; },
                  [&](const auto&) { detail::write_event_request(message.body, out); },
              },
              message.body);

@@ -86,6 +86,12 @@ CodeInfo info(ErrorCode code) {
     case ErrorCode::kChatTooLong: return {"chat/too_long", "That chat message is too long (200 characters at most)."};
     case ErrorCode::kChatRateLimited: return {"chat/rate_limited", "You are chatting too fast; wait a moment."};
     case ErrorCode::kChatNotAPhrase: return {"chat/not_a_phrase", "This room allows only the listed chat phrases."};
+    case ErrorCode::kDealBadContribution:
+      return {"deal/bad_contribution", "A contribution is 16 to 32 random bytes, written as 32 to 64 hex digits."};
+    case ErrorCode::kDealAlreadyContributed:
+      return {"deal/already_contributed", "Your seat has already contributed to this deal."};
+    case ErrorCode::kDealNotSeated:
+      return {"deal/not_seated", "Only a player seated at the table contributes to the deal, between games."};
     case ErrorCode::kServerShuttingDown: return {"server/shutting_down", "The server is shutting down."};
     case ErrorCode::kServerFull: return {"server/full", "The server is full; try again later."};
     case ErrorCode::kServerInternal: return {"server/internal", "Something went wrong on the server."};
@@ -172,6 +178,9 @@ constexpr std::array kAllCodes = {
     ErrorCode::kChatTooLong,
     ErrorCode::kChatRateLimited,
     ErrorCode::kChatNotAPhrase,
+    ErrorCode::kDealBadContribution,
+    ErrorCode::kDealAlreadyContributed,
+    ErrorCode::kDealNotSeated,
     ErrorCode::kServerShuttingDown,
     ErrorCode::kServerFull,
     ErrorCode::kServerInternal,

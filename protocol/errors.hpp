@@ -79,6 +79,10 @@ enum class ErrorCode {
   kChatTooLong,
   kChatRateLimited,
   kChatNotAPhrase,
+  // deal/: a seat's contribution to the next deal (docs/FAIRNESS.md)
+  kDealBadContribution,
+  kDealAlreadyContributed,
+  kDealNotSeated,
   // server/
   kServerShuttingDown,
   kServerFull,

@@ -28,6 +28,7 @@
 #include "engine/transcript.hpp"
 #include "engine/view.hpp"
 #include "protocol/errors.hpp"
+#include "protocol/fairness_json.hpp"
 #include "protocol/limits.hpp"
 
 namespace gofish::protocol {
@@ -290,11 +291,18 @@ struct ReadDaily {  // answered with daily: how many played today, and the best
   friend bool operator==(const ReadDaily&, const ReadDaily&) = default;
 };
 
-using ClientBody = std::variant<Hello, CreateRoom, Join, Resume, Leave, Lobby, AddBot, RemoveBot, Kick, Start, Rematch,
-                                Ask, Answer, Declare, Chat, GetTranscript, Ping, CreateEvent, JoinEvent, ResumeEvent,
-                                SeatPupils, MovePupil, FreeName, StartRound, EndRound, ReadRoster, PauseTables,
-                                ResumeTables, MessageTables, SetChat, ReadResults, RemovePupil, SeatToBot, AllowLate,
-                                WatchTable, PlayDaily, ReadDaily>;
+// A seated human's random value for the next deal (docs/FAIRNESS.md): hex
+// of 16 to 32 bytes, once per commitment, before the game starts.
+struct Contribute {
+  std::string value;
+  friend bool operator==(const Contribute&, const Contribute&) = default;
+};
+
+using ClientBody =
+    std::variant<Hello, CreateRoom, Join, Resume, Leave, Lobby, AddBot, RemoveBot, Kick, Start, Rematch, Ask, Answer,
+                 Declare, Chat, GetTranscript, Ping, CreateEvent, JoinEvent, ResumeEvent, SeatPupils, MovePupil,
+                 FreeName, StartRound, EndRound, ReadRoster, PauseTables, ResumeTables, MessageTables, SetChat,
+                 ReadResults, RemovePupil, SeatToBot, AllowLate, WatchTable, PlayDaily, ReadDaily, Contribute>;
 // True for the messages only an event's teacher may send.
 bool is_teacher_command(const ClientBody& body);
 
@@ -431,6 +439,9 @@ struct RoomSnapshot {
   std::optional<engine::View> game;  // when a game exists: view_of(game, viewer)
   std::optional<engine::GameOver> result;  // when state is over
   std::optional<TurnTimer> timer;          // when a turn timer is running
+  // The commitment to the next deal's seed (docs/FAIRNESS.md): never the
+  // seed. Empty while a game is played.
+  std::optional<DealFairness> next_deal;
 };
 
 // --- room events (the versioned log) ---
@@ -505,9 +516,17 @@ struct ChatModeChanged {
   friend bool operator==(const ChatModeChanged&, const ChatModeChanged&) = default;
 };
 
+// A game is over and the next deal is committed to (docs/FAIRNESS.md): its
+// seed's SHA-256, never the seed; seated humans may contribute from now on.
+struct DealCommitted {
+  std::string algorithm = kDealAlgorithm;
+  std::string commitment;
+  friend bool operator==(const DealCommitted&, const DealCommitted&) = default;
+};
+
 using RoomEvent = std::variant<engine::Event, SeatJoined, SeatLeft, BotAdded, BotRemoved, Kicked, ConnectionChanged,
                                SpectatorsChanged, HostChanged, NewGame, BotTakeover, TurnTimer, RematchVote, ChatPosted,
-                               ChatModeChanged>;
+                               ChatModeChanged, DealCommitted>;
 
 // `{"type":"event","v":17,"event":{...}}`
 struct EventMessage {
@@ -548,13 +567,17 @@ struct TranscriptMessage {
   // Where the server keeps finished games: the id GET
   // /api/games/<game_id>/transcript serves this transcript under.
   std::optional<std::string> game_id;
+  // The deal's commitment, seed and contributions (docs/FAIRNESS.md); games
+  // dealt before gofish-deal/1 have none.
+  std::optional<DealFairness> fairness;
   friend bool operator==(const TranscriptMessage&, const TranscriptMessage&) = default;
 };
 
 // The `transcript` object of a TranscriptMessage, alone: the transcript
 // with the seats' names. GET /api/games/<game_id>/transcript serves exactly
 // this, so the message and the HTTP API have one shape.
-std::string transcript_document(const engine::Transcript& transcript, const std::vector<Player>& players);
+std::string transcript_document(const engine::Transcript& transcript, const std::vector<Player>& players,
+                                const std::optional<DealFairness>& fairness = std::nullopt);
 
 struct Pong {
   std::optional<RequestId> id;

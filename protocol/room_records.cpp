@@ -126,9 +126,11 @@ std::variant<SeatRecord, std::string> seat_from_record(std::string_view text) {
   return seat;
 }
 
-std::string setup_record(const engine::Transcript& deal, const std::vector<Player>& players) {
+std::string setup_record(const engine::Transcript& deal, const std::vector<Player>& players,
+                         const std::optional<DealFairness>& fairness) {
   json setup = transcript_to_json(deal);
   setup["seats"] = players_to_json(players);
+  if (fairness) setup["fairness"] = fairness_to_json(*fairness);
   return setup.dump();
 }
 
@@ -136,7 +138,12 @@ std::variant<GameSetup, std::string> setup_from_record(std::string_view text) {
   const json parsed = json::parse(text, nullptr, false);
   auto deal = transcript_from_json(parsed);
   if (const auto* error = std::get_if<std::string>(&deal)) return *error;
-  GameSetup setup{std::get<engine::Transcript>(std::move(deal)), std::nullopt};
+  GameSetup setup{std::get<engine::Transcript>(std::move(deal)), std::nullopt, std::nullopt};
+  if (const auto kept = parsed.find("fairness"); kept != parsed.end()) {
+    auto fairness = fairness_from_json(*kept);
+    if (const auto* error = std::get_if<std::string>(&fairness)) return *error;
+    setup.fairness = std::get<DealFairness>(std::move(fairness));
+  }
   if (const auto kept = parsed.find("seats"); kept != parsed.end()) {
     auto players = players_from_json(*kept);
     if (!players) return std::string("unreadable players in the set-up");

@@ -65,8 +65,10 @@ std::variant<SeatRecord, std::string> seat_from_record(std::string_view text);
 struct GameSetup {
   engine::Transcript deal;
   std::optional<std::vector<Player>> players;  // absent in set-ups written before 0.2
+  std::optional<DealFairness> fairness;        // the seed too: stored, never sent before the game is over
 };
-std::string setup_record(const engine::Transcript& deal, const std::vector<Player>& players);
+std::string setup_record(const engine::Transcript& deal, const std::vector<Player>& players,
+                         const std::optional<DealFairness>& fairness = std::nullopt);
 std::variant<GameSetup, std::string> setup_from_record(std::string_view text);
 
 }  // namespace gofish::protocol

@@ -35,9 +35,10 @@ static_assert(kServerTypes.size() == std::variant_size_v<ServerMessage>, "one wi
 
 // Room events that are not engine events, in RoomEvent order (index 0 is the
 // engine's, whose types come from event_type(engine::Event)).
-constexpr std::array<std::string_view, 15> kRoomEventTypes = {
-    "",           "seat_joined",  "seat_left", "bot_added",   "bot_removed", "kicked", "connection",
-    "spectators", "host_changed", "game_started", "bot_takeover", "turn_timer", "rematch", "chat", "chat_mode",
+constexpr std::array<std::string_view, 16> kRoomEventTypes = {
+    "",           "seat_joined", "seat_left",    "bot_added",      "bot_removed",  "kicked",
+    "connection", "spectators",  "host_changed", "game_started",   "bot_takeover", "turn_timer",
+    "rematch",    "chat",        "chat_mode",    "deal_committed",
 };
 static_assert(kRoomEventTypes.size() == std::variant_size_v<RoomEvent>, "one wire type per room event");
 
@@ -126,6 +127,10 @@ OrderedJson room_event_to_json(const RoomEvent& event) {
                    out["level"] = to_string(e.level);
                  },
                  [&](const TurnTimer& e) { out = timer_fields(std::move(out), e); },
+                 [&](const DealCommitted& e) {
+                   out["algorithm"] = e.algorithm;
+                   out["commitment"] = e.commitment;
+                 },
                  [&](const RematchVote& e) {
                    out["seat"] = e.seat;
                    OrderedJson ready = OrderedJson::array();
@@ -267,6 +272,10 @@ OrderedJson to_json(const RoomSnapshot& m) {
   out["timer"] = m.timer ? timer_fields(OrderedJson::object(), *m.timer) : OrderedJson(nullptr);
   out["game"] = m.game ? view_to_json(*m.game) : OrderedJson(nullptr);
   out["result"] = m.result ? game_over_fields(*m.result) : OrderedJson(nullptr);
+  // The commitment alone, whatever the struct holds: the seed never goes out before the game is over.
+  out["next_deal"] = m.next_deal
+                         ? OrderedJson{{"algorithm", m.next_deal->algorithm}, {"commitment", m.next_deal->commitment}}
+                         : OrderedJson(nullptr);
   return out;
 }
 
@@ -289,11 +298,13 @@ OrderedJson to_json(const LobbyList& m) {
   return out;
 }
 
-OrderedJson transcript_object(const engine::Transcript& t, const std::vector<Player>& players) {
+OrderedJson transcript_object(const engine::Transcript& t, const std::vector<Player>& players,
+                              const std::optional<DealFairness>& fairness) {
   OrderedJson transcript = transcript_to_json(t);
   OrderedJson seats = OrderedJson::array();
   for (const Player& p : players) seats.push_back(player_to_json(p));
   transcript["seats"] = std::move(seats);  // an extra field, as docs/TRANSCRIPT.md allows
+  if (fairness) transcript["fairness"] = fairness_to_json(*fairness);  // docs/FAIRNESS.md
   return transcript;
 }
 
@@ -302,7 +313,7 @@ OrderedJson to_json(const TranscriptMessage& m) {
   out["code"] = m.code;
   out["game"] = m.game;
   if (m.game_id) out["game_id"] = *m.game_id;
-  out["transcript"] = transcript_object(m.transcript, m.players);
+  out["transcript"] = transcript_object(m.transcript, m.players, m.fairness);
   return out;
 }
 
@@ -425,8 +436,9 @@ std::string encode(const RoomResumed& m) { return to_json(m).dump(); }
 std::string encode(const DailyResult& m) { return to_json(m).dump(); }
 std::string encode(const DailySummary& m) { return to_json(m).dump(); }
 
-std::string transcript_document(const engine::Transcript& transcript, const std::vector<Player>& players) {
-  return transcript_object(transcript, players).dump();
+std::string transcript_document(const engine::Transcript& transcript, const std::vector<Player>& players,
+                                const std::optional<DealFairness>& fairness) {
+  return transcript_object(transcript, players, fairness).dump();
 }
 
 std::string_view message_type(const EventServerMessage& message) { return kEventServerTypes[message.index()]; }

@@ -142,6 +142,11 @@ std::variant<RoomEvent, std::string> room_event_from_json(const Json& json) {
     event = e;
   } else if (type == "turn_timer") {
     event = read_timer(r);
+  } else if (type == "deal_committed") {
+    DealCommitted e;
+    e.algorithm = read_text(r, "algorithm");
+    e.commitment = read_text(r, "commitment");
+    event = e;
   } else if (type == "rematch") {
     RematchVote e;
     e.seat = read_seat(r, "seat");
@@ -256,6 +261,14 @@ std::variant<ServerMessage, std::string> parse_room(Reader& r, std::optional<Req
     if (auto* error = std::get_if<std::string>(&over)) return "result: " + *error;
     m.result = std::get<engine::GameOver>(over);
   }
+  if (const Json* next = r.object("next_deal")) {
+    Reader nr(*next);
+    DealFairness deal;
+    deal.algorithm = read_text(nr, "algorithm");
+    deal.commitment = read_text(nr, "commitment");
+    if (nr.failed()) return "next_deal: " + nr.error().message;
+    m.next_deal = std::move(deal);
+  }
   if (r.failed()) return r.error().message;
   return m;
 }
@@ -298,6 +311,11 @@ std::variant<ServerMessage, std::string> parse_transcript(Reader& r, std::option
     auto players = players_from_json(*seats);
     if (!players) return std::string("transcript.seats must hold {name, bot} objects");
     m.players = std::move(*players);
+  }
+  if (const auto fairness = transcript.find("fairness"); fairness != transcript.end()) {
+    auto parsed_fairness = fairness_from_json(*fairness);
+    if (auto* error = std::get_if<std::string>(&parsed_fairness)) return "transcript." + *error;
+    m.fairness = std::get<DealFairness>(std::move(parsed_fairness));
   }
   return m;
 }

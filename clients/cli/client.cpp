@@ -20,6 +20,7 @@
 #include "clients/cli/line_reader.hpp"
 #include "clients/cli/pacing.hpp"
 #include "engine/overloaded.hpp"
+#include "fairness/deal_algorithm.hpp"
 #include "gofish/version.hpp"
 #include "protocol/text.hpp"
 #include "protocol/token_bucket.hpp"
@@ -72,7 +73,19 @@ int entry_exit_code(ErrorCode code) {
 
 constexpr const char* kPrompt = "gofish> ";
 
-enum class Request { kHello, kCreate, kJoin, kResume, kResync, kDecision, kLeave, kRevote, kClass, kOther };
+enum class Request {
+  kHello,
+  kCreate,
+  kJoin,
+  kResume,
+  kResync,
+  kDecision,
+  kLeave,
+  kRevote,
+  kClass,
+  kContribute,
+  kOther
+};
 
 }  // namespace
 
@@ -436,8 +449,17 @@ class Session : public ConnectionHandler {
     if (!finished_all_games()) send(protocol::Rematch{}, Request::kRevote);
   }
 
+  // A seat's share of the next deal (docs/FAIRNESS.md): 32 random bytes
+  // from the OS, once for each commitment the room announces. The deal
+  // does not wait for it, so nothing waits for the reply either.
+  void contribute(const std::string& commitment) {
+    if (!table_.you() || !contributed_.insert(commitment).second) return;
+    send(protocol::Contribute{fairness::to_hex(fairness::new_seed())}, Request::kContribute);
+  }
+
   void on_snapshot(const protocol::RoomSnapshot& snapshot) {
     table_.apply_snapshot(snapshot);
+    if (snapshot.next_deal) contribute(snapshot.next_deal->commitment);
     if (count_game_missed(snapshot)) return;
     revote_if_over();
     decided_at_v_ = -1;
@@ -476,6 +498,7 @@ class Session : public ConnectionHandler {
 
   void on_event(const protocol::EventMessage& message) {
     if (!table_.apply(message.v, message.event)) return;  // seen before a resume replayed it
+    if (const auto* committed = std::get_if<protocol::DealCommitted>(&message.event)) contribute(committed->commitment);
     revote_ = false;  // a replay: a game over among its events asks for the rematch itself
     if (std::holds_alternative<protocol::NewGame>(message.event)) game_log_.clear();
     const std::string line = narrate(message.event, table_);
@@ -585,6 +608,7 @@ class Session : public ConnectionHandler {
         return;
       }
       case Request::kResume: fail(kExitRefused, "Could not resume the seat: " + error.message); return;
+      case Request::kContribute: return;  // the game began first: this seat gave none, which the record says
       case Request::kRevote:
         if (error.code == ErrorCode::kRoomNotOver) return;  // the next game began meanwhile
         break;
@@ -979,6 +1003,7 @@ class Session : public ConnectionHandler {
   std::int64_t next_id_ = 1;
   std::vector<GameResult> results_;
   std::set<std::pair<std::string, int>> counted_games_;  // (room, game number)
+  std::set<std::string> contributed_;                    // the commitments this client has contributed to
   std::vector<std::string> game_log_;
   std::string typed_;
   std::deque<std::string> outgoing_;

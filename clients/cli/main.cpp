@@ -6,16 +6,19 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "clients/cli/client.hpp"
+#include "fairness/deal_check.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/text.hpp"
 
 namespace {
 
 constexpr const char* kExitCodes =
-    "Exit status: 0 done; 2 bad usage; 3 the server cannot be reached; 4 no room (or class) has that code;\n"
+    "Exit status: 0 done; 1 (verify) the deal did not check; 2 bad usage; 3 the server cannot be reached; 4 no room "
+    "(or class) has that code;\n"
     "5 the room (or class) is full; 6 the server speaks another protocol version; 7 refused otherwise, the\n"
     "connection was lost for good, or the room closed.";
 
@@ -35,9 +38,29 @@ int usage_error(const std::string& sentence) {
   return gofish::cli::kExitUsage;
 }
 
+// gofish-cli verify FILE: a finished game's deal against its fairness
+// record (docs/FAIRNESS.md), then its replay. No server involved.
+int verify(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << "gofish-cli: cannot read " << path << "\n";
+    return gofish::cli::kExitUsage;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  const gofish::fairness::Verdict verdict = gofish::fairness::check_transcript_lines(text.str());
+  (verdict.fair ? std::cout : std::cerr) << verdict.sentence << "\n";
+  return verdict.fair ? gofish::cli::kExitOk : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A command of its own, before the options of a game: the file is the only argument.
+  if (argc >= 2 && std::string(argv[1]) == "verify") {
+    if (argc != 3) return usage_error("verify takes one transcript file: gofish-cli verify FILE");
+    return verify(argv[2]);
+  }
   using gofish::cli::Options;
   Options options;
   std::string server = "ws://localhost:8080";
@@ -55,7 +78,8 @@ int main(int argc, char** argv) {
       "gofish-cli: play Go Fish against people and bots on a gofish-server, from a terminal.\n"
       "Without --join or --spectate it creates a room (you are the host); an invite link\n"
       "(http://host:port/r/CODE) as the server joins that room. Over TLS: wss://host:port or\n"
-      "https://host:port/r/CODE; the server's certificate must be valid for that host.",
+      "https://host:port/r/CODE; the server's certificate must be valid for that host.\n"
+      "gofish-cli verify FILE checks a finished game's transcript: its deal (docs/FAIRNESS.md) and its replay.",
       "gofish-cli"};
   app.footer(kExitCodes);
   app.add_option("server", positional,

@@ -301,6 +301,7 @@ std::string narrate(const protocol::RoomEvent& event, const Table& table) {
             const protocol::Phrase* phrase = e.phrase.empty() ? nullptr : protocol::find_phrase(e.phrase);
             return e.name + ": " + (phrase ? std::string(phrase->text) : e.text);
           },
+          [&](const protocol::DealCommitted&) { return std::string(); },  // the client contributes by itself
           [&](const protocol::ChatModeChanged& e) {
             switch (e.chat) {
               case protocol::ChatMode::kOff: return std::string("Chat is off now.");

@@ -82,6 +82,7 @@ bool Table::apply(std::int64_t v, const protocol::RoomEvent& event) {
                  [&](const protocol::RematchVote& e) { rematch_ready_ = e.ready; },
                  [&](const protocol::ChatPosted&) {},
                  [&](const protocol::ChatModeChanged&) {},
+                 [&](const protocol::DealCommitted&) {},
              },
              event);
   return true;

@@ -29,7 +29,8 @@ RoomImpl::RoomImpl(const RoomServices& services, std::weak_ptr<RoomHost> host, s
       clock_(*services.timers, strand_, limits_.bot_delay, settings_.bot_pace, settings_.turn_timer_seconds),
       idle_timer_(*services.timers, strand_),
       resubmit_timer_(*services.timers, strand_),
-      rng_(engine::os_seed()) {
+      rng_(engine::os_seed()),
+      next_deal_(std::in_place, settings_.seats) {
   for (int i = 0; i < settings_.seats; ++i)
     grace_timers_.push_back(std::make_unique<GuardedTimer>(*services.timers, strand_));
   services_.metrics->rooms_changed(state_, +1);
@@ -237,6 +238,7 @@ void RoomImpl::do_handle(const std::shared_ptr<Client>& client, protocol::Client
                                           [](const protocol::Leave&) { return false; },
                                           [](const protocol::Chat&) { return false; },
                                           [](const protocol::GetTranscript&) { return false; },
+                                          [](const protocol::Contribute&) { return false; },  // deal/not_seated
                                           [](const auto&) { return true; },
                                       },
                                       message.body);
@@ -270,6 +272,7 @@ void RoomImpl::do_handle(const std::shared_ptr<Client>& client, protocol::Client
                  [&](const protocol::Rematch&) { do_rematch(client, *member->seat, std::move(id)); },
                  [&](const protocol::Chat& m) { do_chat(client, *member, m, std::move(id)); },
                  [&](const protocol::GetTranscript&) { do_transcript(client, std::move(id)); },
+                 [&](const protocol::Contribute& m) { do_contribute(client, *member, m, std::move(id)); },
                  // The handler answers these itself, or refuses a second room.
                  [&](const auto&) { reply_error(client, ErrorCode::kRoomAlreadyInRoom, std::move(id)); },
              },
@@ -394,6 +397,19 @@ void RoomImpl::do_chat(const std::shared_ptr<Client>& client, const Member& memb
   record(protocol::ChatPosted{member.seat, seats_.name_of(member), chat.text, chat.phrase});
 }
 
+// A seated human's value for the next deal (docs/FAIRNESS.md): taken until
+// the game starts, once per commitment. It is not stored (next_deal.hpp):
+// the ok says the room holds it.
+void RoomImpl::do_contribute(const std::shared_ptr<Client>& client, const Member& member, const protocol::Contribute& m,
+                             Id id) {
+  if (!member.seat || !seats_[*member.seat].human() || state_ == State::kPlaying || !next_deal_) {
+    return reply_error(client, ErrorCode::kDealNotSeated, std::move(id));
+  }
+  if (const auto error = next_deal_->contribute(*member.seat, m.value))
+    return reply_error(client, *error, std::move(id));
+  reply_ok(client, std::move(id));
+}
+
 // The most recent finished game, to players and spectators alike: its
 // hands are public by then. While the next game is played, the last one.
 void RoomImpl::do_transcript(const std::shared_ptr<Client>& client, Id id) {
@@ -401,7 +417,7 @@ void RoomImpl::do_transcript(const std::shared_ptr<Client>& client, Id id) {
   std::optional<std::string> kept_id;
   if (outbox_.enabled() && !last_finished_->id.empty()) kept_id = last_finished_->id;
   send(client, protocol::TranscriptMessage{std::move(id), code_, last_finished_->number, last_finished_->transcript,
-                                           last_finished_->players, kept_id});
+                                           last_finished_->players, kept_id, last_finished_->fairness});
 }
 
 void RoomImpl::do_decision(const std::shared_ptr<Client>& client, const engine::Decision& decision, Id id,
@@ -424,9 +440,13 @@ void RoomImpl::start_game() {
     seats_.seat_bot(*index, kStandInLevel);
     record(protocol::BotAdded{*index, kStandInLevel, seats_[*index].name});
   }
-  // A class event's same-deal round seeds the shuffle (room_table.cpp).
-  engine::Rng deal_rng(next_deal_seed_ ? *std::exchange(next_deal_seed_, std::nullopt) : engine::os_seed());
-  const engine::DealSetup deal = engine::prepare_deal(settings_.rules, settings_.seats, deal_rng);
+  // gofish-deal/1 (docs/FAIRNESS.md): from the seed committed to and the
+  // contributions received by now; a same-deal round or today's deal from
+  // the seed every table shares (room_table.cpp), with no contribution.
+  if (next_deal_seed_) next_deal_ = NextDeal::shared(*std::exchange(next_deal_seed_, std::nullopt));
+  if (!next_deal_) next_deal_.emplace(settings_.seats);
+  const NextDeal::Dealt dealt = next_deal_->deal(settings_.rules, settings_.seats);
+  const fairness::FairDeal& deal = dealt.deal;
   std::vector<protocol::BotLevel> levels;
   for (const SeatSlot& seat : seats_.seats()) levels.push_back(seat.level);
   auto started = RoomGame::start(settings_.rules, deal.deck, deal.dealer, deal.first, game_number_ + 1,
@@ -436,13 +456,16 @@ void RoomImpl::start_game() {
     return;
   }
   game_.emplace(std::get<RoomGame>(std::move(started)));
+  game_->set_fairness(dealt.record);
+  next_deal_.reset();  // drawn afresh once this game is over
   game_number_ = game_->number();
   seats_.clear_votes();  // before the seats are written: the rows keep no vote of the last game
   // A game does not begin under a host who is not here (a rematch the
   // others asked for while the host was away).
   pass_host_to_someone_here();
   write_seats();
-  write(record::GameStarted{code_, game_number_, game_->id(), protocol::setup_record(transcript(), game_->players()),
+  write(record::GameStarted{code_, game_number_, game_->id(),
+                            protocol::setup_record(transcript(), game_->players(), game_->fairness()),
                             services_.timers->wall_ms()});
   set_state(State::kPlaying);
   services_.metrics->game_started();
@@ -495,6 +518,9 @@ void RoomImpl::finish_game() {
   services_.metrics->game_finished();
   game_->drop_bots();
   write(record::GameFinished{game_->id(), services_.timers->wall_ms()});
+  // This game's seed is in its transcript now; the next deal's is committed to.
+  next_deal_.emplace(settings_.seats);
+  record(protocol::DealCommitted{protocol::kDealAlgorithm, next_deal_->announced().commitment});
   spdlog::info("room {}: game {} over", code_, game_number_);
   for (int i = 0; i < seats_.size(); ++i) {
     SeatSlot& seat = seats_[i];

@@ -29,6 +29,7 @@ struct FinishedGame {
   std::string id;  // empty when nothing is stored
   engine::Transcript transcript;
   std::vector<protocol::Player> players;
+  std::optional<protocol::DealFairness> fairness;  // with the seed: the game is over
 };
 
 class RoomGame {
@@ -62,13 +63,18 @@ class RoomGame {
   // A finished game needs no bots.
   void drop_bots() { bots_.clear(); }
   // The game as a transcript serves it (once it is over).
-  FinishedGame finished() const { return {number_, id_, engine::make_transcript(game_), players_}; }
+  FinishedGame finished() const { return {number_, id_, engine::make_transcript(game_), players_, fairness_}; }
+  // How the deck was dealt (docs/FAIRNESS.md), the seed included: kept for
+  // the transcript, never sent while the game is played.
+  void set_fairness(std::optional<protocol::DealFairness> fairness) { fairness_ = std::move(fairness); }
+  const std::optional<protocol::DealFairness>& fairness() const { return fairness_; }
 
  private:
   RoomGame(engine::Game game, int number, std::string id, std::vector<protocol::Player> players)
       : game_(std::move(game)), number_(number), id_(std::move(id)), players_(std::move(players)) {}
   void observe_last_events();
 
+  std::optional<protocol::DealFairness> fairness_;
   engine::Game game_;
   int number_ = 0;
   std::string id_;

@@ -26,6 +26,7 @@
 #include "protocol/token_bucket.hpp"
 #include "server/rooms/durable_outbox.hpp"
 #include "server/rooms/guarded_timer.hpp"
+#include "server/rooms/next_deal.hpp"
 #include "server/rooms/room.hpp"
 #include "server/rooms/room_fanout.hpp"
 #include "server/rooms/room_game.hpp"
@@ -119,6 +120,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void do_kick(const std::shared_ptr<Client>& client, engine::Seat index, Id id);
   void do_start(const std::shared_ptr<Client>& client, Id id);
   void do_rematch(const std::shared_ptr<Client>& client, engine::Seat seat, Id id);
+  void do_contribute(const std::shared_ptr<Client>& client, const Member& member, const protocol::Contribute& m, Id id);
   void do_chat(const std::shared_ptr<Client>& client, const Member& member, const protocol::Chat& chat, Id id);
   void do_transcript(const std::shared_ptr<Client>& client, Id id);
   void do_decision(const std::shared_ptr<Client>& client, const engine::Decision& decision, Id id,
@@ -172,7 +174,8 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void pause();
   void go_on();
   RoomView view() const {
-    return RoomView(code_, settings_, seats_, state_, game_number_, game_, log_.v(), clock_.timer());
+    return RoomView(code_, settings_, seats_, state_, game_number_, game_, log_.v(), clock_.timer(),
+                    next_deal_ ? std::optional(next_deal_->announced()) : std::nullopt);
   }
   protocol::RoomSnapshot snapshot(std::optional<engine::Seat> you) const { return view().snapshot(you); }
   protocol::Turn turn_for(std::optional<engine::Seat> viewer) const { return view().turn(viewer); }
@@ -256,6 +259,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // A class event's table (room_table.cpp): the next deal's seed, and who
   // hears of changes with what they last heard.
   std::optional<std::uint64_t> next_deal_seed_;
+  // gofish-deal/1 (next_deal.hpp): the seed and contributions of the next
+  // game, from the room's making and again after every game.
+  std::optional<NextDeal> next_deal_;
   TableReport table_report_;
   bool table_coached_ = false;
   std::optional<std::pair<protocol::EventTable, std::vector<engine::CardSet>>> table_reported_;

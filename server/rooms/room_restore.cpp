@@ -71,6 +71,7 @@ std::optional<std::string> restore_game(RestoredRoom& room, const StoredGame& st
                                  stored.game_id, std::move(players), levels);
   if (const auto* error = std::get_if<std::string>(&started)) return game + *error;
   RoomGame& restored = room.game.emplace(std::get<RoomGame>(std::move(started)));
+  restored.set_fairness(setup.fairness);
 
   std::size_t applied = 0;
   std::string refused;
@@ -134,13 +135,13 @@ std::optional<FinishedGame> finished_game(const StoredGame& stored) {
     for (int i = 0; i < transcript.players; ++i) players.push_back({"Seat " + std::to_string(i), std::nullopt});
   }
   return FinishedGame{static_cast<int>(stored.game), stored.game_id, engine::make_transcript(played),
-                      std::move(players)};
+                      std::move(players), setup.fairness};
 }
 
 std::string finished_transcript(const StoredGame& stored) {
   if (stored.transcript) return *stored.transcript;
   const auto played = finished_game(stored);
-  return protocol::transcript_document(played->transcript, played->players);
+  return protocol::transcript_document(played->transcript, played->players, played->fairness);
 }
 
 std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, Store& store) {

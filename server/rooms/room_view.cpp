@@ -21,6 +21,10 @@ protocol::RoomSnapshot RoomView::snapshot(std::optional<engine::Seat> you) const
     if (state_ == protocol::RoomState::kOver) m.result = game_->result();
   }
   m.timer = timer_;
+  if (state_ != protocol::RoomState::kPlaying && next_deal_) {
+    m.next_deal =
+        protocol::DealFairness{next_deal_->algorithm, next_deal_->commitment, std::nullopt, {}, next_deal_->shared};
+  }
   return m;
 }
 

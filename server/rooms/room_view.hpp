@@ -23,7 +23,7 @@ class RoomView {
  public:
   RoomView(const std::string& code, const protocol::RoomSettings& settings, const SeatTable& seats,
            protocol::RoomState state, int game_number, const std::optional<RoomGame>& game, std::int64_t v,
-           std::optional<protocol::TurnTimer> timer)
+           std::optional<protocol::TurnTimer> timer, std::optional<protocol::DealFairness> next_deal = std::nullopt)
       : code_(code),
         settings_(settings),
         seats_(seats),
@@ -31,7 +31,8 @@ class RoomView {
         game_number_(game_number),
         game_(game),
         v_(v),
-        timer_(std::move(timer)) {}
+        timer_(std::move(timer)),
+        next_deal_(std::move(next_deal)) {}
 
   // The whole room as `you` may see it (a seat, or nullopt for a spectator).
   protocol::RoomSnapshot snapshot(std::optional<engine::Seat> you) const;
@@ -54,6 +55,7 @@ class RoomView {
   const std::optional<RoomGame>& game_;
   const std::int64_t v_;
   const std::optional<protocol::TurnTimer> timer_;  // a copy: a caller may pass a temporary
+  const std::optional<protocol::DealFairness> next_deal_;  // the commitment alone, never the seed
 };
 
 }  // namespace gofish::server

@@ -78,6 +78,7 @@ TEST_CASE("every client message type parses from a minimal valid frame") {
       {"watch_table", R"({"type":"watch_table","table":null})"},
       {"play_daily", R"({"type":"play_daily","name":"Ann"})"},
       {"read_daily", R"({"type":"read_daily"})"},
+      {"contribute", R"({"type":"contribute","value":"00112233445566778899aabbccddeeff"})"},
   };
   std::set<std::string> seen;
   for (const auto& [type, frame] : frames) {
@@ -338,10 +339,11 @@ TEST_CASE("client messages round-trip through encode_client_message") {
   std::vector<ClientMessage> messages = {
       {std::nullopt, Hello{1, "web/0.1"}},
       {std::nullopt, Hello{1, ""}},
-      {RequestId{std::int64_t{1}}, CreateRoom{"Ann", RoomSettings{card_rules, 4, 30, false, true, ChatMode::kPhrases},
+      {RequestId{std::int64_t{1}}, CreateRoom{"Ann",
+                                              RoomSettings{card_rules, 4, 30, false, true, ChatMode::kPhrases},
                                               {BotSpec{1, BotLevel::kEasy}, BotSpec{3, BotLevel::kHard}}}},
-      {RequestId{std::string("x")}, CreateRoom{"Ann", RoomSettings{*engine::preset("pairs"), 2, 0, true, false,
-                                                                   ChatMode::kOff}, {}}},
+      {RequestId{std::string("x")},
+       CreateRoom{"Ann", RoomSettings{*engine::preset("pairs"), 2, 0, true, false, ChatMode::kOff}, {}}},
       {std::nullopt, Join{"K7QXM", "Bob", JoinAs::kSpectator}},
       {std::nullopt, Resume{std::string(32, 'A'), 12}},
       {std::nullopt, Resume{std::string(32, '_'), std::nullopt}},
@@ -363,8 +365,8 @@ TEST_CASE("client messages round-trip through encode_client_message") {
       {RequestId{std::int64_t{-3}}, GetTranscript{}},
       {RequestId{std::int64_t{7}}, Ping{}},
       {RequestId{std::int64_t{8}},
-       CreateEvent{"Class 3B", EventSettings{*engine::preset("pairs"), 3, BotLevel::kHard, ChatMode::kOff, 30, 2, true,
-                                             false},
+       CreateEvent{"Class 3B",
+                   EventSettings{*engine::preset("pairs"), 3, BotLevel::kHard, ChatMode::kOff, 30, 2, true, false},
                    {"Ann", "Ben"}}},
       {std::nullopt, JoinEvent{"K7QXM2", "Ann", ""}},
       {std::nullopt, JoinEvent{"K7QXM2", "", std::string(32, 'A')}},
@@ -386,6 +388,7 @@ TEST_CASE("client messages round-trip through encode_client_message") {
       {std::nullopt, WatchTable{1}},
       {RequestId{std::int64_t{9}}, PlayDaily{"Ann"}},
       {RequestId{std::string("d")}, ReadDaily{}},
+      {RequestId{std::int64_t{10}}, Contribute{"00112233445566778899aabbccddeeff"}},
   };
   std::set<std::size_t> kinds;
   for (const ClientMessage& m : messages) {

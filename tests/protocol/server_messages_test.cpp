@@ -326,7 +326,12 @@ TEST_CASE("room snapshots and events round-trip for every viewer of random games
                         1,
                         engine::make_transcript(played.game),
                         {Player{"Ann", std::nullopt}, Player{"Hard bot", BotLevel::kHard}, Player{"Cy", std::nullopt}},
-                        std::nullopt};
+                        std::nullopt,
+                        DealFairness{"gofish-deal/1",
+                                     std::string(64, 'a'),
+                                     std::string(64, 'b'),
+                                     {std::string(32, 'c'), std::nullopt, std::nullopt},
+                                     false}};
     check_round_trip(encode(t));
     const auto parsed = parse_server_message(encode(t));
     REQUIRE(std::holds_alternative<ServerMessage>(parsed));
@@ -434,6 +439,7 @@ TEST_CASE("every other server message round-trips") {
       EventMessage{13, ChatPosted{1, "Bob", "hi \xf0\x9f\x90\x9f", ""}},
       EventMessage{14, ChatPosted{std::nullopt, "Watcher", "", "nice_catch"}},
       EventMessage{15, ChatModeChanged{ChatMode::kOff}},
+      EventMessage{16, DealCommitted{"gofish-deal/1", std::string(64, 'e')}},
       EventMessage{15, engine::Event{engine::TurnPassed{0, 1}}},
   };
   std::set<std::size_t> kinds;
@@ -512,7 +518,7 @@ TEST_CASE("error codes: stable spellings, sentences, one per engine refusal") {
     REQUIRE(slash != std::string_view::npos);
     const auto space = name.substr(0, slash);
     CHECK((space == "protocol" || space == "room" || space == "event" || space == "chat" || space == "server" ||
-           space == "action" || space == "api"));
+           space == "action" || space == "api" || space == "deal"));
   }
   CHECK_FALSE(parse_error_code("room/nope"));
   using engine::RefusalCode;

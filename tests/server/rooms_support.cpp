@@ -494,6 +494,25 @@ const engine::Game* state_at(const GameLog& game, std::int64_t v) {
 
 }  // namespace
 
+namespace {
+
+// A key that would carry a deal's secret, wherever it appears.
+bool reveals_deal(const nlohmann::json& json) {
+  if (json.is_object()) {
+    for (auto it = json.begin(); it != json.end(); ++it) {
+      if (it.key() == "seed" || it.key() == "fairness") return true;
+      if (reveals_deal(*it)) return true;
+    }
+  } else if (json.is_array()) {
+    for (const auto& item : json) {
+      if (reveals_deal(item)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frames, std::optional<engine::Seat> viewer,
                                     const std::vector<std::string>& spectator_frames,
                                     const std::map<int, engine::Transcript>& transcripts) {
@@ -579,6 +598,12 @@ std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frame
       }
     }
     for (std::string& problem : find_event_leaks({text}, who)) problems.push_back(std::move(problem));
+    // gofish-deal/1 (docs/FAIRNESS.md): until the game is over only the
+    // commitment goes out, never the seed or the record that holds it.
+    if (reveals_deal(nlohmann::json::parse(text))) {
+      problems.push_back(who + " was sent a deal's seed at v" + std::to_string(current_v) +
+                         " before the game was over: " + text.substr(0, 300));
+    }
     std::vector<engine::Card> cards;
     collect_cards(nlohmann::json::parse(text), cards);
     for (engine::Card card : cards) {

@@ -273,7 +273,9 @@ bool drive(const std::vector<AutoPlayer*>& players, const std::function<bool()>&
 // card is named as a choice rather than a fact (an ask's card, the pending
 // ask, the legal decisions); and any improper decisions it shows (table
 // rules, in a `turn` or a snapshot) must be the viewer's own, as the game had
-// them at that version, never any for a spectator. Returns one sentence per problem.
+// them at that version, never any for a spectator; and no frame before a game
+// is over may carry its deal's seed (a "seed" or "fairness" key: only the
+// commitment goes out, docs/FAIRNESS.md). Returns one sentence per problem.
 std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frames, std::optional<engine::Seat> viewer,
                                     const std::vector<std::string>& spectator_frames,
                                     const std::map<int, engine::Transcript>& transcripts);

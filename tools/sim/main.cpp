@@ -3,6 +3,8 @@
 //   gofish-sim --preset classic --players 4 --games 20000 --bots hard,easy,easy,easy --seed 7 --rotate
 //   gofish-sim --preset pairs --set table_rules=true --games 1000 --transcripts games.jsonl
 //   gofish-sim --replay games.jsonl
+//   gofish-sim --verify game.json        (a served game's deal: docs/FAIRNESS.md)
+//   gofish-sim --deal-vectors            (docs/FAIRNESS.md's test vectors)
 //
 // Each game's seed is derived from the base seed and the game's index, and
 // results are gathered in game order, so a seed gives the same numbers and
@@ -33,6 +35,8 @@
 #include "engine/rules.hpp"
 #include "engine/setup.hpp"
 #include "engine/transcript.hpp"
+#include "fairness/deal_algorithm.hpp"
+#include "fairness/deal_check.hpp"
 #include "protocol/rules_json.hpp"
 
 namespace {
@@ -59,6 +63,8 @@ struct Options {
   bool rotate = false;
   bool all_views = false;
   std::string replay;
+  std::string verify;
+  bool deal_vectors = false;
   bool json = false;
 };
 
@@ -394,6 +400,73 @@ int run_simulation(const Options& options) {
   return 0;
 }
 
+// The same check as gofish-cli verify: every transcript's deal against its
+// fairness record, then its replay.
+int run_verify(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) fail(kExitUsage, "cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const fairness::Verdict verdict = fairness::check_transcript_lines(text.str());
+  if (verdict.fair) {
+    std::cout << path << ": " << verdict.sentence << "\n";
+    return 0;
+  }
+  std::cerr << "gofish-sim: " << path << ": " << verdict.sentence << "\n";
+  return kExitReplayDiffers;
+}
+
+// docs/FAIRNESS.md's test vectors, one JSON object a line: fixed seeds and
+// contributions, and what gofish-deal/1 makes of them.
+int run_deal_vectors() {
+  struct Case {
+    std::string name;
+    int players;
+    std::string preset;
+    fairness::Contributions contributions;
+  };
+  const auto bytes = [](std::uint8_t start, std::size_t count) {
+    fairness::Bytes out;
+    for (std::size_t i = 0; i < count; ++i) out.push_back(static_cast<std::uint8_t>(start + i));
+    return out;
+  };
+  const std::vector<Case> cases = {
+      {"shared deal, no contributions", 4, "classic", {}},
+      {"two seats, seat 0 contributes 16 bytes", 2, "classic", {bytes(0xa0, 16), std::nullopt}},
+      {"three seats, seats 1 and 2 contribute 32 bytes", 3, "pairs", {std::nullopt, bytes(0x40, 32), bytes(0x80, 32)}},
+  };
+  const fairness::Bytes seed = bytes(0x00, fairness::kSeedBytes);
+  for (const Case& c : cases) {
+    engine::Rules rules;
+    if (auto preset = engine::preset(c.preset)) rules = *preset;
+    const fairness::FairDeal deal = fairness::deal(seed, c.contributions, rules, c.players);
+    nlohmann::ordered_json out;
+    out["case"] = c.name;
+    out["seed"] = fairness::to_hex(seed);
+    out["commitment"] = fairness::to_hex(fairness::commitment_of(seed));
+    nlohmann::ordered_json contributions = nlohmann::ordered_json::array();
+    for (const auto& value : c.contributions) {
+      contributions.push_back(value ? nlohmann::ordered_json(fairness::to_hex(*value)) : nlohmann::ordered_json());
+    }
+    out["contributions"] = std::move(contributions);
+    out["key_message"] = fairness::to_hex(fairness::key_message(c.contributions));
+    out["deck_key"] = fairness::to_hex(fairness::deck_key(seed, c.contributions));
+    fairness::DealStream stream(fairness::deck_key(seed, c.contributions));
+    nlohmann::ordered_json words = nlohmann::ordered_json::array();
+    for (int i = 0; i < 3; ++i) words.push_back(stream.next_word());
+    out["first_words"] = std::move(words);
+    out["preset"] = c.preset;
+    out["players"] = c.players;
+    nlohmann::ordered_json deck = nlohmann::ordered_json::array();
+    for (const engine::Card card : deal.deck) deck.push_back(engine::to_string(card));
+    out["deck"] = std::move(deck);
+    out["dealer"] = deal.dealer;
+    out["first"] = deal.first;
+    std::cout << out.dump() << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -421,6 +494,10 @@ int main(int argc, char** argv) {
                "build every seat's view after every decision, as a server does (the server workload)");
   app.add_option("--replay", options.replay,
                  "check every transcript in a JSON Lines file by replaying it; plays no games");
+  app.add_option("--verify", options.verify,
+                 "check the deal of every transcript in a file against its fairness record "
+                 "(docs/FAIRNESS.md), then its replay; plays no games");
+  app.add_flag("--deal-vectors", options.deal_vectors, "print docs/FAIRNESS.md's test vectors of gofish-deal/1");
   app.add_flag("--json", options.json, "print the summary as one JSON object");
   try {
     app.parse(argc, argv);
@@ -428,5 +505,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   if (!options.replay.empty()) return run_replay(options.replay);
+  if (!options.verify.empty()) return run_verify(options.verify);
+  if (options.deal_vectors) return run_deal_vectors();
   return run_simulation(options);
 }

@@ -27,6 +27,7 @@ import { wireWaiting } from './waiting-screen.js';
 import { wireTable } from './table-screen.js';
 import { wireSide } from './side-panel.js';
 import { fetchTranscript, makeReplay, wireOver } from './over-screen.js';
+import { contributeOnce } from './fairness.js';
 import { wireTopBar } from './top-bar.js';
 import { classEntry, classroom } from './class-loader.js';
 import { kLocalCode, resumeLocal, savedLocal, warmLocal } from './local-play.js';
@@ -46,7 +47,9 @@ const pacer = new Pacer({
 const conn = new Connection({ onMessage, onStatus, onReady });
 Object.assign(session, { pacer, conn, render, queueRender, onMessage });
 // For people debugging in the console, and the tests.
-window.gofish = { state, ui, conn, pacer, announcer, render, choices: () => choices(state), local: () => session.local };
+window.gofish = { state, ui, conn, pacer, announcer, render, choices: () => choices(state), local: () => session.local,
+  // The over screen's deal check (fairness.js), for a transcript of one's own.
+  checkDeal: async (transcript) => (await import('./fairness.js')).checkTranscript(transcript) };
 
 // ---------------------------------------------------------------- connection
 
@@ -82,6 +85,8 @@ function onMessage(msg) {
       break;
     case 'room':
       if (!current || msg.code !== current.code) return;
+      // A seat's share of the next deal (docs/FAIRNESS.md), sent before anything else can start it.
+      if (msg.next_deal && msg.you !== null) contributeOnce(msg.next_deal.commitment, (m) => session.conn.request(m));
       session.receivedV = msg.v;
       pacer.push({ kind: 'room', msg });
       break;
@@ -94,6 +99,9 @@ function onMessage(msg) {
       }
       session.receivedV = msg.v;
       if (msg.event.type === 'chat') addChat(msg.event);
+      if (msg.event.type === 'deal_committed' && current.as === 'player') {
+        contributeOnce(msg.event.commitment, (m) => session.conn.request(m));
+      }
       pacer.push({ kind: 'event', v: msg.v, event: msg.event });
       break;
     }

@@ -7,6 +7,7 @@ import { unanswered } from './connection.js';
 import { clause } from './narrate.js';
 import { renderReplay } from './screens.js';
 import { act, wireRulesButton } from './room-actions.js';
+import { el } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
 const { state, ui } = session;
@@ -33,16 +34,42 @@ export async function makeReplay() {
   session.queueRender();
 }
 
+// The deal checked (docs/FAIRNESS.md) once the transcript is here, in one
+// sentence under the scores; fairness.js is loaded only then.
+function fairnessLine() {
+  let line = $('fairness-check');
+  if (!line) {
+    line = el('p', { id: 'fairness-check', class: 'status-line', role: 'status' });
+    $('over-tiebreak').after(line);
+  }
+  return line;
+}
+
+async function checkDeal(reply) {
+  // A game played on this device alone (offline play) had no server deal to check.
+  if (session.local) return;
+  const line = fairnessLine();
+  line.textContent = 'Checking the deal...';
+  line.dataset.fair = '';
+  const { checkTranscript } = await import('./fairness.js');
+  const verdict = await checkTranscript(reply.transcript);
+  if (ui.transcript !== reply) return;
+  line.textContent = verdict.sentence;
+  line.dataset.fair = verdict.fair ? 'yes' : 'no';
+}
+
 // Asked for at game over; a request the server did not answer (too fast,
 // timed out) is asked again, so the record never stays "Loading".
 export async function fetchTranscript(attempt = 0) {
   if (state.isSpectator === null) return;
+  if ($('fairness-check')) $('fairness-check').textContent = '';
   const game = state.room?.game_number;
   const reply = await session.request({ type: 'transcript' });
   if (reply.type === 'transcript') {
     ui.transcript = reply;
     ui.replay = null;
     session.queueRender();
+    checkDeal(reply);
   } else if (unanswered(reply) && attempt < 5) {
     setTimeout(() => {
       if (!ui.transcript && state.room?.state === 'over' && state.room.game_number === game) fetchTranscript(attempt + 1);

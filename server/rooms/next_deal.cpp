@@ -1,0 +1,53 @@
+#include "server/rooms/next_deal.hpp"
+
+namespace gofish::server {
+
+NextDeal::NextDeal(int seats) : seed_(fairness::new_seed()), contributions_(static_cast<std::size_t>(seats)) {}
+
+NextDeal NextDeal::shared(std::uint64_t shared_seed) {
+  // Bytes of the 64-bit seed, hashed to the 32 bytes the algorithm takes: a
+  // server detail, since a checker needs only the revealed 32 bytes.
+  fairness::Bytes message{'g', 'o', 'f', 'i', 's', 'h', ' ', 's', 'h', 'a', 'r', 'e', 'd', ' ', 'd', 'e', 'a', 'l'};
+  for (int i = 7; i >= 0; --i) message.push_back(static_cast<std::uint8_t>(shared_seed >> (8 * i)));
+  NextDeal out;
+  out.seed_ = fairness::sha256(message);
+  out.shared_ = true;
+  return out;
+}
+
+protocol::DealFairness NextDeal::announced() const {
+  protocol::DealFairness out;
+  out.commitment = fairness::to_hex(fairness::commitment_of(seed_));
+  out.shared = shared_;
+  return out;
+}
+
+std::optional<protocol::ErrorCode> NextDeal::contribute(int seat, std::string_view hex) {
+  const auto value = fairness::from_hex(hex);
+  if (!value || !fairness::valid_contribution(*value)) return protocol::ErrorCode::kDealBadContribution;
+  if (shared_ || seat < 0 || static_cast<std::size_t>(seat) >= contributions_.size()) {
+    return protocol::ErrorCode::kDealNotSeated;
+  }
+  auto& slot = contributions_[static_cast<std::size_t>(seat)];
+  if (slot) return protocol::ErrorCode::kDealAlreadyContributed;
+  slot = *value;
+  return std::nullopt;
+}
+
+NextDeal::Dealt NextDeal::deal(const engine::Rules& rules, int players) const {
+  // A room's seat count may have changed since the seed was drawn: the
+  // contributions are those of the seats that exist now.
+  fairness::Contributions contributions;
+  if (!shared_) {
+    contributions = contributions_;
+    contributions.resize(static_cast<std::size_t>(players));
+  }
+  Dealt out{fairness::deal(seed_, contributions, rules, players), announced()};
+  out.record.seed = fairness::to_hex(seed_);
+  for (const auto& value : contributions) {
+    out.record.contributions.push_back(value ? std::optional(fairness::to_hex(*value)) : std::nullopt);
+  }
+  return out;
+}
+
+}  // namespace gofish::server

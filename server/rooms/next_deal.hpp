@@ -1,0 +1,57 @@
+// The next deal of a room under gofish-deal/1 (docs/FAIRNESS.md): a secret
+// seed from the OS, the commitment to it that the room announces before the
+// game, and the seated humans' contributions received by the start. The
+// seed leaves the room only in a finished game's transcript.
+//
+// The pending seed is not stored: a room restored after a restart draws a
+// fresh one and announces its commitment again, and the contributions made
+// to the old one are gone (the clients contribute again to the new
+// commitment). Nothing is dealt from a seed whose commitment nobody saw, and
+// the seed of a game that has been dealt is stored with the game's set-up.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "engine/rules.hpp"
+#include "fairness/deal_algorithm.hpp"
+#include "protocol/errors.hpp"
+#include "protocol/fairness_json.hpp"
+
+namespace gofish::server {
+
+class NextDeal {
+ public:
+  // A fresh seed from the OS, no contribution yet.
+  explicit NextDeal(int seats);
+  // The same deal at every table (a class event's same-deal round, today's
+  // deal): the seed comes from the shared 64-bit seed, and no contribution
+  // is taken.
+  static NextDeal shared(std::uint64_t shared_seed);
+
+  // The commitment alone, as the room announces it.
+  protocol::DealFairness announced() const;
+  // Takes `seat`'s contribution (hex): deal/bad_contribution or
+  // deal/already_contributed when it cannot.
+  std::optional<protocol::ErrorCode> contribute(int seat, std::string_view hex);
+  // The seat was freed: a new occupant contributes afresh.
+  void forget(int seat) {
+    if (seat >= 0 && static_cast<std::size_t>(seat) < contributions_.size())
+      contributions_[static_cast<std::size_t>(seat)].reset();
+  }
+
+  struct Dealt {
+    fairness::FairDeal deal;
+    protocol::DealFairness record;  // with the seed: stored, revealed once the game is over
+  };
+  Dealt deal(const engine::Rules& rules, int players) const;
+
+ private:
+  NextDeal() = default;
+  fairness::Bytes seed_;
+  fairness::Contributions contributions_;
+  bool shared_ = false;
+};
+
+}  // namespace gofish::server
