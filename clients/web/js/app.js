@@ -27,7 +27,7 @@ import { wireWaiting } from './waiting-screen.js';
 import { wireTable } from './table-screen.js';
 import { wireSide } from './side-panel.js';
 import { fetchTranscript, makeReplay, wireOver } from './over-screen.js';
-import { contributeOnce } from './fairness.js';
+import { contributeOnce } from './contribute.js';
 import { wireTopBar } from './top-bar.js';
 import { classEntry, classroom } from './class-loader.js';
 import { kLocalCode, resumeLocal, savedLocal, warmLocal } from './local-play.js';

@@ -1,7 +1,7 @@
 // The deal anyone can check (docs/FAIRNESS.md, gofish-deal/1), in the
 // browser. Before a deal the page sends the room a random value of its own
-// (contribute: once per commitment it sees, while it holds a seat); when the
-// game is over it checks the transcript: the revealed seed against the
+// (contribute.js); when the game is over this module, a bundle of its own
+// fetched only then, checks the transcript: the revealed seed against the
 // commitment (SHA-256), the deck, dealer and first player rebuilt from the
 // seed and the contributions (HMAC-SHA256 driving the specified
 // Fisher-Yates), and the decisions replayed by the rules engine (the
@@ -152,12 +152,4 @@ async function engineReplay(transcript) {
   } catch {
     return null;
   }
-}
-
-// A random value for the commitment `commitment`, sent once (per page) with `send`.
-const contributed = new Set();
-export function contributeOnce(commitment, send) {
-  if (!commitment || contributed.has(commitment) || !globalThis.crypto?.getRandomValues) return;
-  contributed.add(commitment);
-  send({ type: 'contribute', value: toHex(crypto.getRandomValues(new Uint8Array(32))) });
 }
