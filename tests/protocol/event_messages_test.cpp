@@ -126,7 +126,7 @@ TEST_CASE("events: every client message encodes and parses back to itself") {
   REQUIRE(std::holds_alternative<CreateEvent>(plain.body));
   CHECK(std::get<CreateEvent>(plain.body).settings.late_pupils);
   for (const char* bad : {R"({"type":"remove_pupil"})", R"({"type":"remove_pupil","pupil":-1})",
-                          R"({"type":"seat_to_bot","pupil":60})", R"({"type":"seat_to_bot","pupil":"1"})",
+                          R"({"type":"seat_to_bot","pupil":120})", R"({"type":"seat_to_bot","pupil":"1"})",
                           R"({"type":"allow_late"})", R"({"type":"allow_late","allow":1})",
                           R"({"type":"watch_table","table":-1})",
                           R"({"type":"watch_table","table":"0"})"}) {
