@@ -108,6 +108,10 @@ class Session : public ConnectionHandler {
     bool first = true;  // no connection has been welcomed yet
     auto lost_since = started;
     std::string last_problem;
+    // A try that opened the WebSocket and then waited in vain for the
+    // welcome says more than a later one cut short by the end of the window
+    // before its upgrade was answered: the first connection's failure names it.
+    std::string hello_unanswered;
     while (!done_) {
       // The first connection may take --connect-timeout-ms in all; once a
       // connection is lost, reconnecting may take the resume window. Each
@@ -168,6 +172,7 @@ class Session : public ConnectionHandler {
         }
         failed = *ended;
         timed_out = timed_out || connection.went_silent();
+        if (timed_out) hello_unanswered = *failed;
       }
       // This try failed before the welcome. A first connection that is
       // refused, or closed unanswered, ends the client as it always did.
@@ -176,7 +181,8 @@ class Session : public ConnectionHandler {
       // after a pause after one that failed at once.
       if (first && !timed_out) return fail(connected ? kExitRefused : kExitUnreachable, *failed);
       if (Clock::now() >= window_end) {
-        return first ? fail(kExitUnreachable, *failed)
+        const bool cut_short = timed_out && !connected && !hello_unanswered.empty();
+        return first ? fail(kExitUnreachable, cut_short ? hello_unanswered : *failed)
                      : fail(kExitRefused, last_problem + " Could not reconnect: " + *failed);
       }
       if (timed_out) note(*failed + " Trying again...");
