@@ -44,6 +44,8 @@ const pacer = new Pacer({
   onIdle: () => { queueRender(); },
   mine: (ev) => ev.type === 'asked' && ev.seat === state.you && state.you !== null,
 });
+// What the connection last said (onStatus), for the top bar's badge.
+let connShown = { status: 'connecting', text: 'Connecting…' };
 const conn = new Connection({ onMessage, onStatus, onReady });
 Object.assign(session, { pacer, conn, render, queueRender, onMessage });
 // For people debugging in the console, and the tests.
@@ -53,18 +55,28 @@ window.gofish = { state, ui, conn, pacer, announcer, render, choices: () => choi
 
 // ---------------------------------------------------------------- connection
 
-function onStatus(status, text) {
-  // The table takes the hand out of play while the connection is not online.
-  if (ui.conn !== status) { ui.conn = status; queueRender(); }
+// The top bar's badge: the connection's state, or, while a game is played on
+// this device (offline, or pass and play while the server is reachable), where
+// it is played: that game does not depend on the server, so the badge raises
+// no alarm and claims no connection for it.
+function paintConn() {
+  const { status, text } = connShown;
+  const local = !!session.local;
   const badge = $('conn');
-  // A game on the device needs no server: the badge says where it is played (no alarm).
-  const local = !!session.local && status !== 'online';
   badge.className = `conn ${local ? 'local' : status}`;
   badge.querySelector('.conn-text').textContent = local ? 'On this device' : text;
   const retry = $('conn-retry');
   // Offered whenever the page is not connected, except while its very first connection is made.
-  retry.hidden = status === 'online' || (status === 'connecting' && !conn.everReady) || !!session.local;
+  retry.hidden = status === 'online' || (status === 'connecting' && !conn.everReady) || local;
   retry.textContent = status === 'replaced' ? 'Play in this window' : 'Retry now';
+}
+session.paintConn = paintConn;
+
+function onStatus(status, text) {
+  // The table takes the hand out of play while the connection is not online.
+  if (ui.conn !== status) { ui.conn = status; queueRender(); }
+  connShown = { status, text };
+  paintConn();
   // No server at the first try (no network): the start page shows anyway,
   // where "Play with the computer" plays on this device.
   if (status === 'offline' && !conn.everReady && !session.shownOffline) {

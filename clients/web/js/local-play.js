@@ -53,6 +53,7 @@ async function openLocal(makeRecord, resumed) {
   session.local = new LocalRoom(engine, (msg) => session.onMessage(msg), record,
     { botDelay: botDelay(), keep, code: kLocalCode, onPass: passTo });
   session.local.open({ resumed });
+  session.paintConn();
   session.ui.starting = false;
   session.queueRender();
   return true;
@@ -120,6 +121,7 @@ export async function leaveLocal() {
   }
   await session.local.request({ type: 'leave' });
   session.local = null;
+  session.paintConn();
   session.ui.local = false;
   session.ui.shared = false;
   if (document.getElementById('pass-dialog')?.open) (await import('./pass-play.js')).hidePass();

@@ -45,6 +45,11 @@ export default async function ({ baseUrl, browser, root, log }) {
   await page.screenshot({ path: join(dir, 'passplay-setup-phone.png') });
   await checkAxe(page, 'pass and play setup, phone');
   await page.click('#pass-start');
+  // The page is online, but this game is played on the device: the top bar says so, not "Connected".
+  await page.waitForFunction(() => document.getElementById('conn').textContent.includes('On this device'), null, { timeout: 5000 })
+    .catch(() => {});
+  const badge = (await page.textContent('#conn')).trim();
+  assert(badge === 'On this device', `the top bar says where the game is played, not "${badge}"`);
 
   let passes = 0;
   let answers = 0;   // passes to a person who was asked
