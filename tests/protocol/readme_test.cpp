@@ -5,7 +5,8 @@
 // ```json server   each message parses as a server message and re-encodes to
 //                  the same JSON value (nothing shown is missing or extra)
 // ```hostile       "<code> <frame>" per line: the frame is refused with code
-// ```session       the example session, checked message by message
+// ```session       the example session, checked message by message, and its
+//                  deal rebuilt from the commitment, seed and contributions
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -14,10 +15,13 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/game.hpp"
 #include "engine/transcript.hpp"
+#include "engine/view.hpp"
+#include "fairness/deal_algorithm.hpp"
 #include "protocol/messages.hpp"
 
 using namespace gofish;
@@ -78,7 +82,8 @@ std::vector<std::string> messages_of(const Block& block) {
 std::optional<ClientMessage> client_message(const std::string& frame) {
   auto parsed = parse_client_message(frame);
   if (const auto* error = std::get_if<Error>(&parsed)) {
-    FAIL_CHECK("not a valid client message (" << error_code_name(error->code) << ": " << error->message << "): " << frame);
+    FAIL_CHECK("not a valid client message (" << error_code_name(error->code) << ": " << error->message
+                                              << "): " << frame);
     return std::nullopt;
   }
   return std::get<ClientMessage>(std::move(parsed));
@@ -209,9 +214,19 @@ TEST_CASE("README: the example session is consistent") {
   struct Client {
     std::optional<std::int64_t> last_v;  // the last room version it saw
     std::optional<engine::Seat> seat;
-    std::set<std::string> open_requests;  // ids sent and not yet answered
+    std::set<std::string> open_requests;    // ids sent and not yet answered
+    std::optional<std::string> commitment;  // the last deal commitment it saw (next_deal, deal_committed)
+    std::map<std::string, std::pair<std::string, engine::Seat>> contributing;  // request id -> (commitment, seat)
+    bool saw_game_over = false;
+    std::vector<std::string> game_events;  // each engine event it was sent, encoded
   };
   std::map<std::string, Client> clients;
+  // The deal is fair, and shown so: the commitment the clients saw when the
+  // game started, each seat's contribution to a commitment as its client
+  // sent it, and the commitments announced after a game over.
+  std::optional<std::string> game_commitment;
+  std::map<std::pair<std::string, engine::Seat>, fairness::Bytes> contributed;  // (commitment, seat) -> value
+  std::vector<std::string> committed_after_game_over;
   std::optional<TranscriptMessage> transcript;
   int messages = 0;
   int events = 0;
@@ -247,6 +262,17 @@ TEST_CASE("README: the example session is consistent") {
           // a client resumes from exactly what it last saw
           CHECK(resume->last_v == c.last_v);
         }
+        if (const auto* contribute = std::get_if<Contribute>(&m->body)) {
+          // a seated client contributes to the commitment it was shown, once
+          REQUIRE(c.seat);
+          REQUIRE(c.commitment);
+          const auto value = fairness::from_hex(contribute->value);
+          REQUIRE(value);
+          CHECK(fairness::valid_contribution(*value));
+          REQUIRE(m->id);
+          CHECK(contributed.emplace(std::pair(*c.commitment, *c.seat), *value).second);
+          c.contributing.emplace(id_text(*m->id), std::pair(*c.commitment, *c.seat));
+        }
         continue;
       }
       REQUIRE(marker.starts_with("<"));
@@ -257,12 +283,20 @@ TEST_CASE("README: the example session is consistent") {
       while (std::getline(recipients, name, ',')) {
         CAPTURE(name);
         Client& c = clients[name];
-        if (const auto id = id_of(*m)) CHECK(c.open_requests.erase(id_text(*id)) == 1);
+        if (const auto id = id_of(*m)) {
+          CHECK(c.open_requests.erase(id_text(*id)) == 1);
+          // a contribution counts once the room took it (`ok`)
+          if (const auto it = c.contributing.find(id_text(*id)); it != c.contributing.end()) {
+            if (!std::holds_alternative<Ok>(*m)) contributed.erase(it->second);
+            c.contributing.erase(it);
+          }
+        }
         if (const auto* created = std::get_if<Created>(&*m)) c.seat = created->seat;
         if (const auto* joined = std::get_if<Joined>(&*m)) c.seat = joined->seat;
         if (const auto* snapshot = std::get_if<RoomSnapshot>(&*m)) {
           c.last_v = snapshot->v;
           CHECK(snapshot->you == c.seat);
+          if (snapshot->next_deal) c.commitment = snapshot->next_deal->commitment;
         }
         if (const auto* event = std::get_if<EventMessage>(&*m)) {
           ++events;
@@ -273,6 +307,18 @@ TEST_CASE("README: the example session is consistent") {
           if (const auto* g = std::get_if<engine::Event>(&event->event)) {
             if (const auto* drew = std::get_if<engine::Drew>(g)) CHECK(c.seat == drew->seat);
             if (const auto* dealt = std::get_if<engine::HandDealt>(g)) CHECK(c.seat == dealt->seat);
+            if (std::holds_alternative<engine::GameOver>(*g)) c.saw_game_over = true;
+            c.game_events.push_back(encode(EventMessage{0, *g}));
+          }
+          if (std::holds_alternative<NewGame>(event->event)) {
+            // every client was shown the commitment the game is dealt from
+            REQUIRE(c.commitment);
+            if (game_commitment) CHECK(*game_commitment == *c.commitment);
+            game_commitment = c.commitment;
+          }
+          if (const auto* committed = std::get_if<DealCommitted>(&event->event)) {
+            c.commitment = committed->commitment;
+            if (c.saw_game_over) committed_after_game_over.push_back(committed->commitment);
           }
         }
         if (const auto* t = std::get_if<TranscriptMessage>(&*m)) transcript = *t;
@@ -306,6 +352,65 @@ TEST_CASE("README: the example session is consistent") {
   REQUIRE(transcript);
   CHECK_FALSE(engine::replay_check(transcript->transcript));
   CHECK(transcript->transcript.actions.size() >= 5);
+  // Its deal is the one gofish-deal/1 makes from the seed committed to
+  // before the game and the values the clients contributed to it.
+  REQUIRE(transcript->fairness);
+  const DealFairness& fair = *transcript->fairness;
+  CHECK(fair.algorithm == kDealAlgorithm);
+  CHECK_FALSE(fair.shared);
+  REQUIRE(game_commitment);
+  CHECK(fair.commitment == *game_commitment);
+  REQUIRE(fair.seed);
+  const auto seed = fairness::from_hex(*fair.seed);
+  REQUIRE(seed);
+  CHECK(fairness::to_hex(fairness::commitment_of(*seed)) == fair.commitment);
+  REQUIRE(fair.contributions.size() == static_cast<std::size_t>(transcript->transcript.players));
+  fairness::Contributions contributions;
+  for (engine::Seat seat = 0; seat < transcript->transcript.players; ++seat) {
+    CAPTURE(seat);
+    const auto& shown = fair.contributions[static_cast<std::size_t>(seat)];
+    const auto sent = contributed.find(std::pair(fair.commitment, seat));
+    REQUIRE(shown.has_value() == (sent != contributed.end()));
+    if (!shown) {
+      contributions.emplace_back();
+      continue;
+    }
+    const auto value = fairness::from_hex(*shown);
+    REQUIRE(value);
+    CHECK(*value == sent->second);
+    contributions.emplace_back(*value);
+  }
+  CHECK(contributed.size() >= 2);  // both humans contributed to something
+  const fairness::FairDeal deal =
+      fairness::deal(*seed, contributions, transcript->transcript.rules, transcript->transcript.players);
+  CHECK(deal.deck == transcript->transcript.deck);
+  CHECK(deal.dealer == transcript->transcript.dealer);
+  CHECK(deal.first == transcript->transcript.first);
+  // Each seat was sent every event the engine emitted on that deal, as its
+  // own view shows it: its own cards, and the others' as counts.
+  {
+    const engine::Transcript& played = transcript->transcript;
+    auto started = engine::Game::start(played.rules, played.players, played.deck, played.dealer, played.first);
+    REQUIRE(std::holds_alternative<engine::Game>(started));
+    auto& game = std::get<engine::Game>(started);
+    std::vector<engine::Event> emitted = game.last_events();
+    for (const engine::Decision& decision : played.actions) {
+      REQUIRE_FALSE(game.apply(decision));
+      emitted.insert(emitted.end(), game.last_events().begin(), game.last_events().end());
+    }
+    for (const auto& [name, c] : clients) {
+      CAPTURE(name);
+      REQUIRE(c.seat);
+      std::vector<std::string> expected;
+      for (const engine::Event& e : emitted) {
+        expected.push_back(encode(EventMessage{0, engine::event_for(e, engine::Viewer::of(*c.seat))}));
+      }
+      CHECK(c.game_events == expected);
+    }
+  }
+  // After the game, the room committed to the next deal's seed: a new one.
+  REQUIRE_FALSE(committed_after_game_over.empty());
+  for (const std::string& next : committed_after_game_over) CHECK(next != fair.commitment);
   // Every turn names the seat the engine waits for at that point, and the
   // legal decisions it shows are the engine's own.
   CHECK(turns >= 10);
