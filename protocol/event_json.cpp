@@ -233,14 +233,12 @@ OrderedJson state_json(const EventState& e) {
   for (const EventPupil& p : e.pupils) pupils.push_back(pupil_json(p));
   OrderedJson tables = OrderedJson::array();
   for (const EventTable& t : e.tables) tables.push_back(table_json(t));
-  return OrderedJson{{"code", e.code},
-                     {"name", e.name},
-                     {"settings", settings_json(e.settings)},
-                     {"state", to_string(e.state)},
-                     {"round", e.round},
-                     {"paused", e.paused},
-                     {"pupils", std::move(pupils)},
-                     {"tables", std::move(tables)}};
+  OrderedJson out{
+      {"code", e.code},   {"name", e.name},     {"settings", settings_json(e.settings)}, {"state", to_string(e.state)},
+      {"round", e.round}, {"paused", e.paused}, {"pupils", std::move(pupils)},           {"tables", std::move(tables)}};
+  if (e.next_deal) out["next_deal"] = deal_notice_to_json(*e.next_deal);
+  if (e.deal) out["deal"] = deal_notice_to_json(*e.deal);
+  return out;
 }
 
 OrderedJson start(std::string_view type, const std::optional<RequestId>& id) {
@@ -326,6 +324,15 @@ EventTable table_from(const Json& json) {
   return t;
 }
 
+// An optional deal notice; throws, naming it, when it is malformed.
+std::optional<DealFairness> deal_notice_from(const Json& json, const char* key) {
+  const auto it = json.find(key);
+  if (it == json.end()) return std::nullopt;
+  auto deal = deal_notice_from_json(*it);
+  if (const auto* error = std::get_if<std::string>(&deal)) throw std::runtime_error(std::string(key) + ": " + *error);
+  return std::get<DealFairness>(std::move(deal));
+}
+
 EventState state_from(const Json& json) {
   EventState e;
   e.code = json.at("code").get<std::string>();
@@ -339,6 +346,8 @@ EventState state_from(const Json& json) {
   e.paused = json.at("paused").get<bool>();
   for (const Json& pupil : json.at("pupils")) e.pupils.push_back(pupil_from(pupil));
   for (const Json& table : json.at("tables")) e.tables.push_back(table_from(table));
+  e.next_deal = deal_notice_from(json, "next_deal");
+  e.deal = deal_notice_from(json, "deal");
   return e;
 }
 
@@ -507,6 +516,7 @@ OrderedJson event_message_json(const EventJoined& m) {
   out["round"] = m.round;
   out["coaching"] = m.coaching;
   out["pupil"] = pupil_json(m.pupil);
+  if (m.next_deal) out["next_deal"] = deal_notice_to_json(*m.next_deal);
   return out;
 }
 
@@ -525,6 +535,7 @@ OrderedJson event_message_json(const EventSeat& m) {
   out["seat"] = m.seat;
   out["token"] = m.token;
   out["coaching"] = m.coaching;
+  if (m.next_deal) out["next_deal"] = deal_notice_to_json(*m.next_deal);
   return out;
 }
 
@@ -603,6 +614,7 @@ std::optional<std::variant<EventServerMessage, std::string>> parse_event_message
       m.round = json.at("round").get<int>();
       m.coaching = json.at("coaching").get<bool>();
       m.pupil = pupil_from(json.at("pupil"));
+      m.next_deal = deal_notice_from(json, "next_deal");
       return EventServerMessage(std::move(m));
     }
     if (type == "event_state") return EventServerMessage(EventStateMessage{id_from(json), state_from(json.at("event"))});
@@ -665,6 +677,7 @@ std::optional<std::variant<EventServerMessage, std::string>> parse_event_message
     m.seat = static_cast<engine::Seat>(seat);
     m.token = json.at("token").get<std::string>();
     m.coaching = json.at("coaching").get<bool>();
+    m.next_deal = deal_notice_from(json, "next_deal");
     return EventServerMessage(std::move(m));
   } catch (const std::exception& error) {
     return std::string(type) + ": " + error.what();

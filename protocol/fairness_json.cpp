@@ -15,6 +15,39 @@ nlohmann::ordered_json fairness_to_json(const DealFairness& fairness) {
   }
   out["contributions"] = std::move(contributions);
   out["shared"] = fairness.shared;
+  if (fairness.day) out["day"] = *fairness.day;
+  if (fairness.event) out["event"] = *fairness.event;
+  if (fairness.round) out["round"] = *fairness.round;
+  return out;
+}
+
+DealFairness without_seed(DealFairness fairness) {
+  fairness.seed.reset();
+  return fairness;
+}
+
+nlohmann::ordered_json deal_notice_to_json(const DealFairness& deal) {
+  nlohmann::ordered_json out;
+  out["algorithm"] = deal.algorithm;
+  out["commitment"] = deal.commitment;
+  if (deal.seed) out["seed"] = *deal.seed;
+  return out;
+}
+
+std::variant<DealFairness, std::string> deal_notice_from_json(const nlohmann::json& json) {
+  if (!json.is_object()) return std::string("not an object");
+  DealFairness out;
+  for (const char* name : {"algorithm", "commitment"}) {
+    const auto it = json.find(name);
+    if (it == json.end() || !it->is_string()) return std::string(name) + " is missing or not a string";
+  }
+  out.algorithm = json.at("algorithm").get<std::string>();
+  out.commitment = json.at("commitment").get<std::string>();
+  if (const auto it = json.find("seed"); it != json.end()) {
+    if (!it->is_string()) return std::string("seed is not a string");
+    out.seed = it->get<std::string>();
+  }
+  out.shared = true;
   return out;
 }
 
@@ -49,6 +82,16 @@ std::variant<DealFairness, std::string> fairness_from_json(const nlohmann::json&
   if (const auto it = json.find("shared"); it != json.end()) {
     if (!it->is_boolean()) return std::string("fairness: shared is not true or false");
     out.shared = it->get<bool>();
+  }
+  for (const char* name : {"day", "event"}) {
+    if (const auto it = json.find(name); it != json.end()) {
+      if (!it->is_string()) return std::string("fairness: ") + name + " is not a string";
+      (name[0] == 'd' ? out.day : out.event) = it->get<std::string>();
+    }
+  }
+  if (const auto it = json.find("round"); it != json.end()) {
+    if (!it->is_number_integer()) return std::string("fairness: round is not a whole number");
+    out.round = it->get<int>();
   }
   return out;
 }

@@ -21,13 +21,29 @@ struct DealFairness {
   // shared deal (the same deck at every table takes no contribution).
   std::vector<std::optional<std::string>> contributions;
   bool shared = false;  // the same deal as every table of an event or of the day
+  // When a shared deal's seed is revealed (docs/FAIRNESS.md, "Shared deals"):
+  // today's deal of `day` (YYYY-MM-DD, UTC) once that day is over; a class
+  // event's same-deal round once every table of `round` of `event` is over.
+  std::optional<std::string> day;
+  std::optional<std::string> event;
+  std::optional<int> round;
   friend bool operator==(const DealFairness&, const DealFairness&) = default;
 };
 
+// The record without its seed: what is served while a shared deal's seed is withheld.
+DealFairness without_seed(DealFairness fairness);
+
 // {"algorithm":..., "commitment":..., "seed":..., "contributions":[null,"ab.."], "shared":false};
-// "seed" only when known.
+// "seed" only when known; "day", "event" and "round" only when set.
 nlohmann::ordered_json fairness_to_json(const DealFairness& fairness);
 // Refuses, naming the field, anything but that shape (hex is checked by the checker).
 std::variant<DealFairness, std::string> fairness_from_json(const nlohmann::json& json);
+
+// A shared deal announced ahead ("next_deal", "deal" of event_state,
+// event_joined, event_seat and daily): {"algorithm":..., "commitment":...},
+// and "seed" once it is revealed.
+nlohmann::ordered_json deal_notice_to_json(const DealFairness& deal);
+// The algorithm, the commitment and, if present, the seed; or what is wrong.
+std::variant<DealFairness, std::string> deal_notice_from_json(const nlohmann::json& json);
 
 }  // namespace gofish::protocol

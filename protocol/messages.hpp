@@ -689,6 +689,11 @@ struct EventState {
   bool paused = false;  // the teacher paused every table (pause_tables)
   std::vector<EventPupil> pupils;
   std::vector<EventTable> tables;  // the current (or last) round's, or the planned seating
+  // A same-deal event (docs/FAIRNESS.md, "Shared deals"): the commitment to
+  // the next round's seed, announced before that round deals; and the round
+  // in play's (or the last round's), with its seed once every table is over.
+  std::optional<DealFairness> next_deal;
+  std::optional<DealFairness> deal;
   friend bool operator==(const EventState&, const EventState&) = default;
 };
 
@@ -710,6 +715,7 @@ struct EventJoined {
   EventPupil pupil;
   int round = 0;
   bool coaching = false;  // the teacher can see the pupils' cards
+  std::optional<DealFairness> next_deal;  // a same-deal event: the next round's commitment
   friend bool operator==(const EventJoined&, const EventJoined&) = default;
 };
 // The event as its teacher's console sees it: the reply to resume_event and
@@ -729,6 +735,7 @@ struct EventSeat {
   engine::Seat seat = 0;
   std::string token;
   bool coaching = false;  // the teacher can see this table's hands
+  std::optional<DealFairness> next_deal;  // a same-deal event with a round to come: its commitment
   friend bool operator==(const EventSeat&, const EventSeat&) = default;
 };
 // The reply to read_roster.
@@ -866,6 +873,7 @@ struct DailySummary {
   std::string date;
   std::int64_t players = 0;  // games counted so far today
   int best = 0;              // the most sets made today; 0 when nobody has played
+  std::optional<DealFairness> deal;  // the commitment to today's seed (docs/FAIRNESS.md, "Shared deals")
   friend bool operator==(const DailySummary&, const DailySummary&) = default;
 };
 

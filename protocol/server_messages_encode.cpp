@@ -382,6 +382,7 @@ OrderedJson to_json(const DailySummary& m) {
   out["date"] = m.date;
   out["players"] = m.players;
   out["best"] = m.best;
+  if (m.deal) out["deal"] = deal_notice_to_json(*m.deal);
   return out;
 }
 

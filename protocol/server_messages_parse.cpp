@@ -469,6 +469,11 @@ std::variant<ServerMessage, std::string> parse_server_message(std::string_view f
     m.date = read_text(r, "date");
     m.players = r.required_integer("players", 0, kMaxSafeInteger);
     m.best = read_int(r, "best", engine::kRanks);
+    if (const Json* deal = r.object("deal")) {
+      auto read = deal_notice_from_json(*deal);
+      if (const auto* error = std::get_if<std::string>(&read)) return "deal: " + *error;
+      m.deal = std::get<DealFairness>(std::move(read));
+    }
     result = std::move(m);
   } else {
     return "unknown message type \"" + detail::quote_untrusted(type) + "\"";

@@ -95,7 +95,9 @@ void DailyDeal::play(const std::shared_ptr<Client>& client, protocol::PlayDaily 
   Room::TableSetup setup;
   setup.humans.push_back(std::move(request.name));
   setup.bots = protocol::BotLevel::kMedium;
-  setup.deal_seed = daily_deal_seed(*services_.hasher, date);
+  // Its commitment is read_daily's (daily_commitment); the seed is served
+  // once the day is over.
+  setup.shared_deal = Room::SharedDeal{daily_seed_bytes(*services_.hasher, date), date, std::nullopt, std::nullopt};
   setup.player = client;
   setup.player_request = std::move(id);
   // The report comes once the game's end is committed; only the first
@@ -141,7 +143,8 @@ void DailyDeal::read(const std::shared_ptr<Client>& client, std::optional<protoc
   auto job = [this, client, date, id, answered]() mutable {
     try {
       const DailyStanding standing = daily_standing(store_->daily_tally(date), 0);
-      send(*client, protocol::DailySummary{std::move(id), date, standing.players, standing.best});
+      send(*client, protocol::DailySummary{std::move(id), date, standing.players, standing.best,
+                                           daily_commitment(*services_.hasher, date)});
     } catch (const std::exception& error) {
       spdlog::error("today's deal: reading the tally of {} failed: {}", date, error.what());
       send(*client, protocol::default_error(ErrorCode::kServerStoreUnavailable, std::move(id)));

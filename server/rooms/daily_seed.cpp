@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "server/rooms/next_deal.hpp"
+
 namespace gofish::server {
 
 std::string utc_date(std::int64_t unix_ms) {
@@ -19,6 +21,18 @@ std::uint64_t daily_deal_seed(const TokenHasher& key, std::string_view date) {
   std::string text = "gofish daily deal ";
   text += date;
   return key.digest(text);
+}
+
+std::vector<std::uint8_t> daily_seed_bytes(const TokenHasher& key, std::string_view date) {
+  return NextDeal::shared_seed(daily_deal_seed(key, date));
+}
+
+protocol::DealFairness daily_commitment(const TokenHasher& key, std::string_view date) {
+  protocol::DealFairness deal;
+  deal.commitment = fairness::to_hex(fairness::commitment_of(daily_seed_bytes(key, date)));
+  deal.shared = true;
+  deal.day = std::string(date);
+  return deal;
 }
 
 DailyStanding daily_standing(const DailyTally& tally, int sets) {

@@ -7,7 +7,7 @@
 #include <boost/asio/post.hpp>
 
 #include "engine/overloaded.hpp"
-#include "engine/random.hpp"
+#include "fairness/deal_algorithm.hpp"
 #include "protocol/event_json.hpp"
 #include "server/rooms/event_seating.hpp"
 
@@ -49,6 +49,37 @@ Event::Event(const RoomServices& services, RoomDirectory& directory, std::string
       views_timer_(*services.timers, strand_),
       results_timer_(*services.timers, strand_) {
   for (const std::string& name : roster_) pupils_.push_back(Pupil{name, std::nullopt, {}});
+  if (settings_.same_deal) next_round_seed_ = fairness::new_seed();
+}
+
+std::optional<protocol::DealFairness> Event::next_deal() const {
+  if (!settings_.same_deal || next_round_seed_.empty() || round_ >= settings_.rounds) return std::nullopt;
+  protocol::DealFairness deal;
+  deal.commitment = fairness::to_hex(fairness::commitment_of(next_round_seed_));
+  deal.shared = true;
+  return deal;
+}
+
+std::optional<protocol::DealFairness> Event::round_deal() const {
+  if (round_seed_.empty()) return std::nullopt;
+  protocol::DealFairness deal;
+  deal.commitment = fairness::to_hex(fairness::commitment_of(round_seed_));
+  deal.shared = true;
+  if (round_revealed_) deal.seed = fairness::to_hex(round_seed_);
+  return deal;
+}
+
+// Every table of the round has played its game to the end: nobody can use
+// the deck against anyone any more, so its seed is revealed, in the
+// teacher's state and in each table's transcript.
+void Event::reveal_round_if_over() {
+  if (!settings_.same_deal || round_revealed_ || tables_.empty()) return;
+  for (const Table& table : tables_) {
+    if (!table.live || table.status.state != protocol::RoomState::kOver) return;
+  }
+  round_revealed_ = true;
+  for (const Table& table : tables_) table.live->reveal_deal();
+  spdlog::info("event {}: every table of round {} is over; its deal's seed is revealed", code_, round_);
 }
 
 template <class F>
@@ -183,6 +214,8 @@ protocol::EventState Event::state() const {
   out.state = phase_;
   out.round = round_;
   out.paused = paused_;
+  out.next_deal = next_deal();
+  out.deal = round_deal();
   for (std::size_t i = 0; i < pupils_.size(); ++i) out.pupils.push_back(pupil_state(static_cast<int>(i)));
   if (phase_ != EventPhase::kPlaying && !plan_.empty()) {
     // The next round's seating, before its rooms exist.
@@ -281,7 +314,7 @@ void Event::do_join(const std::shared_ptr<Client>& client, protocol::JoinEvent r
       pupil.clients.push_back(client);
       seat_late(static_cast<int>(i));
       send(client, protocol::EventJoined{std::move(id), code_, name_, std::string(), true,
-                                         pupil_state(static_cast<int>(i)), round_, settings_.coaching});
+                                         pupil_state(static_cast<int>(i)), round_, settings_.coaching, next_deal()});
       hand_seat(static_cast<int>(i), client);
       push_state();
       return;
@@ -310,7 +343,7 @@ void Event::do_join(const std::shared_ptr<Client>& client, protocol::JoinEvent r
   save_pupil(static_cast<int>(*index));
   const bool late = seat_late(static_cast<int>(*index));
   send(client, protocol::EventJoined{std::move(id), code_, name_, std::move(token), false,
-                                     pupil_state(static_cast<int>(*index)), round_, settings_.coaching});
+                                     pupil_state(static_cast<int>(*index)), round_, settings_.coaching, next_deal()});
   if (late) hand_seat(static_cast<int>(*index), client);
   push_state();
 }
@@ -444,8 +477,16 @@ void Event::start_round(const std::shared_ptr<Client>& client, Id id) {
   }
   ++round_;
   phase_ = EventPhase::kPlaying;
-  const std::optional<std::uint64_t> seed =
-      settings_.same_deal ? std::optional<std::uint64_t>(engine::os_seed()) : std::nullopt;
+  // A same-deal round deals from the seed whose commitment everyone was
+  // shown before it began (next_deal), and the next round's is drawn now.
+  std::optional<Room::SharedDeal> shared;
+  round_seed_.clear();
+  round_revealed_ = false;
+  if (settings_.same_deal) {
+    if (next_round_seed_.empty()) next_round_seed_ = fairness::new_seed();
+    round_seed_ = std::exchange(next_round_seed_, fairness::new_seed());
+    shared = Room::SharedDeal{round_seed_, std::nullopt, code_, round_};
+  }
   keep_round_results();
   tables_.clear();
   for (std::size_t t = 0; t < plan_.size(); ++t) {
@@ -454,7 +495,7 @@ void Event::start_round(const std::shared_ptr<Client>& client, Id id) {
     table.live = rooms[t];
     Room::TableSetup setup;
     setup.bots = settings_.bots;
-    setup.deal_seed = seed;
+    setup.shared_deal = shared;
     setup.paused = paused_;
     for (int pupil : plan_[t]) {
       table.seats.emplace_back(pupil);
@@ -545,7 +586,8 @@ void Event::hand_seat(int pupil, const std::shared_ptr<Client>& client) {
   const auto seat = seat_of(pupil);
   if (!seat) return;
   Table& table = tables_[static_cast<std::size_t>(seat->first)];
-  protocol::EventSeat message{code_, round_, seat->first, table.room, seat->second, std::string(), settings_.coaching};
+  protocol::EventSeat message{code_,        round_,        seat->first,        table.room,
+                              seat->second, std::string(), settings_.coaching, next_deal()};
   // After the event's own records (the round, its tables) are committed.
   outbox_.after([self = shared_from_this(), client, message = std::move(message), table = seat->first,
                  round = round_]() mutable {
@@ -581,6 +623,7 @@ void Event::table_changed(int round, int table, protocol::EventTable status, std
   changed.status = std::move(status);
   changed.hands = std::move(hands);
   if (changed.status.game_id && !changed.game_id) table_finished(table);
+  reveal_round_if_over();
   push_state();
   push_view(table);
 }

@@ -149,6 +149,13 @@ class Event : public std::enable_shared_from_this<Event> {
   // A pupil with a seat in the round in play gets its seat token.
   void hand_seat(int pupil, const std::shared_ptr<Client>& client);
   void table_changed(int round, int table, protocol::EventTable status, std::vector<engine::CardSet> hands);
+  // A same-deal round (docs/FAIRNESS.md, "Shared deals"): the commitment to
+  // the next round's seed, announced before that round deals; the round's,
+  // with its seed once revealed; and the reveal, once every table of the
+  // round is over (never while one still plays: its deck is everyone's).
+  std::optional<protocol::DealFairness> next_deal() const;
+  std::optional<protocol::DealFairness> round_deal() const;
+  void reveal_round_if_over();
   void watch(int table);
 
   // Results (event_results_keeping.cpp): a table's game is over (its
@@ -206,6 +213,15 @@ class Event : public std::enable_shared_from_this<Event> {
   std::vector<Pupil> pupils_;
   std::vector<std::vector<int>> plan_;  // the next round's seating, by table
   std::vector<Table> tables_;           // the round in play, or the last one
+  // A same-deal event's seeds (gofish-deal/1): the next round's, drawn and
+  // its commitment announced before that round starts, and the round in
+  // play's (or the last), revealed once every table of it is over. Held in
+  // memory only, like a room's next deal: a restored event draws a fresh
+  // next seed and announces it; the round in play keeps its seed in its
+  // tables' games, and their transcripts reveal it once all are over.
+  std::vector<std::uint8_t> next_round_seed_;
+  std::vector<std::uint8_t> round_seed_;
+  bool round_revealed_ = false;
   GuardedTimer console_timer_;
   bool state_due_ = false;
   bool paused_ = false;  // pause_tables: every table of the round in play, and the next round's

@@ -1,17 +1,25 @@
 #include "server/rooms/next_deal.hpp"
 
+#include "server/rooms/daily_seed.hpp"
+
 namespace gofish::server {
 
 NextDeal::NextDeal(int seats) : seed_(fairness::new_seed()), contributions_(static_cast<std::size_t>(seats)) {}
 
-NextDeal NextDeal::shared(std::uint64_t shared_seed) {
-  // Bytes of the 64-bit seed, hashed to the 32 bytes the algorithm takes: a
-  // server detail, since a checker needs only the revealed 32 bytes.
+fairness::Bytes NextDeal::shared_seed(std::uint64_t shared_seed) {
+  // Bytes of the 64-bit seed, hashed to the 32 bytes the algorithm takes.
   fairness::Bytes message{'g', 'o', 'f', 'i', 's', 'h', ' ', 's', 'h', 'a', 'r', 'e', 'd', ' ', 'd', 'e', 'a', 'l'};
   for (int i = 7; i >= 0; --i) message.push_back(static_cast<std::uint8_t>(shared_seed >> (8 * i)));
+  return fairness::sha256(message);
+}
+
+NextDeal NextDeal::shared(fairness::Bytes seed, const protocol::DealFairness& when) {
   NextDeal out;
-  out.seed_ = fairness::sha256(message);
+  out.seed_ = std::move(seed);
   out.shared_ = true;
+  out.when_.day = when.day;
+  out.when_.event = when.event;
+  out.when_.round = when.round;
   return out;
 }
 
@@ -19,6 +27,9 @@ protocol::DealFairness NextDeal::announced() const {
   protocol::DealFairness out;
   out.commitment = fairness::to_hex(fairness::commitment_of(seed_));
   out.shared = shared_;
+  out.day = when_.day;
+  out.event = when_.event;
+  out.round = when_.round;
   return out;
 }
 
@@ -48,6 +59,14 @@ NextDeal::Dealt NextDeal::deal(const engine::Rules& rules, int players) const {
     out.record.contributions.push_back(value ? std::optional(fairness::to_hex(*value)) : std::nullopt);
   }
   return out;
+}
+
+std::optional<protocol::DealFairness> served_fairness(const std::optional<protocol::DealFairness>& fairness,
+                                                      std::int64_t now_ms, bool round_over) {
+  if (!fairness || !fairness->shared) return fairness;
+  if (fairness->day && utc_date(now_ms) <= *fairness->day) return protocol::without_seed(*fairness);
+  if (fairness->round && !round_over) return protocol::without_seed(*fairness);
+  return fairness;
 }
 
 }  // namespace gofish::server

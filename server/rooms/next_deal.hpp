@@ -26,9 +26,13 @@ class NextDeal {
   // A fresh seed from the OS, no contribution yet.
   explicit NextDeal(int seats);
   // The same deal at every table (a class event's same-deal round, today's
-  // deal): the seed comes from the shared 64-bit seed, and no contribution
-  // is taken.
-  static NextDeal shared(std::uint64_t shared_seed);
+  // deal): the shared seed, whose commitment was announced before, and no
+  // contribution. `when` says when the seed is revealed (its day, or its
+  // event and round): it goes into the record.
+  static NextDeal shared(fairness::Bytes seed, const protocol::DealFairness& when);
+  // The 32 seed bytes of a 64-bit shared seed (today's deal): a server
+  // detail, since a checker needs only the revealed 32 bytes.
+  static fairness::Bytes shared_seed(std::uint64_t shared_seed);
 
   // The commitment alone, as the room announces it.
   protocol::DealFairness announced() const;
@@ -52,6 +56,14 @@ class NextDeal {
   fairness::Bytes seed_;
   fairness::Contributions contributions_;
   bool shared_ = false;
+  protocol::DealFairness when_;  // a shared deal's day, or event and round
 };
+
+// A finished game's fairness record as it may be served at `now_ms`
+// (docs/FAIRNESS.md, "Shared deals"): today's deal keeps its seed until its
+// day is over (UTC), a same-deal round until every table of the round is
+// over (`round_over`); any other record is served whole.
+std::optional<protocol::DealFairness> served_fairness(const std::optional<protocol::DealFairness>& fairness,
+                                                      std::int64_t now_ms, bool round_over);
 
 }  // namespace gofish::server

@@ -416,8 +416,9 @@ void RoomImpl::do_transcript(const std::shared_ptr<Client>& client, Id id) {
   if (!last_finished_) return reply_error(client, ErrorCode::kRoomTranscriptUnavailable, std::move(id));
   std::optional<std::string> kept_id;
   if (outbox_.enabled() && !last_finished_->id.empty()) kept_id = last_finished_->id;
-  send(client, protocol::TranscriptMessage{std::move(id), code_, last_finished_->number, last_finished_->transcript,
-                                           last_finished_->players, kept_id, last_finished_->fairness});
+  send(client,
+       protocol::TranscriptMessage{std::move(id), code_, last_finished_->number, last_finished_->transcript,
+                                   last_finished_->players, kept_id, served_fairness(last_finished_->fairness)});
 }
 
 void RoomImpl::do_decision(const std::shared_ptr<Client>& client, const engine::Decision& decision, Id id,
@@ -443,7 +444,6 @@ void RoomImpl::start_game() {
   // gofish-deal/1 (docs/FAIRNESS.md): from the seed committed to and the
   // contributions received by now; a same-deal round or today's deal from
   // the seed every table shares (room_table.cpp), with no contribution.
-  if (next_deal_seed_) next_deal_ = NextDeal::shared(*std::exchange(next_deal_seed_, std::nullopt));
   if (!next_deal_) next_deal_.emplace(settings_.seats);
   const NextDeal::Dealt dealt = next_deal_->deal(settings_.rules, settings_.seats);
   const fairness::FairDeal& deal = dealt.deal;

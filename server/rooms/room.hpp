@@ -151,12 +151,21 @@ class Room {
   // Seats the event's pupils (by name, in seats 0.. of `humans`; nobody
   // connected, each seat under a fresh token nobody knows until hand_seat)
   // and bots of `bots` in the rest, and starts the game at once. With
-  // `deal_seed` the deck is shuffled from it (every table of a same-deal
-  // round gets the same one) instead of from the OS.
+  // `shared_deal` the deck comes from that seed (every table of a same-deal
+  // round, every game of today's deal gets the same one) instead of from
+  // the OS.
+  struct SharedDeal {
+    std::vector<std::uint8_t> seed;  // 32 bytes, whose commitment was announced before
+    // When the seed may be revealed (docs/FAIRNESS.md, "Shared deals"):
+    // after `day` (today's deal), or when the event says (reveal_deal).
+    std::optional<std::string> day;
+    std::optional<std::string> event;
+    std::optional<int> round;
+  };
   struct TableSetup {
     std::vector<std::string> humans;
     protocol::BotLevel bots = protocol::BotLevel::kMedium;
-    std::optional<std::uint64_t> deal_seed;
+    std::optional<SharedDeal> shared_deal;
     bool paused = false;  // the event's tables are paused: this one starts so
     // Today's deal (daily_deal.hpp): the human of seat 0 is connected
     // already and takes the seat at once, answered as a room's creator is
@@ -166,6 +175,9 @@ class Room {
     std::optional<protocol::RequestId> player_request;
   };
   virtual void open_table(TableSetup setup) = 0;
+  // Every table of this table's same-deal round is over: the round's seed
+  // may be served in this table's transcript from now on.
+  virtual void reveal_deal() = 0;
   // Gives the human in `seat` a fresh seat token (the one before stops
   // working), stored like any seat's, and sends `message` with it to
   // `client` once it is committed: the pupil resumes the seat with it.

@@ -61,6 +61,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void move_away(bool commit_first, std::function<void()> after) override;
   void leases_confirmed(bool confirmed) override;
   void open_table(TableSetup setup) override;
+  void reveal_deal() override;
   void hand_seat(std::shared_ptr<Client> client, engine::Seat seat, protocol::EventSeat message) override;
   void watch(TableReport report, bool coaching) override;
   void pause_table(bool paused) override;
@@ -201,6 +202,10 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void close_room(protocol::RoomClosedReason reason, const std::string& why);
   // ---- room_table.cpp: a table of a class event
   void do_open_table(TableSetup setup);
+  // A finished game's fairness record as it may be served now: a shared
+  // deal's seed is left out until it is revealed (its day is over, or the
+  // event said reveal_deal).
+  std::optional<protocol::DealFairness> served_fairness(const std::optional<protocol::DealFairness>& fairness) const;
   void do_hand_seat(const std::shared_ptr<Client>& client, engine::Seat seat, protocol::EventSeat message);
   void do_release_seat(engine::Seat seat);
   void do_seat_late_pupil(engine::Seat seat, std::string name);
@@ -256,9 +261,9 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // Hands a write the store writer refused (out of memory) over again.
   GuardedTimer resubmit_timer_;
   engine::Rng rng_;
-  // A class event's table (room_table.cpp): the next deal's seed, and who
-  // hears of changes with what they last heard.
-  std::optional<std::uint64_t> next_deal_seed_;
+  // A class event's table (room_table.cpp): whether its same-deal round's
+  // seed is revealed, and who hears of changes with what they last heard.
+  bool deal_revealed_ = false;  // reveal_deal: the same-deal round is over at every table
   // gofish-deal/1 (next_deal.hpp): the seed and contributions of the next
   // game, from the room's making and again after every game.
   std::optional<NextDeal> next_deal_;

@@ -14,6 +14,15 @@ void RoomImpl::open_table(TableSetup setup) {
   on_strand([setup = std::move(setup)](RoomImpl& room) mutable { room.do_open_table(std::move(setup)); });
 }
 
+void RoomImpl::reveal_deal() {
+  on_strand([](RoomImpl& room) { room.deal_revealed_ = true; });
+}
+
+std::optional<protocol::DealFairness> RoomImpl::served_fairness(
+    const std::optional<protocol::DealFairness>& fairness) const {
+  return server::served_fairness(fairness, services_.timers->wall_ms(), deal_revealed_);
+}
+
 void RoomImpl::hand_seat(std::shared_ptr<Client> client, engine::Seat seat, protocol::EventSeat message) {
   on_strand([client = std::move(client), seat, message = std::move(message)](RoomImpl& room) mutable {
     room.do_hand_seat(client, seat, std::move(message));
@@ -92,13 +101,21 @@ void RoomImpl::do_open_table(TableSetup setup) {
     seat_human(static_cast<engine::Seat>(i), nullptr, std::move(setup.humans[i]));
   }
   while (const auto index = seats_.first_empty()) seats_.seat_bot(*index, setup.bots);
+  if (setup.shared_deal) {
+    // The shared seed's commitment, announced before (the event's state,
+    // read_daily), is the one this room's snapshot shows and deals from.
+    protocol::DealFairness when;
+    when.day = setup.shared_deal->day;
+    when.event = setup.shared_deal->event;
+    when.round = setup.shared_deal->round;
+    next_deal_ = NextDeal::shared(std::move(setup.shared_deal->seed), when);
+  }
   if (setup.player) {
     // As do_create answers, before the deal's events.
     seats_.set_host(0);
     send(setup.player, protocol::Created{std::move(setup.player_request), code_, 0, player_token});
     send(setup.player, snapshot(0));
   }
-  next_deal_seed_ = setup.deal_seed;
   // Paused before the deal, so no bot moves and no clock starts.
   teacher_paused_ = setup.paused;
   update_pause();

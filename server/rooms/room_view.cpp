@@ -22,8 +22,7 @@ protocol::RoomSnapshot RoomView::snapshot(std::optional<engine::Seat> you) const
   }
   m.timer = timer_;
   if (state_ != protocol::RoomState::kPlaying && next_deal_) {
-    m.next_deal =
-        protocol::DealFairness{next_deal_->algorithm, next_deal_->commitment, std::nullopt, {}, next_deal_->shared};
+    m.next_deal = protocol::without_seed(*next_deal_);
   }
   return m;
 }

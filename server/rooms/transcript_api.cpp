@@ -7,6 +7,7 @@
 
 #include "protocol/messages.hpp"
 #include "protocol/text.hpp"
+#include "server/rooms/next_deal.hpp"
 #include "server/rooms/room_restore.hpp"
 #include "server/store/store.hpp"
 
@@ -24,6 +25,10 @@ ApiReply not_found() { return error_reply(404, protocol::ErrorCode::kApiGameNotF
 }  // namespace
 
 ApiReply transcript_reply(Store& store, std::string_view path) {
+  return transcript_reply(store, path, steady_timers()->wall_ms());
+}
+
+ApiReply transcript_reply(Store& store, std::string_view path, std::int64_t now_ms) {
   constexpr std::string_view kSuffix = "/transcript";
   if (!path.starts_with(kGamesApiPrefix) || !path.ends_with(kSuffix)) return not_found();
   const std::string_view id =
@@ -32,7 +37,12 @@ ApiReply transcript_reply(Store& store, std::string_view path) {
   if (!protocol::is_token(id)) return not_found();
   try {
     if (auto game = store.finished_game(std::string(id))) {
-      return ApiReply{200, "application/json", finished_transcript(*game)};
+      if (auto played = finished_game(*game)) {
+        const auto fairness = served_fairness(played->fairness, now_ms, false);
+        return ApiReply{200, "application/json",
+                        protocol::transcript_document(played->transcript, played->players, fairness)};
+      }
+      return ApiReply{200, "application/json", finished_transcript(*game)};  // an older server's, as it wrote it
     }
   } catch (const std::exception& error) {
     spdlog::error("transcript api: {}", error.what());
@@ -41,9 +51,10 @@ ApiReply transcript_reply(Store& store, std::string_view path) {
   return not_found();
 }
 
-void add_transcript_api(ApiRouter& router, Store& store) {
-  router.add(std::string(kGamesApiPrefix),
-             [&store](const ApiRequest& request) { return transcript_reply(store, request.path); });
+void add_transcript_api(ApiRouter& router, Store& store, std::shared_ptr<const TimerSource> clock) {
+  router.add(std::string(kGamesApiPrefix), [&store, clock = std::move(clock)](const ApiRequest& request) {
+    return transcript_reply(store, request.path, clock->wall_ms());
+  });
 }
 
 }  // namespace gofish::server

@@ -6,9 +6,12 @@
 // "message":...}.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "server/rooms/api_router.hpp"
+#include "server/rooms/timer_source.hpp"
 
 namespace gofish::server {
 
@@ -16,9 +19,15 @@ class Store;
 
 inline constexpr std::string_view kGamesApiPrefix = "/api/games/";
 
-ApiReply transcript_reply(Store& store, std::string_view path);
+// `now_ms`: the wall clock, which says whether today's deal's seed may be
+// served yet (served_fairness). A same-deal round's seed is never served
+// here: this answer cannot know whether every table of the round is over
+// (docs/FAIRNESS.md, "Shared deals"; the room's transcript and the event's
+// state carry it then).
+ApiReply transcript_reply(Store& store, std::string_view path, std::int64_t now_ms);
+ApiReply transcript_reply(Store& store, std::string_view path);  // on the real clock
 
-// Registers the route; `store` must outlive the router's use.
-void add_transcript_api(ApiRouter& router, Store& store);
+// Registers the route; `store` and `clock` must outlive the router's use.
+void add_transcript_api(ApiRouter& router, Store& store, std::shared_ptr<const TimerSource> clock = steady_timers());
 
 }  // namespace gofish::server

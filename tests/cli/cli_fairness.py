@@ -93,8 +93,27 @@ def main():
         check(bad.returncode == 1 and bad.stderr.strip() ==
               "The seed does not match the commitment: this is not the seed the server committed to before the deal.",
               f"verify of a wrong seed: {bad.returncode} {bad.stderr!r}")
+
+        # A shared deal whose seed is not revealed yet (docs/FAIRNESS.md,
+        # "Shared deals"): a plain sentence and no failure; an ordinary deal
+        # without its seed still fails.
+        shared = {k: v for k, v in fairness.items() if k != "seed"}
+        shared.update(contributions=[], shared=True, day="2026-11-30")
+        path = os.path.join(work, "not-revealed.json")
+        with open(path, "w") as out:
+            json.dump(dict(transcript, fairness=shared), out)
+        pending = verify(path)
+        check(pending.returncode == 0 and pending.stdout.startswith("Not checked yet: ") and
+              "once the day of today's deal (2026-11-30, UTC) is over" in pending.stdout,
+              f"verify of a shared deal not revealed yet: {pending.returncode} {pending.stdout!r} {pending.stderr!r}")
+        path = os.path.join(work, "no-seed.json")
+        with open(path, "w") as out:
+            json.dump(dict(transcript, fairness={k: v for k, v in fairness.items() if k != "seed"}), out)
+        unrevealed = verify(path)
+        check(unrevealed.returncode == 1, f"verify of a room's deal without its seed: {unrevealed.returncode}")
         print(good.stdout.strip())
         print(bad.stderr.strip())
+        print(pending.stdout.strip())
 
 
 run(main)

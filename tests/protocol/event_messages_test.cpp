@@ -179,20 +179,42 @@ TEST_CASE("events: every server message encodes and parses back to itself") {
   state.tables = {table};
   engine::CardSet ann_hand;
   for (const char* card : {"QH", "2C", "10S"}) ann_hand.add(*engine::parse_card(card));
+  // A same-deal event's commitments (docs/FAIRNESS.md, "Shared deals").
+  DealFairness next_deal;
+  next_deal.commitment = std::string(64, 'a');
+  next_deal.shared = true;
+  DealFairness revealed = next_deal;
+  revealed.seed = std::string(64, 'b');
+  EventState dealt = state;
+  dealt.next_deal = next_deal;
+  dealt.deal = revealed;
   const std::vector<EventServerMessage> messages = {
       EventCreated{RequestId(std::int64_t{1}), "K7QXM2", "tok", state},
-      EventJoined{RequestId(std::string("j")), "K7QXM2", "Class 3B", "tok", false, state.pupils[0], 1},
-      EventJoined{std::nullopt, "K7QXM2", "Class 3B", "", true, state.pupils[1], 0, true},
+      EventJoined{RequestId(std::string("j")), "K7QXM2", "Class 3B", "tok", false, state.pupils[0], 1, false,
+                  std::nullopt},
+      EventJoined{std::nullopt, "K7QXM2", "Class 3B", "", true, state.pupils[1], 0, true, std::nullopt},
+      EventJoined{std::nullopt, "K7QXM2", "Class 3B", "", true, state.pupils[1], 0, true, next_deal},
       EventStateMessage{std::nullopt, state},
-      EventSeat{"K7QXM2", 1, 0, "K7QXM", 1, "tok"},
-      EventSeat{"K7QXM2", 1, 0, "K7QXM", 1, "tok", true},
-      EventRoster{RequestId(std::string("r")), "K7QXM2", "Class 3B", true,
-                  {EventRosterName{"Ann", true}, EventRosterName{"Ben", false}}, true, EventPhase::kPlaying},
+      EventStateMessage{std::nullopt, dealt},
+      EventSeat{"K7QXM2", 1, 0, "K7QXM", 1, "tok", false, std::nullopt},
+      EventSeat{"K7QXM2", 1, 0, "K7QXM", 1, "tok", true, std::nullopt},
+      EventSeat{"K7QXM2", 1, 0, "K7QXM", 1, "tok", true, next_deal},
+      EventRoster{RequestId(std::string("r")),
+                  "K7QXM2",
+                  "Class 3B",
+                  true,
+                  {EventRosterName{"Ann", true}, EventRosterName{"Ben", false}},
+                  true,
+                  EventPhase::kPlaying},
       EventRoster{std::nullopt, "K7QXM2", "Class 3B", false, {}, false, EventPhase::kClosed},
       EventTeacherMessage{"Five minutes left."},
       EventLeft{"removed"},
       EventUnseated{"teacher"},
-      TableView{0, "K7QXM", RoomState::kPlaying, 1, 20,
+      TableView{0,
+                "K7QXM",
+                RoomState::kPlaying,
+                1,
+                20,
                 {TableViewSeat{0, "Ann", 0, 3, {12}, ann_hand},
                  TableViewSeat{1, "Bot Bea", std::nullopt, 3, {}, std::nullopt}}},
       TableView{1, "QXM7K", RoomState::kOver, std::nullopt, 0, {}},

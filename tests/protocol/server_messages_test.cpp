@@ -331,7 +331,10 @@ TEST_CASE("room snapshots and events round-trip for every viewer of random games
                                      std::string(64, 'a'),
                                      std::string(64, 'b'),
                                      {std::string(32, 'c'), std::nullopt, std::nullopt},
-                                     false}};
+                                     false,
+                                     std::nullopt,
+                                     std::nullopt,
+                                     std::nullopt}};
     check_round_trip(encode(t));
     const auto parsed = parse_server_message(encode(t));
     REQUIRE(std::holds_alternative<ServerMessage>(parsed));
@@ -342,6 +345,14 @@ TEST_CASE("room snapshots and events round-trip for every viewer of random games
     const auto with_id = parse_server_message(encode(t));
     REQUIRE(std::holds_alternative<ServerMessage>(with_id));
     CHECK(std::get<TranscriptMessage>(std::get<ServerMessage>(with_id)) == t);
+    // A shared deal's seed held back, with when it comes: a day, or an event's round.
+    t.fairness = DealFairness{"gofish-deal/1", std::string(64, 'a'), std::nullopt, {}, true,
+                              "2026-11-30",    std::nullopt,         std::nullopt};
+    check_round_trip(encode(t));
+    CHECK(std::get<TranscriptMessage>(std::get<ServerMessage>(parse_server_message(encode(t)))) == t);
+    t.fairness = DealFairness{"gofish-deal/1", std::string(64, 'a'), std::nullopt, {}, true, std::nullopt, "K7QXM2", 2};
+    check_round_trip(encode(t));
+    CHECK(std::get<TranscriptMessage>(std::get<ServerMessage>(parse_server_message(encode(t)))) == t);
   }
   CHECK(snapshots > 100);
   CHECK(improper_turns > 100);
@@ -422,8 +433,11 @@ TEST_CASE("every other server message round-trips") {
       RoomPaused{"K7QXM", PauseReason::kStoreUnreachable, "The store cannot be reached."},
       RoomResumed{"K7QXM", "Play goes on."},
       DailyResult{"2026-11-30", 5, 37, 62, 8},
-      DailySummary{RequestId{std::string("d1")}, "2026-11-30", 37, 8},
-      DailySummary{std::nullopt, "2026-12-01", 0, 0},
+      DailySummary{RequestId{std::string("d1")}, "2026-11-30", 37, 8, std::nullopt},
+      DailySummary{
+          std::nullopt, "2026-12-01", 0, 0,
+          DealFairness{
+              "gofish-deal/1", std::string(64, 'a'), std::nullopt, {}, true, std::nullopt, std::nullopt, std::nullopt}},
       EventMessage{1, SeatJoined{1, "Bob"}},
       EventMessage{2, SeatLeft{1, "Bob"}},
       EventMessage{3, BotAdded{3, BotLevel::kEasy, "Easy bot"}},

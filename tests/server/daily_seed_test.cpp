@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "fairness/deal_algorithm.hpp"
+
 namespace gofish::server {
 namespace {
 
@@ -25,6 +27,23 @@ TEST_CASE("daily seed: the same date and key give the same seed, another date or
   CHECK(seed != daily_deal_seed(other_key, "2026-11-30"));
   // Keyed: not the plain hash of the text under a zero key.
   CHECK(seed != siphash24(0, 0, "gofish daily deal 2026-11-30"));
+}
+
+TEST_CASE("daily seed: the day's commitment is SHA-256 of the 32 seed bytes it is dealt from") {
+  const TokenHasher key({1, 2, 3, 4});
+  const std::uint64_t seed = daily_deal_seed(key, "2026-11-30");
+  // docs/FAIRNESS.md, "Shared deals": SHA-256 of "gofish shared deal" and the
+  // day's 64-bit seed, big-endian.
+  fairness::Bytes message{'g', 'o', 'f', 'i', 's', 'h', ' ', 's', 'h', 'a', 'r', 'e', 'd', ' ', 'd', 'e', 'a', 'l'};
+  for (int i = 7; i >= 0; --i) message.push_back(static_cast<std::uint8_t>(seed >> (8 * i)));
+  const fairness::Bytes bytes = daily_seed_bytes(key, "2026-11-30");
+  CHECK(bytes == fairness::sha256(message));
+  const protocol::DealFairness deal = daily_commitment(key, "2026-11-30");
+  CHECK(deal.commitment == fairness::to_hex(fairness::commitment_of(bytes)));
+  CHECK_FALSE(deal.seed);
+  CHECK(deal.shared);
+  CHECK(deal.day == "2026-11-30");
+  CHECK(deal.commitment != daily_commitment(key, "2026-12-01").commitment);
 }
 
 TEST_CASE("daily seed: a game's standing among the day's") {

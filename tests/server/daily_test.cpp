@@ -10,14 +10,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
 #include "engine/transcript.hpp"
+#include "fairness/deal_check.hpp"
+#include "protocol/fairness_json.hpp"
 #include "protocol/text.hpp"
 #include "rooms_support.hpp"
 #include "server_process.hpp"
 #include "temp_dir.hpp"
+#include "test_client.hpp"
 
 namespace gofish::server::testing {
 namespace {
@@ -34,6 +38,9 @@ std::string today() {
 struct Played {
   engine::Deck deck;
   protocol::DailyResult result;
+  std::string announced;            // the commitment in the room before the deal
+  protocol::DealFairness fairness;  // the transcript's, during the day
+  nlohmann::json http_fairness;     // the same game's, over HTTP
 };
 
 bool is_result(const protocol::ServerMessage& m) { return std::holds_alternative<protocol::DailyResult>(m); }
@@ -59,6 +66,16 @@ Played play_daily(std::uint16_t port, const std::string& name, std::uint64_t see
   REQUIRE(result.has_value());
   const auto transcript = player.peer().expect<protocol::TranscriptMessage>(protocol::GetTranscript{});
   CHECK(engine::replay_check(transcript.transcript) == std::nullopt);
+  REQUIRE(transcript.fairness);
+  REQUIRE(transcript.game_id);
+  const auto over_http = http_request(port, "/api/games/" + *transcript.game_id + "/transcript");
+  REQUIRE(over_http.status == 200);
+  std::string announced;
+  for (const auto& frame : player.peer().frames()) {
+    const auto* snapshot = std::get_if<protocol::RoomSnapshot>(&frame.message);
+    if (snapshot != nullptr && snapshot->game_number == 0 && snapshot->next_deal)
+      announced = snapshot->next_deal->commitment;
+  }
   CHECK(transcript.players.size() == 4);
   for (std::size_t i = 1; i < transcript.players.size(); ++i) {
     CHECK(transcript.players[i].bot == protocol::BotLevel::kMedium);
@@ -73,7 +90,8 @@ Played play_daily(std::uint16_t port, const std::string& name, std::uint64_t see
   }
   CHECK(player.games_over() == 2);
   CHECK_FALSE(player.peer().await(is_result, 500ms).has_value());
-  return Played{transcript.transcript.deck, std::get<protocol::DailyResult>(*result)};
+  return Played{transcript.transcript.deck, std::get<protocol::DailyResult>(*result), announced, *transcript.fairness,
+                nlohmann::json::parse(over_http.body)["fairness"]};
 }
 
 int percentile_of(int sets, const std::vector<int>& all) {
@@ -95,12 +113,32 @@ TEST_CASE("today's deal: two players, the same deck, the standing, and the tally
     CHECK(before.date == date);
     CHECK(before.players == 0);
     CHECK(before.best == 0);
+    // The day's commitment, before anyone has played (docs/FAIRNESS.md, "Shared deals").
+    REQUIRE(before.deal);
+    CHECK(before.deal->commitment.size() == 64);
+    CHECK_FALSE(before.deal->seed);
 
     const Played ann = play_daily(server.port(), "Ann", 1);
     CHECK(ann.result.date == date);
     CHECK(ann.result.players == 1);
     CHECK(ann.result.percentile == 50);
     CHECK(ann.result.best == ann.result.sets);
+    // The room announced the day's commitment before the deal, the game was
+    // dealt from it, and during the day nobody is served the seed: the
+    // checker says it is not revealed yet.
+    CHECK(ann.announced == before.deal->commitment);
+    CHECK(ann.fairness.commitment == before.deal->commitment);
+    CHECK(ann.fairness.shared);
+    CHECK(ann.fairness.day == date);
+    CHECK_FALSE(ann.fairness.seed);
+    CHECK(ann.http_fairness["commitment"] == before.deal->commitment);
+    CHECK(ann.http_fairness["day"] == date);
+    CHECK_FALSE(ann.http_fairness.contains("seed"));
+    nlohmann::json record;
+    record["fairness"] = protocol::fairness_to_json(ann.fairness);
+    const fairness::Verdict pending = fairness::check_transcript(record);
+    CHECK(pending.pending);
+    CHECK_FALSE(pending.fair);
 
     // Not in the lobby, even while it is played.
     CHECK(looker.expect<protocol::LobbyList>(protocol::Lobby{}).rooms.empty());
@@ -116,6 +154,7 @@ TEST_CASE("today's deal: two players, the same deck, the standing, and the tally
     const auto after = looker.expect<protocol::DailySummary>(protocol::ReadDaily{});
     CHECK(after.players == 2);
     CHECK(after.best == best);
+    CHECK(after.deal == before.deal);
     CHECK(server.stop(SIGTERM) == 0);
   }
   ServerProcess server(dir.path, dir.path / "server-2.log", fast);

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "event_support.hpp"
+#include "fairness/deal_algorithm.hpp"
+#include "fairness/deal_check.hpp"
 #include "protocol/rules_json.hpp"
 #include "protocol/text.hpp"
 #include "rooms_support.hpp"
@@ -372,6 +374,17 @@ TEST_CASE("class event: the leak check catches a card or a hand in an event mess
   CHECK(find_event_leaks({R"({"type":"event_state","event":{"tables":[{"pond":3,"top":"QH"}]}})"}, "t").size() == 1);
   CHECK(find_event_leaks({R"({"type":"event_seat","hand":[]})"}, "t").size() == 1);
   CHECK(find_event_leaks({R"({"type":"event_joined","pupil":{"name":"10D"}})"}, "t").size() == 1);
+  // A same-deal round's seed: only in event_state's deal, once every table is over.
+  const std::string seed = R"("seed":")" + std::string(64, 'a') + R"(")";
+  CHECK(find_event_leaks({R"({"type":"event_state","event":{"tables":[{"state":"over"},{"state":"playing"}],"deal":{)" +
+                          seed + "}}}"},
+                         "t")
+            .size() == 1);
+  CHECK(find_event_leaks(
+            {R"({"type":"event_state","event":{"tables":[{"state":"over"},{"state":"over"}],"deal":{)" + seed + "}}}"},
+            "t")
+            .empty());
+  CHECK(find_event_leaks({R"({"type":"event_seat","next_deal":{)" + seed + "}}"}, "t").size() == 1);
   // Room messages are left to find_leaks; counts and names are fine.
   CHECK(find_event_leaks({R"({"type":"event","v":1,"event":{"type":"drew","card":"QH"}})"}, "t").empty());
   CHECK(find_event_leaks({R"({"type":"event_state","event":{"tables":[{"pond":3,"seats":[{"cards":5}]}]}})"}, "t")
@@ -390,6 +403,124 @@ TEST_CASE("class event: the leak check catches a card or a hand in an event mess
   CHECK(find_event_leaks({R"({"type":"table_view","top":"KS","seats":[{"cards":1,"hand":["2C"]}]})"}, "t",
                          EventAudience::kCoach)
             .size() == 1);
+}
+
+// A table's transcript as `port` serves it: over HTTP by game id, or to a
+// spectator in its room.
+nlohmann::json http_transcript(std::uint16_t port, const std::string& game_id) {
+  const auto reply = http_request(port, "/api/games/" + game_id + "/transcript");
+  REQUIRE(reply.status == 200);
+  return nlohmann::json::parse(reply.body);
+}
+
+nlohmann::json room_transcript(Peer& peer) {
+  const auto message = peer.expect<protocol::TranscriptMessage>(protocol::GetTranscript{});
+  return nlohmann::json::parse(protocol::encode(message))["transcript"];
+}
+
+TEST_CASE("class event: a same-deal round's commitment comes before its deal, its seed after every table") {
+  TempDir dir("gofish-event-deal");
+  // Bots take a moment, so Ann sits down before her table's game is over.
+  ServerProcess server(dir.path, dir.path / "server.log", {"--bot-delay-ms=20"});
+  const auto port = server.port();
+  Peer teacher(port);
+  const std::vector<std::string> roster = {"Ann", "Ben", "Cleo", "Dev", "Eli"};
+  const auto created = teacher.expect_class<protocol::EventCreated>(class_event("Class 3B", roster, 2, true));
+  // Before any round: the first round's commitment, to the teacher and to
+  // every pupil as they join.
+  REQUIRE(created.event.next_deal);
+  CHECK_FALSE(created.event.deal);
+  CHECK_FALSE(created.event.next_deal->seed);
+  const std::string commitment = created.event.next_deal->commitment;
+  CHECK(commitment.size() == 64);
+  std::vector<std::unique_ptr<Peer>> pupils;
+  for (const auto& name : roster) {
+    pupils.push_back(std::make_unique<Peer>(port));
+    const auto joined = pupils.back()->expect_class<protocol::EventJoined>(protocol::JoinEvent{created.code, name, ""});
+    REQUIRE(joined.next_deal);
+    CHECK(joined.next_deal->commitment == commitment);
+  }
+  CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
+  const auto seat = pupils[0]->await_class(
+      [](const protocol::EventServerMessage& m) { return std::holds_alternative<protocol::EventSeat>(m); });
+  REQUIRE(seat.has_value());
+  const auto where = std::get<protocol::EventSeat>(*seat);
+  // The seat names the next round's commitment, a new one.
+  REQUIRE(where.next_deal);
+  CHECK(where.next_deal->commitment != commitment);
+  // Ann sits down and does not play: her table waits for her.
+  pupils[0]->expect<protocol::Joined>(protocol::Resume{where.token, std::nullopt});
+  const auto others_over = [&](const protocol::EventState& s) {
+    if (s.tables.size() < 2) return false;
+    for (std::size_t t = 0; t < s.tables.size(); ++t) {
+      const bool over = s.tables[t].state == protocol::RoomState::kOver && s.tables[t].game_id;
+      if (static_cast<int>(t) == where.table ? s.tables[t].state != protocol::RoomState::kPlaying : !over) return false;
+    }
+    return true;
+  };
+  const protocol::EventState waiting = await_event_state(teacher, others_over, 30s);
+  REQUIRE(others_over(waiting));
+  REQUIRE(waiting.deal);
+  CHECK(waiting.deal->commitment == commitment);
+  CHECK_FALSE(waiting.deal->seed);
+  REQUIRE(waiting.next_deal);
+  CHECK(waiting.next_deal->commitment == where.next_deal->commitment);
+
+  // While Ann's table plays, a finished table's transcript, over HTTP or to
+  // a spectator in its room, has the commitment and no seed; the checker
+  // says it is not revealed yet.
+  const int done = where.table == 0 ? 1 : 0;
+  const auto& finished = waiting.tables[static_cast<std::size_t>(done)];
+  const nlohmann::json early = http_transcript(port, *finished.game_id);
+  CHECK(early["fairness"]["commitment"] == commitment);
+  CHECK(early["fairness"]["shared"] == true);
+  CHECK(early["fairness"]["event"] == created.code);
+  CHECK(early["fairness"]["round"] == 1);
+  CHECK_FALSE(early["fairness"].contains("seed"));
+  const fairness::Verdict pending = fairness::check_transcript(early);
+  CHECK(pending.pending);
+  CHECK(pending.sentence.find("Not checked yet") == 0);
+  Peer watcher(port);
+  watcher.expect<protocol::Joined>(protocol::Join{finished.room, "Watcher", protocol::JoinAs::kSpectator});
+  CHECK_FALSE(room_transcript(watcher)["fairness"].contains("seed"));
+
+  // Ann plays her game to its end: now every table is over, and the seed
+  // is revealed, the one committed to before the round.
+  AutoPlayer ann(std::move(pupils[0]), where.seat, where.token, 35);
+  const auto play_deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < play_deadline && ann.games_over() == 0) {
+    ann.step();
+    std::this_thread::sleep_for(2ms);
+  }
+  REQUIRE(ann.games_over() == 1);
+  const auto revealed = await_event_state(
+      teacher, [](const protocol::EventState& s) { return all_over(s) && s.deal && s.deal->seed.has_value(); });
+  const auto seed = fairness::from_hex(*revealed.deal->seed);
+  REQUIRE(seed);
+  CHECK(fairness::to_hex(fairness::commitment_of(*seed)) == commitment);
+  // Every table's transcript checks against it: in its room, with the seed;
+  // over HTTP without it (that answer cannot know the round is over), and
+  // with the revealed seed put in.
+  for (const auto& table : revealed.tables) {
+    nlohmann::json transcript = http_transcript(port, *table.game_id);
+    CHECK_FALSE(transcript["fairness"].contains("seed"));
+    transcript["fairness"]["seed"] = *revealed.deal->seed;
+    const fairness::Verdict verdict = fairness::check_transcript(transcript);
+    CHECK(verdict.fair);
+    if (!verdict.fair) MESSAGE(verdict.sentence);
+  }
+  const nlohmann::json served = room_transcript(watcher);
+  CHECK(served["fairness"]["seed"] == *revealed.deal->seed);
+  CHECK(fairness::check_transcript(served).fair);
+  const nlohmann::json own = room_transcript(ann.peer());
+  CHECK(own["fairness"]["seed"] == *revealed.deal->seed);
+  CHECK(fairness::check_transcript(own).fair);
+
+  // Nothing sent before the reveal carried the seed.
+  check_no_event_leaks(teacher, "the teacher", EventAudience::kTeacher);
+  check_no_event_leaks(ann.peer(), "Ann");
+  for (std::size_t i = 1; i < pupils.size(); ++i) check_no_event_leaks(*pupils[i], roster[i]);
+  for (const auto& problem : ann.problems) FAIL_CHECK(problem);
 }
 
 TEST_CASE("class event: without same_deal the tables are dealt different decks") {

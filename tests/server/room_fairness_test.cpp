@@ -8,8 +8,11 @@
 
 #include "fairness/deal_algorithm.hpp"
 #include "fairness/deal_check.hpp"
+#include "protocol/fairness_json.hpp"
 #include "room_harness.hpp"
 #include "rooms_support.hpp"
+#include "server/rooms/daily_seed.hpp"
+#include "server/rooms/next_deal.hpp"
 
 namespace gofish::server::testing {
 namespace {
@@ -91,6 +94,115 @@ TEST_CASE("room fairness: committed before the deal, contributions taken once, t
   CHECK(committed[0].commitment.size() == 64);
   bob.send(protocol::Contribute{std::string(32, 'd')});
   CHECK(bob.reply() == "ok");
+}
+
+// The transcript as the room serves it now.
+nlohmann::json served_transcript(FakeClient& client) {
+  client.send(protocol::GetTranscript{});
+  REQUIRE(client.last<protocol::TranscriptMessage>());
+  return nlohmann::json::parse(client.connection().sent.back())["transcript"];
+}
+
+TEST_CASE("room fairness: today's deal is committed to before it is dealt, its seed served only once the day is over") {
+  RoomBench bench;
+  const std::string day = utc_date(bench.timers().wall_ms());
+  const fairness::Bytes seed = NextDeal::shared_seed(0x5eed);
+  const std::string commitment = fairness::to_hex(fairness::commitment_of(seed));
+  Room::TableSetup setup;
+  setup.humans = {"Ann"};
+  setup.bots = BotLevel::kEasy;
+  setup.shared_deal = Room::SharedDeal{seed, day, std::nullopt, std::nullopt};
+  FakeClient& ann = bench.open_table(create_request("Ann", "classic", 4, {}).settings, setup);
+  // The snapshot before the deal announces the shared seed's commitment,
+  // not one of a seed the room drew for itself.
+  std::optional<protocol::RoomSnapshot> first;
+  for (const auto& m : ann.received()) {
+    if (const auto* snapshot = std::get_if<protocol::RoomSnapshot>(&m); snapshot && !first) first = *snapshot;
+  }
+  REQUIRE(first);
+  CHECK(first->game_number == 0);
+  REQUIRE(first->next_deal);
+  CHECK(first->next_deal->commitment == commitment);
+  bench.play_until([&] { return game_over(ann); });
+  REQUIRE(game_over(ann));
+
+  // During the day: the commitment and the day, no seed; the checker says
+  // so plainly, and it is no failure.
+  const nlohmann::json during = served_transcript(ann);
+  CHECK(during["fairness"]["commitment"] == commitment);
+  CHECK(during["fairness"]["day"] == day);
+  CHECK_FALSE(during["fairness"].contains("seed"));
+  const fairness::Verdict pending = fairness::check_transcript(during);
+  CHECK(pending.pending);
+  CHECK_FALSE(pending.fair);
+  CHECK(pending.sentence.find("Not checked yet") == 0);
+  CHECK(pending.sentence.find("once the day of today's deal (" + day + ", UTC) is over") != std::string::npos);
+  CHECK(frames(ann).find(fairness::to_hex(seed)) == std::string::npos);
+
+  // The last minute of the day still keeps it; the next day reveals it.
+  const auto to_midnight = std::chrono::milliseconds(86'400'000 - bench.timers().wall_ms() % 86'400'000);
+  bench.timers().advance(to_midnight - std::chrono::milliseconds(1));
+  CHECK_FALSE(served_transcript(ann)["fairness"].contains("seed"));
+  bench.timers().advance(std::chrono::milliseconds(1));
+  const nlohmann::json after = served_transcript(ann);
+  REQUIRE(after["fairness"].contains("seed"));
+  CHECK(after["fairness"]["seed"] == fairness::to_hex(seed));
+  const fairness::Verdict checked = fairness::check_transcript(after);
+  CHECK(checked.fair);
+  CHECK_FALSE(checked.pending);
+}
+
+TEST_CASE("room fairness: a same-deal round's table keeps its seed until the event reveals it") {
+  RoomBench bench;
+  const fairness::Bytes seed = fairness::new_seed();
+  Room::TableSetup setup;
+  setup.humans = {"Ann"};
+  setup.bots = BotLevel::kEasy;
+  setup.shared_deal = Room::SharedDeal{seed, std::nullopt, "K7QXM2", 1};
+  FakeClient& ann = bench.open_table(create_request("Ann", "classic", 3, {}).settings, setup);
+  bench.play_until([&] { return game_over(ann); });
+  REQUIRE(game_over(ann));
+  const nlohmann::json during = served_transcript(ann);
+  CHECK(during["fairness"]["event"] == "K7QXM2");
+  CHECK(during["fairness"]["round"] == 1);
+  CHECK_FALSE(during["fairness"].contains("seed"));
+  const fairness::Verdict pending = fairness::check_transcript(during);
+  CHECK(pending.pending);
+  CHECK(pending.sentence.find("once every table of round 1 of event K7QXM2 is over") != std::string::npos);
+  // A day passing changes nothing for a round.
+  bench.timers().advance(std::chrono::hours(48));
+  CHECK_FALSE(served_transcript(ann)["fairness"].contains("seed"));
+  bench.room().reveal_deal();
+  bench.settle();
+  const nlohmann::json after = served_transcript(ann);
+  CHECK(after["fairness"]["seed"] == fairness::to_hex(seed));
+  CHECK(fairness::check_transcript(after).fair);
+}
+
+TEST_CASE("room fairness: what a shared deal's record may show, and when") {
+  protocol::DealFairness daily;
+  daily.commitment = std::string(64, 'a');
+  daily.seed = std::string(64, 'b');
+  daily.shared = true;
+  daily.day = "2026-01-01";
+  const std::int64_t noon = 1'767'225'600'000 + 12 * 3'600'000;  // 2026-01-01T12:00Z
+  CHECK_FALSE(served_fairness(daily, noon, true)->seed);
+  CHECK(served_fairness(daily, noon + 12 * 3'600'000, false)->seed);
+  protocol::DealFairness round = daily;
+  round.day.reset();
+  round.event = "K7QXM2";
+  round.round = 2;
+  CHECK_FALSE(served_fairness(round, noon, false)->seed);
+  CHECK(served_fairness(round, noon, true)->seed);
+  // An ordinary room's record is served whole once the game is over.
+  protocol::DealFairness own = daily;
+  own.shared = false;
+  own.day.reset();
+  CHECK(served_fairness(own, noon, false)->seed);
+  // The fields survive the JSON.
+  const auto back = protocol::fairness_from_json(nlohmann::json::parse(protocol::fairness_to_json(round).dump()));
+  REQUIRE(std::holds_alternative<protocol::DealFairness>(back));
+  CHECK(std::get<protocol::DealFairness>(back) == round);
 }
 
 }  // namespace

@@ -163,6 +163,24 @@ FakeClient& RoomBench::create(protocol::CreateRoom request) {
   return client;
 }
 
+FakeClient& RoomBench::open_table(protocol::RoomSettings settings, Room::TableSetup setup) {
+  room_ = Room::make(services_, host_, "K7QXM", std::move(settings));
+  FakeClient& client = new_client();
+  client.client_->set_room(room_);
+  client.last_id_ = client.next_id_++;
+  setup.player = client.client_;
+  setup.player_request = protocol::RequestId{client.last_id_};
+  room_->open_table(std::move(setup));
+  settle();
+  sink_.commit_all();
+  settle();
+  const auto created = client.last<protocol::Created>();
+  REQUIRE(created);
+  client.token = created->token;
+  client.seat = created->seat;
+  return client;
+}
+
 FakeClient& RoomBench::join(const std::string& name, protocol::JoinAs as) {
   FakeClient& client = new_client();
   client.send(protocol::Join{"K7QXM", name, as});

@@ -171,6 +171,9 @@ class RoomBench {
 
   // Makes the room (as the registry would) and seats its creator.
   FakeClient& create(protocol::CreateRoom request);
+  // Makes the room as today's deal does (Room::open_table, seat 0 for a
+  // new client, dealt at once) and returns that client.
+  FakeClient& open_table(protocol::RoomSettings settings, Room::TableSetup setup);
   FakeClient& join(const std::string& name, protocol::JoinAs as = protocol::JoinAs::kPlayer);
   // A new connection resuming `token`.
   FakeClient& resume(const std::string& token, std::optional<std::int64_t> last_v);

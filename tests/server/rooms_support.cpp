@@ -671,6 +671,22 @@ std::vector<std::string> find_event_leaks(const std::vector<std::string>& frames
                          text.substr(0, 300));
     }
     if (names_hands(json)) problems.push_back(who + " got an " + type + " with a hand or deck: " + text.substr(0, 300));
+    // A same-deal round's seed (docs/FAIRNESS.md, "Shared deals"): only in
+    // the teacher's event_state, as its round's `deal`, once every table of
+    // the round is over; anywhere else, or sooner, it would give one
+    // table's deck to another.
+    if (type == "event_state" && json.contains("event") && json["event"].is_object()) {
+      auto& event = json["event"];
+      bool all_over = event.contains("tables") && event["tables"].is_array() && !event["tables"].empty();
+      if (all_over) {
+        for (const auto& table : event["tables"]) all_over = all_over && table.value("state", "") == "over";
+      }
+      if (all_over && event.contains("deal") && event["deal"].is_object()) event["deal"].erase("seed");
+    }
+    if (reveals_deal(json)) {
+      problems.push_back(who + " got an " + type +
+                         " with a deal's seed while a table of its round still plays: " + text.substr(0, 300));
+    }
   }
   return problems;
 }

@@ -286,7 +286,9 @@ std::vector<std::string> find_leaks(const std::vector<std::string>& viewer_frame
 // pupil, or a teacher without the coaching view), and carry no hand or deck.
 // A pupil never receives a table_view; a coaching teacher's table_view
 // carries each seat's hand (as many cards as the seat holds) and no other
-// card. One problem per offending frame; other frames are left to find_leaks.
+// card. No event message carries a same-deal round's seed, except the
+// teacher's event_state once every table of the round is over (as `deal`'s
+// `seed`). One problem per offending frame; other frames are left to find_leaks.
 enum class EventAudience { kPupil, kTeacher, kCoach };
 std::vector<std::string> find_event_leaks(const std::vector<std::string>& frames, const std::string& who,
                                           EventAudience audience = EventAudience::kPupil);

@@ -3,7 +3,7 @@
 // under node's WebCrypto: the same key message, deck key, deck, dealer and
 // first player as the C++ implementation, line for line.
 import { readFileSync } from 'node:fs';
-import { fairDeal, fromHex, keyMessage, toHex } from '../../clients/web/js/fairness.js';
+import { checkTranscript, fairDeal, fromHex, keyMessage, toHex } from '../../clients/web/js/fairness.js';
 
 const vectors = new URL('../golden/fairness/vectors.jsonl', import.meta.url);
 const lines = readFileSync(vectors, 'utf8').split('\n').filter((line) => line.trim());
@@ -19,6 +19,20 @@ for (const line of lines) {
   if (deal.dealer !== v.dealer || deal.first !== v.first) problems.push('dealer or first');
   if (problems.length) { failed++; console.error(`${v.case}: ${problems.join(', ')} differ`); }
 }
+// A shared deal whose seed is not revealed yet: a plain sentence, pending, not a failure.
+const commitment = JSON.parse(lines[0]).commitment;
+for (const [fairness, when] of [
+  [{ day: '2026-11-30' }, "once the day of today's deal (2026-11-30, UTC) is over"],
+  [{ event: 'K7QXM2', round: 2 }, 'once every table of round 2 of event K7QXM2 is over'],
+]) {
+  const verdict = await checkTranscript({ fairness: { algorithm: 'gofish-deal/1', commitment, contributions: [], shared: true, ...fairness } }, null);
+  if (!verdict.pending || verdict.fair || !verdict.sentence.startsWith('Not checked yet') || !verdict.sentence.includes(when)) {
+    failed++;
+    console.error(`a seed not revealed yet: ${JSON.stringify(verdict)}`);
+  }
+}
+const unshared = await checkTranscript({ fairness: { algorithm: 'gofish-deal/1', commitment, contributions: [null], shared: false } }, null);
+if (unshared.pending || unshared.fair) { failed++; console.error(`a room's own deal without its seed: ${JSON.stringify(unshared)}`); }
 if (lines.length !== 3) { failed++; console.error(`expected 3 vectors, read ${lines.length}`); }
 console.log(failed ? 'FAILED' : `${lines.length} vectors agree`);
 process.exit(failed ? 1 : 0);

@@ -408,7 +408,7 @@ int run_verify(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   const fairness::Verdict verdict = fairness::check_transcript_lines(text.str());
-  if (verdict.fair) {
+  if (verdict.fair || verdict.pending) {  // not revealed yet is no failure (docs/FAIRNESS.md)
     std::cout << path << ": " << verdict.sentence << "\n";
     return 0;
   }

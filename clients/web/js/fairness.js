@@ -96,8 +96,22 @@ const cardName = (card) => String(card).toUpperCase().replace(/^T/, '10');
 // The deal and (when `replay` is given) the game checked: { fair, sentence }.
 // `replay(transcript)` returns the engine's answer, or null when the engine
 // cannot run here.
+// A shared deal's seed is held back while it could still help someone
+// (docs/FAIRNESS.md, "Shared deals"): said plainly, and no failure.
+export function notRevealedYet(f) {
+  let when = 'once every game dealt from it is over';
+  if (f.day) when = `once the day of today's deal (${f.day}, UTC) is over`;
+  else if (f.round) when = `once every table of round ${f.round}${f.event ? ` of event ${f.event}` : ''} is over`;
+  return `Not checked yet: the seed of this shared deal is not revealed yet. The server committed to it (commitment ${f.commitment}) and reveals it ${when}; fetch the transcript again then and check it.`;
+}
+
+// { fair, sentence }, and pending: true when a shared deal's seed is not revealed yet.
 export async function checkTranscript(transcript, replay = engineReplay) {
   const unfair = (sentence) => ({ fair: false, sentence });
+  const shared = transcript?.fairness;
+  if (shared?.algorithm === kAlgorithm && shared.shared && !shared.seed) {
+    return { fair: false, pending: true, sentence: notRevealedYet(shared) };
+  }
   if (!globalThis.crypto?.subtle) {
     return unfair('This page cannot check the deal here (the browser allows its checks only over https or on this computer): save the game record and run gofish-cli verify on it.');
   }

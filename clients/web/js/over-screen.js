@@ -55,7 +55,7 @@ async function checkDeal(reply) {
   const verdict = await checkTranscript(reply.transcript);
   if (ui.transcript !== reply) return;
   line.textContent = verdict.sentence;
-  line.dataset.fair = verdict.fair ? 'yes' : 'no';
+  line.dataset.fair = verdict.fair ? 'yes' : verdict.pending ? 'pending' : 'no';
 }
 
 // Asked for at game over; a request the server did not answer (too fast,
