@@ -52,6 +52,9 @@ CodeInfo info(ErrorCode code) {
       return {"room/busy", "The room is moving between servers; try again in a moment."};
     case ErrorCode::kRoomPaused:
       return {"room/paused", "The game is paused while the server tries again to save it; try once play goes on."};
+    case ErrorCode::kRoomClassTable:
+      return {"room/class_table",
+              "That room is a table of a class, served with its class: connect by the class's code and ask again."};
     case ErrorCode::kRoomTooManyAttempts:
       return {"room/too_many_attempts",
               "Too many joins with a wrong room code or seat token came from your address; wait a little and try "
@@ -156,6 +159,7 @@ constexpr std::array kAllCodes = {
     ErrorCode::kRoomTooManyAttempts,
     ErrorCode::kRoomBusy,
     ErrorCode::kRoomPaused,
+    ErrorCode::kRoomClassTable,
     ErrorCode::kEventNotFound,
     ErrorCode::kEventBadCode,
     ErrorCode::kEventFull,

@@ -55,6 +55,7 @@ enum class ErrorCode {
   kRoomTooManyAttempts,
   kRoomBusy,
   kRoomPaused,
+  kRoomClassTable,
 
   kEventNotFound,
   kEventBadCode,
@@ -129,6 +130,9 @@ struct Error {
   std::string message;              // a sentence for a person
   std::optional<RequestId> id;      // the id of the request it answers
   std::optional<std::string> field;  // the field at fault, when one is
+  // room/class_table: the code of the class whose table the room is, which
+  // the client connects by (/ws?room=EVENT) to ask again.
+  std::optional<std::string> event{};  // {}: aggregates that name the fields before it leave it out
   friend bool operator==(const Error&, const Error&) = default;
 };
 

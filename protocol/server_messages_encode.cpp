@@ -324,6 +324,7 @@ OrderedJson to_json(const Error& m) {
   out["code"] = error_code_name(m.code);
   out["message"] = m.message;
   if (m.field) out["field"] = *m.field;
+  if (m.event) out["event"] = *m.event;
   return out;
 }
 

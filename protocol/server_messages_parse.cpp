@@ -405,6 +405,7 @@ std::variant<ServerMessage, std::string> parse_server_message(std::string_view f
     const std::string code = read_text(r, "code");
     m.message = read_text(r, "message");
     if (r.has("field")) m.field = read_text(r, "field");
+    if (r.has("event")) m.event = read_text(r, "event");
     const auto parsed = parse_error_code(code);
     if (!r.failed() && !parsed) return "unknown error code \"" + detail::quote_untrusted(code) + "\"";
     m.code = parsed.value_or(ErrorCode::kServerInternal);

@@ -20,6 +20,7 @@ std::string_view to_string(Mode mode) {
       return "echo";
     case Mode::kIdle:
       return "idle";
+    case Mode::kClass: return "class";
   }
   return "?";
 }
@@ -98,11 +99,14 @@ std::variant<LoadOptions, OptionsExit> parse_options(int argc, const char* const
   app.add_option("--ca-file", options.ca_file,
                  "For wss://: PEM file of the authorities to trust (default: the system's)")
       ->check(CLI::ExistingFile);
-  const std::map<std::string, Mode> modes{{"game", Mode::kGame}, {"echo", Mode::kEcho}, {"idle", Mode::kIdle}};
+  const std::map<std::string, Mode> modes{
+      {"game", Mode::kGame}, {"echo", Mode::kEcho}, {"idle", Mode::kIdle}, {"class", Mode::kClass}};
   std::string mode = "game";
   app.add_option("--mode", mode,
                  "game: players decide with bots; echo: same connections and message size against an echo "
-                 "server; idle: seated players doing nothing (memory per connection)")
+                 "server; idle: seated players doing nothing (memory per connection); class: one class event of "
+                 "--rooms tables of --players pupils (at most 120), its teacher's console open, pupils deciding "
+                 "after 0.5 to 1.5 times --think-ms")
       ->check(CLI::IsMember(modes))
       ->capture_default_str();
   app.add_option("--rooms", options.rooms, "Rooms running at once")->check(CLI::Range(1, 100000))->capture_default_str();
@@ -150,6 +154,11 @@ std::variant<LoadOptions, OptionsExit> parse_options(int argc, const char* const
   }
   if (auto error = resolve_rules(options)) return OptionsExit{2, *error + "\n"};
   options.mode = modes.at(mode);
+  if (options.mode == Mode::kClass && options.rooms * options.players > kMaxClassPupils) {
+    return OptionsExit{2, "--mode class: a class takes at most " + std::to_string(kMaxClassPupils) +
+                              " pupils; --rooms x --players is " + std::to_string(options.rooms * options.players) +
+                              "\n"};
+  }
   options.bot = bots.at(bot);
   const auto target = parse_ws_url(options.url);
   if (!target) return OptionsExit{2, "--url: expected ws://HOST[:PORT]/PATH or wss://..., got " + options.url + "\n"};

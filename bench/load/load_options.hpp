@@ -16,6 +16,10 @@ enum class Mode {
   kGame,  // rooms of players deciding with the engine's bots
   kEcho,  // the same connections and message size against an echo server
   kIdle,  // seated players doing nothing: memory per connection
+  // One class event (protocol/README.md, "Class events"): a teacher creates
+  // it, rooms x players pupils join it by its code, the teacher's console
+  // seats them and starts a round, and the pupils play at its tables.
+  kClass,
 };
 
 struct Target {
@@ -24,6 +28,9 @@ struct Target {
   std::string path = "/";
   bool tls = false;  // wss://
 };
+
+// The most pupils a class event takes (protocol/README.md, create_event).
+inline constexpr int kMaxClassPupils = 120;
 
 struct LoadOptions {
   std::string url = "ws://127.0.0.1:8080/ws";

@@ -102,6 +102,10 @@ void LoadRun::action_done(std::size_t rules, Clock::time_point sent, Clock::time
   latency_.record(micros_between(sent, answered));
 }
 
+void LoadRun::console_update(Clock::time_point sent, Clock::time_point seen) {
+  if (measuring()) console_.record(micros_between(sent, seen));
+}
+
 void LoadRun::refused(std::string_view code, std::string_view message) {
   if (refused_++ < kErrorsPrinted) std::cerr << "gofish-load: refused: " << code << ": " << message << "\n";
 }
@@ -112,11 +116,17 @@ void LoadRun::error(std::string_view what, std::string_view detail) {
 
 int LoadRun::run() {
   if (options_.server_pid) server_before_run_ = sample_process(*options_.server_pid);
+  for (const int pid : options_.watch_pids) watched_before_run_.push_back(sample_process(pid));
   started_ = Clock::now();
   tick();
   io_.run();
   const auto report_json = report();
-  if (!options_.quiet) {
+  if (!options_.quiet && options_.mode == Mode::kClass) {
+    const auto& figures = report_json["class"];
+    std::cout << "gofish-load class: " << figures["pupils"] << " pupils at " << figures["tables"]
+              << " tables; ask -> event p99 " << figures["ask_to_event_ms"]["p99"] << " ms, move -> console p99 "
+              << figures["move_to_console_ms"]["p99"] << " ms, " << report_json["errors"] << " errors\n";
+  } else if (!options_.quiet) {
     std::cout << "gofish-load " << to_string(options_.mode) << ": " << report_json["actions_per_second"]
               << " actions/s, p99 " << report_json["latency_us"]["p99"] << " us, " << report_json["connections"]
               << " connections, " << report_json["errors"] << " errors, " << report_json["refused"]
@@ -129,11 +139,11 @@ int LoadRun::run() {
 
 void LoadRun::open_due_rooms() {
   const double elapsed = seconds_between(started_, Clock::now());
-  const auto due = options_.ramp_seconds <= 0
-                       ? options_.rooms
-                       : std::min(options_.rooms, static_cast<int>(elapsed / options_.ramp_seconds *
-                                                                   static_cast<double>(options_.rooms)) +
-                                                      1);
+  const int rooms = room_objects();
+  const auto due =
+      options_.ramp_seconds <= 0
+          ? rooms
+          : std::min(rooms, static_cast<int>(elapsed / options_.ramp_seconds * static_cast<double>(rooms)) + 1);
   while (static_cast<int>(rooms_.size()) < due) {
     const std::size_t rules = rooms_.size() % options_.rules.size();
     ++by_rules_[rules].rooms;
@@ -147,12 +157,15 @@ void LoadRun::tick() {
   switch (phase_) {
     case Phase::kSettingUp: {
       open_due_rooms();
-      const bool ramped = static_cast<int>(rooms_.size()) == options_.rooms &&
-                          seconds_between(started_, now) >= options_.ramp_seconds;
+      const int rooms = room_objects();
+      const bool ramped =
+          static_cast<int>(rooms_.size()) == rooms && seconds_between(started_, now) >= options_.ramp_seconds;
       const bool late = now - started_ > std::chrono::duration<double>(options_.ramp_seconds) + kSetupTimeout;
-      if (ramped && (rooms_ready_ == options_.rooms || late)) {
-        if (rooms_ready_ < options_.rooms) {
-          error("setup", std::to_string(options_.rooms - rooms_ready_) + " rooms were not ready in time");
+      if (ramped && (rooms_ready_ == rooms || late)) {
+        if (rooms_ready_ < rooms) {
+          error("setup", options_.mode == Mode::kClass
+                             ? std::string("the class's tables were not all in play in time")
+                             : std::to_string(rooms - rooms_ready_) + " rooms were not ready in time");
         }
         begin_window();
       }
@@ -174,6 +187,7 @@ void LoadRun::begin_window() {
   phase_ = Phase::kMeasuring;
   window_start_ = Clock::now();
   latency_.clear();
+  console_.clear();
   actions_ = 0;
   games_ = 0;
   for (auto& figures : by_rules_) figures.actions = figures.games = 0;
@@ -258,6 +272,50 @@ nlohmann::json LoadRun::report() const {
     out["idle"] = {{"rss_before_kib", server_before_run_->rss_kib},
                    {"rss_after_kib", server_at_end_->rss_kib},
                    {"kib_per_connection", connections_ > 0 ? grown / static_cast<double>(connections_) : 0.0}};
+  }
+  if (options_.mode == Mode::kClass) out["class"] = class_report();
+  return out;
+}
+
+// As bench/class's Python client printed them: ask -> event and move ->
+// console in milliseconds, and the servers' memory (the server's and every
+// watched process's, summed: give the nodes' pids) before the class and at
+// the end of the window, per pupil.
+nlohmann::json LoadRun::class_report() const {
+  const auto ms = [](std::uint64_t micros) { return static_cast<double>(micros) / 1000.0; };
+  const int pupils = options_.rooms * options_.players;
+  nlohmann::json out;
+  out["tables"] = options_.rooms;
+  out["pupils"] = pupils;
+  out["ask_to_event_ms"] = {{"p50", ms(latency_.percentile(50))},
+                            {"p99", ms(latency_.percentile(99))},
+                            {"max", ms(latency_.max())},
+                            {"count", latency_.count()}};
+  out["move_to_console_ms"] = {{"p50", ms(console_.percentile(50))},
+                               {"p99", ms(console_.percentile(99))},
+                               {"max", ms(console_.max())},
+                               {"count", console_.count()}};
+  std::uint64_t before = 0;
+  std::uint64_t during = 0;
+  bool known = true;
+  const auto add = [&](const std::optional<ProcessSample>& from, const std::optional<ProcessSample>& to) {
+    if (!from || !to) {
+      known = false;
+      return;
+    }
+    before += from->rss_kib;
+    during += to->rss_kib;
+  };
+  if (options_.server_pid) add(server_before_run_, server_at_end_);
+  for (std::size_t i = 0; i < options_.watch_pids.size(); ++i) {
+    add(i < watched_before_run_.size() ? watched_before_run_[i] : std::nullopt,
+        i < watched_at_end_.size() ? watched_at_end_[i] : std::nullopt);
+  }
+  if (known && (options_.server_pid || !options_.watch_pids.empty())) {
+    out["server_rss_kib"] = {
+        {"before", before},
+        {"during", during},
+        {"per_pupil", (static_cast<double>(during) - static_cast<double>(before)) / static_cast<double>(pupils)}};
   }
   return out;
 }

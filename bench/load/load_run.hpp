@@ -58,6 +58,9 @@ class LoadRun {
     ++games_;
     ++by_rules_[rules].games;
   }
+  // A class run: the console showed, at `seen`, the change a decision sent
+  // at `sent` made.
+  void console_update(Clock::time_point sent, Clock::time_point seen);
   void refused(std::string_view code, std::string_view message);
   void error(std::string_view what, std::string_view detail);
   // The server said something a seat's own events contradict.
@@ -85,6 +88,10 @@ class LoadRun {
   void begin_window();
   void finish();
   nlohmann::json report() const;
+  // The Room objects of the run: one class, or --rooms rooms.
+  int room_objects() const { return options_.mode == Mode::kClass ? 1 : options_.rooms; }
+  // A class run's own figures (report()["class"]).
+  nlohmann::json class_report() const;
 
   LoadOptions options_;
   net::io_context io_{1};
@@ -111,6 +118,7 @@ class LoadRun {
   Clock::time_point last_connected_;
 
   LatencyHistogram latency_;
+  LatencyHistogram console_;  // a class run: decision -> console, in the window
   std::uint64_t actions_ = 0;
   std::uint64_t games_ = 0;
   std::uint64_t refused_ = 0;
@@ -134,7 +142,8 @@ class LoadRun {
   std::optional<ProcessSample> server_at_end_;
   std::optional<ProcessSample> self_at_start_;
   std::optional<ProcessSample> self_at_end_;
-  std::vector<std::optional<ProcessSample>> watched_at_start_;  // one per options().watch_pids
+  std::vector<std::optional<ProcessSample>> watched_before_run_;  // one per options().watch_pids
+  std::vector<std::optional<ProcessSample>> watched_at_start_;
   std::vector<std::optional<ProcessSample>> watched_at_end_;
 };
 

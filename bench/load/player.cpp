@@ -108,17 +108,28 @@ void Player::on_read(const std::shared_ptr<Stream>& ws, beast::error_code ec) {
     } else {
       run_.error("echo", "an unexpected message came back");
     }
+  } else if (run_.options().mode == Mode::kClass && frame.starts_with(R"({"type":"event_)")) {
+    auto parsed = protocol::parse_event_server_message(frame);
+    if (auto* message = std::get_if<protocol::EventServerMessage>(&parsed)) {
+      handle_class(*message);
+    } else {
+      run_.error("parse", std::get<std::string>(parsed));
+    }
   } else {
     if (const auto* message = room_.parse(frame)) handle(*message);
   }
   in_.consume(in_.size());
-  read();
+  // A class's teacher leaves its first socket for the console's while
+  // handling a frame: that socket is read no more.
+  if (ws == ws_) read();
 }
 
 void Player::handle(const protocol::ServerMessage& message) {
   if (std::holds_alternative<protocol::Welcome>(message)) {
     if (!token_.empty()) {
       send(encode(protocol::Resume{token_, tracker_->last_v()}));
+    } else if (run_.options().mode == Mode::kClass) {
+      enter_class();
     } else if (host_) {
       protocol::CreateRoom create;
       create.name = "Player 0";
@@ -137,7 +148,7 @@ void Player::handle(const protocol::ServerMessage& message) {
   } else if (const auto* snapshot = std::get_if<protocol::RoomSnapshot>(&message)) {
     if (!tracker_) return run_.error("room", "a room snapshot before the seat was known");
     if (!replaying_) return check(tracker_->snapshot(snapshot->v));
-    run_.resumed_from_snapshot();
+    if (!first_seat_) run_.resumed_from_snapshot();
     check(tracker_->resync(*snapshot));
     // The bot starts again from what the snapshot shows.
     if (snapshot->game) bot_ = engine::make_bot(run_.options().bot, room_.rules(), snapshot->game->players,
@@ -161,7 +172,70 @@ void Player::handle_joined(const protocol::Joined& joined) {
     return room_.joined();
   }
   if (!tracker_ || joined.seat != tracker_->seat()) return run_.error("resume", "the resume answered for another seat");
-  run_.resumed();
+  if (!first_seat_) run_.resumed();
+}
+
+void Player::enter_class() {
+  if (!host_) {
+    protocol::JoinEvent join;
+    join.code = room_.code();
+    join.name = "Pupil " + std::to_string(index_);
+    return send(encode(std::move(join)));
+  }
+  if (!class_token_.empty()) return send(encode(protocol::ResumeEvent{room_.code(), class_token_}));
+  protocol::CreateEvent create;
+  create.name = "Load class";
+  create.settings.rules = room_.rules();
+  create.settings.table_size = run_.options().players;
+  create.settings.bots = engine::BotLevel::kEasy;
+  create.settings.rounds = 1;
+  send(encode(std::move(create)));
+}
+
+void Player::handle_class(const protocol::EventServerMessage& message) {
+  if (const auto* created = std::get_if<protocol::EventCreated>(&message)) {
+    if (!host_) return run_.error("class", "event_created to a pupil");
+    class_token_ = created->token;
+    room_.created(created->code);
+    // The console on a socket that names the class, as the browser's is: a
+    // proxy sends it to the class's server. The first socket is closed.
+    if (auto first = std::exchange(ws_, nullptr)) {
+      live_ = false;
+      writing_ = false;
+      queued_.clear();
+      first->async_close(websocket::close_code::normal, [first](beast::error_code) {});
+    }
+    return connect();
+  }
+  if (std::holds_alternative<protocol::EventJoined>(message)) {
+    if (host_) return run_.error("class", "event_joined to the teacher");
+    return room_.joined();
+  }
+  if (const auto* state = std::get_if<protocol::EventStateMessage>(&message)) {
+    if (!host_) return;
+    room_.console_saw(state->event, Clock::now());
+    if (!std::exchange(console_ready_, true) && start_due_) start_class();
+    return;
+  }
+  if (const auto* seat = std::get_if<protocol::EventSeat>(&message)) {
+    if (host_) return run_.error("class", "event_seat to the teacher");
+    table_ = seat->room;
+    token_ = seat->token;
+    tracker_.emplace(seat->seat, room_.rules(), run_.options().players);
+    // Taken as after a reconnection: the snapshot that answers starts the
+    // seat's view and its bot, the turn after it ends the taking.
+    first_seat_ = true;
+    replaying_ = true;
+    return send(encode(protocol::Resume{token_, std::nullopt}));
+  }
+}
+
+// On the console's socket: until resume_event is answered, the start waits.
+void Player::start_class() {
+  start_due_ = !console_ready_;
+  if (start_due_) return;
+  send(encode(protocol::SeatPupils{}));
+  send(encode(protocol::StartRound{}));
 }
 
 // Seated: connect again at /ws?room=CODE and resume (on `welcome`). The
@@ -224,6 +298,7 @@ void Player::handle_turn(const protocol::Turn& turn) {
   if (!tracker_) return run_.error("turn", "a turn before the seat was known");
   check(tracker_->turn(turn));
   const bool after_resume = std::exchange(replaying_, false);
+  first_seat_ = false;
   if (asking_) {
     asking_ = false;
     run_.error("turn", "a turn before any event of this player's decision");
@@ -231,6 +306,11 @@ void Player::handle_turn(const protocol::Turn& turn) {
   if (host_ && tracker_->game_over() && tracker_->games_started() > games_counted_) {
     games_counted_ = tracker_->games_started();
     if (run_.measuring()) room_.game_finished();
+    run_.game_over(room_.rules_index());
+  }
+  // A class's table plays one game of the round; seat 0 counts it.
+  if (!table_.empty() && tracker_->seat() == 0 && tracker_->game_over() && tracker_->games_started() > games_counted_) {
+    games_counted_ = tracker_->games_started();
     run_.game_over(room_.rules_index());
   }
   // After a resume no game in play may mean a start that never arrived
@@ -260,7 +340,12 @@ void Player::send_start() {
 void Player::think_then(void (Player::*act)()) {
   if (run_.options().think_ms == 0) return (this->*act)();
   thinking_ = true;
-  think_timer_.expires_after(std::chrono::milliseconds(run_.options().think_ms));
+  auto think = std::chrono::milliseconds(run_.options().think_ms);
+  // A person's pace: from half to one and a half times as long.
+  if (run_.options().mode == Mode::kClass) {
+    think = think / 2 + std::chrono::milliseconds(rng_.below(static_cast<std::uint32_t>(think.count()) + 1));
+  }
+  think_timer_.expires_after(think);
   think_timer_.async_wait([this, act](beast::error_code ec) {
     thinking_ = false;
     if (!ec && !run_.stopping()) (this->*act)();
@@ -283,6 +368,7 @@ void Player::decide() {
   tracker_->acted();
   asking_ = true;
   sent_at_ = Clock::now();
+  if (!table_.empty()) room_.decision_sent(table_, sent_at_);
   send(encode(protocol::request_for(decision)));
 }
 

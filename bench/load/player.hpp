@@ -15,6 +15,14 @@
 // with its token and the last version it saw, folding the replay or starting
 // again from the snapshot. Moves and resumes are counted in the report; any
 // other close is still an error.
+//
+// In a class run the host is the teacher: it creates the class event, then
+// connects again at /ws?room=CLASS as the console (resume_event), which seats
+// the pupils and starts the round once all have joined, and tells the room
+// each event_state. Every other player is a pupil: it joins the class by its
+// code, takes the seat event_seat names with `resume` (its game is under way:
+// the snapshot starts its view and its bot), and decides after a person's
+// think time, from 0.5 to 1.5 times --think-ms.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -56,6 +64,8 @@ class Player {
   void send_start();
   void echo_turn();
   void join(const std::string& code);
+  // The class's teacher: every pupil has joined; seat them and start the round.
+  void start_class();
 
  private:
   // Plain or TLS, as the URL says (the server's own stream class).
@@ -72,6 +82,9 @@ class Player {
   void handle_turn(const protocol::Turn& turn);
   void handle_error(const protocol::Error& error);
   void handle_joined(const protocol::Joined& joined);
+  void handle_class(const protocol::EventServerMessage& message);
+  // The welcome of a class run's player not seated yet.
+  void enter_class();
   void check(const std::optional<std::string>& disagreement) {
     if (disagreement) run_.disagreement(*disagreement);
   }
@@ -111,6 +124,12 @@ class Player {
   std::unique_ptr<engine::Bot> bot_;    // for the game under way
   bool asking_ = false;                 // a decision (or echo) is on its way; its first event is due
   Clock::time_point sent_at_;
+  // A class run.
+  std::string class_token_;     // the teacher's token, once the class is made
+  std::string table_;           // a pupil's table (its room code), once seated
+  bool first_seat_ = false;     // a pupil taking its seat: that resume is no reconnection
+  bool console_ready_ = false;  // the teacher's console has its first event_state
+  bool start_due_ = false;      // every pupil joined before that: the round starts then
 };
 
 }  // namespace gofish::load

@@ -1,9 +1,17 @@
 // The players of one room of a load run: the host creates the room, the
 // guests join it, and they share the parsing of the frames they all get.
+// In a class run (Mode::kClass) the one Room is the class: its host is the
+// teacher (who creates the class event and then keeps its console open on a
+// socket that names the class's code), its guests the pupils, who join by
+// that code and play at the tables the round seats them at. The room keeps
+// when each pupil's decision was sent, by table, until the console shows
+// that table changed.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,8 +48,10 @@ class Room {
   }
   const std::string& code() const { return code_; }
   void joined() {
-    if (++joined_ < run_.options().players - 1) return;
-    if (run_.options().mode == Mode::kIdle) {
+    if (++joined_ < players_wanted() - 1) return;
+    if (run_.options().mode == Mode::kClass) {
+      players_.front()->start_class();
+    } else if (run_.options().mode == Mode::kIdle) {
       run_.room_ready();
     } else {
       players_.front()->send_start();
@@ -49,7 +59,11 @@ class Room {
   }
   void game_finished() { ++games_; }
   int games() const { return games_; }  // finished in the measuring window
-  bool all_joined() const { return joined_ >= run_.options().players - 1; }
+  bool all_joined() const { return joined_ >= players_wanted() - 1; }
+  // A class run: a pupil at the table `room` sent a decision.
+  void decision_sent(const std::string& room, Clock::time_point sent) { pending_[room].push_back(sent); }
+  // A class run: the teacher's console was sent the class as it is now.
+  void console_saw(const protocol::EventState& state, Clock::time_point now);
   // A seat was closed with 4001: true for the room's first.
   bool note_moved() { return !std::exchange(moved_, true); }
   void first_game_started() {
@@ -74,7 +88,12 @@ class Room {
     players_.back()->connect();
   }
   void add_guests() {
-    while (static_cast<int>(players_.size()) < run_.options().players) add_player();
+    while (static_cast<int>(players_.size()) < players_wanted()) add_player();
+  }
+  // A room's seats; a class's teacher and its pupils.
+  int players_wanted() const {
+    const auto& options = run_.options();
+    return options.mode == Mode::kClass ? 1 + options.rooms * options.players : options.players;
   }
 
   struct ParsedFrame {
@@ -96,6 +115,11 @@ class Room {
   bool playing_ = false;
   bool moved_ = false;
   int games_ = 0;
+  // A class run: each table's line as the console last showed it, and the
+  // times of decisions at it since.
+  std::map<std::string, protocol::EventTable> tables_;
+  std::map<std::string, std::deque<Clock::time_point>> pending_;
+  bool tables_playing_ = false;
 };
 
 }  // namespace gofish::load

@@ -425,7 +425,7 @@ class Session : public ConnectionHandler {
     busy_since_.reset();
     if (!joined.token.empty()) token_ = joined.token;
     // A pupil's table: the sockets keep naming the class (on_class_seat).
-    if (!o_.class_code) room_code_ = joined.code;
+    if (!o_.class_code && !routed_by_class_) room_code_ = joined.code;
     entered_room();
     if (joined.resumed) {
       decided_at_v_ = -1;  // a move sent just before the drop may never have arrived
@@ -585,6 +585,18 @@ class Session : public ConnectionHandler {
         });
         return;
       }
+    }
+    // A class's table asked for on a server that does not hold its class:
+    // connect again by the class's code (which a proxy sends to the class's
+    // server) and ask again. Once: a second answer like it ends the client.
+    if (error.code == ErrorCode::kRoomClassTable && error.event && room_code_ != *error.event &&
+        (kind == Request::kJoin || kind == Request::kResume)) {
+      note("Room " + room_code_.value_or("") + " is a table of the class " + *error.event +
+           "; connecting by the class's code.");
+      room_code_ = *error.event;
+      routed_by_class_ = true;
+      connection_->drop("Connecting again by the class's code " + *error.event + ".");
+      return;
     }
     // Paused while the server saves the game again: `room_resumed` says
     // when play goes on, and the bot decides again then.
@@ -1005,6 +1017,9 @@ class Session : public ConnectionHandler {
   // /ws?room=CODE, so a proxy in front of several servers sends it to the
   // one serving the room (or the class and its tables).
   std::optional<std::string> room_code_;
+  // A table of a class joined or resumed by its own code was served with
+  // its class (room/class_table): room_code_ stays the class's code.
+  bool routed_by_class_ = false;
   std::map<std::int64_t, Request> requests_;
   std::int64_t next_id_ = 1;
   std::vector<GameResult> results_;

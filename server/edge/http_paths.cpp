@@ -46,6 +46,24 @@ Target split_target(std::string_view target) {
   return result;
 }
 
+std::string room_parameter(std::string_view query) {
+  constexpr std::size_t kLongest = 8;
+  while (!query.empty()) {
+    const auto end = query.find('&');
+    const auto pair = query.substr(0, end);
+    if (pair.starts_with("room=")) {
+      const auto value = pair.substr(5);
+      const bool code = !value.empty() && value.size() <= kLongest &&
+                        std::all_of(value.begin(), value.end(),
+                                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+      return code ? std::string(value) : std::string();
+    }
+    if (end == std::string_view::npos) break;
+    query.remove_prefix(end + 1);
+  }
+  return {};
+}
+
 std::optional<std::string> percent_decode(std::string_view text) {
   std::string out;
   out.reserve(text.size());

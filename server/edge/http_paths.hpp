@@ -16,6 +16,12 @@ struct Target {
 };
 Target split_target(std::string_view target);
 
+// The `room` parameter of a query ("room=K7QXM&x=1" gives "K7QXM"), which a
+// proxy in front of several servers routes a WebSocket by: empty unless it
+// is 1 to 8 letters and digits (a room's or a class's code), so nothing
+// longer or stranger is kept.
+std::string room_parameter(std::string_view query);
+
 // nullopt for a malformed escape or an encoded NUL.
 std::optional<std::string> percent_decode(std::string_view text);
 

@@ -4,11 +4,13 @@
 // close. Everything runs on the connection's strand.
 #include "server/edge/websocket_session.hpp"
 
-#include <boost/asio/post.hpp>
-#include <boost/beast/websocket.hpp>
 #include <spdlog/spdlog.h>
 
+#include <boost/asio/post.hpp>
+#include <boost/beast/websocket.hpp>
+
 #include "gofish/version.hpp"
+#include "server/edge/http_paths.hpp"
 
 namespace gofish::server {
 
@@ -44,6 +46,7 @@ WebSocketSession::WebSocketSession(std::shared_ptr<Server::State> state, EdgeStr
 WebSocketSession::~WebSocketSession() = default;
 
 void WebSocketSession::run(http::request<http::string_body> request) {
+  route_ = room_parameter(split_target(request.target()).query);
   websocket::stream_base::timeout timeout{};
   timeout.handshake_timeout = limits_.handshake_timeout;
   timeout.idle_timeout = limits_.idle_timeout.count() > 0

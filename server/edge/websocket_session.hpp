@@ -54,6 +54,7 @@ class WebSocketSession : public WebSocketHandle, public std::enable_shared_from_
   std::uint64_t id() const override { return id_; }
   const std::string& remote_address() const override { return remote_; }
   const std::string& address_key() const override { return address_; }
+  const std::string& route() const override { return route_; }
 
   // ---- WebSocketHandle ----
   void cut() override;
@@ -86,6 +87,7 @@ class WebSocketSession : public WebSocketHandle, public std::enable_shared_from_
   const net::any_io_executor executor_;  // this connection's strand
   const std::string remote_;
   const std::string address_;  // AddressLimits::key_of the peer
+  std::string route_;          // the upgrade's ?room= (set in run, before the handler sees the session)
   boost::beast::websocket::stream<BatchingStream<EdgeStream>> ws_;
   const std::uint64_t id_;
   // Set when the upgrade is completed only to close (full, shutting down).

@@ -39,11 +39,16 @@ class Event;
 class Client {
  public:
   explicit Client(const std::shared_ptr<Connection>& connection)
-      : connection_(connection), id_(connection->id()), address_(connection->address_key()) {}
+      : connection_(connection),
+        id_(connection->id()),
+        address_(connection->address_key()),
+        route_(connection->route()) {}
 
   std::uint64_t id() const { return id_; }
   // The peer's address for per-address limits (Connection::address_key).
   const std::string& address() const { return address_; }
+  // The code the socket was routed by (Connection::route); empty if none.
+  const std::string& route() const { return route_; }
 
   void send(const SharedText& text) const {
     if (auto connection = connection_.lock()) connection->send(text);
@@ -108,6 +113,7 @@ class Client {
   std::weak_ptr<Connection> connection_;
   const std::uint64_t id_;
   const std::string address_;
+  const std::string route_;
   mutable std::mutex mutex_;
   std::weak_ptr<Room> room_;
   std::weak_ptr<Event> event_;

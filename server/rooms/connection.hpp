@@ -90,6 +90,13 @@ class Connection {
   virtual const std::string& remote_address() const = 0;
   // The peer's address as per-address limits count it (AddressLimits::key_of).
   virtual const std::string& address_key() const = 0;
+  // The `room` parameter of the URL the socket was opened with
+  // (/ws?room=CODE, protocol/README.md "Room parameter"): the code a proxy
+  // in front of several servers routed it by; empty when there was none.
+  virtual const std::string& route() const {
+    static const std::string none;
+    return none;
+  }
 };
 
 // Implemented by the rooms layer. Calls for one connection come one at a time

@@ -58,13 +58,13 @@ class EventRegistry : public LeasedEvents {
   std::size_t event_count() const;
   // The event of `code` (normalized), or nullptr.
   std::shared_ptr<Event> find(const std::string& code) const;
-
- private:
   // The event of `code`: held here, or (with leases) taken over and read
-  // from the store. `done` runs on an I/O thread, with the event or the
-  // error to send.
+  // from the store (its tables' rooms follow it). `done` runs on an I/O
+  // thread, with the event or the error to send.
   using FoundEvent = std::variant<std::shared_ptr<Event>, protocol::Error>;
   void find_event(const std::string& code, std::function<void(FoundEvent)> done);
+
+ private:
   // Lets the event go from the map; null if it is not held here.
   std::shared_ptr<Event> let_go(const std::string& code);
   // A code for a new event, free here and (with leases) in the store, its

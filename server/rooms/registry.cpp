@@ -147,6 +147,29 @@ void Registry::take_over(const std::string& code, std::function<bool(Store&)> ex
   boost::asio::post(*lookups_, [self = shared_from_this(), lookup] { attempt(self, lookup); });
 }
 
+void Registry::class_of_table(std::function<std::optional<std::string>(Store&)> room_of,
+                              std::function<void(std::optional<std::string>)> done) {
+  boost::asio::post(*lookups_,
+                    [self = shared_from_this(), room_of = std::move(room_of), done = std::move(done)]() mutable {
+                      std::optional<std::string> event;
+                      try {
+                        if (const auto room = room_of(*self->on_demand_))
+                          event = self->on_demand_->event_of_table(*room);
+                      } catch (const std::exception& error) {
+                        spdlog::warn("looking up the class of a table failed: {}", error.what());
+                      }
+                      auto& io = self->services_.io;
+                      boost::asio::post(io, [self = std::move(self), done = std::move(done),
+                                             event = std::move(event)]() mutable { done(std::move(event)); });
+                    });
+}
+
+bool Registry::holds_token(const TokenHash& hash) const {
+  std::lock_guard lock(mutex_);
+  const auto it = tokens_.find(hash);
+  return it != tokens_.end() && !it->second.expired();
+}
+
 void Registry::serve_events(LeasedEvents* events) {
   std::lock_guard lock(events_mutex_);
   events_ = events;

@@ -106,6 +106,16 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // I/O thread.
   using Settle = std::function<std::function<void()>(std::optional<protocol::Error>)>;
   void take_over(const std::string& code, std::function<bool(Store&)> exists, Settle settle);
+  // With leases: the open class event (Store::event_of_table) whose table
+  // is the room `room_of` names (a code, or the room of a seat token; null:
+  // none), read on a lookup thread; `done` runs on an I/O thread with its
+  // code, or with nothing (no such class, or the store failed: the lookup
+  // that follows says so).
+  void class_of_table(std::function<std::optional<std::string>(Store&)> room_of,
+                      std::function<void(std::optional<std::string>)> done);
+  // Whether the room `code`, or the seat of token `hash`, is held here.
+  bool holds(const std::string& code) const { return held(code) != nullptr; }
+  bool holds_token(const TokenHash& hash) const;
   // The class events held here by leases (null: none). Unset it before the
   // events go.
   void serve_events(LeasedEvents* events);

@@ -155,21 +155,40 @@ bool RoomsHandler::dispatch(const std::shared_ptr<Client>& client, protocol::Cli
     }
     look_up(client);
     const std::string code = join->code;
-    directory().find(code, [this, client, join = std::move(*join),
-                            id = std::move(id)](RoomDirectory::Found found) mutable {
-      if (!closed(client)) joined(client, std::move(join), std::move(id), std::move(found));
-      looked_up(client);
-    });
+    serve_with_class(
+        client, registry_->holds(code), [code](Store&) { return std::optional<std::string>(code); },
+        [this, client, code, join = std::move(*join),
+         id = std::move(id)](std::optional<protocol::Error> refusal) mutable {
+          if (refusal) {
+            if (!closed(client)) joined(client, std::move(join), std::move(id), std::move(*refusal));
+            return looked_up(client);
+          }
+          directory().find(
+              code, [this, client, join = std::move(join), id = std::move(id)](RoomDirectory::Found found) mutable {
+                if (!closed(client)) joined(client, std::move(join), std::move(id), std::move(found));
+                looked_up(client);
+              });
+        });
     return true;
   }
   if (auto* resume = std::get_if<protocol::Resume>(&message.body)) {
     look_up(client);
     const TokenHash hash = directory().hasher().hash(resume->token);
-    directory().find_token(hash, [this, client, hash, resume = std::move(*resume),
-                                  id = std::move(id)](RoomDirectory::FoundSeat found) mutable {
-      if (!closed(client)) resumed(client, std::move(resume), hash, std::move(id), std::move(found));
-      looked_up(client);
-    });
+    serve_with_class(
+        client, registry_->holds_token(hash),
+        [bytes = hash_bytes(hash)](Store& store) { return store.room_of_token(bytes); },
+        [this, client, hash, resume = std::move(*resume),
+         id = std::move(id)](std::optional<protocol::Error> refusal) mutable {
+          if (refusal) {
+            if (!closed(client)) resumed(client, std::move(resume), hash, std::move(id), std::move(*refusal));
+            return looked_up(client);
+          }
+          directory().find_token(hash, [this, client, hash, resume = std::move(resume),
+                                        id = std::move(id)](RoomDirectory::FoundSeat found) mutable {
+            if (!closed(client)) resumed(client, std::move(resume), hash, std::move(id), std::move(found));
+            looked_up(client);
+          });
+        });
     return true;
   }
   if (std::holds_alternative<protocol::Lobby>(message.body)) {
@@ -191,6 +210,27 @@ bool RoomsHandler::dispatch(const std::shared_ptr<Client>& client, protocol::Cli
   }
   dispatch_now(client, message, arrived);
   return false;
+}
+
+void RoomsHandler::serve_with_class(const std::shared_ptr<Client>& client, bool held,
+                                    std::function<std::optional<std::string>(Store&)> room_of,
+                                    std::function<void(std::optional<protocol::Error>)> then) {
+  if (held || !registry_->uses_leases()) return then(std::nullopt);
+  registry_->class_of_table(
+      std::move(room_of), [this, client, then = std::move(then)](std::optional<std::string> event) mutable {
+        if (!event || events_->find(*event)) return then(std::nullopt);
+        if (client->route() == *event) {
+          spdlog::info("connection {}: a table of class {}, asked for by the class's code: the class comes here",
+                       client->id(), *event);
+          // However that ends, the table is looked up next: taken over with
+          // its class, or on its own if the class could not be had.
+          return events_->find_event(
+              *event, [then = std::move(then)](EventRegistry::FoundEvent) mutable { then(std::nullopt); });
+        }
+        auto refusal = protocol::default_error(ErrorCode::kRoomClassTable);
+        refusal.event = std::move(*event);
+        then(std::move(refusal));
+      });
 }
 
 void RoomsHandler::joined(const std::shared_ptr<Client>& client, protocol::Join join,

@@ -30,8 +30,10 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -117,6 +119,19 @@ class RoomsHandler : public ConnectionHandler {
               RoomDirectory::Found found);
   void resumed(const std::shared_ptr<Client>& client, protocol::Resume resume, const TokenHash& hash,
                std::optional<protocol::RequestId> id, RoomDirectory::FoundSeat found);
+
+  // On several servers (leases), a room is served with its class when it
+  // is a table of an open class (protocol/README.md, "Class events"): a
+  // join or resume of such a room, neither it nor its class held here, is
+  // answered room/class_table with the class's code to route by, unless the
+  // socket was routed by that code already (this is then the class's
+  // server behind the proxy), which takes the class over first, its tables
+  // with it. `held`: the room is held here. `room_of` names the room in the
+  // store. `then` runs with nothing when the room is to be looked up as any
+  // room, or with the error to answer.
+  void serve_with_class(const std::shared_ptr<Client>& client, bool held,
+                        std::function<std::optional<std::string>(Store&)> room_of,
+                        std::function<void(std::optional<protocol::Error>)> then);
 
   const Limits limits_;
   const protocol::Welcome welcome_;

@@ -126,6 +126,11 @@ std::optional<std::string> PostgresStore::room_of_token(const std::string& token
   return with_retry([&] { return first_bytes(run(step(kRoomOfToken, token_hash))); });
 }
 
+std::optional<std::string> PostgresStore::event_of_table(const std::string& room) {
+  std::lock_guard lock(mutex_);
+  return with_retry([&] { return first_bytes(run(step(kEventOfTable, room))); });
+}
+
 // A game's row (kLatestGame, kFinishedGame), without its decisions.
 StoredGame PostgresStore::game_of(const Result& games) {
   StoredGame game;

@@ -157,6 +157,14 @@ inline constexpr Sql kOpenRoom{"open_room",
 inline constexpr Sql kRoomOfToken{"room_of_token",
                                   "SELECT seats.room FROM seats JOIN rooms ON rooms.code = seats.room "
                                   "WHERE seats.token_hash = $1::bytea AND rooms.set_aside IS NULL LIMIT 1"};
+// The open class event whose latest round has `room` among its tables. A
+// scan of event_tables: classes are few, and it is read only when a node
+// is asked for a room it does not hold.
+inline constexpr Sql kEventOfTable{
+    "event_of_table",
+    "SELECT events.code FROM event_tables JOIN events ON events.code = event_tables.event "
+    "WHERE event_tables.room = $1 AND event_tables.round = events.round "
+    "AND events.phase <> 'closed' LIMIT 1"};
 inline constexpr Sql kWaitingRooms{
     "waiting_rooms",
     "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL AND NOT EXISTS "

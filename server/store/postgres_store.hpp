@@ -108,6 +108,7 @@ class PostgresStore final : public Store {
   DailyTally daily_tally(const std::string& day) override;
   std::optional<StoredRoom> load_room(const std::string& code) override;
   std::optional<std::string> room_of_token(const std::string& token_hash) override;
+  std::optional<std::string> event_of_table(const std::string& room) override;
   std::vector<StoredRoom> waiting_rooms(std::size_t limit) override;
 
   // Leases (store.hpp). From fence_as(node) on, commit_rooms writes a

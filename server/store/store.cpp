@@ -46,6 +46,15 @@ std::optional<std::string> Store::room_of_token(const std::string& token_hash) {
   return std::nullopt;
 }
 
+std::optional<std::string> Store::event_of_table(const std::string& room) {
+  for (const StoredEvent& event : load_open_events()) {
+    for (const StoredEventTable& table : event.tables) {
+      if (table.room == room) return event.event;
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> Store::commit_rooms(const std::vector<RoomRecords>& batch) {
   std::vector<Record> records;
   for (const RoomRecords& room : batch) records.insert(records.end(), room.records.begin(), room.records.end());

@@ -359,6 +359,10 @@ class Store {
   // The code of the open room one of whose seats `token_hash` (a seat
   // token's keyed hash, 16 bytes) holds.
   virtual std::optional<std::string> room_of_token(const std::string& token_hash);
+  // The code of the open class event (not closed) whose latest round has
+  // the room `room` among its tables: on several servers such a room is
+  // served with its class (protocol/README.md, "Class events").
+  virtual std::optional<std::string> event_of_table(const std::string& room);
   // Open rooms (not closed, not set aside) in which no game has been dealt,
   // newest first, at most `limit`, with their seats (no game): the rooms
   // other nodes sharing the store may list in their lobbies (whether a room

@@ -3,9 +3,16 @@ PostgreSQL, HAProxy and three nodes (scripts/cluster.sh). A teacher's
 gofish-cli creates a class through the proxy (one round, tables of four);
 eight gofish-cli --bot pupils join it by its code and play. Every socket of
 the class names the class's code (/ws?room=CODE), so the proxy keeps the
-class and its tables on one node: the test checks that the event's lease and
-both tables' leases are that node's. Once every pupil has seen a few asks,
-that node is killed with SIGKILL. Then:
+class and its tables on one node. A spectator then watches each table by the
+table's own code through the proxy (gofish-cli --join TABLE --spectate, as
+the console's Watch link opens /?room=TABLE): the proxy may send it to
+another node, which must not take the table away from its class but answer
+room/class_table with the class's code, by which the spectator connects
+again. The test checks that the event's lease and both tables' leases are
+that node's, with both spectators watching and every pupil having seen a few
+asks since; that the teacher's console keeps hearing both tables (each table's
+finish); and that a spectator the proxy sent elsewhere was told the class's
+code. Then that node is killed with SIGKILL. Then:
 - the event's lease is another node's, and the tables' leases with it;
 - the teacher's console comes back (it resumes with the teacher token): the
   roster (eight pupils joined), both tables, each table's finish, and the
@@ -62,15 +69,31 @@ def main():
         tables = sorted({seat["room"] for seat in seats})
         check(len(tables) == 2, f"the pupils were seated in {len(tables)} rooms, not 2")
 
+        # Each table watched by its own code through the proxy.
+        watchers = [Cli(cli_binary, cluster.ws_url, "--join", table, "--spectate", "--name", f"Watcher{k + 1}",
+                        "--games", "1") for k, table in enumerate(tables)]
+        clients += watchers
+        for watcher in watchers:
+            watcher.first("joined")
+        asks_then = [asks_so_far(p) for p in pupils]
         deadline = time.monotonic() + 60
-        while min(asks_so_far(p) for p in pupils) < ASKS_BEFORE_KILL:
+        while any(asks_so_far(w) < 1 for w in watchers) or \
+                any(asks_so_far(p) < max(ASKS_BEFORE_KILL, seen + 1) for p, seen in zip(pupils, asks_then)):
             check(time.monotonic() < deadline, "the tables did not get going in 60 s")
             time.sleep(0.05)
         holders = cluster.lease_holders()
         owner = holders.get(code)
         check(owner is not None, f"no lease for the event {code}: {holders}")
         check(all(holders.get(room) == owner for room in tables),
-              f"the event's tables are not on its node {owner}: {[(room, holders.get(room)) for room in tables]}")
+              f"the event's tables are not on its node {owner} with spectators watching them by their own codes: "
+              f"{[(room, holders.get(room)) for room in tables]}")
+        redirected = [k for k, w in enumerate(watchers)
+                      if any(m.get("type") == "error" and m.get("code") == "room/class_table" for _, m in w.messages)]
+        for k in redirected:
+            told = [m for _, m in watchers[k].messages if m.get("code") == "room/class_table"][0]
+            check(told.get("event") == code, f"Watcher{k + 1} was told to route by {told.get('event')}, not {code}")
+        say(f"both tables watched by their own codes, still on {owner}; "
+            f"{len(redirected)} of the spectators were told the class's code by another node")
         victim = int(owner.removeprefix("node"))
         say(f"class {code} and its tables {tables} on {owner}; every pupil has seen {ASKS_BEFORE_KILL} asks; "
             f"SIGKILL {owner} ({cluster.node_process(victim)})")

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """gofish-load end to end: a real gofish-server (port 0, no storage) played in
-closed loop, paced and idle, and the echo server, each for a moment; then
+closed loop, paced, idle and as one small class (--mode class), and the echo
+server, each for a moment; then
 every preset at once (--preset all), strict and with table rules, and one
 preset alone at another table size. Checks the JSON last line: actions
 happened, no errors, no disagreement between a turn and a seat's own events,
@@ -141,6 +142,18 @@ def main():
                             "0.5", "--ramp-seconds", "0")
             expect(idle["errors"] == 0 and idle["connections"] == 20, f"idle: {idle}")
             expect("kib_per_connection" in idle.get("idle", {}), "idle: no memory per connection")
+            # One class of 2 tables of 4 (bench/class at a small size): the
+            # teacher's two sockets (creating, then the console) and 8 pupils.
+            klass = run_load(load, port, process.pid, "--mode", "class", "--rooms", "2", "--players", "4",
+                             "--think-ms", "40", "--seconds", "2", "--ramp-seconds", "0")
+            check_traffic(klass, "class")
+            expect(klass["connections"] == 10, f"class: {klass['connections']} connections, not 10")
+            figures = klass.get("class", {})
+            expect(figures.get("pupils") == 8 and figures.get("tables") == 2, f"class: {figures}")
+            expect(figures.get("move_to_console_ms", {}).get("count", 0) > 0, "class: the console showed no move")
+            expect(figures.get("ask_to_event_ms", {}).get("count", 0) == klass["actions"],
+                   "class: asks measured are not the actions")
+            expect("per_pupil" in figures.get("server_rss_kib", {}), "class: no memory per pupil")
         finally:
             stop(process)
 

@@ -429,6 +429,16 @@ TEST_CASE("paths: splitting and percent-decoding") {
   CHECK(!is_invite_path("/x/ABCDE"));
 }
 
+TEST_CASE("paths: the room parameter a proxy routes a WebSocket by") {
+  CHECK(room_parameter("room=K7QXM") == "K7QXM");
+  CHECK(room_parameter("x=1&room=K7QXM2&y=2") == "K7QXM2");
+  CHECK(room_parameter("").empty());
+  CHECK(room_parameter("rooms=K7QXM").empty());
+  CHECK(room_parameter("room=").empty());
+  CHECK(room_parameter("room=K7QXM2345").empty());  // longer than any code
+  CHECK(room_parameter("room=K7%51XM").empty());    // escapes are no code's
+}
+
 // This program is not linked with tcmalloc (only gofish-server is; the
 // ctest server_memory_allocator checks that one), so malloc is glibc's (or
 // AddressSanitizer's, in the sanitizer build), and the weak references to

@@ -72,6 +72,7 @@ export class Connection {
     this.room = null;       // the code the next socket opens with (?room=)
     this.socketRoom = null; // the code the current socket opened with
     this.welcomed = [];     // resolvers waiting for the next welcome
+    this.quietWelcome = false; // the next welcome follows reroute(): onReady is not told
     this.paused = false;    // the room is paused: replies held by the server are late, not lost
     this.stalled = false;  // the connection is quiet past kStalledMs
     setInterval(() => this.heartbeat(), 500);
@@ -95,6 +96,19 @@ export class Connection {
     if (!reconnect || !this.ws || this.socketRoom === code) return false;
     this.restart();
     return true;
+  }
+
+  // A join or resume answered room/class_table: the room is a class's
+  // table, served with its class. The socket is opened again by the class's
+  // code (a proxy sends it to the class's server), and so is every socket
+  // after it; the caller asks again once this resolves. That welcome is no
+  // reconnection for the page (onReady is not told): the request is simply
+  // asked again.
+  reroute(code) {
+    this.room = code;
+    this.quietWelcome = true;
+    this.restart();
+    return this.whenWelcomed();
   }
 
   // Resolves at the next welcome (or after `timeoutMs`, when the request
@@ -142,7 +156,8 @@ export class Connection {
       const isReconnect = this.everReady;
       this.everReady = true;
       this.onStatus('online', 'Connected');
-      this.onReady(msg, isReconnect);
+      if (this.quietWelcome) this.quietWelcome = false;
+      else this.onReady(msg, isReconnect);
       for (const resolve of this.welcomed.splice(0)) resolve();
       return;
     }

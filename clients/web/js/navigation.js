@@ -81,9 +81,18 @@ export function startPage() {
 // or room/paused (its game is being saved again) is asked again in a moment,
 // as after a reconnection: a join for about 30 s, a resume of this page's
 // seat until let in. onBusy(reply) tells the person meanwhile.
+// A room that is a class's table (room/class_table) is asked for again,
+// once, on a socket opened by the class's code, which a proxy in front of
+// several servers sends to the class's server.
 export async function enterRequest(msg, onBusy = () => {}, attempts = 40) {
+  let rerouted = false;
   for (let attempt = 1; ; attempt++) {
     const reply = await session.conn.request(msg);
+    if (reply.code === 'room/class_table' && typeof reply.event === 'string' && !rerouted) {
+      rerouted = true;
+      await session.conn.reroute(reply.event);
+      continue;
+    }
     if ((reply.code !== 'room/busy' && reply.code !== 'room/paused') || attempt >= attempts) return reply;
     onBusy(reply);
     await new Promise((resolve) => { setTimeout(resolve, 750); });
