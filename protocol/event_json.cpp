@@ -686,10 +686,12 @@ std::optional<std::variant<EventServerMessage, std::string>> parse_event_message
 
 }  // namespace detail
 
-std::string event_settings_record(const EventSettings& settings, const std::vector<std::string>& roster, bool paused) {
+std::string event_settings_record(const EventSettings& settings, const std::vector<std::string>& roster, bool paused,
+                                  std::optional<int> watching) {
   OrderedJson out = settings_json(settings);
   out["roster"] = roster;
   if (paused) out["paused"] = true;
+  if (watching) out["watching"] = *watching;
   return out.dump();
 }
 
@@ -701,6 +703,11 @@ std::optional<EventSettingsRecord> event_settings_from_record(std::string_view t
     record.settings = settings_from(json);
     record.roster = json.at("roster").get<std::vector<std::string>>();
     if (const auto it = json.find("paused"); it != json.end()) record.paused = it->get<bool>();
+    if (const auto it = json.find("watching"); it != json.end()) {
+      const int table = it->get<int>();
+      if (table < 0) return std::nullopt;
+      record.watching = table;
+    }
     return record;
   } catch (const std::exception&) {
     return std::nullopt;

@@ -53,13 +53,16 @@ std::optional<std::variant<EventServerMessage, std::string>> parse_event_message
 // What the store keeps of an event's settings and roster, and back
 // (nullopt for text no server wrote).
 // `paused` (pause_tables) is kept beside them: it is the event's, not a
-// table's, and a round started while it holds starts paused.
+// table's, and a round started while it holds starts paused. So is
+// `watching`, the table the teacher last chose with watch_table, which a
+// resumed console watches again.
 std::string event_settings_record(const EventSettings& settings, const std::vector<std::string>& roster,
-                                  bool paused = false);
+                                  bool paused = false, std::optional<int> watching = std::nullopt);
 struct EventSettingsRecord {
   EventSettings settings;
   std::vector<std::string> roster;
-  bool paused = false;  // absent in records from before pause_tables
+  bool paused = false;          // absent in records from before pause_tables
+  std::optional<int> watching;  // absent when no table is watched
 };
 std::optional<EventSettingsRecord> event_settings_from_record(std::string_view text);
 // A table's seats as the store keeps them: the pupil in each seat, or none

@@ -305,6 +305,8 @@ int main(int argc, char** argv) {
                                        std::make_shared<const TokenHasher>(token_key), writer.get(), &health);
     add_event_results_api(server.api(), handler->events());
     handler->keep_daily_in(*store);
+    // A class closed before this start keeps its results readable.
+    handler->events().keep_closed_in(*store);
     try {
       if ((config.load_rooms == "on-demand" && config.storage != "none") || leases) {
         handler->load_on_demand(*store);

@@ -104,24 +104,24 @@ void DailyDeal::play(const std::shared_ptr<Client>& client, protocol::PlayDaily 
   // game's end counts (a rematch deals from the OS, like any room's).
   auto counted = std::make_shared<std::atomic<bool>>(false);
   std::weak_ptr<Room> weak_room = room;
-  std::weak_ptr<Client> player = client;
-  room->watch([weak = weak_from_this(), counted, date, weak_room, player](protocol::EventTable table,
-                                                                          std::vector<engine::CardSet> /*hands*/) {
-    if (table.state != protocol::RoomState::kOver || table.seats.empty() || counted->exchange(true)) return;
-    const int sets = table.seats.front().sets;
-    if (auto held = weak_room.lock()) held->watch({}, false);  // nothing more to hear
-    const auto self = weak.lock();
-    if (!self) return;
-    if (!self->queue(
-            [deal = self.get(), date, sets, player, weak_room] { deal->count(date, sets, player, weak_room); })) {
-      spdlog::warn("today's deal: a game of {} left out of the tally: too many waiting for the store", date);
-    }
-  }, false);
+  room->watch(
+      [weak = weak_from_this(), counted, date, weak_room](protocol::EventTable table,
+                                                          std::vector<engine::CardSet> /*hands*/) {
+        if (table.state != protocol::RoomState::kOver || table.seats.empty() || counted->exchange(true)) return;
+        const int sets = table.seats.front().sets;
+        if (auto held = weak_room.lock()) held->watch({}, false);  // nothing more to hear
+        const auto self = weak.lock();
+        if (!self) return;
+        if (!self->queue([deal = self.get(), date, sets, weak_room] { deal->count(date, sets, weak_room); })) {
+          spdlog::warn("today's deal: a game of {} left out of the tally: too many waiting for the store", date);
+        }
+      },
+      false);
   room->open_table(std::move(setup));
   spdlog::info("room {}: today's deal ({})", room->code(), date);
 }
 
-void DailyDeal::count(const std::string& date, int sets, std::weak_ptr<Client> player, std::weak_ptr<Room> room) {
+void DailyDeal::count(const std::string& date, int sets, std::weak_ptr<Room> room) {
   DailyTally tally;
   try {
     tally = store_->count_daily_game(date, sets);
@@ -129,12 +129,12 @@ void DailyDeal::count(const std::string& date, int sets, std::weak_ptr<Client> p
     spdlog::error("today's deal: a game of {} left out of the tally: {}", date, error.what());
     return;
   }
-  const auto client = player.lock();
   const auto held = room.lock();
-  // Counted and committed: now the player may hear it, if still there.
-  if (!client || !held || client->room() != held) return;
+  if (!held) return;
+  // Counted and committed: now the player may hear it, if still there, and
+  // again whenever they resume the seat with its token (a reload).
   const DailyStanding standing = daily_standing(tally, sets);
-  send(*client, protocol::DailyResult{date, sets, standing.players, standing.percentile, standing.best});
+  held->tell_daily_result(0, protocol::DailyResult{date, sets, standing.players, standing.percentile, standing.best});
 }
 
 void DailyDeal::read(const std::shared_ptr<Client>& client, std::optional<protocol::RequestId> id,

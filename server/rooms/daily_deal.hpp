@@ -9,7 +9,9 @@
 // - The room's first game, once over and committed (Room::watch), adds the
 //   player's sets to the day's tally in the store (Store::count_daily_game:
 //   sets and a count, no name), and only once that has committed is the
-//   player's connection, if it is still in the room, sent `daily_result`.
+//   player's connection, if it is still in the room, sent `daily_result`;
+//   the room keeps that message for the seat's token while the game is its
+//   last, and sends it again when the player resumes the seat (a reload).
 //   A rematch in that room is an ordinary game from a fresh deck and is not
 //   counted; neither is a game whose room was restored after a restart
 //   (its watcher is gone), nor one whose count the store refused.
@@ -63,7 +65,7 @@ class DailyDeal : public std::enable_shared_from_this<DailyDeal> {
   // Runs `job` on the deal's thread; false when the queue is full.
   bool queue(std::function<void()> job);
   void run();
-  void count(const std::string& date, int sets, std::weak_ptr<Client> player, std::weak_ptr<Room> room);
+  void count(const std::string& date, int sets, std::weak_ptr<Room> room);
 
   const RoomServices services_;
   RoomDirectory& directory_;

@@ -115,9 +115,9 @@ void Event::on_write(std::uint64_t number, WriteOutcome outcome) {
 
 void Event::save_event() {
   if (!outbox_.enabled()) return;
-  outbox_.write(record::EventSaved{code_, name_, protocol::event_settings_record(settings_, roster_, paused_),
-                                                  teacher_ ? hash_bytes(*teacher_) : std::string(),
-                                                  std::string(protocol::to_string(phase_)), round_, created_ms_});
+  outbox_.write(record::EventSaved{
+      code_, name_, protocol::event_settings_record(settings_, roster_, paused_, watching_),
+      teacher_ ? hash_bytes(*teacher_) : std::string(), std::string(protocol::to_string(phase_)), round_, created_ms_});
   submit_due_ = true;
 }
 
@@ -355,6 +355,7 @@ void Event::do_resume_teacher(const std::shared_ptr<Client>& client, const proto
   }
   if (!is_teacher(client)) teachers_.push_back(client);
   send(client, protocol::EventStateMessage{std::move(id), state()});
+  watch_again(client);
 }
 
 void Event::do_disconnect(const std::shared_ptr<Client>& client) {
@@ -620,10 +621,15 @@ void Event::watch(int table) {
 void Event::table_changed(int round, int table, protocol::EventTable status, std::vector<engine::CardSet> hands) {
   if (gone_ || round != round_ || table >= static_cast<int>(tables_.size())) return;
   Table& changed = tables_[static_cast<std::size_t>(table)];
+  const bool was_playing = changed.status.state == protocol::RoomState::kPlaying;
   changed.status = std::move(status);
   changed.hands = std::move(hands);
   if (changed.status.game_id && !changed.game_id) table_finished(table);
   reveal_round_if_over();
+  // The table's first word that its game is in play: a pupil who came in
+  // the moment the round started (or the server did), before any table
+  // had said so, found no seat to take over; they take one now.
+  if (!was_playing && changed.status.state == protocol::RoomState::kPlaying) seat_waiting_pupils();
   push_state();
   push_view(table);
 }
@@ -688,6 +694,7 @@ std::shared_ptr<Event> Event::restore(const RoomServices& services, RoomDirector
   event->phase_ = *phase;
   event->round_ = static_cast<int>(stored.round);
   event->paused_ = settings->paused;
+  event->watching_ = settings->watching;
   for (const StoredPupil& pupil : stored.pupils) {
     if (pupil.pupil != static_cast<std::int64_t>(event->pupils_.size())) {
       *problem = "its pupils are not numbered 0, 1, 2 ...";

@@ -135,12 +135,20 @@ class Event : public std::enable_shared_from_this<Event> {
   // allowed, takes over a seat a bot has held since the round began, at
   // the table with the most of them. Whether they got one.
   bool seat_late(int pupil);
+  // Every pupil here without a seat who may take one late (seat_late) takes
+  // it and is handed it: when the teacher allows late pupils, and when a
+  // table first says its game is in play (a pupil who came before that
+  // found none to take).
+  void seat_waiting_pupils();
   void save_table(int table);
 
   // The coaching view (event_pupils.cpp): a teacher's connection watches
   // one table and is sent table_view at once and whenever it changes, at
   // most every kConsolePace.
   void watch_table(const std::shared_ptr<Client>& client, std::optional<int> table, Id id);
+  // A teacher's connection that resumed watches the table the teacher last
+  // chose, if it is one of the tables shown.
+  void watch_again(const std::shared_ptr<Client>& client);
   protocol::TableView table_view(int table) const;
   void push_view(int table);
   void send_view(int table);
@@ -227,6 +235,9 @@ class Event : public std::enable_shared_from_this<Event> {
   bool paused_ = false;  // pause_tables: every table of the round in play, and the next round's
   std::optional<TimerSource::SteadyTime> last_message_;  // message_tables, for its pace
   std::vector<std::pair<std::shared_ptr<Client>, int>> coached_;  // a teacher's connection, the table it watches
+  // The table the teacher last chose to watch (watch_table), kept with the
+  // event: a console that resumes watches it again without asking.
+  std::optional<int> watching_;
   GuardedTimer views_timer_;
   std::set<int> views_due_;
   std::vector<EventResultsInput::Round> earlier_rounds_;  // results of the rounds before tables_'s

@@ -75,12 +75,16 @@ void Event::allow_late(const std::shared_ptr<Client>& client, bool allow, Id id)
   settings_.late_pupils = allow;
   save_event();
   send(client, protocol::Ok{std::move(id)});
+  seat_waiting_pupils();
+  push_state();
+}
+
+void Event::seat_waiting_pupils() {
   for (std::size_t i = 0; i < pupils_.size(); ++i) {
     const int pupil = static_cast<int>(i);
     if (pupils_[i].clients.empty() || !seat_late(pupil)) continue;
     for (const auto& pupil_client : pupils_[i].clients) hand_seat(pupil, pupil_client);
   }
-  push_state();
 }
 
 void Event::let_seat_go(int pupil, bool unseated) {
@@ -140,10 +144,25 @@ bool Event::seat_late(int pupil) {
 void Event::watch_table(const std::shared_ptr<Client>& client, std::optional<int> table, Id id) {
   if (table && *table >= static_cast<int>(tables_.size())) return error(client, ErrorCode::kEventBadTable, std::move(id));
   std::erase_if(coached_, [&](const auto& watcher) { return watcher.first == client; });
+  if (watching_ != table) {
+    watching_ = table;
+    save_event();
+  }
   send(client, protocol::Ok{std::move(id)});
   if (!table) return;
   coached_.emplace_back(client, *table);
   send(client, table_view(*table));
+}
+
+void Event::watch_again(const std::shared_ptr<Client>& client) {
+  if (!watching_ || *watching_ >= static_cast<int>(tables_.size()) || phase_ == EventPhase::kClosed) return;
+  if (std::any_of(coached_.begin(), coached_.end(), [&](const auto& watcher) { return watcher.first == client; })) {
+    return;
+  }
+  coached_.emplace_back(client, *watching_);
+  // A table not heard from yet (just after a restart) is sent as soon as
+  // it reports itself (push_view).
+  if (!tables_[static_cast<std::size_t>(*watching_)].status.seats.empty()) send(client, table_view(*watching_));
 }
 
 // Built from what the room reported: its spectator's table, and the coach

@@ -30,6 +30,15 @@ void EventRegistry::use_leases(Registry& registry, Store& store) {
   registry.serve_events(this);
 }
 
+void EventRegistry::keep_closed_in(Store& store) {
+  closed_ = std::make_unique<ClosedEvents>(services_, directory_, store);
+}
+
+std::shared_ptr<Event> EventRegistry::find_or_closed(const std::string& code) const {
+  if (auto event = find(code)) return event;
+  return closed_ ? closed_->find(code) : nullptr;
+}
+
 std::vector<std::string> EventRegistry::held_event_codes() const {
   std::lock_guard lock(mutex_);
   std::vector<std::string> codes;
@@ -69,9 +78,10 @@ void EventRegistry::hand_event_over(const std::string& code, std::function<void(
 
 std::string EventRegistry::draw_code() {
   // Drawn against the store too with leases: an open event there, or a
-  // live lease of another node (an event being made there), keeps a code.
+  // live lease of another node (an event being made there), keeps a code;
+  // and so does a closed event in the store, whose results stay readable.
   const auto taken = [&](const std::string& candidate) {
-    return events_.contains(candidate) ||
+    return events_.contains(candidate) || (closed_ && closed_->find(candidate)) ||
            (leases_ && (store_->load_open_event(candidate).has_value() ||
                         !store_->take_lease(candidate, leases_->node(), leases_->lease_ttl())));
   };
@@ -89,17 +99,22 @@ void EventRegistry::refused(const Client& client, protocol::Error error, std::op
 }
 
 void EventRegistry::find_event(const std::string& code, std::function<void(FoundEvent)> done) {
-  if (auto event = find(code); event || !leases_) {
-    return done(event ? FoundEvent{std::move(event)} : FoundEvent{protocol::default_error(ErrorCode::kEventNotFound)});
-  }
+  const auto not_found = [this, code]() -> FoundEvent {
+    // No open event of that code: a closed one's results stay readable.
+    if (auto closed = closed_ ? closed_->find(code) : nullptr) return closed;
+    return protocol::default_error(ErrorCode::kEventNotFound);
+  };
+  if (auto event = find(code); event || !leases_) return done(event ? FoundEvent{std::move(event)} : not_found());
   // Codes of another length are no event's: not worth a store round trip.
   if (code.size() != protocol::kEventCodeLength) return done(protocol::default_error(ErrorCode::kEventNotFound));
   leases_->take_over(
       code, [code](Store& store) { return store.load_open_event(code).has_value(); },
-      [this, code, done = std::move(done)](std::optional<protocol::Error> error) mutable -> std::function<void()> {
-        // room/not_found from the lookup is the event's not_found here.
+      [this, code, not_found,
+       done = std::move(done)](std::optional<protocol::Error> error) mutable -> std::function<void()> {
+        // room/not_found from the lookup (no open event of that code) is the
+        // event's not_found here, unless the event is closed.
         if (error && error->code == ErrorCode::kRoomNotFound) {
-          error = protocol::default_error(ErrorCode::kEventNotFound);
+          return [done = std::move(done), found = not_found()]() mutable { done(std::move(found)); };
         }
         if (error) return [done = std::move(done), error = std::move(*error)]() mutable { done(std::move(error)); };
         std::shared_ptr<Event> event = find(code);

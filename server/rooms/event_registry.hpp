@@ -21,6 +21,7 @@
 
 #include "protocol/messages.hpp"
 #include "server/rooms/client.hpp"
+#include "server/rooms/closed_events.hpp"
 #include "server/rooms/event.hpp"
 #include "server/rooms/leased_events.hpp"
 #include "server/rooms/room.hpp"
@@ -42,6 +43,11 @@ class EventRegistry : public LeasedEvents {
   // `registry` (after its use_leases), loaded when first asked for, never
   // all at start. Both outlive this registry.
   void use_leases(Registry& registry, Store& store);
+  // Events closed before this server started are read back from `store`
+  // (which outlives this registry) when asked for, read-only
+  // (closed_events.hpp): resume_event, join_event and read_roster find them,
+  // and so does the results download. Without it they are unknown.
+  void keep_closed_in(Store& store);
 
   // LeasedEvents.
   std::vector<std::string> held_event_codes() const override;
@@ -58,6 +64,8 @@ class EventRegistry : public LeasedEvents {
   std::size_t event_count() const;
   // The event of `code` (normalized), or nullptr.
   std::shared_ptr<Event> find(const std::string& code) const;
+  // find's, or else a closed event read back from the store (keep_closed_in).
+  std::shared_ptr<Event> find_or_closed(const std::string& code) const;
   // The event of `code`: held here, or (with leases) taken over and read
   // from the store (its tables' rooms follow it). `done` runs on an I/O
   // thread, with the event or the error to send.
@@ -80,6 +88,7 @@ class EventRegistry : public LeasedEvents {
   RoomDirectory& directory_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<Event>> events_;
+  std::unique_ptr<ClosedEvents> closed_;  // keep_closed_in
 };
 
 }  // namespace gofish::server

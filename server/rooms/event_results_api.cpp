@@ -64,7 +64,7 @@ ApiReply event_results_reply(const EventRegistry& events, const ApiRequest& requ
   const std::string_view code =
       path.substr(kEventsApiPrefix.size(), path.size() - kEventsApiPrefix.size() - kSuffix.size());
   const auto normal = protocol::normalize_event_code(code);
-  const auto event = normal ? events.find(*normal) : nullptr;
+  const auto event = normal ? events.find_or_closed(*normal) : nullptr;
   if (!event) return error_reply(404, protocol::ErrorCode::kApiEventNotFound);
   const std::string_view token = bearer_token(request.authorization);
   const auto results = protocol::is_token(token) ? event->results_for_teacher(token) : nullptr;

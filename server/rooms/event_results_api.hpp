@@ -1,10 +1,11 @@
 // GET /api/events/<code>/results.csv: a class event's results as CSV
 // (protocol/README.md, "Class results as CSV") for its teacher, who sends
 // the teacher token as "Authorization: Bearer <token>". Without the header
-// or with another token the answer is 401; for a code of no open event on
-// this server, 404. Errors are the protocol's error message, as the
-// transcript API sends them. The results are those last committed
-// (Event::results_for_teacher), so the handler never waits on a strand.
+// or with another token the answer is 401; for a code of no event open on
+// this server or closed in its store (EventRegistry::find_or_closed), 404.
+// Errors are the protocol's error message, as the transcript API sends
+// them. The results are those last committed (Event::results_for_teacher),
+// so the handler never waits on a strand.
 #pragma once
 
 #include <string_view>

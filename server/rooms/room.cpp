@@ -197,6 +197,10 @@ void RoomImpl::do_resume(const std::shared_ptr<Client>& client, const std::strin
   if (!last_v || !fanout_.replay(client, index, *last_v)) send(client, snapshot(index));
   send(client, turn_for(index));
   if (paused_) send(client, paused_notice());
+  // Today's deal's standing, heard again after a reload (tell_daily_result).
+  if (daily_note_ && daily_note_->seat == index && daily_note_->holder == hash && daily_note_->game == game_number_) {
+    send(client, daily_note_->result);
+  }
   // Then everyone, the owner included, learns the seat is back.
   if (was_away) record(protocol::ConnectionChanged{index, true});
   // A host away past the grace period while nobody else was here: the

@@ -210,6 +210,14 @@ class Room {
   // the bot plays it for them, as for a player who is away, until they
   // take it. Nothing happens unless a bot sits there and a game is in play.
   virtual void seat_late_pupil(engine::Seat seat, std::string name) = 0;
+  // Today's deal (daily_deal.hpp): the standing of the game the human in
+  // `seat` played, counted and committed. It goes to their connection now
+  // if they are here, and again each time they resume the seat with its
+  // token while that game is the room's last (a rematch ends it): a reload
+  // on the game-over screen still shows it. Only the message is kept, in
+  // memory with the room, tied to the seat's token hash; nothing happens if
+  // the seat has no holder.
+  virtual void tell_daily_result(engine::Seat seat, protocol::DailyResult result) = 0;
 
   // The room's lobby entry while it is listed, waiting and has a free seat;
   // thread-safe (a copy refreshed on the strand after every change).

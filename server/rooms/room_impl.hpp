@@ -68,6 +68,7 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void set_chat(protocol::ChatMode chat) override;
   void release_seat(engine::Seat seat) override;
   void seat_late_pupil(engine::Seat seat, std::string name) override;
+  void tell_daily_result(engine::Seat seat, protocol::DailyResult result) override;
 
  private:
   using ErrorCode = protocol::ErrorCode;
@@ -267,6 +268,15 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // gofish-deal/1 (next_deal.hpp): the seed and contributions of the next
   // game, from the room's making and again after every game.
   std::optional<NextDeal> next_deal_;
+  // Today's deal's standing (tell_daily_result), for the holder of its
+  // seat's token while game `game` is the room's last.
+  struct DailyNote {
+    engine::Seat seat = 0;
+    TokenHash holder;
+    int game = 0;
+    protocol::DailyResult result;
+  };
+  std::optional<DailyNote> daily_note_;
   TableReport table_report_;
   bool table_coached_ = false;
   std::optional<std::pair<protocol::EventTable, std::vector<engine::CardSet>>> table_reported_;

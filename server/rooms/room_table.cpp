@@ -1,7 +1,8 @@
 // A room as a table of a class event (server/rooms/event.hpp): seated and
 // started by the event, its pupils' seat tokens handed out by the event,
-// and its state reported to the event. Everything else about the room is as
-// for any room (room.hpp); everything here runs on the room's strand.
+// and its state reported to the event; and today's deal's standing, kept
+// for its player. Everything else about the room is as for any room
+// (room.hpp); everything here runs on the room's strand.
 #include <spdlog/spdlog.h>
 
 #include "engine/view.hpp"
@@ -34,6 +35,17 @@ void RoomImpl::watch(TableReport report, bool coaching) {
     room.table_report_ = std::move(report);
     room.table_coached_ = coaching;
     room.table_reported_.reset();  // the new watcher hears the table as it is
+  });
+}
+
+// Kept only while the game it is about is the room's last and over; sent to
+// whoever holds the seat now, and on their later resumes (room.cpp).
+void RoomImpl::tell_daily_result(engine::Seat seat, protocol::DailyResult result) {
+  on_strand([seat, result = std::move(result)](RoomImpl& room) mutable {
+    if (room.closed_ || seat < 0 || seat >= room.seats_.size() || !room.seats_[seat].held()) return;
+    const SeatSlot& holder = room.seats_[seat];
+    if (room.state_ == State::kOver) room.daily_note_ = DailyNote{seat, *holder.token, room.game_number_, result};
+    if (holder.client) room.send(holder.client, result);
   });
 }
 

@@ -69,36 +69,46 @@ void PostgresStore::truncate_decisions(const std::string& game_id, std::int64_t 
   with_retry([&] { truncate_locked(game_id, keep); });
 }
 
+std::vector<StoredEvent> PostgresStore::events_of(const Result& rows) {
+  std::vector<StoredEvent> events;
+  for (int i = 0; i < rows.rows(); ++i) {
+    StoredEvent event;
+    event.event = rows.bytes(i, 0);
+    event.name = rows.bytes(i, 1);
+    event.settings = rows.bytes(i, 2);
+    event.teacher_hash = rows.bytes(i, 3);
+    event.phase = rows.bytes(i, 4);
+    event.round = rows.integer(i, 5);
+    event.created_ms = rows.integer(i, 6);
+    events.push_back(std::move(event));
+  }
+  for (StoredEvent& event : events) {
+    const auto pupils = run(step(kEventPupils, event.event));
+    for (int i = 0; i < pupils.rows(); ++i) {
+      event.pupils.push_back(StoredPupil{pupils.integer(i, 0), pupils.bytes(i, 1),
+                                         pupils.null(i, 2) ? std::string() : pupils.bytes(i, 2)});
+    }
+    const auto tables = run(step(kEventTables, event.event, event.round));
+    for (int i = 0; i < tables.rows(); ++i) {
+      add_event_table(event, tables.integer(i, 0),
+                      StoredEventTable{tables.integer(i, 1), tables.bytes(i, 2), tables.bytes(i, 3), tables.bytes(i, 4),
+                                       tables.bytes(i, 5)});
+    }
+  }
+  return events;
+}
+
 std::vector<StoredEvent> PostgresStore::load_open_events() {
   std::lock_guard lock(mutex_);
-  return with_retry([&] {
-    std::vector<StoredEvent> events;
-    const auto rows = run(step(kOpenEvents));
-    for (int i = 0; i < rows.rows(); ++i) {
-      StoredEvent event;
-      event.event = rows.bytes(i, 0);
-      event.name = rows.bytes(i, 1);
-      event.settings = rows.bytes(i, 2);
-      event.teacher_hash = rows.bytes(i, 3);
-      event.phase = rows.bytes(i, 4);
-      event.round = rows.integer(i, 5);
-      event.created_ms = rows.integer(i, 6);
-      events.push_back(std::move(event));
-    }
-    for (StoredEvent& event : events) {
-      const auto pupils = run(step(kEventPupils, event.event));
-      for (int i = 0; i < pupils.rows(); ++i) {
-        event.pupils.push_back(StoredPupil{pupils.integer(i, 0), pupils.bytes(i, 1),
-                                           pupils.null(i, 2) ? std::string() : pupils.bytes(i, 2)});
-      }
-      const auto tables = run(step(kEventTables, event.event, event.round));
-      for (int i = 0; i < tables.rows(); ++i) {
-        add_event_table(event, tables.integer(i, 0),
-                        StoredEventTable{tables.integer(i, 1), tables.bytes(i, 2), tables.bytes(i, 3),
-                                         tables.bytes(i, 4), tables.bytes(i, 5)});
-      }
-    }
-    return events;
+  return with_retry([&] { return events_of(run(step(kOpenEvents))); });
+}
+
+std::optional<StoredEvent> PostgresStore::load_closed_event(const std::string& code) {
+  std::lock_guard lock(mutex_);
+  return with_retry([&]() -> std::optional<StoredEvent> {
+    auto events = events_of(run(step(kClosedEvent, code)));
+    if (events.empty()) return std::nullopt;
+    return std::move(events.front());
   });
 }
 

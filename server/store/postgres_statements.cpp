@@ -31,6 +31,7 @@ constexpr const Sql* kStatements[] = {
     &kSaveEventTable,     &kOpenEvents,     &kEventPupils,
     &kEventTables,        &kCountDailyGame, &kDailyTally,
     &kEventOfTable,
+    &kClosedEvent,
 };
 
 }  // namespace

@@ -104,6 +104,7 @@ class PostgresStore final : public Store {
   void on_slow_commit(std::chrono::milliseconds after, std::function<void()> notice) override;
   std::vector<StoredRoom> load_open_rooms() override;
   std::vector<StoredEvent> load_open_events() override;
+  std::optional<StoredEvent> load_closed_event(const std::string& code) override;
   DailyTally count_daily_game(const std::string& day, int sets) override;
   DailyTally daily_tally(const std::string& day) override;
   std::optional<StoredRoom> load_room(const std::string& code) override;
@@ -192,6 +193,8 @@ class PostgresStore final : public Store {
   // counted in `numbers`.
   void add_steps(const Record& record, DecisionSequences::Batch& numbers, std::vector<Step>& steps);
   static StoredGame game_of(const Result& games);
+  // The events of `rows` (kOpenEvents' columns), with their pupils and tables.
+  std::vector<StoredEvent> events_of(const Result& rows);
   static DailyTally daily_tally_of(const Result& rows);
   bool holds_rooms_or_games();
   // After the guard found the node's count of lost leases moved: reads it

@@ -167,11 +167,23 @@ void SqliteStore::apply(const Record& record) {
 
 std::vector<StoredEvent> SqliteStore::load_open_events() {
   std::lock_guard lock(mutex_);
+  return events_where("phase <> 'closed'", std::nullopt);
+}
+
+std::optional<StoredEvent> SqliteStore::load_closed_event(const std::string& code) {
+  std::lock_guard lock(mutex_);
+  auto events = events_where("phase = 'closed' AND code = ?", code);
+  if (events.empty()) return std::nullopt;
+  return std::move(events.front());
+}
+
+std::vector<StoredEvent> SqliteStore::events_where(const char* condition, const std::optional<std::string>& code) {
   std::vector<StoredEvent> events;
-  Statement event_rows(db_,
-                       "SELECT code, name, settings, teacher_hash, phase, round, created_ms FROM events "
-                       "WHERE phase <> 'closed' ORDER BY created_ms, code");
-  event_rows.each([&](sqlite3_stmt* stmt) {
+  constexpr std::string_view kColumns =
+      "SELECT code, name, settings, teacher_hash, phase, round, created_ms FROM events";
+  const std::string query = std::string(kColumns) + " WHERE " + condition + " ORDER BY created_ms, code";
+  Statement event_rows(db_, query.c_str());
+  const auto read_event = [&](sqlite3_stmt* stmt) {
     StoredEvent event;
     event.event = column_text(stmt, 0);
     event.name = column_text(stmt, 1);
@@ -181,7 +193,12 @@ std::vector<StoredEvent> SqliteStore::load_open_events() {
     event.round = sqlite3_column_int64(stmt, 5);
     event.created_ms = sqlite3_column_int64(stmt, 6);
     events.push_back(std::move(event));
-  });
+  };
+  if (code) {
+    event_rows.each(read_event, *code);
+  } else {
+    event_rows.each(read_event);
+  }
   Statement pupil_rows(db_, "SELECT pupil, name, token_hash FROM event_pupils WHERE event = ? ORDER BY pupil");
   Statement table_rows(db_,
                        "SELECT round, table_number, room, seats, IFNULL(game_id, ''), IFNULL(result, '') "

@@ -78,6 +78,7 @@ class SqliteStore final : public Store {
   std::optional<std::string> room_of_token(const std::string& token_hash) override;
   std::vector<StoredRoom> waiting_rooms(std::size_t limit) override;
   std::vector<StoredEvent> load_open_events() override;
+  std::optional<StoredEvent> load_closed_event(const std::string& code) override;
   DailyTally count_daily_game(const std::string& day, int sets) override;
   DailyTally daily_tally(const std::string& day) override;
   void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
@@ -104,6 +105,9 @@ class SqliteStore final : public Store {
   void commit_with(const std::function<void()>& apply_records);
   void truncate_locked(const std::string& game_id, std::int64_t keep);
   std::vector<StoredRoom> load_rooms_locked(const std::optional<std::string>& code);
+  // The events `condition` (SQL on the events table, with `code` bound to
+  // its one parameter when given) selects, with their pupils and tables.
+  std::vector<StoredEvent> events_where(const char* condition, const std::optional<std::string>& code);
   bool holds_rooms_or_games();
 
   std::mutex mutex_;

@@ -376,6 +376,12 @@ class Store {
   // sharing the store takes an event over by it). The default reads every
   // open event and keeps the one asked for: classes open at once are few.
   virtual std::optional<StoredEvent> load_open_event(const std::string& code);
+  // The class event of `code` if it is stored and closed, as
+  // load_open_events gives an open one: its results stay readable after a
+  // restart (server/rooms/closed_events.hpp). One lookup by the code's key;
+  // the pupils and tables are read only when it is found. The default has
+  // none (a store that keeps nothing).
+  virtual std::optional<StoredEvent> load_closed_event(const std::string&) { return std::nullopt; }
   // Today's deal: counts one game of `day` ("YYYY-MM-DD") that made `sets`
   // sets, and returns the day's tally with it, in one transaction (so every
   // node sharing the store counts into one tally). daily_tally reads it.

@@ -258,6 +258,15 @@ TEST_CASE("events: the store's records read back") {
   REQUIRE(paused);
   CHECK(paused->paused);
   CHECK(paused->settings == settings);
+  CHECK_FALSE(back->watching);
+  // The table the teacher watches (watch_table), kept with the event.
+  const auto watching = event_settings_from_record(event_settings_record(settings, {}, false, 2));
+  REQUIRE(watching);
+  CHECK(watching->watching == 2);
+  CHECK_FALSE(watching->paused);
+  auto negative = nlohmann::json::parse(event_settings_record(settings, {}));
+  negative["watching"] = -1;
+  CHECK_FALSE(event_settings_from_record(negative.dump()));
   CHECK_FALSE(event_settings_from_record("{}"));
   CHECK_FALSE(event_settings_from_record("not json"));
   settings.late_pupils = false;

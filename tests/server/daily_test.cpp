@@ -3,7 +3,8 @@
 // both games were dealt the same deck (their transcripts), each player hears
 // how their game compares (daily_result: players, percentile, best), a
 // rematch is not counted, the room is not in the lobby, and after a restart
-// the day's tally is still there (read_daily).
+// the day's tally is still there (read_daily). A player who reloads on the
+// game-over screen (resume with the seat token) hears their standing again.
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -163,6 +164,41 @@ TEST_CASE("today's deal: two players, the same deck, the standing, and the tally
   CHECK(restarted.date == date);
   CHECK(restarted.players == 2);
   CHECK(restarted.best == best);
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
+// A reload on the game-over screen: the player's new connection resumes the
+// seat with its token and hears the standing again; once a rematch has
+// begun, a comeback hears none.
+TEST_CASE("today's deal: a player who comes back after their game was counted hears their standing") {
+  TempDir dir("gofish-daily-again");
+  ServerProcess server(dir.path, dir.path / "server.log", {"--bot-delay-ms=2"});
+  auto peer = std::make_unique<Peer>(server.port());
+  const auto created = peer->expect<protocol::Created>(protocol::PlayDaily{"Ann"});
+  AutoPlayer player(std::move(peer), 0, created.token, 3);
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline && player.games_over() == 0) {
+    player.step();
+    std::this_thread::sleep_for(1ms);
+  }
+  REQUIRE(player.games_over() == 1);
+  const auto first = player.peer().await(is_result, 10s);
+  REQUIRE(first.has_value());
+  const auto& standing = std::get<protocol::DailyResult>(*first);
+
+  // The page reloads: a new connection, the same seat token.
+  auto reloaded = std::make_unique<Peer>(server.port());
+  CHECK(reloaded->expect<protocol::Joined>(protocol::Resume{created.token, std::nullopt}).resumed);
+  const auto again = reloaded->await(is_result, 5s);
+  REQUIRE(again.has_value());
+  CHECK(std::get<protocol::DailyResult>(*again) == standing);
+
+  // Once a rematch is under way (the only human asked: it starts at once)
+  // the standing is of a game no longer shown.
+  CHECK(reloaded->expect<protocol::Ok>(protocol::Rematch{}).id.has_value());
+  Peer later(server.port());
+  CHECK(later.expect<protocol::Joined>(protocol::Resume{created.token, std::nullopt}).resumed);
+  CHECK_FALSE(later.await(is_result, 300ms).has_value());
   CHECK(server.stop(SIGTERM) == 0);
 }
 

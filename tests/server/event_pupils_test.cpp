@@ -8,13 +8,19 @@
 // all of it: the unseated pupil, the late pupil's seat, the setting. The
 // coaching view (watch_table): the watching teacher's connection is sent
 // table_view, paced, with every seat's hand only when the event has
-// coaching; no pupil and no other connection is sent one.
+// coaching; no pupil and no other connection is sent one; after a restart
+// the teacher's resumed console watches the same table without asking.
 #include <doctest/doctest.h>
 #include <signal.h>
 
 #include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <chrono>
+#include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "event_support.hpp"
@@ -371,6 +377,151 @@ TEST_CASE("class event: the coaching view shows the watching teacher a table's h
     for (std::size_t i = 0; i < pupils.size(); ++i) check_no_event_leaks(*pupils[i], kRoster[i], EventAudience::kPupil);
   }
   CHECK(server.stop(SIGTERM) == 0);
+}
+
+// The teacher's watch_table is the event's: after a restart the teacher's
+// resumed console is sent the watched table again (with every hand, the
+// class having coaching) without asking, and a pupil still sees no hand.
+TEST_CASE("class event: a restart keeps the table the teacher watches") {
+  TempDir dir("gofish-event-coach-restart");
+  const std::vector<std::string> options = {"--bot-delay-ms=40"};
+  std::string code;
+  std::string token;
+  std::string room;
+  std::vector<std::string> pupil_tokens;
+  {
+    ServerProcess server(dir.path, dir.path / "server-1.log", options);
+    Peer teacher(server.port());
+    auto request = class_event("Class 4C", kRoster, 2);
+    request.settings.coaching = true;
+    const auto created = teacher.expect_class<protocol::EventCreated>(request);
+    code = created.code;
+    token = created.token;
+    for (std::size_t i = 0; i < 3; ++i) {
+      Peer pupil(server.port());
+      pupil_tokens.push_back(
+          pupil.expect_class<protocol::EventJoined>(protocol::JoinEvent{code, kRoster[i], ""}).token);
+    }
+    CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
+    const auto playing = await_event_state(teacher, all_playing);
+    room = playing.tables.at(0).room;
+    // Paused, so the game is still in play after the restart.
+    CHECK(teacher.expect<protocol::Ok>(protocol::PauseTables{}).id.has_value());
+    CHECK(teacher.expect<protocol::Ok>(protocol::WatchTable{0}).id.has_value());
+    const auto first = await_class_message<protocol::TableView>(teacher);
+    REQUIRE(first.has_value());
+    check_view(*first, room, true);
+    server.stop(SIGKILL);
+  }
+  ServerProcess server(dir.path, dir.path / "server-2.log", options);
+  Peer teacher(server.port());
+  teacher.expect_class<protocol::EventStateMessage>(protocol::ResumeEvent{code, token});
+  Peer ann(server.port());
+  ann.expect_class<protocol::EventJoined>(protocol::JoinEvent{code, "", pupil_tokens[0]});
+  // Once the table has reported itself again, its view with every hand.
+  const auto view = teacher.await_class(
+      [](const protocol::EventServerMessage& m) {
+        const auto* v = std::get_if<protocol::TableView>(&m);
+        return v && v->seats.size() == 4;
+      },
+      10s);
+  REQUIRE(view.has_value());
+  check_view(std::get<protocol::TableView>(*view), room, true);
+  drain(ann, 300ms);
+  CHECK(table_views(ann).empty());
+  check_no_event_leaks(teacher, "the teacher", EventAudience::kCoach);
+  check_no_event_leaks(ann, kRoster[0], EventAudience::kPupil);
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
+// A writer that commits at once, or holds every submission while `hold` is
+// on until release(): a test stops the store's clock where it likes. The
+// callbacks run on the server's I/O threads, as gofish-server's writer's do.
+class GatedSink final : public RecordSink {
+ public:
+  void submit(std::string, std::vector<Record>&& records, Done done) override {
+    std::lock_guard lock(mutex_);
+    for (const Record& record : records) seen_.push_back(record);
+    if (hold_) {
+      held_.push_back(std::move(done));
+      return;
+    }
+    boost::asio::post(*io, [done = std::move(done)] { done(WriteOutcome::kWritten); });
+  }
+  void start_holding() {
+    std::lock_guard lock(mutex_);
+    hold_ = true;
+  }
+  void release() {
+    std::lock_guard lock(mutex_);
+    hold_ = false;
+    for (auto& done : std::exchange(held_, {})) {
+      boost::asio::post(*io, [done = std::move(done)] { done(WriteOutcome::kWritten); });
+    }
+  }
+  // Waits until a record submitted so far satisfies `match`.
+  bool await_record(const std::function<bool(const Record&)>& match) {
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      {
+        std::lock_guard lock(mutex_);
+        if (std::any_of(seen_.begin(), seen_.end(), match)) return true;
+      }
+      std::this_thread::sleep_for(1ms);
+    }
+    return false;
+  }
+  boost::asio::io_context* io = nullptr;  // set before any traffic
+
+ private:
+  std::mutex mutex_;
+  bool hold_ = false;
+  std::vector<Record> seen_;
+  std::vector<Done> held_;
+};
+
+// A pupil who joins in the moment a round starts, after the event has made
+// its tables but before any has said its game is in play (its first report
+// comes once the table's records commit), takes over a computer's seat as
+// soon as the table says so, rather than waiting for the next round.
+TEST_CASE("class event: a pupil who joins as the round starts takes a computer's seat") {
+  GatedSink sink;
+  Config config = rooms_config();
+  config.limits.bot_delay = 200ms;  // the game goes on well past the checks
+  RoomsServer server(config, &sink);
+  sink.io = &server.server().io_context();
+  const auto port = server.port();
+  Peer teacher(port);
+  const auto created = teacher.expect_class<protocol::EventCreated>(class_event("Class 4C", kRoster, 2));
+  Peer ann(port);
+  ann.expect_class<protocol::EventJoined>(protocol::JoinEvent{created.code, "Ann", ""});
+
+  // The store stops: the round starts (the event's tables made, its records
+  // waiting), then Ben joins while no table has reported itself yet.
+  sink.start_holding();
+  const auto start = teacher.send(protocol::StartRound{});
+  REQUIRE(sink.await_record([](const Record& r) { return std::holds_alternative<record::EventTableSaved>(r); }));
+  Peer ben(port);
+  const auto join = ben.send(protocol::JoinEvent{created.code, "Ben", ""});
+  REQUIRE(sink.await_record([](const Record& r) {
+    const auto* pupil = std::get_if<record::PupilSaved>(&r);
+    return pupil && pupil->name == "Ben" && !pupil->token_hash.empty();  // claimed, not the roster's row
+  }));
+  sink.release();
+
+  CHECK(std::holds_alternative<protocol::Ok>(teacher.reply(start)));
+  const auto joined = await_class_message<protocol::EventJoined>(ben);
+  REQUIRE(joined.has_value());
+  CHECK(joined->id == protocol::RequestId{join});
+  const auto seat = await_class_message<protocol::EventSeat>(ben);
+  REQUIRE(seat.has_value());
+  CHECK(seat->table == 0);
+  CHECK(seat->seat == 1);  // Ann's is seat 0; a computer held seat 1
+  const auto state = await_event_state(teacher, [](const protocol::EventState& s) {
+    return s.tables.size() == 1 && s.pupils.size() >= 2 && s.pupils[1].table == 0;
+  });
+  CHECK(state.tables[0].seats[1].pupil == 1);
+  server.stop();
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 // in `event_results` are those of its table's transcript fetched over HTTP;
 // the CSV download holds the same rows; a pupil's read_results and a wrong
 // token are refused; and after a kill and a restart (SQLite) the teacher
-// reads the same results.
+// reads the same results. A class closed before a restart still serves its
+// results, CSV and transcripts after it.
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -220,6 +221,83 @@ TEST_CASE("class results: two same-deal rounds at two tables match the transcrip
                                 "Authorization: bearer " + teacher_token + "\r\n");
   CHECK(csv.status == 200);
   CHECK(csv.body == protocol::results_csv(before));
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
+// A class closed before the server last started: its results, their CSV
+// and its games' transcripts (the replay links) are served after a restart,
+// byte for byte, from the store; the event stays closed.
+TEST_CASE("class results: a class closed before a restart keeps its results, CSV and replays") {
+  TempDir dir("gofish-event-closed");
+  const std::vector<std::string> roster = {"Ann", "Ben", "Cleo"};
+  std::string code;
+  std::string teacher_token;
+  std::string pupil_token;
+  protocol::EventResults before;
+  std::string csv_before;
+  std::string transcript_before;
+  std::string transcript_target;
+  const auto bearer = [&] { return "Authorization: Bearer " + teacher_token + "\r\n"; };
+  {
+    ServerProcess server(dir.path, dir.path / "server-1.log");
+    const auto port = server.port();
+    Peer teacher(port);
+    const auto created = teacher.expect_class<protocol::EventCreated>(class_event("Class 5A", roster, 1));
+    code = created.code;
+    teacher_token = created.token;
+    std::vector<std::unique_ptr<Peer>> pupils;
+    for (const auto& name : roster) {
+      pupils.push_back(std::make_unique<Peer>(port));
+      const auto joined = pupils.back()->expect_class<protocol::EventJoined>(protocol::JoinEvent{code, name, ""});
+      if (pupil_token.empty()) pupil_token = joined.token;
+    }
+    CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
+    await_round_over(teacher, 1);
+    CHECK(teacher.expect<protocol::Ok>(protocol::EndRound{}).id.has_value());  // the last round: closed
+    before = teacher.expect_class<protocol::EventResults>(protocol::ReadResults{});
+    before.id.reset();
+    REQUIRE(before.rounds.size() == 1);
+    REQUIRE(before.rounds[0].tables.size() == 1);
+    REQUIRE(before.rounds[0].tables[0].game_id);
+    const auto csv = http_request(port, "/api/events/" + code + "/results.csv", "GET", bearer());
+    REQUIRE(csv.status == 200);
+    csv_before = csv.body;
+    transcript_target = "/api/games/" + *before.rounds[0].tables[0].game_id + "/transcript";
+    const auto transcript = http_request(port, transcript_target);
+    REQUIRE(transcript.status == 200);
+    transcript_before = transcript.body;
+    server.stop(SIGKILL);
+  }
+  ServerProcess server(dir.path, dir.path / "server-2.log");
+  const auto port = server.port();
+  const auto csv = http_request(port, "/api/events/" + code + "/results.csv", "GET", bearer());
+  CHECK(csv.status == 200);
+  CHECK(csv.body == csv_before);
+  CHECK(csv.header("content-disposition").find("filename=\"Class 5A-results.csv\"") != std::string::npos);
+  const auto transcript = http_request(port, transcript_target);
+  CHECK(transcript.status == 200);
+  CHECK(transcript.body == transcript_before);
+  // Still only the teacher's, and still 404 for a code of no event.
+  const auto none = http_request(port, "/api/events/" + code + "/results.csv");
+  CHECK(none.status == 401);
+  const auto pupil = http_request(port, "/api/events/" + code + "/results.csv", "GET",
+                                  "Authorization: Bearer " + pupil_token + "\r\n");
+  CHECK(pupil.status == 401);
+  const auto unknown = http_request(
+      port, "/api/events/" + std::string(code == "ZZZZZZ" ? "ZZZZZY" : "ZZZZZZ") + "/results.csv", "GET", bearer());
+  CHECK(unknown.status == 404);
+
+  // The console comes back to the closed class and reads its results (the
+  // printable results and their replay links); it stays closed.
+  Peer teacher(port);
+  const auto state = teacher.expect_class<protocol::EventStateMessage>(protocol::ResumeEvent{code, teacher_token});
+  CHECK(state.event.state == protocol::EventPhase::kClosed);
+  auto after = teacher.expect_class<protocol::EventResults>(protocol::ReadResults{});
+  after.id.reset();
+  CHECK(after == before);
+  CHECK(teacher.error_of(protocol::StartRound{}) == "event/closed");
+  Peer newcomer(port);
+  CHECK(newcomer.error_of(protocol::JoinEvent{code, "Dev", ""}) == "event/closed");
   CHECK(server.stop(SIGTERM) == 0);
 }
 

@@ -1972,8 +1972,10 @@ TEST_CASE_TEMPLATE("store: class events, their pupils, their latest round's tabl
       record::EventSaved{"KQ7XM2", "Class 3B", R"({"table_size":4})", teacher, "open", 0, 1000},
       record::PupilSaved{"KQ7XM2", 0, "Ann", ann},
       record::PupilSaved{"KQ7XM2", 1, "Ben", ""},
-      // A second event, closed: not loaded.
+      // A second event, closed: not loaded, but read back when asked for.
       record::EventSaved{"ZZ22ZZ", "Done", "{}", teacher, "closed", 1, 900},
+      record::PupilSaved{"ZZ22ZZ", 0, "Cleo", ann},
+      record::EventTableSaved{"ZZ22ZZ", 1, 0, "DDDDD", "[0]", "game-9", R"([{"name":"Cleo"}])"},
   });
   {
     const auto store = kind.open();
@@ -2017,6 +2019,22 @@ TEST_CASE_TEMPLATE("store: class events, their pupils, their latest round's tabl
   REQUIRE(event.earlier_rounds[0].tables.size() == 1);
   CHECK(event.earlier_rounds[0].tables[0] ==
         StoredEventTable{0, "AAAAA", "[0,null]", "game-1", R"([{"name":"Ann"}])"});
+
+  // A closed event by its code, whole; an open one or an unknown code: none.
+  const auto store = kind.open();
+  const auto closed = store->load_closed_event("ZZ22ZZ");
+  REQUIRE(closed);
+  CHECK(closed->event == "ZZ22ZZ");
+  CHECK(closed->name == "Done");
+  CHECK(closed->phase == "closed");
+  CHECK(closed->round == 1);
+  CHECK(closed->teacher_hash == teacher);
+  CHECK(closed->pupils == std::vector<StoredPupil>{StoredPupil{0, "Cleo", ann}});
+  CHECK(closed->tables ==
+        std::vector<StoredEventTable>{StoredEventTable{0, "DDDDD", "[0]", "game-9", R"([{"name":"Cleo"}])"}});
+  CHECK(closed->earlier_rounds.empty());
+  CHECK_FALSE(store->load_closed_event("KQ7XM2"));
+  CHECK_FALSE(store->load_closed_event("ZZ22ZY"));
 }
 
 }  // namespace

@@ -411,7 +411,7 @@ export function onMessage(msg) {
       if (k.role === 'teacher' && msg.code === k.code) consoleView.results(msg);
       break;
     case 'table_view':
-      if (k.role === 'teacher') consoleView.coach.update(msg);
+      if (k.role === 'teacher') consoleView.coach.adopt(msg);
       break;
     case 'event_seat':
       takeSeat(msg);

@@ -4,7 +4,9 @@
 // name, cards in hand (with coaching, the cards themselves), sets, whose turn
 // it is and the pond. The panel draws the hands as the table screen draws
 // cards, and closing it sends watch_table {table: null}. A server that does
-// not know watch_table answers an error, which the panel says politely.
+// not know watch_table answers an error, which the panel says politely. The
+// server keeps the table watched: a console that comes back (a reload, a
+// restart) is sent its table_view unasked, and the panel opens on it.
 // Part of the class bundle (classroom.js); the card faces come from the page
 // (cardFace, handed over in init()).
 
@@ -19,6 +21,7 @@ export class CoachingPanel {
     this.cardFace = cardFace;
     this.table = null;       // the table watched, or null
     this.view = null;        // the last table_view
+    this.closing = false;    // a watch_table {table: null} is on its way
     this.node = el('section', { id: 'coach-panel', class: 'coach-panel', hidden: true, 'aria-labelledby': 'coach-title' },
       el('div', { class: 'coach-head' },
         el('h3', { id: 'coach-title', tabindex: '-1', text: 'Cards at the table' }),
@@ -37,6 +40,17 @@ export class CoachingPanel {
   // Opens the panel on a table (its number, from 0) and asks the server for
   // it; `from` (the button pressed) moves the focus into the panel.
   async open(table, from = null) {
+    this.showTable(table);
+    if (from) this.part('coach-title').focus();
+    const reply = await this.send({ type: 'watch_table', table });
+    if (this.table !== table) return reply;
+    if (reply.type === 'table_view') this.update(reply);
+    else if (reply.type === 'error') this.refused(reply);
+    return reply;
+  }
+
+  // The panel, empty, on `table`.
+  showTable(table) {
     this.table = table;
     this.view = null;
     this.node.hidden = false;
@@ -45,12 +59,16 @@ export class CoachingPanel {
     this.part('coach-turn').textContent = 'Asking the table for its cards…';
     this.part('coach-pond').textContent = '';
     this.part('coach-seats').replaceChildren();
-    if (from) this.part('coach-title').focus();
-    const reply = await this.send({ type: 'watch_table', table });
-    if (this.table !== table) return reply;
-    if (reply.type === 'table_view') this.update(reply);
-    else if (reply.type === 'error') this.refused(reply);
-    return reply;
+  }
+
+  // Every table_view that comes. One the panel did not ask for, while it is
+  // closed, is the table the teacher watched before this console connected
+  // (a reload, a server restart: the server keeps the choice and sends it
+  // to a resumed console), so the panel opens on it. None reopens it while
+  // a Close is on its way to the server.
+  adopt(view) {
+    if (view && this.table === null && !this.closing && Number.isInteger(view.table)) this.showTable(view.table);
+    this.update(view);
   }
 
   refused(reply) {
@@ -68,7 +86,12 @@ export class CoachingPanel {
     this.node.hidden = true;
     // Back to the table's button (drawn again since, so found by its data-focus).
     document.querySelector(`[data-focus="look:${table}"]`)?.focus({ preventScroll: true });
-    await this.send({ type: 'watch_table', table: null });
+    this.closing = true;
+    try {
+      await this.send({ type: 'watch_table', table: null });
+    } finally {
+      this.closing = false;
+    }
   }
 
   // table_view: drawn when it is the table watched.

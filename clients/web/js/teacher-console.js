@@ -58,7 +58,8 @@ export class TeacherConsole {
   show(section, code, event) {
     if (this.built !== code) this.build(section, code);
     this.update(event);
-    // Back after a reconnection: the server has forgotten which table was watched.
+    // Back after a reconnection: the server sends the table the teacher
+    // watched unasked; asking again also serves a server that forgets it.
     if (this.coach.table !== null) this.coach.open(this.coach.table);
   }
 

@@ -475,7 +475,8 @@ async function run(baseUrl, browser, log) {
 // panel and asks the server, whose table_view shows every hand; then views
 // handed to the page as if the server had sent them check the drawing: each
 // seat's hand as cards, whose turn it is, the pond; a second one updates it;
-// another table's is not drawn; Close sends {table: null}.
+// another table's is not drawn; Close sends {table: null}; and a view that
+// comes unasked while the panel is closed (a resumed console's) opens it.
 async function checkCoaching(tp, sent, room, shoot) {
   const look = '#console-tables li.ct[data-table="1"] .ct-look';
   assert(await tp.isVisible(look), 'with coaching, a table offers "Look at the cards"');
@@ -525,6 +526,21 @@ async function checkCoaching(tp, sent, room, shoot) {
   await tp.waitForSelector('#coach-panel', { state: 'hidden' });
   assert(await tp.evaluate(() => document.activeElement?.dataset.focus === 'look:1'), 'closing the panel puts the focus back on its table\'s button');
   await waitFor('watch_table {table: null}', () => sent.some((m) => m.type === 'watch_table' && m.table === null), 5000);
+  // A table_view the closed panel did not ask for is the table the server
+  // kept for a console that came back (a reload, a restart): the panel opens
+  // on it, asking nothing (the server watches it for this connection already).
+  const asks = sent.filter((m) => m.type === 'watch_table').length;
+  await tp.waitForFunction((v) => {
+    window.gofish.conn.onMessage(v);
+    return !document.getElementById('coach-panel').hidden;
+  }, view(1, ['QH', '7C']), { timeout: 5000 });
+  await tp.waitForFunction(() => document.querySelectorAll('#coach-seats li')[1]?.querySelectorAll('.card.face').length === 2);
+  assert((await tp.textContent('#coach-title')) === 'Cards at table 2', 'an unasked table_view opens the panel on its table');
+  assert(sent.filter((m) => m.type === 'watch_table').length === asks, 'the panel asks nothing for a table_view it did not ask for');
+  await tp.click('#coach-close');
+  await tp.waitForSelector('#coach-panel', { state: 'hidden' });
+  await waitFor('a second watch_table {table: null}',
+    () => sent.filter((m) => m.type === 'watch_table' && m.table === null).length === 2, 5000);
 }
 
 // The results: each finished table's sets as its players saw them at game
