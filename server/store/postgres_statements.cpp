@@ -30,6 +30,7 @@ constexpr const Sql* kStatements[] = {
     &kLatestFinishedGame, &kSaveEvent,      &kSavePupil,
     &kSaveEventTable,     &kOpenEvents,     &kEventPupils,
     &kEventTables,        &kCountDailyGame, &kDailyTally,
+    &kSaveNextDeal,
 };
 
 }  // namespace
