@@ -177,6 +177,29 @@ TEST_CASE_TEMPLATE("store: rooms, seats, games and decisions come back after reo
 // among them, comes back as it went in.
 // Today's deal: each day's games counted by sets, nothing else, kept
 // across reopening; a count returns the day's tally with it.
+TEST_CASE_TEMPLATE("store: a room's next deal is kept whole as written last, and cleared by an empty one", Kind,
+                   GOFISH_STORES) {
+  Kind kind;
+  {
+    const auto store = kind.open();
+    store->commit({record::RoomCreated{"ABCD", "{}", 1000}, record::NextDealSaved{"ABCD", R"({"seed":"aa"})"},
+                   record::RoomCreated{"EFGH", "{}", 1001}});
+    store->commit({record::NextDealSaved{"ABCD", R"({"seed":"aa","contributions":["bb"]})"}});
+  }
+  {
+    const auto store = kind.open();
+    const auto rooms = store->load_open_rooms();
+    REQUIRE(rooms.size() == 2);
+    CHECK(rooms[0].next_deal == R"({"seed":"aa","contributions":["bb"]})");
+    CHECK(rooms[1].next_deal.empty());  // a room that never wrote one
+    REQUIRE(store->load_room("ABCD"));
+    CHECK(store->load_room("ABCD")->next_deal == rooms[0].next_deal);
+    store->commit({record::NextDealSaved{"ABCD", ""}});
+  }
+  const auto store = kind.open();
+  CHECK(store->load_room("ABCD").value().next_deal.empty());
+}
+
 TEST_CASE_TEMPLATE("store: the day's tally of today's deal counts games by sets, day by day, and is kept", Kind,
                    GOFISH_STORES) {
   Kind kind;
