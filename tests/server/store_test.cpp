@@ -1012,8 +1012,10 @@ TEST_CASE("store: a version 4 database is migrated, and its finished games keep 
                        record::DecisionAccepted{"new", 0, R"({"seat":1})", std::nullopt}});
   kind.tamper("UPDATE games SET transcript = '{\"kept\":1}' WHERE game_id = 'old'; "
               "ALTER TABLE games DROP COLUMN last_decision; "
-              // What schema versions 6 (class events) and 9 (today's deal) added goes too.
+              // What schema versions 6 (class events), 8 (today's deal) and 9
+              // (the next deal) added goes too.
               "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; DROP TABLE daily_tally; "
+              "ALTER TABLE rooms DROP COLUMN next_deal; "
               "PRAGMA user_version=4");
   const auto store = kind.open();
   const auto old = store->finished_game("old");
@@ -1503,9 +1505,11 @@ TEST_CASE("postgres store: the handover socket turns readable when a request com
   CHECK_FALSE(readable(100));
 }
 
-// What schema versions 9 (class events) and 11 (today's deal) added, gone.
+// What schema versions 9 (class events), 11 (today's deal) and 12 (the
+// next deal) added, gone.
 const std::string kWithoutEvents =
-    "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; DROP TABLE daily_tally; ";
+    "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; DROP TABLE daily_tally; "
+    "ALTER TABLE rooms DROP COLUMN next_deal; ";
 // What schema versions 8 and 9 changed, undone: decisions keyed by game and
 // number again, and games without the bounds of their decisions' ids.
 const std::string kWithoutAppended =
