@@ -482,7 +482,8 @@ void next_deal_survives_a_kill(const fs::path& dir, const std::vector<std::strin
   ann->expect<protocol::Ok>(protocol::AddBot{1, BotLevel::kEasy});  // Bob's seat
   ann->expect<protocol::Ok>(protocol::Start{});
   auto player = std::make_unique<AutoPlayer>(std::move(ann), 0, ann_token, 7);
-  REQUIRE(drive({player.get()}, [&] { return player->games_over() >= 1; }, 60'000ms));
+  REQUIRE(drive(
+      {player.get()}, [&] { return player->games_over() >= 1; }, 60'000ms));
   const auto transcript = player->peer().expect<protocol::TranscriptMessage>(protocol::GetTranscript{});
   REQUIRE(transcript.fairness);
   const protocol::DealFairness& fairness = *transcript.fairness;

@@ -7,7 +7,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "fairness/deal_algorithm.hpp"
@@ -118,8 +117,9 @@ std::optional<protocol::DealFairness> stored_next_deal(const ManualSink& sink) {
   return found;
 }
 
-TEST_CASE("room fairness: the next deal is stored before its commitment goes out, a contribution before its ok, "
-          "and a failing store holds the ok") {
+TEST_CASE(
+    "room fairness: the next deal is stored before its commitment goes out, a contribution before its ok, "
+    "and a failing store holds the ok") {
   RoomBench bench(RoomBench::bench_limits(), /*durable=*/true);
   FakeClient& ann = bench.create(create_request("Ann", "classic", 3, {{2, BotLevel::kEasy}}));
   // The seed is in the room's first submission, the one whose commit let
@@ -193,6 +193,10 @@ TEST_CASE("room fairness: the next deal is stored before its commitment goes out
   REQUIRE(committed.size() == 1);
   CHECK(committed[0].commitment == next->commitment);
 
+  // Stored, the seed still went to nobody before the game was over.
+  const std::string sent_before = frames(ann) + frames(bob);
+  CHECK(sent_before.find(*drawn->seed) == std::string::npos);
+  CHECK(sent_before.find(*next->seed) == std::string::npos);
   ann.send(protocol::GetTranscript{});
   bench.sink().commit_all();
   bench.settle();

@@ -1010,13 +1010,14 @@ TEST_CASE("store: a version 4 database is migrated, and its finished games keep 
                        record::DecisionAccepted{"old", 0, R"({"seat":0})", std::nullopt},
                        record::GameFinished{"old", 2}, record::GameStarted{"ABCD", 2, "new", "{}", 3},
                        record::DecisionAccepted{"new", 0, R"({"seat":1})", std::nullopt}});
-  kind.tamper("UPDATE games SET transcript = '{\"kept\":1}' WHERE game_id = 'old'; "
-              "ALTER TABLE games DROP COLUMN last_decision; "
-              // What schema versions 6 (class events), 8 (today's deal) and 9
-              // (the next deal) added goes too.
-              "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; DROP TABLE daily_tally; "
-              "ALTER TABLE rooms DROP COLUMN next_deal; "
-              "PRAGMA user_version=4");
+  kind.tamper(
+      "UPDATE games SET transcript = '{\"kept\":1}' WHERE game_id = 'old'; "
+      "ALTER TABLE games DROP COLUMN last_decision; "
+      // What schema versions 6 (class events), 8 (today's deal) and 9
+      // (the next deal) added goes too.
+      "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; DROP TABLE daily_tally; "
+      "ALTER TABLE rooms DROP COLUMN next_deal; "
+      "PRAGMA user_version=4");
   const auto store = kind.open();
   const auto old = store->finished_game("old");
   REQUIRE(old);
