@@ -155,8 +155,7 @@ inline constexpr Sql kOpenRooms{"open_rooms",
                                 "SELECT code, settings, created_ms, v, next_deal FROM rooms WHERE set_aside IS NULL "
                                 "ORDER BY created_ms, code COLLATE \"C\""};
 inline constexpr Sql kOpenRoom{
-    "open_room",
-    "SELECT code, settings, created_ms, v, next_deal FROM rooms WHERE code = $1 AND set_aside IS NULL"};
+    "open_room", "SELECT code, settings, created_ms, v, next_deal FROM rooms WHERE code = $1 AND set_aside IS NULL"};
 inline constexpr Sql kRoomOfToken{"room_of_token",
                                   "SELECT seats.room FROM seats JOIN rooms ON rooms.code = seats.room "
                                   "WHERE seats.token_hash = $1::bytea AND rooms.set_aside IS NULL LIMIT 1"};

@@ -320,8 +320,8 @@ std::vector<StoredRoom> SqliteStore::load_rooms_locked(const std::optional<std::
   std::vector<StoredRoom> rooms;
   const auto take_room = [&](sqlite3_stmt* stmt) { rooms.push_back(room_of(stmt)); };
   if (code) {
-    Statement room_row(db_,
-                       "SELECT code, settings, created_ms, v, next_deal FROM rooms WHERE set_aside IS NULL AND code = ?");
+    Statement room_row(
+        db_, "SELECT code, settings, created_ms, v, next_deal FROM rooms WHERE set_aside IS NULL AND code = ?");
     room_row.each(take_room, *code);
   } else {
     Statement room_rows(db_,
