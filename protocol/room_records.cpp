@@ -152,4 +152,15 @@ std::variant<GameSetup, std::string> setup_from_record(std::string_view text) {
   return setup;
 }
 
+std::string next_deal_record(const DealFairness& deal) { return fairness_to_json(deal).dump(); }
+
+std::variant<DealFairness, std::string> next_deal_from_record(std::string_view text) {
+  const json parsed = json::parse(text, nullptr, false);
+  if (parsed.is_discarded()) return std::string("next deal: not JSON");
+  auto deal = fairness_from_json(parsed);
+  if (const auto* error = std::get_if<std::string>(&deal)) return "next deal: " + *error;
+  if (!std::get<DealFairness>(deal).seed) return std::string("next deal: no seed");
+  return deal;
+}
+
 }  // namespace gofish::protocol

@@ -1,7 +1,7 @@
 // What the server keeps of a room, spelled here so that the store and the
 // wire share one spelling (protocol/ owns every JSON spelling): the room's
 // settings (the same object as a snapshot's "settings"), a seat as it is
-// kept, and a game's set-up with who plays it.
+// kept, a game's set-up with who plays it, and the room's next deal.
 //
 // Readers take what this server wrote in earlier releases too, and answer a
 // sentence for what they cannot read (the server then sets the room aside).
@@ -70,5 +70,12 @@ struct GameSetup {
 std::string setup_record(const engine::Transcript& deal, const std::vector<Player>& players,
                          const std::optional<DealFairness>& fairness = std::nullopt);
 std::variant<GameSetup, std::string> setup_from_record(std::string_view text);
+
+// The room's next deal as the store keeps it between games (docs/FAIRNESS.md):
+// the fairness object of a set-up, seed included, with one contribution (or
+// null) a seat. Never sent: the snapshot's next_deal is its commitment alone.
+std::string next_deal_record(const DealFairness& deal);
+// Refuses a record without a seed.
+std::variant<DealFairness, std::string> next_deal_from_record(std::string_view text);
 
 }  // namespace gofish::protocol

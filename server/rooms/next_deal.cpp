@@ -23,6 +23,38 @@ NextDeal NextDeal::shared(fairness::Bytes seed, const protocol::DealFairness& wh
   return out;
 }
 
+std::variant<NextDeal, std::string> NextDeal::restore(const protocol::DealFairness& kept, int seats) {
+  if (kept.algorithm != protocol::kDealAlgorithm) return "an algorithm this server does not deal with";
+  if (kept.shared) return std::string("a shared deal, which is never stored");
+  const auto seed = kept.seed ? fairness::from_hex(*kept.seed) : std::nullopt;
+  if (!seed || seed->size() != fairness::kSeedBytes) return std::string("a seed that is not 32 bytes in hex");
+  if (fairness::to_hex(fairness::commitment_of(*seed)) != kept.commitment) {
+    return std::string("a seed that does not match its commitment");
+  }
+  if (seats < 0 || kept.contributions.size() > static_cast<std::size_t>(seats)) {
+    return std::string("more contributions than seats");
+  }
+  NextDeal out;
+  out.seed_ = *seed;
+  out.contributions_.resize(static_cast<std::size_t>(seats));
+  for (std::size_t i = 0; i < kept.contributions.size(); ++i) {
+    if (!kept.contributions[i]) continue;
+    auto value = fairness::from_hex(*kept.contributions[i]);
+    if (!value || !fairness::valid_contribution(*value)) return "seat " + std::to_string(i) + ": not a contribution";
+    out.contributions_[i] = std::move(*value);
+  }
+  return out;
+}
+
+protocol::DealFairness NextDeal::kept() const {
+  protocol::DealFairness out = announced();
+  out.seed = fairness::to_hex(seed_);
+  for (const auto& value : contributions_) {
+    out.contributions.push_back(value ? std::optional(fairness::to_hex(*value)) : std::nullopt);
+  }
+  return out;
+}
+
 protocol::DealFairness NextDeal::announced() const {
   protocol::DealFairness out;
   out.commitment = fairness::to_hex(fairness::commitment_of(seed_));

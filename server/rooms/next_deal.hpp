@@ -3,16 +3,24 @@
 // game, and the seated humans' contributions received by the start. The
 // seed leaves the room only in a finished game's transcript.
 //
-// The pending seed is not stored: a room restored after a restart draws a
-// fresh one and announces its commitment again, and the contributions made
-// to the old one are gone (the clients contribute again to the new
-// commitment). Nothing is dealt from a seed whose commitment nobody saw, and
-// the seed of a game that has been dealt is stored with the game's set-up.
+// The pending deal is stored (record::NextDealSaved, in the form kept()
+// gives), written whole each time it changes: when its seed is drawn, when a
+// seat's contribution is taken, when a freed seat's is forgotten. The room
+// announces a commitment, and acknowledges a contribution, only once that
+// record is committed (DurableOutbox holds the message until then), so a
+// room restored after a restart, a crash or a move to another node deals
+// from the seed it announced, with every contribution it acknowledged
+// (restore()). Only a room stored before the next deal was kept has none: it
+// draws a seed as it is restored, and stores that one before anybody sees
+// its commitment. A shared deal (shared()) is never stored: it is made from
+// the table's shared seed as the game starts.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <variant>
 
 #include "engine/rules.hpp"
 #include "fairness/deal_algorithm.hpp"
@@ -33,17 +41,28 @@ class NextDeal {
   // The 32 seed bytes of a 64-bit shared seed (today's deal): a server
   // detail, since a checker needs only the revealed 32 bytes.
   static fairness::Bytes shared_seed(std::uint64_t shared_seed);
+  // The deal kept() gave, read back from the store for a room of `seats`
+  // seats: a sentence when it is not one this server could have written (a
+  // seed that does not match its commitment, a contribution out of bounds).
+  static std::variant<NextDeal, std::string> restore(const protocol::DealFairness& kept, int seats);
 
   // The commitment alone, as the room announces it.
   protocol::DealFairness announced() const;
   // Takes `seat`'s contribution (hex): deal/bad_contribution or
   // deal/already_contributed when it cannot.
   std::optional<protocol::ErrorCode> contribute(int seat, std::string_view hex);
-  // The seat was freed: a new occupant contributes afresh.
-  void forget(int seat) {
-    if (seat >= 0 && static_cast<std::size_t>(seat) < contributions_.size())
-      contributions_[static_cast<std::size_t>(seat)].reset();
+  // The seat was freed: a new occupant contributes afresh. True when the
+  // seat had contributed (the room stores the change).
+  bool forget(int seat) {
+    if (seat < 0 || static_cast<std::size_t>(seat) >= contributions_.size()) return false;
+    auto& slot = contributions_[static_cast<std::size_t>(seat)];
+    const bool had = slot.has_value();
+    slot.reset();
+    return had;
   }
+  // What the store keeps: the seed, its commitment and every seat's
+  // contribution so far. Secret: never sent, never logged.
+  protocol::DealFairness kept() const;
 
   struct Dealt {
     fairness::FairDeal deal;

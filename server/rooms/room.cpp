@@ -48,6 +48,13 @@ void RoomImpl::adopt_restored(RestoredRoom& restored) {
       write(record::GameFinished{game_->id(), services_.timers->wall_ms()});
     }
   }
+  if (restored.next_deal) {
+    next_deal_ = std::move(restored.next_deal);
+  } else if (state_ != State::kPlaying) {
+    // Stored before the next deal was kept: the seed drawn as the room was
+    // made is stored now, before anyone is shown its commitment.
+    write_next_deal();
+  }
 }
 
 void RoomImpl::create(std::shared_ptr<Client> client, protocol::CreateRoom request, Id id) {
@@ -106,6 +113,7 @@ void RoomImpl::announce_turn() {
 void RoomImpl::do_create(const std::shared_ptr<Client>& client, protocol::CreateRoom request, Id id) {
   if (closed_) return refuse(client, ErrorCode::kRoomNotFound, std::move(id));
   write(record::RoomCreated{code_, protocol::settings_record(settings_), services_.timers->wall_ms()});
+  write_next_deal();  // before the snapshot that announces its commitment
   const std::string token = seat_human(0, client, std::move(request.name));
   for (const protocol::BotSpec& bot : request.bots) {
     if (bot.seat > 0 && bot.seat < settings_.seats) seats_.seat_bot(bot.seat, bot.level);  // the parser checked
@@ -402,8 +410,9 @@ void RoomImpl::do_chat(const std::shared_ptr<Client>& client, const Member& memb
 }
 
 // A seated human's value for the next deal (docs/FAIRNESS.md): taken until
-// the game starts, once per commitment. It is not stored (next_deal.hpp):
-// the ok says the room holds it.
+// the game starts, once per commitment. The ok follows its record, so it
+// goes out once the store holds the contribution (next_deal.hpp): an
+// acknowledged contribution is dealt with, whatever restarts come between.
 void RoomImpl::do_contribute(const std::shared_ptr<Client>& client, const Member& member, const protocol::Contribute& m,
                              Id id) {
   if (!member.seat || !seats_[*member.seat].human() || state_ == State::kPlaying || !next_deal_) {
@@ -411,6 +420,7 @@ void RoomImpl::do_contribute(const std::shared_ptr<Client>& client, const Member
   }
   if (const auto error = next_deal_->contribute(*member.seat, m.value))
     return reply_error(client, *error, std::move(id));
+  write_next_deal();
   reply_ok(client, std::move(id));
 }
 
@@ -462,6 +472,7 @@ void RoomImpl::start_game() {
   game_.emplace(std::get<RoomGame>(std::move(started)));
   game_->set_fairness(dealt.record);
   next_deal_.reset();  // drawn afresh once this game is over
+  write_next_deal();   // its seed is kept in the set-up from now on
   game_number_ = game_->number();
   seats_.clear_votes();  // before the seats are written: the rows keep no vote of the last game
   // A game does not begin under a host who is not here (a rematch the
@@ -522,8 +533,9 @@ void RoomImpl::finish_game() {
   services_.metrics->game_finished();
   game_->drop_bots();
   write(record::GameFinished{game_->id(), services_.timers->wall_ms()});
-  // This game's seed is in its transcript now; the next deal's is committed to.
-  next_deal_.emplace(settings_.seats);
+  // This game's seed is in its transcript now; the next deal's is committed
+  // to, and the commitment goes out once its seed is stored.
+  draw_next_deal();
   record(protocol::DealCommitted{protocol::kDealAlgorithm, next_deal_->announced().commitment});
   spdlog::info("room {}: game {} over", code_, game_number_);
   for (int i = 0; i < seats_.size(); ++i) {
@@ -543,6 +555,16 @@ void RoomImpl::finish_game() {
     }
   }
   after_membership_change();
+}
+
+void RoomImpl::draw_next_deal() {
+  next_deal_.emplace(settings_.seats);
+  write_next_deal();
+}
+
+void RoomImpl::write_next_deal() {
+  if (!outbox_.enabled() || closed_) return;
+  write(record::NextDealSaved{code_, next_deal_ ? protocol::next_deal_record(next_deal_->kept()) : std::string()});
 }
 
 // Arms what the next decision waits for: a bot's move, or the turn timer

@@ -135,6 +135,10 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // every seat whose owner is away.
   void after_events(bool deal = false);
   void finish_game();
+  // A fresh seed for the next deal, stored before its commitment goes out.
+  void draw_next_deal();
+  // The next deal as it is now, to the store (nothing, once the game is dealt).
+  void write_next_deal();
   bool bot_controls(engine::Seat index) const {
     const SeatSlot& seat = seats_[index];
     return seat.bot() || (seat.human() && seat.takeover.has_value());

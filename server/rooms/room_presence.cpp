@@ -29,7 +29,7 @@ std::string RoomImpl::seat_human(engine::Seat index, const std::shared_ptr<Clien
 void RoomImpl::free_seat(engine::Seat index) {
   grace_timers_[static_cast<std::size_t>(index)]->cancel();
   revoke_token(seats_.free(index));
-  if (next_deal_) next_deal_->forget(index);
+  if (next_deal_ && next_deal_->forget(index)) write_next_deal();  // a restored room forgets it too
 }
 
 TokenBucket RoomImpl::chat_bucket() const {

@@ -177,6 +177,15 @@ std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, S
   }
   // A vote counts only after a game that is over.
   if (!room.game || !room.game->game().over()) room.seats.clear_votes();
+  // Between games, the deal announced before the restart (a game in play
+  // was dealt from it already: its seed is in the set-up).
+  if (!stored.next_deal.empty() && (!room.game || room.game->game().over())) {
+    auto kept = protocol::next_deal_from_record(stored.next_deal);
+    if (const auto* error = std::get_if<std::string>(&kept)) return *error;
+    auto next = NextDeal::restore(std::get<protocol::DealFairness>(kept), room.settings.seats);
+    if (const auto* error = std::get_if<std::string>(&next)) return "next deal: " + *error;
+    room.next_deal.emplace(std::get<NextDeal>(std::move(next)));
+  }
   return room;
 }
 

@@ -16,6 +16,7 @@
 #include <variant>
 
 #include "protocol/messages.hpp"
+#include "server/rooms/next_deal.hpp"
 #include "server/rooms/room_game.hpp"
 #include "server/rooms/seat_table.hpp"
 #include "server/store/store.hpp"
@@ -33,6 +34,10 @@ struct RestoredRoom {
   std::optional<FinishedGame> last_finished;
   // A finished game whose closing record never made it to the store.
   bool finish_missing = false;
+  // The next deal the room announced (no game in play), with the
+  // contributions it acknowledged; none when the store kept none (a room
+  // stored before it was kept), and the room draws one.
+  std::optional<NextDeal> next_deal;
 };
 
 std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, Store& store);

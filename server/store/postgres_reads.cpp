@@ -32,8 +32,9 @@ std::optional<std::string> first_bytes(const PostgresStore::Result& rows) {
   return rows.bytes(0, 0);
 }
 
-// The rooms of a kOpenRooms or kWaitingRooms result (code, settings,
-// created_ms, v), with no seats or game yet.
+// The rooms of a kOpenRooms, kOpenRoom or kWaitingRooms result (code,
+// settings, created_ms, v, and next_deal for the first two), with no seats
+// or game yet.
 std::vector<StoredRoom> rooms_of(const PostgresStore::Result& rows) {
   std::vector<StoredRoom> rooms;
   for (int i = 0; i < rows.rows(); ++i) {
@@ -42,6 +43,7 @@ std::vector<StoredRoom> rooms_of(const PostgresStore::Result& rows) {
     room.settings = rows.bytes(i, 1);
     room.created_ms = rows.integer(i, 2);
     room.v = rows.integer(i, 3);
+    if (rows.columns() > 4 && !rows.null(i, 4)) room.next_deal = rows.bytes(i, 4);
     rooms.push_back(std::move(room));
   }
   return rooms;

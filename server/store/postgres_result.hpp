@@ -24,6 +24,7 @@ class PostgresStore::Result {
   Result& operator=(Result&&) = delete;
 
   int rows() const { return PQntuples(result_); }
+  int columns() const { return PQnfields(result_); }
   bool null(int row, int column) const { return PQgetisnull(result_, row, column) != 0; }
   std::string bytes(int row, int column) const {
     return {PQgetvalue(result_, row, column), static_cast<std::size_t>(PQgetlength(result_, row, column))};

@@ -32,6 +32,7 @@ constexpr const Sql* kStatements[] = {
     &kEventTables,        &kCountDailyGame, &kDailyTally,
     &kEventOfTable,
     &kClosedEvent,
+    &kSaveNextDeal,
 };
 
 }  // namespace

@@ -40,6 +40,8 @@ inline constexpr Sql kFinishGame{"finish_game",
                                  "UPDATE games SET finished_ms = $2, last_decision = (SELECT max(id) FROM decisions) "
                                  "WHERE game_id = $1"};
 inline constexpr Sql kUpdateVersion{"update_version", "UPDATE rooms SET v = $2 WHERE code = $1"};
+// A room's next deal (schema version 12), written whole; '' clears it.
+inline constexpr Sql kSaveNextDeal{"save_next_deal", "UPDATE rooms SET next_deal = NULLIF($2, '') WHERE code = $1"};
 // The four above, many at once (merge_steps): each parameter an array (in
 // binary form), one element a record, whatever their rooms.
 inline constexpr Sql kInsertGames{"insert_games",
@@ -153,10 +155,10 @@ inline constexpr Sql kAskHandover{"ask_handover",
 // Reads and upkeep. Codes sort byte by byte, as in SQLite, whatever the
 // database's collation.
 inline constexpr Sql kOpenRooms{"open_rooms",
-                                "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL "
+                                "SELECT code, settings, created_ms, v, next_deal FROM rooms WHERE set_aside IS NULL "
                                 "ORDER BY created_ms, code COLLATE \"C\""};
-inline constexpr Sql kOpenRoom{"open_room",
-                               "SELECT code, settings, created_ms, v FROM rooms WHERE code = $1 AND set_aside IS NULL"};
+inline constexpr Sql kOpenRoom{
+    "open_room", "SELECT code, settings, created_ms, v, next_deal FROM rooms WHERE code = $1 AND set_aside IS NULL"};
 inline constexpr Sql kRoomOfToken{"room_of_token",
                                   "SELECT seats.room FROM seats JOIN rooms ON rooms.code = seats.room "
                                   "WHERE seats.token_hash = $1::bytea AND rooms.set_aside IS NULL LIMIT 1"};

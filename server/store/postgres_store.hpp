@@ -79,7 +79,7 @@ struct pg_conn;
 namespace gofish::server {
 
 // The schema version this program writes (meta.schema_version).
-inline constexpr int kPostgresSchemaVersion = 11;
+inline constexpr int kPostgresSchemaVersion = 12;
 
 class PostgresStore final : public Store {
  public:

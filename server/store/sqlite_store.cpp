@@ -31,13 +31,17 @@ bool whole_decision(const std::string& text) {
   return nlohmann::json::accept(text);
 }
 
-// A room from a row of (code, settings, created_ms, v), with no seats or game yet.
+// A room from a row of (code, settings, created_ms, v) and, when a room is
+// loaded to be rebuilt, next_deal; with no seats or game yet.
 StoredRoom room_of(sqlite3_stmt* stmt) {
   StoredRoom room;
   room.room = column_text(stmt, 0);
   room.settings = column_text(stmt, 1);
   room.created_ms = sqlite3_column_int64(stmt, 2);
   room.v = sqlite3_column_int64(stmt, 3);
+  if (sqlite3_column_count(stmt) > 4 && sqlite3_column_type(stmt, 4) != SQLITE_NULL) {
+    room.next_deal = column_text(stmt, 4);
+  }
   return room;
 }
 
@@ -133,6 +137,9 @@ void SqliteStore::apply(const Record& record) {
           batch_.ended(r.game_id);
         } else if constexpr (std::is_same_v<R, record::RoomVersion>) {
           update_version_->run(r.v, r.room);
+        } else if constexpr (std::is_same_v<R, record::NextDealSaved>) {
+          Statement save(db_, "UPDATE rooms SET next_deal = NULLIF(?, '') WHERE code = ?");
+          save.run(r.deal, r.room);
         } else if constexpr (std::is_same_v<R, record::RoomClosed>) {
           Statement open_games(db_, "SELECT game_id FROM games WHERE room = ? AND finished_ms IS NULL");
           open_games.each([&](sqlite3_stmt* stmt) { batch_.ended(column_text(stmt, 0)); }, r.room);
@@ -330,11 +337,12 @@ std::vector<StoredRoom> SqliteStore::load_rooms_locked(const std::optional<std::
   std::vector<StoredRoom> rooms;
   const auto take_room = [&](sqlite3_stmt* stmt) { rooms.push_back(room_of(stmt)); };
   if (code) {
-    Statement room_row(db_, "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL AND code = ?");
+    Statement room_row(
+        db_, "SELECT code, settings, created_ms, v, next_deal FROM rooms WHERE set_aside IS NULL AND code = ?");
     room_row.each(take_room, *code);
   } else {
     Statement room_rows(db_,
-                        "SELECT code, settings, created_ms, v FROM rooms WHERE set_aside IS NULL "
+                        "SELECT code, settings, created_ms, v, next_deal FROM rooms WHERE set_aside IS NULL "
                         "ORDER BY created_ms, code");
     room_rows.each(take_room);
   }

@@ -142,6 +142,16 @@ struct RoomVersion {
   std::string room;
   std::int64_t v = 0;
 };
+// The room's next deal under gofish-deal/1 (server/rooms/next_deal.hpp),
+// written whole whenever it changes: drawn (as the room is made, after a
+// game, or on a restore that found none), a seat's contribution taken, a
+// seat's forgotten; `deal` empty once the game is dealt from it. It holds
+// the secret seed: the store is the server's own, and nothing read from it
+// goes to a client but through the room's views.
+struct NextDealSaved {
+  std::string room;
+  std::string deal;  // JSON (protocol::next_deal_record), or empty: none
+};
 // The room is gone (expired or emptied); its finished games stay, served by
 // their game id, until the retention time has passed. A room code may be
 // used again afterwards.
@@ -189,7 +199,8 @@ struct EventTableSaved {
 
 using Record = std::variant<record::RoomCreated, record::RoomSettingsChanged, record::SeatTaken, record::SeatFreed,
                             record::GameStarted, record::DecisionAccepted, record::GameFinished, record::RoomVersion,
-                            record::RoomClosed, record::EventSaved, record::PupilSaved, record::EventTableSaved>;
+                            record::RoomClosed, record::NextDealSaved, record::EventSaved, record::PupilSaved,
+                            record::EventTableSaved>;
 
 struct StoredPupil {
   std::int64_t pupil = 0;
@@ -273,6 +284,7 @@ struct StoredRoom {
   std::int64_t v = 0;              // the last event version written (RoomVersion or a decision's v)
   std::vector<StoredSeat> seats;   // by seat number
   std::optional<StoredGame> game;  // the latest game
+  std::string next_deal;           // NextDealSaved's, empty if none (read by load_open_rooms and load_room)
 };
 
 // Today's deal (server/rooms/daily_deal.hpp): of a day's games, how many

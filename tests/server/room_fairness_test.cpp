@@ -1,14 +1,18 @@
 // gofish-deal/1 in a room (docs/FAIRNESS.md): the commitment before the
 // deal, the seats' contributions and their refusals, the seed revealed in
 // the transcript only once the game is over, and a fresh commitment for the
-// rematch. On the fake clock of room_harness.hpp.
+// rematch; with a store, the next deal and each contribution stored before
+// the commitment or the contribution's ok goes out, and held while the
+// store fails. On the fake clock of room_harness.hpp.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "fairness/deal_algorithm.hpp"
 #include "fairness/deal_check.hpp"
 #include "protocol/fairness_json.hpp"
+#include "protocol/room_records.hpp"
 #include "room_harness.hpp"
 #include "rooms_support.hpp"
 #include "server/rooms/daily_seed.hpp"
@@ -203,6 +207,115 @@ TEST_CASE("room fairness: what a shared deal's record may show, and when") {
   const auto back = protocol::fairness_from_json(nlohmann::json::parse(protocol::fairness_to_json(round).dump()));
   REQUIRE(std::holds_alternative<protocol::DealFairness>(back));
   CHECK(std::get<protocol::DealFairness>(back) == round);
+// The room's latest next-deal record among the submissions made so far,
+// committed or waiting; none if it wrote none.
+std::optional<protocol::DealFairness> stored_next_deal(const ManualSink& sink) {
+  std::optional<protocol::DealFairness> found;
+  const auto scan = [&](const std::vector<Record>& records) {
+    for (const Record& record : records) {
+      const auto* saved = std::get_if<record::NextDealSaved>(&record);
+      if (!saved) continue;
+      found.reset();
+      if (saved->deal.empty()) continue;
+      auto read = protocol::next_deal_from_record(saved->deal);
+      REQUIRE_MESSAGE(std::holds_alternative<protocol::DealFairness>(read), saved->deal);
+      found = std::get<protocol::DealFairness>(std::move(read));
+    }
+  };
+  for (const auto& records : sink.committed) scan(records);
+  for (const auto& [records, done] : sink.waiting) scan(records);
+  return found;
+}
+
+TEST_CASE(
+    "room fairness: the next deal is stored before its commitment goes out, a contribution before its ok, "
+    "and a failing store holds the ok") {
+  RoomBench bench(RoomBench::bench_limits(), /*durable=*/true);
+  FakeClient& ann = bench.create(create_request("Ann", "classic", 3, {{2, BotLevel::kEasy}}));
+  // The seed is in the room's first submission, the one whose commit let
+  // the snapshot go (a durable room's bench commits it as it creates it).
+  REQUIRE(bench.sink().committed.size() == 1);
+  const auto& first = bench.sink().committed[0];
+  CHECK(std::any_of(first.begin(), first.end(),
+                    [](const Record& r) { return std::holds_alternative<record::NextDealSaved>(r); }));
+  const auto drawn = stored_next_deal(bench.sink());
+  REQUIRE(drawn);
+  REQUIRE(drawn->seed);
+  CHECK(fairness::to_hex(fairness::commitment_of(*fairness::from_hex(*drawn->seed))) == drawn->commitment);
+  REQUIRE(ann.last<protocol::RoomSnapshot>());
+  REQUIRE(ann.last<protocol::RoomSnapshot>()->next_deal);
+  CHECK(ann.last<protocol::RoomSnapshot>()->next_deal->commitment == drawn->commitment);
+  FakeClient& bob = bench.join("Bob");
+  bench.sink().commit_all();
+  bench.settle();
+
+  // Ann's contribution waits for its record; the write fails and the room pauses.
+  const std::string ann_value = "00112233445566778899aabbccddeeff";
+  ann.send(protocol::Contribute{ann_value});
+  CHECK(ann.reply() == "(no reply)");
+  const auto with_ann = stored_next_deal(bench.sink());
+  REQUIRE(with_ann);
+  CHECK(with_ann->commitment == drawn->commitment);
+  CHECK(with_ann->seed == drawn->seed);
+  REQUIRE(with_ann->contributions.size() == 3);
+  CHECK(with_ann->contributions[0] == ann_value);
+  bench.sink().fail_all();
+  bench.settle();
+  REQUIRE(ann.last<protocol::RoomPaused>());
+  CHECK(ann.reply() == "(no reply)");
+  // Paused, the room takes no other contribution: room/paused, as a decision hears.
+  bob.send(protocol::Contribute{std::string(32, 'c')});
+  CHECK(bob.reply() == "room/paused");
+  bench.pass(std::chrono::minutes(1));
+  bench.settle();
+  CHECK(ann.reply() == "(no reply)");
+
+  // Written at last: the ok goes out, and the deal uses the value.
+  bench.sink().commit_all();
+  bench.settle();
+  CHECK(ann.reply() == "ok");
+  ann.send(protocol::Start{});
+  // Played, every write committed, until the game's end is waiting to be
+  // written: with it, the rematch's seed.
+  const auto rematch_seed_waiting = [&] {
+    for (const auto& [records, done] : bench.sink().waiting) {
+      for (const Record& record : records) {
+        if (const auto* saved = std::get_if<record::NextDealSaved>(&record); saved && !saved->deal.empty()) return true;
+      }
+    }
+    return false;
+  };
+  for (int i = 0; i < 5000 && !rematch_seed_waiting(); ++i) {
+    bench.sink().commit_all();
+    bench.settle();
+    bench.play_until([&] { return game_over(ann); }, 1);
+    bench.settle();
+  }
+  REQUIRE(rematch_seed_waiting());
+  const auto next = stored_next_deal(bench.sink());
+  REQUIRE(next);
+  CHECK(next->commitment != drawn->commitment);
+  CHECK(ann.events<protocol::DealCommitted>().empty());  // held for the seed's record
+  bench.sink().commit_all();
+  bench.settle();
+  REQUIRE(game_over(ann));
+  const auto committed = ann.events<protocol::DealCommitted>();
+  REQUIRE(committed.size() == 1);
+  CHECK(committed[0].commitment == next->commitment);
+
+  // Stored, the seed still went to nobody before the game was over.
+  const std::string sent_before = frames(ann) + frames(bob);
+  CHECK(sent_before.find(*drawn->seed) == std::string::npos);
+  CHECK(sent_before.find(*next->seed) == std::string::npos);
+  ann.send(protocol::GetTranscript{});
+  bench.sink().commit_all();
+  bench.settle();
+  const auto transcript = ann.last<protocol::TranscriptMessage>();
+  REQUIRE(transcript);
+  REQUIRE(transcript->fairness);
+  CHECK(transcript->fairness->commitment == drawn->commitment);
+  CHECK(transcript->fairness->seed == drawn->seed);
+  CHECK(transcript->fairness->contributions[0] == ann_value);
 }
 
 }  // namespace

@@ -177,6 +177,29 @@ TEST_CASE_TEMPLATE("store: rooms, seats, games and decisions come back after reo
 // among them, comes back as it went in.
 // Today's deal: each day's games counted by sets, nothing else, kept
 // across reopening; a count returns the day's tally with it.
+TEST_CASE_TEMPLATE("store: a room's next deal is kept whole as written last, and cleared by an empty one", Kind,
+                   GOFISH_STORES) {
+  Kind kind;
+  {
+    const auto store = kind.open();
+    store->commit({record::RoomCreated{"ABCD", "{}", 1000}, record::NextDealSaved{"ABCD", R"({"seed":"aa"})"},
+                   record::RoomCreated{"EFGH", "{}", 1001}});
+    store->commit({record::NextDealSaved{"ABCD", R"({"seed":"aa","contributions":["bb"]})"}});
+  }
+  {
+    const auto store = kind.open();
+    const auto rooms = store->load_open_rooms();
+    REQUIRE(rooms.size() == 2);
+    CHECK(rooms[0].next_deal == R"({"seed":"aa","contributions":["bb"]})");
+    CHECK(rooms[1].next_deal.empty());  // a room that never wrote one
+    REQUIRE(store->load_room("ABCD"));
+    CHECK(store->load_room("ABCD")->next_deal == rooms[0].next_deal);
+    store->commit({record::NextDealSaved{"ABCD", ""}});
+  }
+  const auto store = kind.open();
+  CHECK(store->load_room("ABCD").value().next_deal.empty());
+}
+
 TEST_CASE_TEMPLATE("store: the day's tally of today's deal counts games by sets, day by day, and is kept", Kind,
                    GOFISH_STORES) {
   Kind kind;
@@ -987,11 +1010,14 @@ TEST_CASE("store: a version 4 database is migrated, and its finished games keep 
                        record::DecisionAccepted{"old", 0, R"({"seat":0})", std::nullopt},
                        record::GameFinished{"old", 2}, record::GameStarted{"ABCD", 2, "new", "{}", 3},
                        record::DecisionAccepted{"new", 0, R"({"seat":1})", std::nullopt}});
-  kind.tamper("UPDATE games SET transcript = '{\"kept\":1}' WHERE game_id = 'old'; "
-              "ALTER TABLE games DROP COLUMN last_decision; "
-              // What schema versions 6 (class events) and 9 (today's deal) added goes too.
-              "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; DROP TABLE daily_tally; "
-              "PRAGMA user_version=4");
+  kind.tamper(
+      "UPDATE games SET transcript = '{\"kept\":1}' WHERE game_id = 'old'; "
+      "ALTER TABLE games DROP COLUMN last_decision; "
+      // What schema versions 6 (class events), 8 (today's deal) and 9
+      // (the next deal) added goes too.
+      "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; DROP TABLE daily_tally; "
+      "ALTER TABLE rooms DROP COLUMN next_deal; "
+      "PRAGMA user_version=4");
   const auto store = kind.open();
   const auto old = store->finished_game("old");
   REQUIRE(old);
@@ -1480,9 +1506,11 @@ TEST_CASE("postgres store: the handover socket turns readable when a request com
   CHECK_FALSE(readable(100));
 }
 
-// What schema versions 9 (class events) and 11 (today's deal) added, gone.
+// What schema versions 9 (class events), 11 (today's deal) and 12 (the
+// next deal) added, gone.
 const std::string kWithoutEvents =
-    "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; DROP TABLE daily_tally; ";
+    "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; DROP TABLE daily_tally; "
+    "ALTER TABLE rooms DROP COLUMN next_deal; ";
 // What schema versions 8 and 9 changed, undone: decisions keyed by game and
 // number again, and games without the bounds of their decisions' ids.
 const std::string kWithoutAppended =
