@@ -23,7 +23,8 @@
 //   seat's contribution acknowledged and another seat's forgotten as its
 //   player left, comes back (SQLite, PostgreSQL) with the commitment it had
 //   announced; the game then dealt reveals the seed behind that commitment
-//   and deals with the acknowledged contribution alone.
+//   and deals with the acknowledged contribution alone. A room stored
+//   without a next deal (before it was kept) draws one once and keeps it.
 // - A backup taken as the README says (the sqlite3 program's .backup, or
 //   pg_dump and pg_restore with --storage postgres) while the server runs is
 //   a whole database: a server started on it has every room, seat token and
@@ -511,6 +512,37 @@ TEST_CASE("restore with PostgreSQL: the next deal's commitment and acknowledged 
   // own leases back at once.
   next_deal_survives_a_kill(dir.path, {"--storage=postgres", "--postgres-url=" + db.url(), "--load-rooms=at-start",
                                        "--node-id=next-deal-node"});
+}
+
+// A room stored before the next deal was kept has none: restored, it draws
+// a seed and stores it before it shows the commitment, so the restart after
+// that shows the same one.
+TEST_CASE("restore: a room stored without its next deal draws one once, and keeps it over the next restart") {
+  TempDir dir("gofish-restore");
+  const auto data = dir.path / "data";
+  std::string code, token, commitment;
+  {
+    ServerProcess server(data, dir.path / "first.log");
+    Seated ann = create_room(server.port(), create_request("Ann", "classic", 2));
+    code = ann.code;
+    token = ann.token;
+    commitment = snapshot_after(*ann.peer).next_deal.value().commitment;
+    REQUIRE(server.stop(SIGTERM) == 0);
+  }
+  const auto file = data / "gofish.sqlite";
+  sql(file, "UPDATE rooms SET next_deal = NULL WHERE code = ?", {code});
+  std::string drawn;
+  {
+    ServerProcess server(data, dir.path / "second.log");
+    auto ann = resume_seat(server.port(), token);
+    drawn = snapshot_after(*ann).next_deal.value().commitment;
+    CHECK(drawn != commitment);
+    CHECK(WIFSIGNALED(server.stop(SIGKILL)));
+  }
+  ServerProcess server(data, dir.path / "third.log");
+  auto ann = resume_seat(server.port(), token);
+  CHECK(snapshot_after(*ann).next_deal.value().commitment == drawn);
+  CHECK(server.stop(SIGTERM) == 0);
 }
 
 // A kick is kept with the room's settings: after a restart the removed
