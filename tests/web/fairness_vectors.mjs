@@ -33,6 +33,17 @@ for (const [fairness, when] of [
 }
 const unshared = await checkTranscript({ fairness: { algorithm: 'gofish-deal/1', commitment, contributions: [null], shared: false } }, null);
 if (unshared.pending || unshared.fair) { failed++; console.error(`a room's own deal without its seed: ${JSON.stringify(unshared)}`); }
+// A page outside a secure context (plain http to another machine) has no
+// crypto.subtle: it says it cannot check here and names the CLI's check.
+const real = Object.getOwnPropertyDescriptor(globalThis, 'crypto');
+Object.defineProperty(globalThis, 'crypto', { value: { getRandomValues: real.get ? real.get.call(globalThis).getRandomValues : undefined }, configurable: true });
+const insecure = await checkTranscript({ fairness: { algorithm: 'gofish-deal/1', commitment, seed: JSON.parse(lines[0]).seed, contributions: [], shared: false } }, null);
+Object.defineProperty(globalThis, 'crypto', real);
+if (insecure.fair || insecure.pending || !/cannot check the deal here/.test(insecure.sentence) || !/gofish-cli verify/.test(insecure.sentence)) {
+  failed++;
+  console.error(`no crypto.subtle: ${JSON.stringify(insecure)}`);
+}
+if (!globalThis.crypto?.subtle) { failed++; console.error('crypto was not put back'); }
 if (lines.length !== 3) { failed++; console.error(`expected 3 vectors, read ${lines.length}`); }
 console.log(failed ? 'FAILED' : `${lines.length} vectors agree`);
 process.exit(failed ? 1 : 0);
