@@ -1,6 +1,6 @@
--- Schema version 12 (from 11): today's deal keeps, for each day, how many
+-- Schema version 11 (from 10): today's deal keeps, for each day, how many
 -- of its games made each number of sets, as SqliteStore does (its schema
--- version 9).
+-- version 8).
 
 CREATE TABLE daily_tally (
   day TEXT NOT NULL,

@@ -1,4 +1,4 @@
--- Schema version 9 (from 8): today's deal keeps, for each day, how many
+-- Schema version 8 (from 7): today's deal keeps, for each day, how many
 -- of its games made each number of sets, and nothing else about them.
 
 CREATE TABLE daily_tally (
