@@ -153,8 +153,14 @@ FakeClient& RoomBench::create(protocol::CreateRoom request) {
   client.client_->set_room(room_);
   client.last_id_ = client.next_id_++;
   room_->create(client.client_, std::move(request), protocol::RequestId{client.last_id_});
+  return seated_by_created(client);
+}
+
+// A durable room holds its `created` until its creation is written: commits
+// it, and keeps the token and seat the reply gives.
+FakeClient& RoomBench::seated_by_created(FakeClient& client) {
   settle();
-  sink_.commit_all();  // a durable room holds its reply until its creation is written
+  sink_.commit_all();
   settle();
   const auto created = client.last<protocol::Created>();
   REQUIRE(created);
@@ -171,14 +177,7 @@ FakeClient& RoomBench::open_table(protocol::RoomSettings settings, Room::TableSe
   setup.player = client.client_;
   setup.player_request = protocol::RequestId{client.last_id_};
   room_->open_table(std::move(setup));
-  settle();
-  sink_.commit_all();
-  settle();
-  const auto created = client.last<protocol::Created>();
-  REQUIRE(created);
-  client.token = created->token;
-  client.seat = created->seat;
-  return client;
+  return seated_by_created(client);
 }
 
 FakeClient& RoomBench::join(const std::string& name, protocol::JoinAs as) {

@@ -198,6 +198,7 @@ class RoomBench {
   FakeClient& new_client();
 
  private:
+  FakeClient& seated_by_created(FakeClient& client);
   friend class FakeClient;
   boost::asio::io_context io_;
   std::shared_ptr<ManualTimers> timers_ = std::make_shared<ManualTimers>();
