@@ -207,6 +207,8 @@ TEST_CASE("room fairness: what a shared deal's record may show, and when") {
   const auto back = protocol::fairness_from_json(nlohmann::json::parse(protocol::fairness_to_json(round).dump()));
   REQUIRE(std::holds_alternative<protocol::DealFairness>(back));
   CHECK(std::get<protocol::DealFairness>(back) == round);
+}
+
 // The room's latest next-deal record among the submissions made so far,
 // committed or waiting; none if it wrote none.
 std::optional<protocol::DealFairness> stored_next_deal(const ManualSink& sink) {
