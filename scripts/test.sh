@@ -42,7 +42,8 @@ cmake -S . -B "$build_dir" -G Ninja "${flags[@]}"
 cmake --build "$build_dir"
 # Two tests at a time (GOFISH_TEST_JOBS): most of them wait on sockets, child
 # processes and the page's pace rather than on a core. The tests that hold
-# processes to time bounds (the cluster failovers, the load figures, a store's
-# outage) share the lock cluster_clock (one at a time, beside one other test);
+# processes to time bounds (the cluster failovers, the load figures) share the
+# lock cluster_clock (one at a time, beside one other test); the store-outage
+# tests run alone;
 # the browser groups share the lock browser; the image tests run alone, last.
 ctest --test-dir "$build_dir" --output-on-failure --timeout 600 --parallel "${GOFISH_TEST_JOBS:-2}" "${ctest_flags[@]}"
