@@ -152,7 +152,14 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
 
   // ---- room_output.cpp: what the room sends and writes
   void send(const std::shared_ptr<Client>& client, const protocol::ServerMessage& message);
-  void reply_ok(const std::shared_ptr<Client>& client, Id id) { send(client, protocol::Ok{std::move(id)}); }
+  // An ok answers a request whose records this turn writes (a seat, a vote,
+  // the event it caused), most of them after the ok: it waits for the turn's
+  // submission all the same, so it goes out once they are stored and before
+  // those events (protocol/README.md, "Server contract: order").
+  void reply_ok(const std::shared_ptr<Client>& client, Id id) {
+    if (outbox_.version_moved()) post_submit();
+    send(client, protocol::Ok{std::move(id)});
+  }
   void reply_error(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message = {});
   void refuse(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message = {});
   // Refused because the room is paused: at once, past the durability hold

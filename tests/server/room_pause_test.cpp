@@ -119,6 +119,39 @@ TEST_CASE("room pause: a failed write pauses the room, holds its effects, and pl
   CHECK_FALSE(ann.events<engine::GameOver>().empty());
 }
 
+// protocol/README.md: an `ok` goes out only once the records behind it are
+// stored, and before the events its request caused. A chat, a rematch vote,
+// a bot added and a leave each answer `ok` before their handlers write: the
+// ok still waits for the turn's records, and a failing store holds it.
+TEST_CASE("room pause: the ok to a chat, an added bot, a rematch vote or a leave waits for its records") {
+  RoomBench bench(RoomBench::bench_limits(), /*durable=*/true);
+  FakeClient& ann = bench.create(room_of(3));
+  bench.sink().commit_all();
+  bench.settle();
+  FakeClient& bob = bench.join("Bob");
+  bench.sink().commit_all();
+  bench.settle();
+  const auto held_until_written = [&](FakeClient& client, const protocol::ClientBody& request, const char* what) {
+    CAPTURE(what);
+    client.send(request);
+    CHECK(client.reply() == "(no reply)");
+    bench.sink().fail_all();
+    bench.settle();
+    CHECK(client.reply() == "(no reply)");
+    REQUIRE(client.last<protocol::RoomPaused>());
+    bench.sink().commit_all();
+    bench.settle();
+    CHECK(client.reply() == "ok");
+  };
+  held_until_written(ann, protocol::Chat{"hello", ""}, "chat");
+  held_until_written(ann, protocol::AddBot{std::nullopt, BotLevel::kEasy}, "add_bot");
+  ann.send(protocol::Start{});
+  play_durably(bench, [&] { return !ann.events<engine::GameOver>().empty(); });
+  REQUIRE_FALSE(ann.events<engine::GameOver>().empty());
+  held_until_written(bob, protocol::Rematch{}, "rematch");
+  held_until_written(bob, protocol::Leave{}, "leave");
+}
+
 TEST_CASE("room pause: a bot's move waits for the store too, and resumes the bot and the grace period afresh") {
   Limits limits = RoomBench::bench_limits();
   limits.seat_grace_period = 5s;
