@@ -11,7 +11,13 @@ const { state } = session;
 
 // A refusal is shown where the person looks (a pause by its notice).
 export async function act(msg) {
+  // A paused room holds its answers until the store takes the records
+  // behind them; a player who stepped away meanwhile (a new socket, which
+  // settles the old requests as dropped) is on another page by then, where
+  // that room's answer is no news.
+  const room = session.current;
   const reply = await session.request(msg);
+  if (session.current !== room) return reply;
   if (reply.type === 'error' && reply.code !== 'room/paused') showError(reply.message);
   return reply;
 }
