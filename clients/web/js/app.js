@@ -27,7 +27,7 @@ import { wireWaiting } from './waiting-screen.js';
 import { wireTable } from './table-screen.js';
 import { wireSide } from './side-panel.js';
 import { fetchTranscript, makeReplay, wireOver } from './over-screen.js';
-import { contributeOnce } from './contribute.js';
+import { contributeAgain, contributeOnce } from './contribute.js';
 import { wireTopBar } from './top-bar.js';
 import { classEntry, classroom } from './class-loader.js';
 import { kLocalCode, resumeLocal, savedLocal, warmLocal } from './local-play.js';
@@ -94,6 +94,7 @@ function onMessage(msg) {
       break;
     case 'room_resumed':
       resumeRoom(msg.code);
+      if (current?.code === msg.code && current.as === 'player') contributeAgain((m) => session.conn.request(m));
       break;
     case 'room':
       if (!current || msg.code !== current.code) return;
