@@ -97,7 +97,7 @@ def main():
               f"HAProxy did not mark the frozen node down within {MAX_DOWN_SECONDS} s")
         check(p99 <= MAX_P99_SECONDS, f"p99 freeze -> resumed seat {p99:.2f} s is over {MAX_P99_SECONDS} s")
 
-        finish_all(rooms, started + 150)
+        finish_all(rooms, started + 150, watchers_may_miss=True)
         say(f"every game finished, {time.monotonic() - frozen_at:.1f} s after the freeze")
 
         # What the woken node said of the rooms it lost.

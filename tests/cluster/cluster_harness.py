@@ -350,11 +350,19 @@ def busiest_node(cluster, rooms):
     return int(node.removeprefix("node")), node, [room for room in rooms if holders.get(room.code) == node], per_node
 
 
-def finish_all(rooms, until):
-    """Waits for every client to exit 0, at the latest at monotonic time `until`."""
+def finish_all(rooms, until, watchers_may_miss=False):
+    """Waits for every client to exit 0, at the latest at monotonic time `until`.
+    With `watchers_may_miss` (after a room moved: a node lost, frozen or
+    restarted), a spectator may exit 7 because its room closed: the players'
+    clients resume first, a game can end before the spectator is back (seen
+    at 124 ms after a frozen node's room was restored), and gofish-cli counts
+    only the games it saw end. Its players must still have finished every
+    game."""
     for room in rooms:
         for client in room.clients():
             status = client.finish(max(1, until - time.monotonic()))
+            if watchers_may_miss and client is room.watcher and status == 7 and "has closed" in client.stderr:
+                continue
             check(status == 0, f"room {room.label()}: {' '.join(client.args)} exited with {status}: {client.stderr}")
 
 
@@ -593,7 +601,7 @@ def failover_check(cluster, cli_binary, sim_binary, room_count, think_ms, decisi
     killed_at = time.monotonic()
     cluster.kill_node(victim)
 
-    finish_all(rooms, finish_by)
+    finish_all(rooms, finish_by, watchers_may_miss=True)
     say(f"every game finished, {time.monotonic() - killed_at:.1f} s after the kill")
 
     latencies = resume_times(affected, killed_at, victim_node, cluster)

@@ -37,8 +37,8 @@ import time
 import urllib.error
 import urllib.request
 
-from cluster_harness import (ROOT, CliTable, Cluster, Failure, check, check_games, free_ports, name_of, percentile, run,
-                             say)
+from cluster_harness import (ROOT, CliTable, Cluster, Failure, check, check_games, finish_all, free_ports, name_of,
+                             percentile, run, say)
 
 mode = sys.argv[1]
 server_binary, cli_binary, sim_binary = sys.argv[2:5]
@@ -122,20 +122,6 @@ def check_cli_said(rooms):
                 told += 1
     check(told > 0, "no client received room_paused or room_resumed")
     return told
-
-
-def finish_all(rooms, until, watchers_may_miss=False):
-    """Every client exits 0 once its games are played. With
-    `watchers_may_miss` (after a restart), a spectator may exit 7 because
-    its room closed: a bot's seat can finish a game before the spectator is
-    back, and gofish-cli counts only the games it saw end; its players must
-    still have finished every game."""
-    for room in rooms:
-        for client in room.clients():
-            status = client.finish(max(1, until - time.monotonic()))
-            if watchers_may_miss and client is room.watcher and status == 7 and "has closed" in client.stderr:
-                continue
-            check(status == 0, f"room {room.label()}: {' '.join(client.args)} exited with {status}: {client.stderr}")
 
 
 def outage_lines(log_text):
