@@ -472,7 +472,7 @@ TEST_CASE("class event: a same-deal round's commitment comes before its deal, it
   const int done = where.table == 0 ? 1 : 0;
   const auto& finished = waiting.tables[static_cast<std::size_t>(done)];
   const auto early = http_request(port, "/api/games/" + *finished.game_id + "/transcript");
-  CHECK(early.status == 403);
+  REQUIRE(early.status == 403);
   const auto early_body = nlohmann::json::parse(early.body);
   CHECK(early_body["code"] == "api/transcript_held");
   CHECK(early_body["message"].get<std::string>().find("after the round ends at every table") != std::string::npos);
