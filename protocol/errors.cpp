@@ -48,6 +48,10 @@ CodeInfo info(ErrorCode code) {
     case ErrorCode::kRoomSpectator: return {"room/spectator", "Spectators watch; only seated players can do that."};
     case ErrorCode::kRoomTranscriptUnavailable:
       return {"room/transcript_unavailable", "The transcript is available once the game is over."};
+    case ErrorCode::kRoomTranscriptHeld:
+      return {"room/transcript_held",
+              "This game was dealt a shared deal that is still being played: its transcript is available once that "
+              "deal is over."};
     case ErrorCode::kRoomBusy:
       return {"room/busy", "The room is moving between servers; try again in a moment."};
     case ErrorCode::kRoomPaused:
@@ -105,6 +109,10 @@ CodeInfo info(ErrorCode code) {
     case ErrorCode::kApiEventNotFound: return {"api/event_not_found", "No class event with this code is open here."};
     case ErrorCode::kApiNotAuthorized:
       return {"api/not_authorized", "This needs the event's teacher token: Authorization: Bearer <token>."};
+    case ErrorCode::kApiTranscriptHeld:
+      return {"api/transcript_held",
+              "This game was dealt a shared deal that is still being played: its transcript is available once that "
+              "deal is over."};
     case ErrorCode::kActionGameOver: return {"action/game_over", "The game is over."};
     case ErrorCode::kActionNotYourTurn: return {"action/not_your_turn", "It is not your turn."};
     case ErrorCode::kActionOutOfGame: return {"action/out_of_game", "You are out of the game."};
@@ -156,6 +164,7 @@ constexpr std::array kAllCodes = {
     ErrorCode::kRoomAlreadyInRoom,
     ErrorCode::kRoomSpectator,
     ErrorCode::kRoomTranscriptUnavailable,
+    ErrorCode::kRoomTranscriptHeld,
     ErrorCode::kRoomTooManyAttempts,
     ErrorCode::kRoomBusy,
     ErrorCode::kRoomPaused,
@@ -193,6 +202,7 @@ constexpr std::array kAllCodes = {
     ErrorCode::kApiStorage,
     ErrorCode::kApiEventNotFound,
     ErrorCode::kApiNotAuthorized,
+    ErrorCode::kApiTranscriptHeld,
     ErrorCode::kActionGameOver,
     ErrorCode::kActionNotYourTurn,
     ErrorCode::kActionOutOfGame,

@@ -52,6 +52,7 @@ enum class ErrorCode {
   kRoomAlreadyInRoom,
   kRoomSpectator,
   kRoomTranscriptUnavailable,
+  kRoomTranscriptHeld,
   kRoomTooManyAttempts,
   kRoomBusy,
   kRoomPaused,
@@ -94,6 +95,7 @@ enum class ErrorCode {
   kApiStorage,
   kApiEventNotFound,
   kApiNotAuthorized,
+  kApiTranscriptHeld,
   // action/: one per engine::RefusalCode
   kActionGameOver,
   kActionNotYourTurn,

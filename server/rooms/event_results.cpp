@@ -1,5 +1,6 @@
 #include "server/rooms/event_results.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -92,7 +93,15 @@ protocol::EventResults event_results(const EventResultsInput& input) {
     for (std::size_t t = 0; t < round.tables.size(); ++t) {
       results.tables.push_back(table_results(round.tables[t], static_cast<int>(t), input.pupil_names));
     }
-    if (input.same_deal) results.seat_positions = seat_positions(results.tables);
+    if (input.same_deal) {
+      results.seat_positions = seat_positions(results.tables);
+      // A finished table's game shows the deck the others still play: no
+      // id (so no replay link, no transcript URL) until every table is over.
+      const bool held = std::ranges::any_of(results.tables, [](const auto& table) { return !table.finished; });
+      if (held) {
+        for (auto& table : results.tables) table.game_id.reset();
+      }
+    }
     for (const auto& table : results.tables) {
       for (const auto& seat : table.seats) {
         if (!seat.pupil) continue;

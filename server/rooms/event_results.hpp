@@ -13,6 +13,11 @@
 //   finished tables; a seat's vs_seat_average is its sets minus that
 //   average, and a pupil's is the mean of theirs over their finished games.
 //   Figures are rounded to hundredths.
+// - With the same deal, a round's game ids are left out until every table
+//   of the round is over: a finished table's transcript shows the deck the
+//   others still play (docs/FAIRNESS.md, "Shared deals"). A round left
+//   with a table unfinished keeps them out for good, as its transcripts
+//   stay held (transcript_api.hpp).
 #pragma once
 
 #include <optional>

@@ -93,12 +93,36 @@ NextDeal::Dealt NextDeal::deal(const engine::Rules& rules, int players) const {
   return out;
 }
 
+TranscriptHold transcript_hold(const std::optional<protocol::DealFairness>& fairness, std::int64_t now_ms,
+                               bool round_over) {
+  if (!fairness || !fairness->shared) return TranscriptHold::kNone;
+  if (fairness->day && utc_date(now_ms) <= *fairness->day) return TranscriptHold::kUntilDayOver;
+  if (fairness->round && !round_over) return TranscriptHold::kUntilRoundOver;
+  return TranscriptHold::kNone;
+}
+
+protocol::Error transcript_held_error(protocol::ErrorCode code, TranscriptHold hold,
+                                      std::optional<protocol::RequestId> id) {
+  switch (hold) {
+    case TranscriptHold::kUntilRoundOver:
+      return protocol::make_error(code,
+                                  "This game was dealt the same cards as the other tables of its round: its "
+                                  "transcript is available after the round ends at every table.",
+                                  std::move(id));
+    case TranscriptHold::kUntilDayOver:
+      return protocol::make_error(code,
+                                  "This game was today's deal, which others are still playing: its transcript is "
+                                  "available after today's deal closes at 00:00 UTC.",
+                                  std::move(id));
+    case TranscriptHold::kNone: break;
+  }
+  return protocol::default_error(code, std::move(id));
+}
+
 std::optional<protocol::DealFairness> served_fairness(const std::optional<protocol::DealFairness>& fairness,
                                                       std::int64_t now_ms, bool round_over) {
-  if (!fairness || !fairness->shared) return fairness;
-  if (fairness->day && utc_date(now_ms) <= *fairness->day) return protocol::without_seed(*fairness);
-  if (fairness->round && !round_over) return protocol::without_seed(*fairness);
-  return fairness;
+  if (transcript_hold(fairness, now_ms, round_over) == TranscriptHold::kNone) return fairness;
+  return protocol::without_seed(*fairness);
 }
 
 }  // namespace gofish::server

@@ -78,10 +78,23 @@ class NextDeal {
   protocol::DealFairness when_;  // a shared deal's day, or event and round
 };
 
-// A finished game's fairness record as it may be served at `now_ms`
-// (docs/FAIRNESS.md, "Shared deals"): today's deal keeps its seed until its
-// day is over (UTC), a same-deal round until every table of the round is
-// over (`round_over`); any other record is served whole.
+// Whether a finished game's transcript is held at `now_ms`, and until when
+// (docs/FAIRNESS.md, "Shared deals"): a shared deal's transcript shows the
+// deck other tables are still playing, so it is served by nobody (the room,
+// the HTTP API, the class results) until the deal is done with: today's deal
+// until its day is over (UTC), a same-deal round until every table of the
+// round is over (`round_over`). Any other game's is never held.
+enum class TranscriptHold { kNone, kUntilRoundOver, kUntilDayOver };
+TranscriptHold transcript_hold(const std::optional<protocol::DealFairness>& fairness, std::int64_t now_ms,
+                               bool round_over);
+// The refusal of a held transcript (`code`: room/transcript_held or
+// api/transcript_held), its sentence saying when it will be served.
+protocol::Error transcript_held_error(protocol::ErrorCode code, TranscriptHold hold,
+                                      std::optional<protocol::RequestId> id = std::nullopt);
+
+// A finished game's fairness record as it may be served at `now_ms`: the
+// seed stays out while the transcript is held (transcript_hold), which
+// nothing serves then anyway; any other record is served whole.
 std::optional<protocol::DealFairness> served_fairness(const std::optional<protocol::DealFairness>& fairness,
                                                       std::int64_t now_ms, bool round_over);
 

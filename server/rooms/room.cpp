@@ -426,8 +426,15 @@ void RoomImpl::do_contribute(const std::shared_ptr<Client>& client, const Member
 
 // The most recent finished game, to players and spectators alike: its
 // hands are public by then. While the next game is played, the last one.
+// A shared deal's is held while other tables still play that deck
+// (transcript_hold): today's deal until the day is over, a same-deal round
+// until the event says every table of it is over (reveal_deal).
 void RoomImpl::do_transcript(const std::shared_ptr<Client>& client, Id id) {
   if (!last_finished_) return reply_error(client, ErrorCode::kRoomTranscriptUnavailable, std::move(id));
+  const TranscriptHold hold = transcript_hold(last_finished_->fairness, services_.timers->wall_ms(), deal_revealed_);
+  if (hold != TranscriptHold::kNone) {
+    return send(client, transcript_held_error(ErrorCode::kRoomTranscriptHeld, hold, std::move(id)));
+  }
   std::optional<std::string> kept_id;
   if (outbox_.enabled() && !last_finished_->id.empty()) kept_id = last_finished_->id;
   send(client,

@@ -19,11 +19,12 @@ class Store;
 
 inline constexpr std::string_view kGamesApiPrefix = "/api/games/";
 
-// `now_ms`: the wall clock, which says whether today's deal's seed may be
-// served yet (served_fairness). A same-deal round's seed is never served
-// here: this answer cannot know whether every table of the round is over
-// (docs/FAIRNESS.md, "Shared deals"; the room's transcript and the event's
-// state carry it then).
+// A shared deal's transcript is held (transcript_hold: 403, the error
+// api/transcript_held, its sentence saying until when) while other tables
+// may still play its deck (docs/FAIRNESS.md, "Shared deals"): today's deal
+// until its day is over by `now_ms`, the wall clock; a same-deal round until
+// the store holds every table of the round's finished game. Then it is
+// served whole, with its seed.
 ApiReply transcript_reply(Store& store, std::string_view path, std::int64_t now_ms);
 ApiReply transcript_reply(Store& store, std::string_view path);  // on the real clock
 

@@ -1,6 +1,9 @@
 // Today's deal through the real gofish-server binary (protocol/README.md,
 // "Today's deal"), SQLite store: two players play the day's deal to the end;
-// both games were dealt the same deck (their transcripts), each player hears
+// both games were dealt the same deck (the same hand, dealer and first
+// player), neither can read the deck in its transcript during the day (held:
+// room/transcript_held; tests/server/store_test.cpp holds the HTTP side on a
+// clock set past midnight), each player hears
 // how their game compares (daily_result: players, percentile, best), a
 // rematch is not counted, the room is not in the lobby, and after a restart
 // the day's tally is still there (read_daily). A player who reloads on the
@@ -11,13 +14,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
 #include "engine/transcript.hpp"
-#include "fairness/deal_check.hpp"
-#include "protocol/fairness_json.hpp"
 #include "protocol/text.hpp"
 #include "rooms_support.hpp"
 #include "server_process.hpp"
@@ -37,11 +37,12 @@ std::string today() {
 }
 
 struct Played {
-  engine::Deck deck;
+  engine::CardSet hand;  // seat 0's hand as dealt
+  engine::Seat dealer = 0;
+  engine::Seat first = 0;
   protocol::DailyResult result;
-  std::string announced;            // the commitment in the room before the deal
-  protocol::DealFairness fairness;  // the transcript's, during the day
-  nlohmann::json http_fairness;     // the same game's, over HTTP
+  std::string announced;  // the commitment in the room before the deal
+  std::string held;       // the transcript request's refusal, during the day
 };
 
 bool is_result(const protocol::ServerMessage& m) { return std::holds_alternative<protocol::DailyResult>(m); }
@@ -65,22 +66,30 @@ Played play_daily(std::uint16_t port, const std::string& name, std::uint64_t see
   for (const auto& problem : player.problems) FAIL_CHECK(problem);
   const auto result = player.peer().await(is_result, 10s);
   REQUIRE(result.has_value());
-  const auto transcript = player.peer().expect<protocol::TranscriptMessage>(protocol::GetTranscript{});
-  CHECK(engine::replay_check(transcript.transcript) == std::nullopt);
-  REQUIRE(transcript.fairness);
-  REQUIRE(transcript.game_id);
-  const auto over_http = http_request(port, "/api/games/" + *transcript.game_id + "/transcript");
-  REQUIRE(over_http.status == 200);
-  std::string announced;
+  // The transcript would show today's deck to whoever plays it next: held
+  // until the day is over, with a sentence saying so.
+  const auto refusal = player.peer().request(protocol::GetTranscript{});
+  REQUIRE(std::holds_alternative<protocol::Error>(refusal));
+  const auto& held = std::get<protocol::Error>(refusal);
+  CHECK(held.code == protocol::ErrorCode::kRoomTranscriptHeld);
+  Played played;
+  played.held = held.message;
   for (const auto& frame : player.peer().frames()) {
     const auto* snapshot = std::get_if<protocol::RoomSnapshot>(&frame.message);
     if (snapshot != nullptr && snapshot->game_number == 0 && snapshot->next_deal)
-      announced = snapshot->next_deal->commitment;
+      played.announced = snapshot->next_deal->commitment;
+    const auto* event = std::get_if<protocol::EventMessage>(&frame.message);
+    const auto* game = event != nullptr ? std::get_if<engine::Event>(&event->event) : nullptr;
+    if (game == nullptr) continue;
+    if (const auto* started = std::get_if<engine::GameStarted>(game)) {
+      played.dealer = started->dealer;
+      played.first = started->first;
+    }
+    if (const auto* dealt = std::get_if<engine::HandDealt>(game);
+        dealt != nullptr && dealt->seat == 0 && played.hand.empty())
+      played.hand = dealt->cards;
   }
-  CHECK(transcript.players.size() == 4);
-  for (std::size_t i = 1; i < transcript.players.size(); ++i) {
-    CHECK(transcript.players[i].bot == protocol::BotLevel::kMedium);
-  }
+  CHECK(played.hand.size() >= 5);
 
   // A rematch is an ordinary game: played to its end, it is not counted.
   CHECK(player.peer().expect<protocol::Ok>(protocol::Rematch{}).id.has_value());
@@ -91,8 +100,21 @@ Played play_daily(std::uint16_t port, const std::string& name, std::uint64_t see
   }
   CHECK(player.games_over() == 2);
   CHECK_FALSE(player.peer().await(is_result, 500ms).has_value());
-  return Played{transcript.transcript.deck, std::get<protocol::DailyResult>(*result), announced, *transcript.fairness,
-                nlohmann::json::parse(over_http.body)["fairness"]};
+  // Its transcript is an ordinary game's: served at once, here and over HTTP,
+  // with the seats of today's deal (three medium bots).
+  const auto transcript = player.peer().expect<protocol::TranscriptMessage>(protocol::GetTranscript{});
+  CHECK(engine::replay_check(transcript.transcript) == std::nullopt);
+  REQUIRE(transcript.fairness);
+  CHECK_FALSE(transcript.fairness->shared);
+  CHECK(transcript.fairness->seed);
+  REQUIRE(transcript.game_id);
+  CHECK(http_request(port, "/api/games/" + *transcript.game_id + "/transcript").status == 200);
+  CHECK(transcript.players.size() == 4);
+  for (std::size_t i = 1; i < transcript.players.size(); ++i) {
+    CHECK(transcript.players[i].bot == protocol::BotLevel::kMedium);
+  }
+  played.result = std::get<protocol::DailyResult>(*result);
+  return played;
 }
 
 int percentile_of(int sets, const std::vector<int>& all) {
@@ -124,28 +146,20 @@ TEST_CASE("today's deal: two players, the same deck, the standing, and the tally
     CHECK(ann.result.players == 1);
     CHECK(ann.result.percentile == 50);
     CHECK(ann.result.best == ann.result.sets);
-    // The room announced the day's commitment before the deal, the game was
-    // dealt from it, and during the day nobody is served the seed: the
-    // checker says it is not revealed yet.
+    // The room announced the day's commitment before the deal, and during
+    // the day nobody is served the game's transcript: it says until when.
     CHECK(ann.announced == before.deal->commitment);
-    CHECK(ann.fairness.commitment == before.deal->commitment);
-    CHECK(ann.fairness.shared);
-    CHECK(ann.fairness.day == date);
-    CHECK_FALSE(ann.fairness.seed);
-    CHECK(ann.http_fairness["commitment"] == before.deal->commitment);
-    CHECK(ann.http_fairness["day"] == date);
-    CHECK_FALSE(ann.http_fairness.contains("seed"));
-    nlohmann::json record;
-    record["fairness"] = protocol::fairness_to_json(ann.fairness);
-    const fairness::Verdict pending = fairness::check_transcript(record);
-    CHECK(pending.pending);
-    CHECK_FALSE(pending.fair);
+    CHECK(ann.held.find("after today's deal closes at 00:00 UTC") != std::string::npos);
 
     // Not in the lobby, even while it is played.
     CHECK(looker.expect<protocol::LobbyList>(protocol::Lobby{}).rooms.empty());
 
     const Played ben = play_daily(server.port(), "Ben", 2);
-    CHECK(ben.deck == ann.deck);
+    CHECK(ben.announced == ann.announced);
+    CHECK(ben.hand == ann.hand);
+    CHECK(ben.dealer == ann.dealer);
+    CHECK(ben.first == ann.first);
+    CHECK(ben.held == ann.held);
     CHECK(ben.result.date == date);
     CHECK(ben.result.players == 2);
     CHECK(ben.result.percentile == percentile_of(ben.result.sets, {ann.result.sets, ben.result.sets}));

@@ -68,6 +68,8 @@ TEST_CASE("event results: places share ties, bots are seats, an unfinished table
   CHECK(results.rounds[0].seat_positions.empty());
   CHECK_FALSE(first.seats[0].vs_seat_average);
 
+  // Not the same deal: a finished table's game is offered at once.
+  CHECK(results.rounds[1].tables[0].game_id == "g3");
   const auto& playing = results.rounds[1].tables[1];
   CHECK_FALSE(playing.finished);
   CHECK_FALSE(playing.game_id);
@@ -109,6 +111,13 @@ TEST_CASE("event results: with the same deal, each seat position is compared acr
   CHECK(second.seat_positions[0].tables.size() == 1);
   CHECK(second.tables[0].seats[0].vs_seat_average == doctest::Approx(0.0));
   CHECK_FALSE(second.tables[1].seats[0].vs_seat_average);
+  // Its finished table's game shows the deck the other table still plays:
+  // no id (no replay link, no transcript URL) until that table is over too;
+  // round 1's tables are all over, so theirs are offered.
+  CHECK(second.tables[0].finished);
+  CHECK_FALSE(second.tables[0].game_id);
+  CHECK(tables[0].game_id == "g1");
+  CHECK(tables[1].game_id == "g2");
   // Ann: +1.5 and 0 -> mean 0.75; Ben: -0.5 (round 2 unfinished); Dev: 6 - 5.5.
   CHECK(results.pupils[0].vs_seat_average == doctest::Approx(0.75));
   CHECK(results.pupils[1].vs_seat_average == doctest::Approx(-0.5));
@@ -140,8 +149,11 @@ TEST_CASE("event results CSV: one row per seat, RFC 4180 quoting, names guarded 
         std::string::npos);
   CHECK(csv.find("1,0,1,\"Ben, the \"\"Fish\"\"\",pupil,5,2 3 4 5 6,1,-0.50,g1,") != std::string::npos);
   CHECK(csv.find("1,0,2,Bot 2,bot,3,2 3 4,3,-1.00,g1,") != std::string::npos);
-  // The unfinished table: no place, no average, no game.
+  // The unfinished table: no place, no average, no game; the finished one
+  // beside it in a same-deal round: its game held back as well.
   CHECK(csv.find("2,1,1,Dev,pupil,0,,,,,\r\n") != std::string::npos);
+  CHECK(csv.find("2,0,2,Bot 2,bot,0,,3,0.00,,\r\n") != std::string::npos);
+  CHECK(csv.find("g3") == std::string::npos);
   std::size_t rows = 0;
   for (std::size_t at = csv.find("\r\n"); at != std::string::npos; at = csv.find("\r\n", at + 2)) ++rows;
   CHECK(rows == 1 + 4 * 3);

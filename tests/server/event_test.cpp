@@ -466,23 +466,20 @@ TEST_CASE("class event: a same-deal round's commitment comes before its deal, it
   REQUIRE(waiting.next_deal);
   CHECK(waiting.next_deal->commitment == where.next_deal->commitment);
 
-  // While Ann's table plays, a finished table's transcript, over HTTP or to
-  // a spectator in its room, has the commitment and no seed; the checker
-  // says it is not revealed yet.
+  // While Ann's table plays, a finished table's transcript shows the deck
+  // she is playing: it is held, over HTTP and to a spectator in its room,
+  // with a sentence saying until when (and nothing of the deck).
   const int done = where.table == 0 ? 1 : 0;
   const auto& finished = waiting.tables[static_cast<std::size_t>(done)];
-  const nlohmann::json early = http_transcript(port, *finished.game_id);
-  CHECK(early["fairness"]["commitment"] == commitment);
-  CHECK(early["fairness"]["shared"] == true);
-  CHECK(early["fairness"]["event"] == created.code);
-  CHECK(early["fairness"]["round"] == 1);
-  CHECK_FALSE(early["fairness"].contains("seed"));
-  const fairness::Verdict pending = fairness::check_transcript(early);
-  CHECK(pending.pending);
-  CHECK(pending.sentence.find("Not checked yet") == 0);
+  const auto early = http_request(port, "/api/games/" + *finished.game_id + "/transcript");
+  REQUIRE(early.status == 403);
+  const auto early_body = nlohmann::json::parse(early.body);
+  CHECK(early_body["code"] == "api/transcript_held");
+  CHECK(early_body["message"].get<std::string>().find("after the round ends at every table") != std::string::npos);
+  CHECK(early.body.find("deck") == std::string::npos);
   Peer watcher(port);
   watcher.expect<protocol::Joined>(protocol::Join{finished.room, "Watcher", protocol::JoinAs::kSpectator});
-  CHECK_FALSE(room_transcript(watcher)["fairness"].contains("seed"));
+  CHECK(watcher.error_of(protocol::GetTranscript{}) == "room/transcript_held");
 
   // Ann plays her game to its end: now every table is over, and the seed
   // is revealed, the one committed to before the round.
@@ -498,13 +495,11 @@ TEST_CASE("class event: a same-deal round's commitment comes before its deal, it
   const auto seed = fairness::from_hex(*revealed.deal->seed);
   REQUIRE(seed);
   CHECK(fairness::to_hex(fairness::commitment_of(*seed)) == commitment);
-  // Every table's transcript checks against it: in its room, with the seed;
-  // over HTTP without it (that answer cannot know the round is over), and
-  // with the revealed seed put in.
+  // Every table's transcript is served now, over HTTP too (the store says
+  // every table of the round is over), with the seed: each checks fair.
   for (const auto& table : revealed.tables) {
-    nlohmann::json transcript = http_transcript(port, *table.game_id);
-    CHECK_FALSE(transcript["fairness"].contains("seed"));
-    transcript["fairness"]["seed"] = *revealed.deal->seed;
+    const nlohmann::json transcript = http_transcript(port, *table.game_id);
+    CHECK(transcript["fairness"]["seed"] == *revealed.deal->seed);
     const fairness::Verdict verdict = fairness::check_transcript(transcript);
     CHECK(verdict.fair);
     if (!verdict.fair) MESSAGE(verdict.sentence);

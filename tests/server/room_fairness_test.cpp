@@ -107,7 +107,17 @@ nlohmann::json served_transcript(FakeClient& client) {
   return nlohmann::json::parse(client.connection().sent.back())["transcript"];
 }
 
-TEST_CASE("room fairness: today's deal is committed to before it is dealt, its seed served only once the day is over") {
+// The refusal of a held transcript: room/transcript_held, and its sentence.
+std::string held_transcript(FakeClient& client) {
+  client.send(protocol::GetTranscript{});
+  CHECK(client.reply() == "room/transcript_held");
+  const auto error = client.last<protocol::Error>();
+  REQUIRE(error);
+  CHECK(error->code == protocol::ErrorCode::kRoomTranscriptHeld);
+  return error->message;
+}
+
+TEST_CASE("room fairness: today's deal is committed to before it is dealt, its transcript held until the day is over") {
   RoomBench bench;
   const std::string day = utc_date(bench.timers().wall_ms());
   const fairness::Bytes seed = NextDeal::shared_seed(0x5eed);
@@ -130,25 +140,22 @@ TEST_CASE("room fairness: today's deal is committed to before it is dealt, its s
   bench.play_until([&] { return game_over(ann); });
   REQUIRE(game_over(ann));
 
-  // During the day: the commitment and the day, no seed; the checker says
-  // so plainly, and it is no failure.
-  const nlohmann::json during = served_transcript(ann);
-  CHECK(during["fairness"]["commitment"] == commitment);
-  CHECK(during["fairness"]["day"] == day);
-  CHECK_FALSE(during["fairness"].contains("seed"));
-  const fairness::Verdict pending = fairness::check_transcript(during);
-  CHECK(pending.pending);
-  CHECK_FALSE(pending.fair);
-  CHECK(pending.sentence.find("Not checked yet") == 0);
-  CHECK(pending.sentence.find("once the day of today's deal (" + day + ", UTC) is over") != std::string::npos);
+  // During the day the transcript is held: it would show today's deck to
+  // whoever plays it next. The refusal says until when; no deck, no seed.
+  const std::string sent_before = frames(ann);
+  CHECK(held_transcript(ann).find("after today's deal closes at 00:00 UTC") != std::string::npos);
   CHECK(frames(ann).find(fairness::to_hex(seed)) == std::string::npos);
+  CHECK(frames(ann).substr(sent_before.size()).find("\"deck\"") == std::string::npos);
 
-  // The last minute of the day still keeps it; the next day reveals it.
+  // The last millisecond of the day still holds it; the next day serves it
+  // whole, with its seed.
   const auto to_midnight = std::chrono::milliseconds(86'400'000 - bench.timers().wall_ms() % 86'400'000);
   bench.timers().advance(to_midnight - std::chrono::milliseconds(1));
-  CHECK_FALSE(served_transcript(ann)["fairness"].contains("seed"));
+  CHECK(held_transcript(ann).find("00:00 UTC") != std::string::npos);
   bench.timers().advance(std::chrono::milliseconds(1));
   const nlohmann::json after = served_transcript(ann);
+  CHECK(after["fairness"]["commitment"] == commitment);
+  CHECK(after["fairness"]["day"] == day);
   REQUIRE(after["fairness"].contains("seed"));
   CHECK(after["fairness"]["seed"] == fairness::to_hex(seed));
   const fairness::Verdict checked = fairness::check_transcript(after);
@@ -156,7 +163,7 @@ TEST_CASE("room fairness: today's deal is committed to before it is dealt, its s
   CHECK_FALSE(checked.pending);
 }
 
-TEST_CASE("room fairness: a same-deal round's table keeps its seed until the event reveals it") {
+TEST_CASE("room fairness: a same-deal round's table holds its transcript until the event says the round is over") {
   RoomBench bench;
   const fairness::Bytes seed = fairness::new_seed();
   Room::TableSetup setup;
@@ -166,19 +173,16 @@ TEST_CASE("room fairness: a same-deal round's table keeps its seed until the eve
   FakeClient& ann = bench.open_table(create_request("Ann", "classic", 3, {}).settings, setup);
   bench.play_until([&] { return game_over(ann); });
   REQUIRE(game_over(ann));
-  const nlohmann::json during = served_transcript(ann);
-  CHECK(during["fairness"]["event"] == "K7QXM2");
-  CHECK(during["fairness"]["round"] == 1);
-  CHECK_FALSE(during["fairness"].contains("seed"));
-  const fairness::Verdict pending = fairness::check_transcript(during);
-  CHECK(pending.pending);
-  CHECK(pending.sentence.find("once every table of round 1 of event K7QXM2 is over") != std::string::npos);
+  CHECK(held_transcript(ann).find("after the round ends at every table") != std::string::npos);
   // A day passing changes nothing for a round.
   bench.timers().advance(std::chrono::hours(48));
-  CHECK_FALSE(served_transcript(ann)["fairness"].contains("seed"));
+  CHECK(held_transcript(ann).find("after the round ends at every table") != std::string::npos);
+  CHECK(frames(ann).find(fairness::to_hex(seed)) == std::string::npos);
   bench.room().reveal_deal();
   bench.settle();
   const nlohmann::json after = served_transcript(ann);
+  CHECK(after["fairness"]["event"] == "K7QXM2");
+  CHECK(after["fairness"]["round"] == 1);
   CHECK(after["fairness"]["seed"] == fairness::to_hex(seed));
   CHECK(fairness::check_transcript(after).fair);
 }
@@ -203,6 +207,14 @@ TEST_CASE("room fairness: what a shared deal's record may show, and when") {
   own.shared = false;
   own.day.reset();
   CHECK(served_fairness(own, noon, false)->seed);
+  // Whose transcript is held, and until when: the same readings.
+  CHECK(transcript_hold(daily, noon, true) == TranscriptHold::kUntilDayOver);
+  CHECK(transcript_hold(daily, noon + 12 * 3'600'000 - 1, true) == TranscriptHold::kUntilDayOver);
+  CHECK(transcript_hold(daily, noon + 12 * 3'600'000, false) == TranscriptHold::kNone);
+  CHECK(transcript_hold(round, noon, false) == TranscriptHold::kUntilRoundOver);
+  CHECK(transcript_hold(round, noon, true) == TranscriptHold::kNone);
+  CHECK(transcript_hold(own, noon, false) == TranscriptHold::kNone);
+  CHECK(transcript_hold(std::nullopt, noon, false) == TranscriptHold::kNone);
   // The fields survive the JSON.
   const auto back = protocol::fairness_from_json(nlohmann::json::parse(protocol::fairness_to_json(round).dump()));
   REQUIRE(std::holds_alternative<protocol::DealFairness>(back));

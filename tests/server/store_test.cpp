@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -20,14 +21,15 @@
 #include <future>
 #include <limits>
 #include <map>
-#include <mutex>
-#include <numeric>
-#include <algorithm>
 #include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <variant>
 
 #include "engine/random.hpp"
@@ -60,7 +62,7 @@ struct PlayedGame {
   std::vector<std::string> decisions;
   std::string transcript;
 };
-PlayedGame a_played_game(std::uint64_t seed) {
+PlayedGame a_played_game(std::uint64_t seed, const std::optional<protocol::DealFairness>& fairness = std::nullopt) {
   const engine::Rules rules = *engine::preset("classic");
   engine::Rng rng(seed);
   const auto deal = engine::prepare_deal(rules, 3, rng);
@@ -79,8 +81,8 @@ PlayedGame a_played_game(std::uint64_t seed) {
   dealt.actions.clear();
   dealt.books.clear();
   dealt.winners.clear();
-  played.setup = protocol::setup_record(dealt, players);
-  played.transcript = protocol::transcript_document(whole, players);
+  played.setup = protocol::setup_record(dealt, players, fairness);
+  played.transcript = protocol::transcript_document(whole, players, fairness);
   return played;
 }
 
@@ -929,6 +931,79 @@ TEST_CASE_TEMPLATE("transcript api: only a finished game's transcript, by its id
   CHECK(after.status == 200);
   CHECK(after.content_type == "application/json");
   CHECK(after.body == played.transcript);
+}
+
+// A shared deal's transcript shows the deck other tables still play: held
+// (403, api/transcript_held) until the deal is done with, then served whole,
+// seed and all. Today's deal by the wall clock; a same-deal round by what
+// the store holds of its event, so a store opened afresh (a restart, another
+// node) answers the same.
+TEST_CASE_TEMPLATE("transcript api: a shared deal's transcript is held until every game of the deal is over", Kind,
+                   GOFISH_STORES) {
+  Kind kind;
+  const auto store = kind.open();
+  protocol::DealFairness daily;
+  daily.commitment = std::string(64, 'a');
+  daily.seed = std::string(64, 'b');
+  daily.shared = true;
+  daily.day = "2026-01-01";
+  protocol::DealFairness round = daily;
+  round.day.reset();
+  round.event = "KQ7XM2";
+  round.round = 1;
+  const std::string day_id = "DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD";
+  const std::string round_id = "RRRRRRRRRRRRRRRRRRRRRRRRRRRRRRRR";
+  const PlayedGame day_game = a_played_game(12, daily);
+  const PlayedGame round_game = a_played_game(13, round);
+  for (const auto& [room, id, played] :
+       {std::tuple{"DAY1", day_id, day_game}, std::tuple{"TAB0", round_id, round_game}}) {
+    std::vector<Record> records{record::RoomCreated{room, "{}", 1}, record::GameStarted{room, 1, id, played.setup, 1}};
+    for (std::size_t i = 0; i < played.decisions.size(); ++i) {
+      records.push_back(record::DecisionAccepted{id, static_cast<std::int64_t>(i), played.decisions[i], std::nullopt});
+    }
+    records.push_back(record::GameFinished{id, 2});
+    store->commit(records);
+  }
+  const auto held = [](const ApiReply& reply, std::string_view until) {
+    CHECK(reply.status == 403);
+    CHECK(reply.content_type == "application/json");
+    const auto body = nlohmann::json::parse(reply.body);
+    CHECK(body["type"] == "error");
+    CHECK(body["code"] == "api/transcript_held");
+    CHECK(body["message"].get<std::string>().find(until) != std::string::npos);
+    CHECK(reply.body.find("deck") == std::string::npos);
+  };
+  const auto path = [](const std::string& id) { return "/api/games/" + id + "/transcript"; };
+
+  // Today's deal: held to the day's last millisecond (UTC), served whole after.
+  const std::int64_t midnight = 1'767'225'600'000 + 86'400'000;  // 2026-01-02T00:00Z
+  held(transcript_reply(*store, path(day_id), midnight - 12 * 3'600'000), "after today's deal closes at 00:00 UTC");
+  held(transcript_reply(*store, path(day_id), midnight - 1), "00:00 UTC");
+  const auto day_after = transcript_reply(*store, path(day_id), midnight);
+  CHECK(day_after.status == 200);
+  CHECK(day_after.body == day_game.transcript);
+  CHECK(nlohmann::json::parse(day_after.body)["fairness"]["seed"] == daily.seed);
+
+  // A same-deal round: held while the store has no such event, and while a
+  // table of the round has no finished game, whatever the day.
+  held(transcript_reply(*store, path(round_id), midnight), "after the round ends at every table");
+  const std::string teacher(16, '\x07');
+  store->commit({record::RoomCreated{"TAB1", "{}", 1},
+                 record::EventSaved{"KQ7XM2", "Class 3B", "{}", teacher, "playing", 1, 1000},
+                 record::EventTableSaved{"KQ7XM2", 1, 0, "TAB0", "[0]", round_id, R"([{"name":"Ann"}])"},
+                 record::EventTableSaved{"KQ7XM2", 1, 1, "TAB1", "[1]"}});
+  held(transcript_reply(*store, path(round_id), midnight + 86'400'000), "after the round ends at every table");
+  store->commit({record::EventTableSaved{"KQ7XM2", 1, 1, "TAB1", "[1]", "game-of-tab1", R"([{"name":"Ben"}])"}});
+  const auto round_after = transcript_reply(*store, path(round_id), midnight);
+  CHECK(round_after.status == 200);
+  CHECK(round_after.body == round_game.transcript);
+  // Read afresh (a restart), with the next round under way, and once the
+  // event is closed: still over.
+  store->commit({record::EventSaved{"KQ7XM2", "Class 3B", "{}", teacher, "playing", 2, 1000},
+                 record::EventTableSaved{"KQ7XM2", 2, 0, "TAB1", "[1]"}});
+  CHECK(transcript_reply(*kind.open(), path(round_id), midnight).body == round_game.transcript);
+  store->commit({record::EventSaved{"KQ7XM2", "Class 3B", "{}", teacher, "closed", 2, 1000}});
+  CHECK(transcript_reply(*kind.open(), path(round_id), midnight).body == round_game.transcript);
 }
 
 // SQLite only: what a file can be that a database server cannot.

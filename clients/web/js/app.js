@@ -158,7 +158,9 @@ function applyItem(item) {
     state.applySnapshot(msg);
     if (msg.players?.length) state.players = msg.players;
     else if (!state.players && msg.seats) state.players = msg.seats.map((s) => ({ name: s.name, bot: s.bot }));
-    if (msg.state === 'over' && !ui.transcript) fetchTranscript();
+    // A record the server holds (a shared deal still played elsewhere) is
+    // asked for again only by a later page: its sentence says when.
+    if (msg.state === 'over' && !ui.transcript && ui.transcriptHeld?.game !== msg.game_number) fetchTranscript();
     // Came in during a game (watching, or a seat resumed on another device):
     // the story starts here rather than sitting empty.
     if (msg.state === 'playing' && ui.story.length === 0) {
@@ -189,7 +191,7 @@ function applyItem(item) {
   if (ev.type === 'drew') fly('pond', ev.seat, 1);
   if (ev.type === 'set_laid') celebrate(ev.seat);
   if (ev.type === 'game_started') {
-    ui.transcript = null; ui.replay = null; ui.replayStep = 0; ui.said.clear(); ui.reaction = null;
+    ui.transcript = null; ui.transcriptHeld = null; ui.replay = null; ui.replayStep = 0; ui.said.clear(); ui.reaction = null;
     ui.myResult = null; ui.selected = null; ui.selectedCard = null; ui.compact = true;
     addStory(null, `Game ${ev.game}`, 'game');
   }

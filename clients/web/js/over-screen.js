@@ -59,7 +59,10 @@ async function checkDeal(reply) {
 }
 
 // Asked for at game over; a request the server did not answer (too fast,
-// timed out) is asked again, so the record never stays "Loading".
+// timed out) is asked again, so the record never stays "Loading". A record
+// the server holds (room/transcript_held: the same deal is still played at
+// other tables, or today's deal is still open) is not asked for again: the
+// replay's place says the server's sentence, when it will be available.
 export async function fetchTranscript(attempt = 0) {
   if (state.isSpectator === null) return;
   if ($('fairness-check')) $('fairness-check').textContent = '';
@@ -70,6 +73,9 @@ export async function fetchTranscript(attempt = 0) {
     ui.replay = null;
     session.queueRender();
     checkDeal(reply);
+  } else if (reply.type === 'error' && reply.code === 'room/transcript_held') {
+    ui.transcriptHeld = { game, message: reply.message };
+    session.queueRender();
   } else if (unanswered(reply) && attempt < 5) {
     setTimeout(() => {
       if (!ui.transcript && state.room?.state === 'over' && state.room.game_number === game) fetchTranscript(attempt + 1);

@@ -75,14 +75,20 @@ export async function openReplayPage(gameId, page) {
   $('rp-pos').textContent = 'Loading the game record…';
   $('replay-page-title').focus();
   let doc = null;
+  let held = null;   // api/transcript_held: a shared deal still played elsewhere; the server's sentence says until when
   try {
     const response = await fetch(`/api/games/${encodeURIComponent(gameId)}/transcript`, { cache: 'no-store' });
     if (response.ok) doc = await response.json();
+    else if (response.status === 403) {
+      const error = await response.json();
+      if (error?.code === 'api/transcript_held' && typeof error.message === 'string') held = error.message;
+    }
   } catch { /* said below */ }
   const transcript = doc?.transcript ?? doc;
   if (!transcript?.deck || !Array.isArray(transcript.actions)) {
     $('rp-pos').textContent = '';
-    $('replay-page-error').textContent = 'This game cannot be found. It may still be being played, or the server no longer keeps it.';
+    $('replay-page-error').textContent = held
+      ?? 'This game cannot be found. It may still be being played, or the server no longer keeps it.';
     return;
   }
   const seats = doc.seats ?? transcript.seats ?? [];

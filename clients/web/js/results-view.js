@@ -72,7 +72,11 @@ export class ResultsView {
       ? el('a', { class: 'results-replay no-print', href: `/?replay=${encodeURIComponent(t.game_id)}`, target: '_blank', rel: 'noopener',
         'data-game': t.game_id, 'aria-label': `Watch the game again: round ${round.round}, table ${t.table + 1} (opens a new tab)`,
         text: 'Watch the game again' })
-      : null;
+      // The same deal, another table still playing: the server holds this
+      // game (its deck is theirs) and gives no id until the round is over.
+      : t.finished && sameDeal
+        ? el('p', { class: 'results-held no-print', text: 'The game can be watched again once every table of the round has finished.' })
+        : null;
     const best = t.finished ? Math.min(...t.seats.map((s) => s.place ?? Infinity)) : null;
     return el('div', { class: 'results-block', 'data-round': String(round.round), 'data-table': String(t.table) },
       el('table', { class: 'results-table' },

@@ -210,7 +210,8 @@ export function renderReplay(state, ui) {
   $('download').disabled = !ui.transcript;
   const result = state.room.result;
   if (!replay?.steps) {
-    $('replay-pos').textContent = replay === 'none' ? 'This page did not see the whole game, so here are the last hands.' : 'Loading the game record…';
+    $('replay-pos').textContent = ui.transcriptHeld ? ui.transcriptHeld.message
+      : replay === 'none' ? 'This page did not see the whole game, so here are the last hands.' : 'Loading the game record…';
     $('replay-text').textContent = '';
     hands.replaceChildren(...result.hands.map((h, i) => replayRow(state.nameOf(i), h, [])));
     for (const id of ['replay-first', 'replay-prev', 'replay-next', 'replay-last']) $(id).disabled = true;

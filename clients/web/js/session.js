@@ -19,6 +19,7 @@ export class Session {
     this.state = new RoomState();
     this.ui = {
       selected: null, selectedCard: null, fresh: new Set(), replay: null, replayStep: 0, transcript: null,
+      transcriptHeld: null,   // { game, message }: the server holds this game's record (a shared deal still played)
       said: new Map(), reaction: null, myResult: null, story: [], chat: [], move: null, handOrder: null, compact: true,
       paused: null,   // { code, reason } until room_resumed
       moveHold: 0,    // until then (performance.now()) the player's own move, still arriving, is not drawn
@@ -74,7 +75,7 @@ export class Session {
   resetRoom(room) {
     this.clearPicture();
     Object.assign(this.ui, { story: [], chat: [], said: new Map(), reaction: null, myResult: null, move: null, transcript: null,
-      daily: null, dailySaid: false, replay: null, selected: null, selectedCard: null, handOrder: null, compact: true });
+      transcriptHeld: null, daily: null, dailySaid: false, replay: null, selected: null, selectedCard: null, handOrder: null, compact: true });
     if (!room || this.ui.paused?.code !== room.code) this.forgetPause();
     this.current = room;
     this.alerts.clear();
