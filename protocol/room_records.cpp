@@ -163,4 +163,46 @@ std::variant<DealFairness, std::string> next_deal_from_record(std::string_view t
   return deal;
 }
 
+std::string daily_note_record(const DailyNoteRecord& note) {
+  json out;
+  out["seat"] = note.seat;
+  out["token"] = to_hex(note.token_hash);
+  out["game"] = note.game;
+  out["result"] = {{"date", note.result.date},
+                   {"sets", note.result.sets},
+                   {"players", note.result.players},
+                   {"percentile", note.result.percentile},
+                   {"best", note.result.best}};
+  return out.dump();
+}
+
+std::variant<DailyNoteRecord, std::string> daily_note_from_record(std::string_view text) {
+  const json parsed = json::parse(text, nullptr, false);
+  const auto integer = [](const json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_number_integer() ? std::optional(it->get<std::int64_t>()) : std::nullopt;
+  };
+  if (!parsed.is_object() || !parsed.contains("result") || !parsed["result"].is_object()) {
+    return "unreadable daily note " + quoted(text);
+  }
+  const json& result = parsed["result"];
+  const auto token = parsed.find("token");
+  std::optional<std::string> hash;
+  if (token != parsed.end() && token->is_string()) hash = from_hex(token->get<std::string>());
+  const auto date = result.find("date");
+  const auto seat = integer(parsed, "seat");
+  const auto game = integer(parsed, "game");
+  const auto sets = integer(result, "sets");
+  const auto players = integer(result, "players");
+  const auto percentile = integer(result, "percentile");
+  const auto best = integer(result, "best");
+  if (!hash || !seat || !game || !sets || !players || !percentile || !best || date == result.end() ||
+      !date->is_string()) {
+    return "unreadable daily note " + quoted(text);
+  }
+  return DailyNoteRecord{static_cast<int>(*seat), *hash, static_cast<int>(*game),
+                         DailyResult{date->get<std::string>(), static_cast<int>(*sets), *players,
+                                     static_cast<int>(*percentile), static_cast<int>(*best)}};
+}
+
 }  // namespace gofish::protocol

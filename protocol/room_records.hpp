@@ -1,7 +1,8 @@
 // What the server keeps of a room, spelled here so that the store and the
 // wire share one spelling (protocol/ owns every JSON spelling): the room's
 // settings (the same object as a snapshot's "settings"), a seat as it is
-// kept, a game's set-up with who plays it, and the room's next deal.
+// kept, a game's set-up with who plays it, the room's next deal, and the
+// standing in today's deal the room keeps for its player.
 //
 // Readers take what this server wrote in earlier releases too, and answer a
 // sentence for what they cannot read (the server then sets the room aside).
@@ -77,5 +78,19 @@ std::variant<GameSetup, std::string> setup_from_record(std::string_view text);
 std::string next_deal_record(const DealFairness& deal);
 // Refuses a record without a seed.
 std::variant<DealFairness, std::string> next_deal_from_record(std::string_view text);
+
+// Today's deal (server/rooms/daily_deal.hpp): the daily_result the room
+// keeps for the holder of `seat`'s token (`token_hash`, its keyed hash, 16
+// bytes) while game `game` is the room's last. Spelt {"seat", "token" (the
+// hash in lowercase hex), "game", "result": the message's fields}.
+struct DailyNoteRecord {
+  int seat = 0;
+  std::string token_hash;
+  int game = 0;
+  DailyResult result;
+  friend bool operator==(const DailyNoteRecord&, const DailyNoteRecord&) = default;
+};
+std::string daily_note_record(const DailyNoteRecord& note);
+std::variant<DailyNoteRecord, std::string> daily_note_from_record(std::string_view text);
 
 }  // namespace gofish::protocol

@@ -100,40 +100,56 @@ void DailyDeal::play(const std::shared_ptr<Client>& client, protocol::PlayDaily 
   setup.shared_deal = Room::SharedDeal{daily_seed_bytes(*services_.hasher, date), date, std::nullopt, std::nullopt};
   setup.player = client;
   setup.player_request = std::move(id);
-  // The report comes once the game's end is committed; only the first
-  // game's end counts (a rematch deals from the OS, like any room's).
+  watch(room, date);
+  room->open_table(std::move(setup));
+  spdlog::info("room {}: today's deal ({})", room->code(), date);
+}
+
+void DailyDeal::watch_restored(const std::shared_ptr<Room>& room, const std::string& day) {
+  spdlog::info("room {}: today's deal ({}), restored: its game counts once it is over", room->code(), day);
+  watch(room, day);
+}
+
+// The report comes once the game's end is committed; only the first game's
+// end counts (a rematch deals from the OS, like any room's), and the store
+// counts it once (count_daily_game marks the room's game 1 in the same
+// transaction), whatever restarts come between.
+void DailyDeal::watch(const std::shared_ptr<Room>& room, const std::string& date) {
   auto counted = std::make_shared<std::atomic<bool>>(false);
   std::weak_ptr<Room> weak_room = room;
   room->watch(
-      [weak = weak_from_this(), counted, date, weak_room](protocol::EventTable table,
-                                                          std::vector<engine::CardSet> /*hands*/) {
+      [weak = weak_from_this(), counted, date, code = room->code(), weak_room](protocol::EventTable table,
+                                                                               std::vector<engine::CardSet> /*hands*/) {
         if (table.state != protocol::RoomState::kOver || table.seats.empty() || counted->exchange(true)) return;
         const int sets = table.seats.front().sets;
         if (auto held = weak_room.lock()) held->watch({}, false);  // nothing more to hear
         const auto self = weak.lock();
         if (!self) return;
-        if (!self->queue([deal = self.get(), date, sets, weak_room] { deal->count(date, sets, weak_room); })) {
+        if (!self->queue(
+                [deal = self.get(), date, sets, code, weak_room] { deal->count(date, sets, code, weak_room); })) {
           spdlog::warn("today's deal: a game of {} left out of the tally: too many waiting for the store", date);
         }
       },
       false);
-  room->open_table(std::move(setup));
-  spdlog::info("room {}: today's deal ({})", room->code(), date);
 }
 
-void DailyDeal::count(const std::string& date, int sets, std::weak_ptr<Room> room) {
-  DailyTally tally;
+void DailyDeal::count(const std::string& date, int sets, const std::string& code, std::weak_ptr<Room> room) {
+  std::optional<DailyTally> tally;
   try {
-    tally = store_->count_daily_game(date, sets);
+    tally = store_->count_daily_game(date, sets, code, 1);
   } catch (const std::exception& error) {
     spdlog::error("today's deal: a game of {} left out of the tally: {}", date, error.what());
+    return;
+  }
+  if (!tally) {
+    spdlog::info("room {}: today's deal ({}): its game was counted already", code, date);
     return;
   }
   const auto held = room.lock();
   if (!held) return;
   // Counted and committed: now the player may hear it, if still there, and
   // again whenever they resume the seat with its token (a reload).
-  const DailyStanding standing = daily_standing(tally, sets);
+  const DailyStanding standing = daily_standing(*tally, sets);
   held->tell_daily_result(0, protocol::DailyResult{date, sets, standing.players, standing.percentile, standing.best});
 }
 

@@ -11,10 +11,18 @@
 //   sets and a count, no name), and only once that has committed is the
 //   player's connection, if it is still in the room, sent `daily_result`;
 //   the room keeps that message for the seat's token while the game is its
-//   last, and sends it again when the player resumes the seat (a reload).
-//   A rematch in that room is an ordinary game from a fresh deck and is not
-//   counted; neither is a game whose room was restored after a restart
-//   (its watcher is gone), nor one whose count the store refused.
+//   last, stored with the room before it is sent (record::DailyNoteSaved),
+//   and sends it again when the player resumes the seat (a reload), after
+//   a restart too. A rematch in that room is an ordinary game from a fresh
+//   deck and is not counted, nor is a game whose count the store refused.
+// - Counted once: the count marks the room's game counted in the same
+//   transaction (rooms.daily_counted), and a game marked already is not
+//   counted again. A room restored from the store (a restart, or another
+//   node taking it over) whose first game was dealt a day's deal and is not
+//   marked is watched again (watch_restored), so a game the server stopped
+//   during counts when it ends. A crash between the count and the note's
+//   commit errs towards silence: the game is counted, but a reload after
+//   the restart does not hear its standing; it is never counted twice.
 // - read_daily answers how many games the day has counted and the best.
 //
 // The store is read and written on a thread of the deal's own, so no room
@@ -57,6 +65,10 @@ class DailyDeal : public std::enable_shared_from_this<DailyDeal> {
   // keep the order of their requests).
   void read(const std::shared_ptr<Client>& client, std::optional<protocol::RequestId> id,
             std::function<void()> answered);
+  // A room rebuilt from the store whose first game was dealt `day`'s deal
+  // and is not counted yet (Registry::on_daily_restored): watched as play
+  // watches a new one, so its end counts once.
+  void watch_restored(const std::shared_ptr<Room>& room, const std::string& day);
 
   // Jobs waiting for the store at most; more are refused.
   static constexpr std::size_t kMaxQueued = 256;
@@ -65,7 +77,9 @@ class DailyDeal : public std::enable_shared_from_this<DailyDeal> {
   // Runs `job` on the deal's thread; false when the queue is full.
   bool queue(std::function<void()> job);
   void run();
-  void count(const std::string& date, int sets, std::weak_ptr<Room> room);
+  // Counts the room's first game once it is over, then tells its player.
+  void watch(const std::shared_ptr<Room>& room, const std::string& date);
+  void count(const std::string& date, int sets, const std::string& code, std::weak_ptr<Room> room);
 
   const RoomServices services_;
   RoomDirectory& directory_;

@@ -348,9 +348,11 @@ std::shared_ptr<Room> Registry::rebuild(const StoredRoom& stored, Store& store, 
   try {
     auto rebuilt = restore_room(stored, store);
     if (auto* restored = std::get_if<RestoredRoom>(&rebuilt)) {
+      const std::optional<std::string> uncounted_day = restored->uncounted_day;
       auto room = Room::restore(services_, weak_from_this(), std::move(*restored));
       if (adopt(room)) {
         room->begin_after_restore();
+        if (uncounted_day && daily_restored_) daily_restored_(room, *uncounted_day);
         return room;
       }
       *problem = "the code is taken twice";

@@ -138,6 +138,13 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   // once if the room is not held here, to release the lease.
   void hand_over(const std::string& code, std::function<void(bool was_here)> released);
 
+  // Today's deal (daily_deal.hpp): `restored` is called with every room
+  // rebuilt from the store (at start or on demand, on the thread that
+  // rebuilt it) whose game is a day's deal not yet counted, and that day.
+  // Set before restoring or serving.
+  using DailyRestored = std::function<void(const std::shared_ptr<Room>&, const std::string& day)>;
+  void on_daily_restored(DailyRestored restored) { daily_restored_ = std::move(restored); }
+
   // A room rebuilt from the store, under its own code; false if the code is
   // taken already.
   bool adopt(const std::shared_ptr<Room>& room);
@@ -188,6 +195,7 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
   void read_stored_lobby();
 
   const RoomServices services_;
+  DailyRestored daily_restored_;  // on_daily_restored
   Store* on_demand_ = nullptr;
   std::string node_;                 // use_leases: empty without leases
   std::chrono::milliseconds lease_ttl_{0};

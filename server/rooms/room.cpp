@@ -48,6 +48,7 @@ void RoomImpl::adopt_restored(RestoredRoom& restored) {
       write(record::GameFinished{game_->id(), services_.timers->wall_ms()});
     }
   }
+  daily_note_ = std::move(restored.daily_note);
   if (restored.next_deal) {
     next_deal_ = std::move(restored.next_deal);
   } else if (state_ != State::kPlaying) {
@@ -480,6 +481,10 @@ void RoomImpl::start_game() {
   game_->set_fairness(dealt.record);
   next_deal_.reset();  // drawn afresh once this game is over
   write_next_deal();   // its seed is kept in the set-up from now on
+  if (daily_note_) {   // a rematch: the standing was of the game before
+    daily_note_.reset();
+    write_daily_note();
+  }
   game_number_ = game_->number();
   seats_.clear_votes();  // before the seats are written: the rows keep no vote of the last game
   // A game does not begin under a host who is not here (a rematch the
@@ -572,6 +577,16 @@ void RoomImpl::draw_next_deal() {
 void RoomImpl::write_next_deal() {
   if (!outbox_.enabled() || closed_) return;
   write(record::NextDealSaved{code_, next_deal_ ? protocol::next_deal_record(next_deal_->kept()) : std::string()});
+}
+
+void RoomImpl::write_daily_note() {
+  if (!outbox_.enabled() || closed_) return;
+  std::string note;
+  if (daily_note_) {
+    note = protocol::daily_note_record(
+        {daily_note_->seat, hash_bytes(daily_note_->holder), daily_note_->game, daily_note_->result});
+  }
+  write(record::DailyNoteSaved{code_, std::move(note)});
 }
 
 // Arms what the next decision waits for: a bot's move, or the turn timer

@@ -214,9 +214,10 @@ class Room {
   // `seat` played, counted and committed. It goes to their connection now
   // if they are here, and again each time they resume the seat with its
   // token while that game is the room's last (a rematch ends it): a reload
-  // on the game-over screen still shows it. Only the message is kept, in
-  // memory with the room, tied to the seat's token hash; nothing happens if
-  // the seat has no holder.
+  // on the game-over screen still shows it, after a restart too. Only the
+  // message is kept, with the room in the store (record::DailyNoteSaved,
+  // committed before it is sent), tied to the seat's token hash; nothing
+  // happens if the seat has no holder.
   virtual void tell_daily_result(engine::Seat seat, protocol::DailyResult result) = 0;
 
   // The room's lobby entry while it is listed, waiting and has a free seat;

@@ -139,6 +139,8 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   void draw_next_deal();
   // The next deal as it is now, to the store (nothing, once the game is dealt).
   void write_next_deal();
+  // Today's deal's standing as it is now, to the store (nothing: none).
+  void write_daily_note();
   bool bot_controls(engine::Seat index) const {
     const SeatSlot& seat = seats_[index];
     return seat.bot() || (seat.human() && seat.takeover.has_value());
@@ -280,13 +282,8 @@ class RoomImpl final : public Room, public std::enable_shared_from_this<RoomImpl
   // game, from the room's making and again after every game.
   std::optional<NextDeal> next_deal_;
   // Today's deal's standing (tell_daily_result), for the holder of its
-  // seat's token while game `game` is the room's last.
-  struct DailyNote {
-    engine::Seat seat = 0;
-    TokenHash holder;
-    int game = 0;
-    protocol::DailyResult result;
-  };
+  // seat's token while game `game` is the room's last; stored with the room
+  // (write_daily_note) before it is sent, so it outlives a restart.
   std::optional<DailyNote> daily_note_;
   TableReport table_report_;
   bool table_coached_ = false;

@@ -186,6 +186,18 @@ std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, S
     if (const auto* error = std::get_if<std::string>(&next)) return "next deal: " + *error;
     room.next_deal.emplace(std::get<NextDeal>(std::move(next)));
   }
+  if (!stored.daily_note.empty()) {
+    auto kept = protocol::daily_note_from_record(stored.daily_note);
+    if (const auto* error = std::get_if<std::string>(&kept)) return *error;
+    auto& note = std::get<protocol::DailyNoteRecord>(kept);
+    const auto holder = hash_from_bytes(note.token_hash);
+    if (!holder) return "daily note: a token hash of the wrong size";
+    room.daily_note = DailyNote{note.seat, *holder, note.game, std::move(note.result)};
+  }
+  if (room.game && room.game->number() == 1 && stored.daily_counted < 1 && room.game->fairness() &&
+      room.game->fairness()->day) {
+    room.uncounted_day = room.game->fairness()->day;
+  }
   return room;
 }
 

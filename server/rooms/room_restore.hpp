@@ -23,6 +23,15 @@
 
 namespace gofish::server {
 
+// Today's deal's standing (Room::tell_daily_result), kept for the holder
+// of its seat's token while game `game` is the room's last.
+struct DailyNote {
+  engine::Seat seat = 0;
+  TokenHash holder;
+  int game = 0;
+  protocol::DailyResult result;
+};
+
 struct RestoredRoom {
   std::string code;
   protocol::RoomSettings settings;
@@ -38,6 +47,12 @@ struct RestoredRoom {
   // contributions it acknowledged; none when the store kept none (a room
   // stored before it was kept), and the room draws one.
   std::optional<NextDeal> next_deal;
+  // Today's deal: the standing the room kept for its player, and, when its
+  // latest game is its first, dealt from a day's seed and not yet counted
+  // (StoredRoom::daily_counted), that day: the game still counts once it
+  // ends (DailyDeal::watch_restored).
+  std::optional<DailyNote> daily_note;
+  std::optional<std::string> uncounted_day;
 };
 
 std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, Store& store);

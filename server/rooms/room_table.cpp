@@ -39,12 +39,17 @@ void RoomImpl::watch(TableReport report, bool coaching) {
 }
 
 // Kept only while the game it is about is the room's last and over; sent to
-// whoever holds the seat now, and on their later resumes (room.cpp).
+// whoever holds the seat now, and on their later resumes (room.cpp). Stored
+// first: like anything the room sends, the message waits for its record's
+// commit, so a player who heard it hears it again after a restart.
 void RoomImpl::tell_daily_result(engine::Seat seat, protocol::DailyResult result) {
   on_strand([seat, result = std::move(result)](RoomImpl& room) mutable {
     if (room.closed_ || seat < 0 || seat >= room.seats_.size() || !room.seats_[seat].held()) return;
     const SeatSlot& holder = room.seats_[seat];
-    if (room.state_ == State::kOver) room.daily_note_ = DailyNote{seat, *holder.token, room.game_number_, result};
+    if (room.state_ == State::kOver) {
+      room.daily_note_ = DailyNote{seat, *holder.token, room.game_number_, result};
+      room.write_daily_note();
+    }
     if (holder.client) room.send(holder.client, result);
   });
 }

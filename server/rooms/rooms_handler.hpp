@@ -96,7 +96,8 @@ class RoomsHandler : public ConnectionHandler {
   // token (--load-rooms on-demand).
   void load_on_demand(Store& store);
   // Today's deal keeps its tallies in `store` (which outlives the handler);
-  // until this is called they are kept in memory. Call before serving.
+  // until this is called they are kept in memory. Call before restore() or
+  // load_on_demand(): a restored day's game not yet counted is watched again.
   void keep_daily_in(Store& store);
 
  private:

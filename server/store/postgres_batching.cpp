@@ -46,6 +46,8 @@ std::vector<PostgresStore::Step> steps_for(const Record& record) {
           return {step(kUpdateVersion, r.room, r.v)};
         } else if constexpr (std::is_same_v<R, record::NextDealSaved>) {
           return {step(kSaveNextDeal, r.room, r.deal)};
+        } else if constexpr (std::is_same_v<R, record::DailyNoteSaved>) {
+          return {step(kSaveDailyNote, r.room, r.note)};
         } else if constexpr (std::is_same_v<R, record::RoomClosed>) {
           return {step(kCloseDecisions, r.room), step(kCloseGames, r.room), step(kDetachGames, r.room),
                   step(kCloseSeats, r.room),     step(kCloseRoom, r.room),  step(kCloseLease, r.room)};

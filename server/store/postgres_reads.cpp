@@ -33,8 +33,8 @@ std::optional<std::string> first_bytes(const PostgresStore::Result& rows) {
 }
 
 // The rooms of a kOpenRooms, kOpenRoom or kWaitingRooms result (code,
-// settings, created_ms, v, and next_deal for the first two), with no seats
-// or game yet.
+// settings, created_ms, v, and next_deal, daily_counted and daily_note for
+// the first two), with no seats or game yet.
 std::vector<StoredRoom> rooms_of(const PostgresStore::Result& rows) {
   std::vector<StoredRoom> rooms;
   for (int i = 0; i < rows.rows(); ++i) {
@@ -44,6 +44,10 @@ std::vector<StoredRoom> rooms_of(const PostgresStore::Result& rows) {
     room.created_ms = rows.integer(i, 2);
     room.v = rows.integer(i, 3);
     if (rows.columns() > 4 && !rows.null(i, 4)) room.next_deal = rows.bytes(i, 4);
+    if (rows.columns() > 6) {
+      if (!rows.null(i, 5)) room.daily_counted = rows.integer(i, 5);
+      if (!rows.null(i, 6)) room.daily_note = rows.bytes(i, 6);
+    }
     rooms.push_back(std::move(room));
   }
   return rooms;
@@ -216,13 +220,19 @@ DailyTally PostgresStore::daily_tally_of(const Result& rows) {
   return tally;
 }
 
-// Not tried again once sent: a count whose COMMIT was lost might count
-// twice. A game left out of a tally harms nobody; the caller logs it.
-DailyTally PostgresStore::count_daily_game(const std::string& day, int sets) {
+// Not tried again once sent: without a room to mark, a count whose COMMIT
+// was lost might count twice (with one, the retry would find the mark and
+// count nothing). A game left out of a tally harms nobody; the caller logs it.
+std::optional<DailyTally> PostgresStore::count_daily_game(const std::string& day, int sets, const std::string& room,
+                                                          std::int64_t game) {
   std::lock_guard lock(mutex_);
   reconnect_if_lost();
   exec("BEGIN");
   try {
+    if (!room.empty() && run(step(kMarkDailyCounted, room, game)).changed() == 0) {
+      rollback();  // counted already, or no such room
+      return std::nullopt;
+    }
     run(step(kCountDailyGame, day, sets));
     DailyTally tally = daily_tally_of(run(step(kDailyTally, day)));
     exec("COMMIT");

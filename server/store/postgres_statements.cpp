@@ -32,7 +32,7 @@ constexpr const Sql* kStatements[] = {
     &kEventTables,        &kCountDailyGame, &kDailyTally,
     &kEventOfTable,
     &kClosedEvent,
-    &kSaveNextDeal,
+    &kSaveNextDeal,       &kSaveDailyNote,  &kMarkDailyCounted,
 };
 
 }  // namespace

@@ -42,6 +42,8 @@ inline constexpr Sql kFinishGame{"finish_game",
 inline constexpr Sql kUpdateVersion{"update_version", "UPDATE rooms SET v = $2 WHERE code = $1"};
 // A room's next deal (schema version 12), written whole; '' clears it.
 inline constexpr Sql kSaveNextDeal{"save_next_deal", "UPDATE rooms SET next_deal = NULLIF($2, '') WHERE code = $1"};
+// Today's deal's note of a room (schema version 13), written whole; '' clears it.
+inline constexpr Sql kSaveDailyNote{"save_daily_note", "UPDATE rooms SET daily_note = NULLIF($2, '') WHERE code = $1"};
 // The four above, many at once (merge_steps): each parameter an array (in
 // binary form), one element a record, whatever their rooms.
 inline constexpr Sql kInsertGames{"insert_games",
@@ -154,11 +156,13 @@ inline constexpr Sql kAskHandover{"ask_handover",
 
 // Reads and upkeep. Codes sort byte by byte, as in SQLite, whatever the
 // database's collation.
-inline constexpr Sql kOpenRooms{"open_rooms",
-                                "SELECT code, settings, created_ms, v, next_deal FROM rooms WHERE set_aside IS NULL "
-                                "ORDER BY created_ms, code COLLATE \"C\""};
-inline constexpr Sql kOpenRoom{
-    "open_room", "SELECT code, settings, created_ms, v, next_deal FROM rooms WHERE code = $1 AND set_aside IS NULL"};
+inline constexpr Sql kOpenRooms{
+    "open_rooms",
+    "SELECT code, settings, created_ms, v, next_deal, daily_counted, daily_note FROM rooms WHERE set_aside IS NULL "
+    "ORDER BY created_ms, code COLLATE \"C\""};
+inline constexpr Sql kOpenRoom{"open_room",
+                               "SELECT code, settings, created_ms, v, next_deal, daily_counted, daily_note FROM rooms "
+                               "WHERE code = $1 AND set_aside IS NULL"};
 inline constexpr Sql kRoomOfToken{"room_of_token",
                                   "SELECT seats.room FROM seats JOIN rooms ON rooms.code = seats.room "
                                   "WHERE seats.token_hash = $1::bytea AND rooms.set_aside IS NULL LIMIT 1"};
@@ -227,6 +231,11 @@ inline constexpr Sql kCountDailyGame{"count_daily_game",
                                      "INSERT INTO daily_tally(day, sets, games) VALUES($1, $2, 1) "
                                      "ON CONFLICT (day, sets) DO UPDATE SET games = daily_tally.games + 1"};
 inline constexpr Sql kDailyTally{"daily_tally", "SELECT sets, games FROM daily_tally WHERE day = $1 ORDER BY sets"};
+// Marks game $2 of room $1 counted in the day's tally, in the count's
+// transaction; changes no row if it is counted already (or the room is gone).
+inline constexpr Sql kMarkDailyCounted{"mark_daily_counted",
+                                       "UPDATE rooms SET daily_counted = $2 WHERE code = $1 AND "
+                                       "(daily_counted IS NULL OR daily_counted < $2)"};
 inline constexpr Sql kTokenKey{"token_key", "SELECT value FROM meta WHERE key = 'token_key'"};
 inline constexpr Sql kAddTokenKey{
     "add_token_key", "INSERT INTO meta(key, value) VALUES('token_key', $1::bytea) ON CONFLICT (key) DO NOTHING"};

@@ -79,7 +79,7 @@ struct pg_conn;
 namespace gofish::server {
 
 // The schema version this program writes (meta.schema_version).
-inline constexpr int kPostgresSchemaVersion = 12;
+inline constexpr int kPostgresSchemaVersion = 13;
 
 class PostgresStore final : public Store {
  public:
@@ -105,7 +105,8 @@ class PostgresStore final : public Store {
   std::vector<StoredRoom> load_open_rooms() override;
   std::vector<StoredEvent> load_open_events() override;
   std::optional<StoredEvent> load_closed_event(const std::string& code) override;
-  DailyTally count_daily_game(const std::string& day, int sets) override;
+  std::optional<DailyTally> count_daily_game(const std::string& day, int sets, const std::string& room,
+                                             std::int64_t game) override;
   DailyTally daily_tally(const std::string& day) override;
   std::optional<StoredRoom> load_room(const std::string& code) override;
   std::optional<std::string> room_of_token(const std::string& token_hash) override;

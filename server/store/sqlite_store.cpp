@@ -32,7 +32,8 @@ bool whole_decision(const std::string& text) {
 }
 
 // A room from a row of (code, settings, created_ms, v) and, when a room is
-// loaded to be rebuilt, next_deal; with no seats or game yet.
+// loaded to be rebuilt, next_deal, daily_counted and daily_note; with no
+// seats or game yet.
 StoredRoom room_of(sqlite3_stmt* stmt) {
   StoredRoom room;
   room.room = column_text(stmt, 0);
@@ -41,6 +42,10 @@ StoredRoom room_of(sqlite3_stmt* stmt) {
   room.v = sqlite3_column_int64(stmt, 3);
   if (sqlite3_column_count(stmt) > 4 && sqlite3_column_type(stmt, 4) != SQLITE_NULL) {
     room.next_deal = column_text(stmt, 4);
+  }
+  if (sqlite3_column_count(stmt) > 6) {
+    room.daily_counted = sqlite3_column_int64(stmt, 5);  // 0 when NULL
+    if (sqlite3_column_type(stmt, 6) != SQLITE_NULL) room.daily_note = column_text(stmt, 6);
   }
   return room;
 }
@@ -140,6 +145,9 @@ void SqliteStore::apply(const Record& record) {
         } else if constexpr (std::is_same_v<R, record::NextDealSaved>) {
           Statement save(db_, "UPDATE rooms SET next_deal = NULLIF(?, '') WHERE code = ?");
           save.run(r.deal, r.room);
+        } else if constexpr (std::is_same_v<R, record::DailyNoteSaved>) {
+          Statement save(db_, "UPDATE rooms SET daily_note = NULLIF(?, '') WHERE code = ?");
+          save.run(r.note, r.room);
         } else if constexpr (std::is_same_v<R, record::RoomClosed>) {
           Statement open_games(db_, "SELECT game_id FROM games WHERE room = ? AND finished_ms IS NULL");
           open_games.each([&](sqlite3_stmt* stmt) { batch_.ended(column_text(stmt, 0)); }, r.room);
@@ -337,13 +345,15 @@ std::vector<StoredRoom> SqliteStore::load_rooms_locked(const std::optional<std::
   std::vector<StoredRoom> rooms;
   const auto take_room = [&](sqlite3_stmt* stmt) { rooms.push_back(room_of(stmt)); };
   if (code) {
-    Statement room_row(
-        db_, "SELECT code, settings, created_ms, v, next_deal FROM rooms WHERE set_aside IS NULL AND code = ?");
+    Statement room_row(db_,
+                       "SELECT code, settings, created_ms, v, next_deal, daily_counted, daily_note FROM rooms WHERE "
+                       "set_aside IS NULL AND code = ?");
     room_row.each(take_room, *code);
   } else {
-    Statement room_rows(db_,
-                        "SELECT code, settings, created_ms, v, next_deal FROM rooms WHERE set_aside IS NULL "
-                        "ORDER BY created_ms, code");
+    Statement room_rows(
+        db_,
+        "SELECT code, settings, created_ms, v, next_deal, daily_counted, daily_note FROM rooms WHERE set_aside IS NULL "
+        "ORDER BY created_ms, code");
     room_rows.each(take_room);
   }
   Statement seat_rows(db_, "SELECT seat, state, token_hash FROM seats WHERE room = ? ORDER BY seat");
@@ -464,10 +474,21 @@ constexpr const char* kDailyTally = "SELECT sets, games FROM daily_tally WHERE d
 
 }  // namespace
 
-DailyTally SqliteStore::count_daily_game(const std::string& day, int sets) {
+std::optional<DailyTally> SqliteStore::count_daily_game(const std::string& day, int sets, const std::string& room,
+                                                        std::int64_t game) {
   std::lock_guard lock(mutex_);
   exec("BEGIN IMMEDIATE");
   try {
+    if (!room.empty()) {
+      Statement mark(db_,
+                     "UPDATE rooms SET daily_counted = ? WHERE code = ? AND "
+                     "(daily_counted IS NULL OR daily_counted < ?)");
+      mark.run(game, room, game);
+      if (sqlite3_changes(db_) == 0) {  // counted already, or no such room
+        exec("ROLLBACK");
+        return std::nullopt;
+      }
+    }
     Statement count(db_,
                     "INSERT INTO daily_tally(day, sets, games) VALUES(?, ?, 1) "
                     "ON CONFLICT(day, sets) DO UPDATE SET games = games + 1");

@@ -60,7 +60,7 @@ namespace gofish::server {
 enum class SyncMode { kNormal, kFull };
 
 // The schema version this program writes (PRAGMA user_version).
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 class SqliteStore final : public Store {
  public:
@@ -79,7 +79,8 @@ class SqliteStore final : public Store {
   std::vector<StoredRoom> waiting_rooms(std::size_t limit) override;
   std::vector<StoredEvent> load_open_events() override;
   std::optional<StoredEvent> load_closed_event(const std::string& code) override;
-  DailyTally count_daily_game(const std::string& day, int sets) override;
+  std::optional<DailyTally> count_daily_game(const std::string& day, int sets, const std::string& room,
+                                             std::int64_t game) override;
   DailyTally daily_tally(const std::string& day) override;
   void set_aside(const std::string& room, const std::string& reason, std::int64_t now_ms) override;
   std::vector<SetAsideRoom> set_aside_rooms() override;

@@ -523,7 +523,8 @@ void StoreWriter::maybe_prune() {
   }
 }
 
-DailyTally Store::count_daily_game(const std::string& day, int sets) {
+std::optional<DailyTally> Store::count_daily_game(const std::string& day, int sets, const std::string& /*room*/,
+                                                  std::int64_t /*game*/) {
   std::lock_guard lock(daily_mutex_);
   // Only today's and yesterday's are ever asked for: older days go, so
   // memory stays bounded however long the process runs.

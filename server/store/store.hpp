@@ -152,6 +152,13 @@ struct NextDealSaved {
   std::string room;
   std::string deal;  // JSON (protocol::next_deal_record), or empty: none
 };
+// Today's deal (server/rooms/daily_deal.hpp): the daily_result the room
+// keeps for its player, written before it is sent, so that a resume after
+// a restart hears it again; `note` empty once a rematch begins.
+struct DailyNoteSaved {
+  std::string room;
+  std::string note;  // JSON (protocol::daily_note_record), or empty: none
+};
 // The room is gone (expired or emptied); its finished games stay, served by
 // their game id, until the retention time has passed. A room code may be
 // used again afterwards.
@@ -199,8 +206,8 @@ struct EventTableSaved {
 
 using Record = std::variant<record::RoomCreated, record::RoomSettingsChanged, record::SeatTaken, record::SeatFreed,
                             record::GameStarted, record::DecisionAccepted, record::GameFinished, record::RoomVersion,
-                            record::RoomClosed, record::NextDealSaved, record::EventSaved, record::PupilSaved,
-                            record::EventTableSaved>;
+                            record::RoomClosed, record::NextDealSaved, record::DailyNoteSaved, record::EventSaved,
+                            record::PupilSaved, record::EventTableSaved>;
 
 struct StoredPupil {
   std::int64_t pupil = 0;
@@ -285,6 +292,11 @@ struct StoredRoom {
   std::vector<StoredSeat> seats;   // by seat number
   std::optional<StoredGame> game;  // the latest game
   std::string next_deal;           // NextDealSaved's, empty if none (read by load_open_rooms and load_room)
+  // Today's deal, read as next_deal is: the number of the room's game the
+  // day's tally counted (count_daily_game), 0 if none, and DailyNoteSaved's
+  // note, empty if none.
+  std::int64_t daily_counted = 0;
+  std::string daily_note;
 };
 
 // Today's deal (server/rooms/daily_deal.hpp): of a day's games, how many
@@ -397,9 +409,14 @@ class Store {
   // Today's deal: counts one game of `day` ("YYYY-MM-DD") that made `sets`
   // sets, and returns the day's tally with it, in one transaction (so every
   // node sharing the store counts into one tally). daily_tally reads it.
+  // Unless `room` is empty, the same transaction marks game `game` of that
+  // room counted (StoredRoom::daily_counted), and counts nothing (nullopt)
+  // if it was marked already or the room is not stored: a game is counted
+  // once, whatever restarts or nodes come between its end and its count.
   // The defaults keep the tally in this process's memory (NullStore,
-  // --storage none: it is gone after a restart).
-  virtual DailyTally count_daily_game(const std::string& day, int sets);
+  // --storage none: it is gone after a restart, and no room is restored).
+  virtual std::optional<DailyTally> count_daily_game(const std::string& day, int sets, const std::string& room,
+                                                     std::int64_t game);
   virtual DailyTally daily_tally(const std::string& day);
   // Marks a room that cannot be rebuilt: it stays in the store, untouched
   // (its finished games are not pruned), and load_open_rooms skips it.

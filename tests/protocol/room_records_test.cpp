@@ -65,5 +65,19 @@ TEST_CASE("seat record: every field reads back") {
   CHECK(std::get<SeatRecord>(back) == seat);
 }
 
+TEST_CASE("daily note record: every field reads back, the token hash byte for byte, and a damaged one is named") {
+  const DailyNoteRecord note{0, std::string("\x00\x01\xfe\xff\x10\x20\x30\x40\x50\x60\x70\x80\x90\xa0\xb0\xc0", 16), 1,
+                             DailyResult{"2026-11-30", 5, 37, 62, 8}};
+  auto back = daily_note_from_record(daily_note_record(note));
+  REQUIRE(std::holds_alternative<DailyNoteRecord>(back));
+  CHECK(std::get<DailyNoteRecord>(back) == note);
+  for (const std::string bad : {"", "[]", R"({"seat":0,"token":"0g","game":1,"result":{}})",
+                                R"({"seat":0,"token":"00","game":1,"result":{"date":"2026-11-30","sets":5}})"}) {
+    const auto result = daily_note_from_record(bad);
+    REQUIRE(std::holds_alternative<std::string>(result));
+    CHECK(std::get<std::string>(result).find("daily note") != std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace gofish::protocol

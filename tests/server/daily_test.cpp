@@ -7,9 +7,13 @@
 // how their game compares (daily_result: players, percentile, best), a
 // rematch is not counted, the room is not in the lobby, and after a restart
 // the day's tally is still there (read_daily). A player who reloads on the
-// game-over screen (resume with the seat token) hears their standing again.
+// game-over screen (resume with the seat token) hears their standing again,
+// after a SIGKILL and restart too; a game the server was killed during
+// counts once it ends after the restart, and never twice (SQLite and
+// PostgreSQL).
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +22,7 @@
 #include <thread>
 
 #include "engine/transcript.hpp"
+#include "postgres_cluster.hpp"
 #include "protocol/text.hpp"
 #include "rooms_support.hpp"
 #include "server_process.hpp"
@@ -214,6 +219,120 @@ TEST_CASE("today's deal: a player who comes back after their game was counted he
   CHECK(later.expect<protocol::Joined>(protocol::Resume{created.token, std::nullopt}).resumed);
   CHECK_FALSE(later.await(is_result, 300ms).has_value());
   CHECK(server.stop(SIGTERM) == 0);
+}
+
+// Steps `player` until `done` says so, at most a minute.
+template <class Done>
+void play_until(AutoPlayer& player, Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline && !done()) {
+    player.step();
+    std::this_thread::sleep_for(1ms);
+  }
+  REQUIRE(done());
+  for (const auto& problem : player.problems) FAIL_CHECK(problem);
+}
+
+std::int64_t counted_today(std::uint16_t port) {
+  Peer looker(port);
+  return looker.expect<protocol::DailySummary>(protocol::ReadDaily{}).players;
+}
+
+// `store` chooses the store (SQLite in the data dir when empty).
+void standing_outlives_sigkill(const std::vector<std::string>& store) {
+  TempDir dir("gofish-daily-kill");
+  std::vector<std::string> flags = {"--bot-delay-ms=2"};
+  flags.insert(flags.end(), store.begin(), store.end());
+  std::string token;
+  protocol::DailyResult standing;
+  {
+    ServerProcess server(dir.path, dir.path / "server-1.log", flags);
+    auto peer = std::make_unique<Peer>(server.port());
+    token = peer->expect<protocol::Created>(protocol::PlayDaily{"Ann"}).token;
+    AutoPlayer player(std::move(peer), 0, token, 4);
+    play_until(player, [&] { return player.games_over() == 1; });
+    const auto heard = player.peer().await(is_result, 10s);
+    REQUIRE(heard.has_value());
+    standing = std::get<protocol::DailyResult>(*heard);
+    CHECK(standing.players == 1);
+    // Heard, so kept with the room: a crash now takes nothing of it.
+    CHECK(WIFSIGNALED(server.stop(SIGKILL)));
+  }
+  ServerProcess server(dir.path, dir.path / "server-2.log", flags);
+  // The page reloads on the restarted server: the seat, and the standing.
+  Peer reloaded(server.port());
+  CHECK(reloaded.expect<protocol::Joined>(protocol::Resume{token, std::nullopt}).resumed);
+  const auto again = reloaded.await(is_result, 5s);
+  REQUIRE(again.has_value());
+  CHECK(std::get<protocol::DailyResult>(*again) == standing);
+  // The restored room's game was counted before the kill: not again.
+  CHECK(counted_today(server.port()) == 1);
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
+TEST_CASE("today's deal: a player's standing outlives a SIGKILL, and the game is not counted again") {
+  standing_outlives_sigkill({});
+}
+
+TEST_CASE("today's deal with PostgreSQL: a player's standing outlives a SIGKILL") {
+  PostgresDatabase db;
+  standing_outlives_sigkill(
+      {"--storage=postgres", "--postgres-url=" + db.url(), "--load-rooms=at-start", "--node-id=daily-node"});
+}
+
+// The server is killed during the day's game: restored, the room's game
+// still counts once it ends (the player comes back and plays it out), its
+// player hears the standing, and another kill and restart counts nothing
+// more.
+void counted_after_restart(const std::vector<std::string>& store) {
+  TempDir dir("gofish-daily-midgame");
+  std::vector<std::string> flags = {"--bot-delay-ms=2"};
+  flags.insert(flags.end(), store.begin(), store.end());
+  std::string token;
+  std::unique_ptr<AutoPlayer> player;
+  {
+    ServerProcess server(dir.path, dir.path / "server-1.log", flags);
+    auto peer = std::make_unique<Peer>(server.port());
+    token = peer->expect<protocol::Created>(protocol::PlayDaily{"Ben"}).token;
+    player = std::make_unique<AutoPlayer>(std::move(peer), 0, token, 5);
+    // A decision of the player's own is answered once it is stored.
+    play_until(*player, [&] { return player->decisions() >= 1; });
+    REQUIRE(player->games_over() == 0);
+    CHECK(WIFSIGNALED(server.stop(SIGKILL)));
+  }
+  protocol::DailyResult standing;
+  {
+    ServerProcess server(dir.path, dir.path / "server-2.log", flags);
+    CHECK(counted_today(server.port()) == 0);
+    auto peer = std::make_unique<Peer>(server.port());
+    CHECK(peer->expect<protocol::Joined>(protocol::Resume{token, std::nullopt}).resumed);
+    player->replace_peer(std::move(peer));
+    play_until(*player, [&] { return player->games_over() == 1; });
+    const auto heard = player->peer().await(is_result, 10s);
+    REQUIRE(heard.has_value());
+    standing = std::get<protocol::DailyResult>(*heard);
+    CHECK(standing.players == 1);
+    CHECK(counted_today(server.port()) == 1);
+    CHECK(WIFSIGNALED(server.stop(SIGKILL)));
+  }
+  ServerProcess server(dir.path, dir.path / "server-3.log", flags);
+  Peer reloaded(server.port());
+  CHECK(reloaded.expect<protocol::Joined>(protocol::Resume{token, std::nullopt}).resumed);
+  const auto again = reloaded.await(is_result, 5s);
+  REQUIRE(again.has_value());
+  CHECK(std::get<protocol::DailyResult>(*again) == standing);
+  CHECK(counted_today(server.port()) == 1);
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
+TEST_CASE("today's deal: a game the server was killed during counts once when it ends after the restart") {
+  counted_after_restart({});
+}
+
+TEST_CASE("today's deal with PostgreSQL: a game the server was killed during counts once after the restart") {
+  PostgresDatabase db;
+  counted_after_restart(
+      {"--storage=postgres", "--postgres-url=" + db.url(), "--load-rooms=at-start", "--node-id=daily-node"});
 }
 
 }  // namespace

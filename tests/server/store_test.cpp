@@ -208,10 +208,10 @@ TEST_CASE_TEMPLATE("store: the day's tally of today's deal counts games by sets,
   {
     const auto store = kind.open();
     CHECK(store->daily_tally("2026-11-30").empty());
-    CHECK(store->count_daily_game("2026-11-30", 5) == DailyTally{{5, 1}});
-    CHECK(store->count_daily_game("2026-11-30", 2) == DailyTally{{2, 1}, {5, 1}});
-    CHECK(store->count_daily_game("2026-11-30", 5) == DailyTally{{2, 1}, {5, 2}});
-    CHECK(store->count_daily_game("2026-12-01", 13) == DailyTally{{13, 1}});
+    CHECK(store->count_daily_game("2026-11-30", 5, "", 0) == DailyTally{{5, 1}});
+    CHECK(store->count_daily_game("2026-11-30", 2, "", 0) == DailyTally{{2, 1}, {5, 1}});
+    CHECK(store->count_daily_game("2026-11-30", 5, "", 0) == DailyTally{{2, 1}, {5, 2}});
+    CHECK(store->count_daily_game("2026-12-01", 13, "", 0) == DailyTally{{13, 1}});
   }
   const auto store = kind.open();
   CHECK(store->daily_tally("2026-11-30") == DailyTally{{2, 1}, {5, 2}});
@@ -219,10 +219,63 @@ TEST_CASE_TEMPLATE("store: the day's tally of today's deal counts games by sets,
   CHECK(store->daily_tally("2026-11-29").empty());
 }
 
+// A day's game is counted once with its room: the mark goes in the count's
+// transaction, a second count of the same game (after a restart restored its
+// room) changes nothing, and the room reads the mark and the kept note back.
+TEST_CASE_TEMPLATE("store: today's deal's game is counted once, and its room keeps the mark and the note", Kind,
+                   GOFISH_STORES) {
+  Kind kind;
+  const std::string note = R"({"game":1,"result":{"best":6},"seat":0,"token":"00"})";
+  {
+    const auto store = kind.open();
+    store->commit({record::RoomCreated{"ABCD", "{}", 1000}, record::RoomCreated{"EFGH", "{}", 1001}});
+    CHECK(store->count_daily_game("2026-11-30", 5, "ABCD", 1) == DailyTally{{5, 1}});
+    CHECK(store->count_daily_game("2026-11-30", 5, "ABCD", 1) == std::nullopt);  // counted already
+    CHECK(store->count_daily_game("2026-11-30", 3, "GONE", 1) == std::nullopt);  // no such room
+    store->commit({record::DailyNoteSaved{"ABCD", note}});
+  }
+  {
+    const auto store = kind.open();
+    CHECK(store->count_daily_game("2026-11-30", 5, "ABCD", 1) == std::nullopt);
+    CHECK(store->daily_tally("2026-11-30") == DailyTally{{5, 1}});
+    const auto rooms = store->load_open_rooms();
+    REQUIRE(rooms.size() == 2);
+    CHECK(rooms[0].daily_counted == 1);
+    CHECK(rooms[0].daily_note == note);
+    CHECK(rooms[1].daily_counted == 0);  // never counted
+    CHECK(rooms[1].daily_note.empty());
+    const auto one = store->load_room("ABCD");
+    REQUIRE(one);
+    CHECK(one->daily_counted == 1);
+    CHECK(one->daily_note == note);
+    store->commit({record::DailyNoteSaved{"ABCD", ""}});  // a rematch began
+  }
+  const auto store = kind.open();
+  CHECK(store->load_room("ABCD").value().daily_note.empty());
+  CHECK(store->load_room("ABCD").value().daily_counted == 1);
+}
+
+// Before the mark was kept, a day's game was counted without one: the
+// migration marks every room whose first game is over, so none counts twice.
+TEST_CASE_TEMPLATE("store: a room whose first game was over before the mark was kept is marked counted", Kind,
+                   GOFISH_STORES) {
+  Kind kind;
+  kind.open()->commit({record::RoomCreated{"ABCD", "{}", 1}, record::GameStarted{"ABCD", 1, "over", "{}", 1},
+                       record::GameFinished{"over", 2}, record::RoomCreated{"EFGH", "{}", 3},
+                       record::GameStarted{"EFGH", 1, "playing", "{}", 3}});
+  kind.tamper("ALTER TABLE rooms DROP COLUMN daily_counted; ALTER TABLE rooms DROP COLUMN daily_note;");
+  kind.set_schema_version(Kind::kVersion - 1);
+  const auto store = kind.open();
+  CHECK(store->load_room("ABCD").value().daily_counted == 1);
+  CHECK(store->load_room("EFGH").value().daily_counted == 0);
+  CHECK(store->count_daily_game("2026-11-30", 4, "ABCD", 1) == std::nullopt);
+  CHECK(store->count_daily_game("2026-11-30", 4, "EFGH", 1) == DailyTally{{4, 1}});
+}
+
 TEST_CASE("store: without storage the day's tally is kept in memory") {
   NullStore store;
-  CHECK(store.count_daily_game("2026-11-30", 4) == DailyTally{{4, 1}});
-  CHECK(store.count_daily_game("2026-11-30", 4) == DailyTally{{4, 2}});
+  CHECK(store.count_daily_game("2026-11-30", 4, "", 0) == DailyTally{{4, 1}});
+  CHECK(store.count_daily_game("2026-11-30", 4, "", 0) == DailyTally{{4, 2}});
   CHECK(store.daily_tally("2026-11-30") == DailyTally{{4, 2}});
   CHECK(store.daily_tally("2026-12-01").empty());
 }
@@ -1088,10 +1141,11 @@ TEST_CASE("store: a version 4 database is migrated, and its finished games keep 
   kind.tamper(
       "UPDATE games SET transcript = '{\"kept\":1}' WHERE game_id = 'old'; "
       "ALTER TABLE games DROP COLUMN last_decision; "
-      // What schema versions 6 (class events), 8 (today's deal) and 9
-      // (the next deal) added goes too.
+      // What schema versions 6 (class events), 8 (today's deal), 9 (the
+      // next deal) and 10 (today's deal kept with its room) added goes too.
       "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; DROP TABLE daily_tally; "
-      "ALTER TABLE rooms DROP COLUMN next_deal; "
+      "ALTER TABLE rooms DROP COLUMN next_deal; ALTER TABLE rooms DROP COLUMN daily_counted; "
+      "ALTER TABLE rooms DROP COLUMN daily_note; "
       "PRAGMA user_version=4");
   const auto store = kind.open();
   const auto old = store->finished_game("old");
@@ -1581,11 +1635,11 @@ TEST_CASE("postgres store: the handover socket turns readable when a request com
   CHECK_FALSE(readable(100));
 }
 
-// What schema versions 9 (class events), 11 (today's deal) and 12 (the
-// next deal) added, gone.
+// What schema versions 9 (class events), 11 (today's deal), 12 (the next
+// deal) and 13 (today's deal kept with its room) added, gone.
 const std::string kWithoutEvents =
     "DROP TABLE events; DROP TABLE event_pupils; DROP TABLE event_tables; DROP TABLE daily_tally; "
-    "ALTER TABLE rooms DROP COLUMN next_deal; ";
+    "ALTER TABLE rooms DROP COLUMN next_deal, DROP COLUMN daily_counted, DROP COLUMN daily_note; ";
 // What schema versions 8 and 9 changed, undone: decisions keyed by game and
 // number again, and games without the bounds of their decisions' ids.
 const std::string kWithoutAppended =
