@@ -757,9 +757,10 @@ std::shared_ptr<Event> Event::restore(const RoomServices& services, RoomDirector
   return event;
 }
 
-// The round in play, or the last one (between rounds, or the event over),
-// is watched again as it was before: its tables report, so the console
-// shows them and a same-deal round is revealed once they are all over. A
+// The round in play is watched again as it was before. So is the last
+// same-deal round between rounds (or once the event is over): its tables
+// report, so it is revealed once they are all over. (Other rounds' tables
+// are left where they are: on a cluster, finding a room takes it over.) A
 // restart forgets, in the tables' rooms, that the round's seed was
 // revealed: a revealed round's tables are told again, so they serve their
 // transcripts with it as before.
@@ -767,6 +768,7 @@ void Event::begin_after_restore() {
   on_strand([](Event& event) {
     if (std::exchange(event.seeds_unsaved_, false)) event.save_event();
   });
+  if (phase_ != EventPhase::kPlaying && round_seed_.empty()) return;
   for (std::size_t t = 0; t < tables_.size(); ++t) {
     directory_.find(tables_[t].room, [weak = weak_from_this(), t, round = round_](RoomDirectory::Found found) {
       auto self = weak.lock();
