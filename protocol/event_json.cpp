@@ -686,13 +686,29 @@ std::optional<std::variant<EventServerMessage, std::string>> parse_event_message
 
 }  // namespace detail
 
+namespace {
+
+// A seed as the record keeps it: 64 lowercase hex digits (32 bytes).
+bool is_seed_hex(const std::string& text) {
+  return text.size() == 64 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+}  // namespace
+
+std::string event_settings_record(const EventSettingsRecord& record) {
+  OrderedJson out = settings_json(record.settings);
+  out["roster"] = record.roster;
+  if (record.paused) out["paused"] = true;
+  if (record.watching) out["watching"] = *record.watching;
+  if (!record.next_seed.empty()) out["next_seed"] = record.next_seed;
+  if (!record.round_seed.empty()) out["round_seed"] = record.round_seed;
+  return out.dump();
+}
+
 std::string event_settings_record(const EventSettings& settings, const std::vector<std::string>& roster, bool paused,
                                   std::optional<int> watching) {
-  OrderedJson out = settings_json(settings);
-  out["roster"] = roster;
-  if (paused) out["paused"] = true;
-  if (watching) out["watching"] = *watching;
-  return out.dump();
+  return event_settings_record(EventSettingsRecord{settings, roster, paused, watching, {}, {}});
 }
 
 std::optional<EventSettingsRecord> event_settings_from_record(std::string_view text) {
@@ -707,6 +723,12 @@ std::optional<EventSettingsRecord> event_settings_from_record(std::string_view t
       const int table = it->get<int>();
       if (table < 0) return std::nullopt;
       record.watching = table;
+    }
+    for (auto [key, seed] : {std::pair{"next_seed", &record.next_seed}, std::pair{"round_seed", &record.round_seed}}) {
+      if (const auto it = json.find(key); it != json.end()) {
+        *seed = it->get<std::string>();
+        if (!is_seed_hex(*seed)) return std::nullopt;
+      }
     }
     return record;
   } catch (const std::exception&) {

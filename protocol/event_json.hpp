@@ -55,15 +55,21 @@ std::optional<std::variant<EventServerMessage, std::string>> parse_event_message
 // `paused` (pause_tables) is kept beside them: it is the event's, not a
 // table's, and a round started while it holds starts paused. So is
 // `watching`, the table the teacher last chose with watch_table, which a
-// resumed console watches again.
-std::string event_settings_record(const EventSettings& settings, const std::vector<std::string>& roster,
-                                  bool paused = false, std::optional<int> watching = std::nullopt);
+// resumed console watches again. And a same-deal event's seeds (lowercase
+// hex, gofish-deal/1): the next round's, whose commitment was announced,
+// and the round in play's (or the last one's), so a restart keeps its
+// promises. The record is the store's alone: no client message carries it.
 struct EventSettingsRecord {
   EventSettings settings;
   std::vector<std::string> roster;
   bool paused = false;          // absent in records from before pause_tables
   std::optional<int> watching;  // absent when no table is watched
+  std::string next_seed;        // empty: none (absent in older records)
+  std::string round_seed;       // empty: none
 };
+std::string event_settings_record(const EventSettingsRecord& record);
+std::string event_settings_record(const EventSettings& settings, const std::vector<std::string>& roster,
+                                  bool paused = false, std::optional<int> watching = std::nullopt);
 std::optional<EventSettingsRecord> event_settings_from_record(std::string_view text);
 // A table's seats as the store keeps them: the pupil in each seat, or none
 // (a bot), and the seats a bot took over during the round (remove_pupil,

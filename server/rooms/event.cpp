@@ -115,9 +115,21 @@ void Event::on_write(std::uint64_t number, WriteOutcome outcome) {
 
 void Event::save_event() {
   if (!outbox_.enabled()) return;
-  outbox_.write(record::EventSaved{
-      code_, name_, protocol::event_settings_record(settings_, roster_, paused_, watching_),
-      teacher_ ? hash_bytes(*teacher_) : std::string(), std::string(protocol::to_string(phase_)), round_, created_ms_});
+  // The seeds go with the settings: whatever shows their commitments
+  // (event_state, event_joined, event_seat) goes out after this commits.
+  const auto hex = [](const std::vector<std::uint8_t>& seed) {
+    return seed.empty() ? std::string() : fairness::to_hex(seed);
+  };
+  protocol::EventSettingsRecord settings;
+  settings.settings = settings_;
+  settings.roster = roster_;
+  settings.paused = paused_;
+  settings.watching = watching_;
+  settings.next_seed = hex(next_round_seed_);
+  settings.round_seed = hex(round_seed_);
+  outbox_.write(record::EventSaved{code_, name_, protocol::event_settings_record(settings),
+                                   teacher_ ? hash_bytes(*teacher_) : std::string(),
+                                   std::string(protocol::to_string(phase_)), round_, created_ms_});
   submit_due_ = true;
 }
 
@@ -695,6 +707,19 @@ std::shared_ptr<Event> Event::restore(const RoomServices& services, RoomDirector
   event->round_ = static_cast<int>(stored.round);
   event->paused_ = settings->paused;
   event->watching_ = settings->watching;
+  // A same-deal event's seeds: the next round's keeps the commitment
+  // announced before the restart (a record from before seeds were kept
+  // has none: the constructor's fresh one is stored in
+  // begin_after_restore), and the round's keeps its `deal`, revealed if
+  // every table of it has finished its game.
+  if (event->settings_.same_deal) {
+    if (auto next = fairness::from_hex(settings->next_seed); next && !next->empty()) {
+      event->next_round_seed_ = std::move(*next);
+    } else {
+      event->seeds_unsaved_ = true;
+    }
+    if (auto seed = fairness::from_hex(settings->round_seed)) event->round_seed_ = std::move(*seed);
+  }
   for (const StoredPupil& pupil : stored.pupils) {
     if (pupil.pupil != static_cast<std::int64_t>(event->pupils_.size())) {
       *problem = "its pupils are not numbered 0, 1, 2 ...";
@@ -718,11 +743,32 @@ std::shared_ptr<Event> Event::restore(const RoomServices& services, RoomDirector
     event->tables_.push_back(std::move(t));
   }
   event->restore_results(stored);
+  // A table whose game's result is stored was over: so it shows until its
+  // room reports again (begin_after_restore), and when all were, the
+  // round's seed was revealed.
+  for (Table& table : event->tables_) {
+    if (!table.game_id) continue;
+    table.status.state = protocol::RoomState::kOver;
+    table.status.game_id = table.game_id;
+  }
+  event->round_revealed_ =
+      !event->round_seed_.empty() && !event->tables_.empty() &&
+      std::ranges::all_of(event->tables_, [](const Table& table) { return table.game_id.has_value(); });
   return event;
 }
 
+// The round in play is watched again as it was before. So is the last
+// same-deal round between rounds (or once the event is over): its tables
+// report, so it is revealed once they are all over. (Other rounds' tables
+// are left where they are: on a cluster, finding a room takes it over.) A
+// restart forgets, in the tables' rooms, that the round's seed was
+// revealed: a revealed round's tables are told again, so they serve their
+// transcripts with it as before.
 void Event::begin_after_restore() {
-  if (phase_ != EventPhase::kPlaying) return;
+  on_strand([](Event& event) {
+    if (std::exchange(event.seeds_unsaved_, false)) event.save_event();
+  });
+  if (phase_ != EventPhase::kPlaying && round_seed_.empty()) return;
   for (std::size_t t = 0; t < tables_.size(); ++t) {
     directory_.find(tables_[t].room, [weak = weak_from_this(), t, round = round_](RoomDirectory::Found found) {
       auto self = weak.lock();
@@ -732,6 +778,8 @@ void Event::begin_after_restore() {
         if (self->gone_ || round != self->round_ || t >= self->tables_.size()) return;
         Table& table = self->tables_[t];
         table.live = room;
+        if (self->round_revealed_) room->reveal_deal();
+        if (self->phase_ != EventPhase::kPlaying) return self->watch(static_cast<int>(t));
         if (self->paused_) room->pause_table(true);
         // What the event stored and the room may have lost (event_pupils.cpp):
         // each asks nothing of a room that has it already.

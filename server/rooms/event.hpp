@@ -51,7 +51,8 @@ class Event : public std::enable_shared_from_this<Event> {
   // cannot be.
   static std::shared_ptr<Event> restore(const RoomServices& services, RoomDirectory& directory,
                                         const StoredEvent& stored, std::string* problem);
-  // After restore: watches the tables of the round in play again.
+  // After restore: watches the tables of the round in play (or the last
+  // one) again, and tells a revealed same-deal round's tables so.
   void begin_after_restore();
 
   const std::string& code() const { return code_; }
@@ -223,13 +224,14 @@ class Event : public std::enable_shared_from_this<Event> {
   std::vector<Table> tables_;           // the round in play, or the last one
   // A same-deal event's seeds (gofish-deal/1): the next round's, drawn and
   // its commitment announced before that round starts, and the round in
-  // play's (or the last), revealed once every table of it is over. Held in
-  // memory only, like a room's next deal: a restored event draws a fresh
-  // next seed and announces it; the round in play keeps its seed in its
-  // tables' games, and their transcripts reveal it once all are over.
+  // play's (or the last), revealed once every table of it is over. Both
+  // are kept in the event's settings record (save_event), so a restart
+  // keeps the commitment announced and the round's deal; a restored round
+  // is revealed when every table of it has its game's result stored.
   std::vector<std::uint8_t> next_round_seed_;
   std::vector<std::uint8_t> round_seed_;
   bool round_revealed_ = false;
+  bool seeds_unsaved_ = false;  // restored from a record without the next seed
   GuardedTimer console_timer_;
   bool state_due_ = false;
   bool paused_ = false;  // pause_tables: every table of the round in play, and the next round's

@@ -269,6 +269,27 @@ TEST_CASE("events: the store's records read back") {
   CHECK_FALSE(event_settings_from_record(negative.dump()));
   CHECK_FALSE(event_settings_from_record("{}"));
   CHECK_FALSE(event_settings_from_record("not json"));
+  CHECK(back->next_seed.empty());
+  CHECK(back->round_seed.empty());
+  // A same-deal event's seeds, kept for a restart: 64 lowercase hex digits.
+  const std::string next(64, 'a');
+  const std::string round = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+  const auto seeded = event_settings_from_record(event_settings_record({settings, {"Ann"}, true, 1, next, round}));
+  REQUIRE(seeded);
+  CHECK(seeded->next_seed == next);
+  CHECK(seeded->round_seed == round);
+  CHECK(seeded->paused);
+  CHECK(seeded->watching == 1);
+  CHECK(seeded->roster == std::vector<std::string>{"Ann"});
+  for (const std::string& bad :
+       std::vector<std::string>{"ab", "not hex", std::string(64, 'A'), std::string(64, 'g'), std::string(66, 'a')}) {
+    auto wrong = nlohmann::json::parse(event_settings_record({settings, {}, false, std::nullopt, next, round}));
+    wrong["round_seed"] = bad;
+    CHECK_FALSE(event_settings_from_record(wrong.dump()));
+  }
+  auto not_text = nlohmann::json::parse(event_settings_record({settings, {}, false, std::nullopt, next, {}}));
+  not_text["next_seed"] = 7;
+  CHECK_FALSE(event_settings_from_record(not_text.dump()));
   settings.late_pupils = false;
   const auto no_late = event_settings_from_record(event_settings_record(settings, {}));
   REQUIRE(no_late);

@@ -5,8 +5,9 @@
 // and a round seats them at three tables of four whose games are dealt the
 // same deck (read back from each table's transcript) with same_deal, and
 // different decks without. A restart mid-round (SQLite) brings back the
-// event, its pupils' tokens and its tables. No event message a pupil or the
-// teacher receives names a card (find_event_leaks).
+// event, its pupils' tokens and its tables; a restart keeps a same-deal
+// event's seeds (its next commitment, a revealed round's seed). No event
+// message a pupil or the teacher receives names a card (find_event_leaks).
 #include <doctest/doctest.h>
 #include <signal.h>
 
@@ -568,6 +569,14 @@ TEST_CASE("class event: a restart mid-round brings back the event, its pupils an
   REQUIRE(resumed.event.tables.size() == 3);
   for (std::size_t t = 0; t < 3; ++t) CHECK(resumed.event.tables[t].room == before.tables[t].room);
   CHECK(resumed.event.paused);
+  // The round in play keeps its deal (not revealed: its tables play on),
+  // and the next round its commitment.
+  REQUIRE(before.deal);
+  REQUIRE(resumed.event.deal);
+  CHECK(resumed.event.deal->commitment == before.deal->commitment);
+  CHECK_FALSE(resumed.event.deal->seed);
+  REQUIRE(resumed.event.next_deal);
+  CHECK(resumed.event.next_deal->commitment == before.next_deal->commitment);
   // The paused tables report once, when the event watches them again; then
   // nothing changes, so nothing more is pushed: ask until they have.
   const auto deadline = std::chrono::steady_clock::now() + 10s;
@@ -607,6 +616,94 @@ TEST_CASE("class event: a restart mid-round brings back the event, its pupils an
   CHECK(console.expect<protocol::Ok>(protocol::EndRound{}).id.has_value());
   check_no_event_leaks(console, "the teacher");
   check_no_event_leaks(ben, "Ben");
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
+// The room's transcript once it carries its deal's seed, asked until it
+// does (a restored table is told so by its event just after the restart;
+// until then the room holds the transcript back or serves it without).
+std::optional<nlohmann::json> revealed_transcript(Peer& peer) {
+  for (int tries = 0; tries < 50; ++tries) {
+    const auto reply = peer.request(protocol::GetTranscript{});
+    if (const auto* message = std::get_if<protocol::TranscriptMessage>(&reply)) {
+      auto transcript = nlohmann::json::parse(protocol::encode(*message))["transcript"];
+      if (transcript["fairness"].contains("seed")) return transcript;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  return std::nullopt;
+}
+
+// A same-deal event keeps its seeds over a kill -9: the next round's
+// commitment the class was shown stays the one its round is dealt from, and
+// a round over before the stop keeps its revealed seed, in the teacher's
+// state and in its tables' transcripts served in their rooms.
+TEST_CASE("class event: a same-deal event's seeds survive a restart") {
+  TempDir dir("gofish-event-seeds");
+  const std::vector<std::string> roster = {"Ann", "Ben", "Cleo", "Dev", "Eli"};
+  const auto revealed = [](const protocol::EventState& s) { return all_over(s) && s.deal && s.deal->seed; };
+  std::string code;
+  std::string teacher_token;
+  protocol::EventState first;
+  {
+    ServerProcess server(dir.path, dir.path / "server-1.log");
+    Peer teacher(server.port());
+    const auto created = teacher.expect_class<protocol::EventCreated>(class_event("Class 3B", roster, 2, true));
+    code = created.code;
+    teacher_token = created.token;
+    // The pupils join and never take their seats: bots play the games.
+    std::vector<std::unique_ptr<Peer>> pupils;
+    for (const auto& name : roster) {
+      pupils.push_back(std::make_unique<Peer>(server.port()));
+      pupils.back()->expect_class<protocol::EventJoined>(protocol::JoinEvent{code, name, ""});
+    }
+    CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
+    await_event_state(teacher, revealed);
+    CHECK(teacher.expect<protocol::Ok>(protocol::EndRound{}).id.has_value());
+    first = await_event_state(
+        teacher, [&](const protocol::EventState& s) { return s.state == protocol::EventPhase::kOpen && revealed(s); });
+    REQUIRE(first.next_deal);
+    REQUIRE(first.deal);
+    REQUIRE(first.deal->commitment == created.event.next_deal->commitment);
+    server.stop(SIGKILL);
+  }
+  ServerProcess server(dir.path, dir.path / "server-2.log");
+  Peer teacher(server.port());
+  const auto resumed = teacher.expect_class<protocol::EventStateMessage>(protocol::ResumeEvent{code, teacher_token});
+  CHECK(resumed.event.state == protocol::EventPhase::kOpen);
+  // The commitment announced before the stop is still the next round's.
+  REQUIRE(resumed.event.next_deal);
+  CHECK(resumed.event.next_deal->commitment == first.next_deal->commitment);
+  // The round over before the stop keeps its deal, revealed.
+  REQUIRE(resumed.event.deal);
+  CHECK(resumed.event.deal->commitment == first.deal->commitment);
+  CHECK(resumed.event.deal->seed == first.deal->seed);
+  // Its tables, told again, serve their transcripts with the seed, in the
+  // room (waiting for the event to tell them, just after the restore).
+  for (const auto& table : first.tables) {
+    Peer watcher(server.port());
+    watcher.expect<protocol::Joined>(protocol::Join{table.room, "Watcher", protocol::JoinAs::kSpectator});
+    const auto served = revealed_transcript(watcher);
+    REQUIRE(served);
+    CHECK((*served)["fairness"]["seed"] == *first.deal->seed);
+    CHECK(fairness::check_transcript(*served).fair);
+  }
+  // The next round, started after the restart, is dealt from the seed of
+  // that commitment.
+  CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
+  const auto second = await_event_state(
+      teacher, [](const protocol::EventState& s) { return s.round == 2 && all_over(s) && s.deal && s.deal->seed; });
+  CHECK(second.deal->commitment == first.next_deal->commitment);
+  const auto seed = fairness::from_hex(*second.deal->seed);
+  REQUIRE(seed);
+  CHECK(fairness::to_hex(fairness::commitment_of(*seed)) == first.next_deal->commitment);
+  for (const auto& table : second.tables) {
+    nlohmann::json transcript = http_transcript(server.port(), *table.game_id);
+    CHECK(transcript["fairness"]["commitment"] == first.next_deal->commitment);
+    transcript["fairness"]["seed"] = *second.deal->seed;
+    CHECK(fairness::check_transcript(transcript).fair);
+  }
+  check_no_event_leaks(teacher, "the teacher", EventAudience::kTeacher);
   CHECK(server.stop(SIGTERM) == 0);
 }
 
