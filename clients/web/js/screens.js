@@ -208,6 +208,10 @@ export function renderReplay(state, ui) {
   const replay = ui.replay;
   const hands = $('replay-hands');
   $('download').disabled = !ui.transcript;
+  // Held by the server (a shared deal still played elsewhere): its sentence
+  // alone, without steps or a download that cannot work until then.
+  const held = !!ui.transcriptHeld && !replay?.steps;
+  for (const id of ['replay-first', 'replay-prev', 'replay-next', 'replay-last', 'download']) $(id).hidden = held;
   const result = state.room.result;
   if (!replay?.steps) {
     $('replay-pos').textContent = ui.transcriptHeld ? ui.transcriptHeld.message
