@@ -238,6 +238,21 @@ std::int64_t counted_today(std::uint16_t port) {
   return looker.expect<protocol::DailySummary>(protocol::ReadDaily{}).players;
 }
 
+// The page reloads on a restarted server (its log `log` in `dir`): the
+// seat comes back with the standing heard before, and the game, counted
+// before the kill, is not counted again.
+void reload_after_restart(const TempDir& dir, const char* log, const std::vector<std::string>& flags,
+                          const std::string& token, const protocol::DailyResult& standing) {
+  ServerProcess server(dir.path, dir.path / log, flags);
+  Peer reloaded(server.port());
+  CHECK(reloaded.expect<protocol::Joined>(protocol::Resume{token, std::nullopt}).resumed);
+  const auto again = reloaded.await(is_result, 5s);
+  REQUIRE(again.has_value());
+  CHECK(std::get<protocol::DailyResult>(*again) == standing);
+  CHECK(counted_today(server.port()) == 1);
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
 // `store` chooses the store (SQLite in the data dir when empty).
 void standing_outlives_sigkill(const std::vector<std::string>& store) {
   TempDir dir("gofish-daily-kill");
@@ -258,16 +273,7 @@ void standing_outlives_sigkill(const std::vector<std::string>& store) {
     // Heard, so kept with the room: a crash now takes nothing of it.
     CHECK(WIFSIGNALED(server.stop(SIGKILL)));
   }
-  ServerProcess server(dir.path, dir.path / "server-2.log", flags);
-  // The page reloads on the restarted server: the seat, and the standing.
-  Peer reloaded(server.port());
-  CHECK(reloaded.expect<protocol::Joined>(protocol::Resume{token, std::nullopt}).resumed);
-  const auto again = reloaded.await(is_result, 5s);
-  REQUIRE(again.has_value());
-  CHECK(std::get<protocol::DailyResult>(*again) == standing);
-  // The restored room's game was counted before the kill: not again.
-  CHECK(counted_today(server.port()) == 1);
-  CHECK(server.stop(SIGTERM) == 0);
+  reload_after_restart(dir, "server-2.log", flags, token, standing);
 }
 
 TEST_CASE("today's deal: a player's standing outlives a SIGKILL, and the game is not counted again") {
@@ -315,14 +321,7 @@ void counted_after_restart(const std::vector<std::string>& store) {
     CHECK(counted_today(server.port()) == 1);
     CHECK(WIFSIGNALED(server.stop(SIGKILL)));
   }
-  ServerProcess server(dir.path, dir.path / "server-3.log", flags);
-  Peer reloaded(server.port());
-  CHECK(reloaded.expect<protocol::Joined>(protocol::Resume{token, std::nullopt}).resumed);
-  const auto again = reloaded.await(is_result, 5s);
-  REQUIRE(again.has_value());
-  CHECK(std::get<protocol::DailyResult>(*again) == standing);
-  CHECK(counted_today(server.port()) == 1);
-  CHECK(server.stop(SIGTERM) == 0);
+  reload_after_restart(dir, "server-3.log", flags, token, standing);
 }
 
 TEST_CASE("today's deal: a game the server was killed during counts once when it ends after the restart") {
