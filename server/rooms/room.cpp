@@ -120,6 +120,9 @@ void RoomImpl::do_create(const std::shared_ptr<Client>& client, protocol::Create
     if (bot.seat > 0 && bot.seat < settings_.seats) seats_.seat_bot(bot.seat, bot.level);  // the parser checked
   }
   seats_.set_host(0);
+  // Listed before the creator hears of it: a lobby asked for after
+  // `created` (another connection, on another thread) shows the room.
+  refresh_lobby();
   send(client, protocol::Created{std::move(id), code_, 0, token});
   send(client, snapshot(0));
   spdlog::info("room {} created ({} seats, {})", code_, settings_.seats, settings_.rules.preset);
