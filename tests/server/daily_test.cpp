@@ -238,6 +238,21 @@ std::int64_t counted_today(std::uint16_t port) {
   return looker.expect<protocol::DailySummary>(protocol::ReadDaily{}).players;
 }
 
+// The player plays the day's game out and hears its standing, the day's
+// only game so far.
+protocol::DailyResult play_to_standing(AutoPlayer& player) {
+  play_until(player, [&] { return player.games_over() == 1; });
+  const auto heard = player.peer().await(is_result, 10s);
+  REQUIRE(heard.has_value());
+  const auto standing = std::get<protocol::DailyResult>(*heard);
+  CHECK(standing.players == 1);
+  return standing;
+}
+
+std::vector<std::string> postgres_flags(const PostgresDatabase& db) {
+  return {"--storage=postgres", "--postgres-url=" + db.url(), "--load-rooms=at-start", "--node-id=daily-node"};
+}
+
 // The page reloads on a restarted server (its log `log` in `dir`): the
 // seat comes back with the standing heard before, and the game, counted
 // before the kill, is not counted again.
@@ -265,11 +280,7 @@ void standing_outlives_sigkill(const std::vector<std::string>& store) {
     auto peer = std::make_unique<Peer>(server.port());
     token = peer->expect<protocol::Created>(protocol::PlayDaily{"Ann"}).token;
     AutoPlayer player(std::move(peer), 0, token, 4);
-    play_until(player, [&] { return player.games_over() == 1; });
-    const auto heard = player.peer().await(is_result, 10s);
-    REQUIRE(heard.has_value());
-    standing = std::get<protocol::DailyResult>(*heard);
-    CHECK(standing.players == 1);
+    standing = play_to_standing(player);
     // Heard, so kept with the room: a crash now takes nothing of it.
     CHECK(WIFSIGNALED(server.stop(SIGKILL)));
   }
@@ -282,8 +293,7 @@ TEST_CASE("today's deal: a player's standing outlives a SIGKILL, and the game is
 
 TEST_CASE("today's deal with PostgreSQL: a player's standing outlives a SIGKILL") {
   PostgresDatabase db;
-  standing_outlives_sigkill(
-      {"--storage=postgres", "--postgres-url=" + db.url(), "--load-rooms=at-start", "--node-id=daily-node"});
+  standing_outlives_sigkill(postgres_flags(db));
 }
 
 // The server is killed during the day's game: restored, the room's game
@@ -313,11 +323,7 @@ void counted_after_restart(const std::vector<std::string>& store) {
     auto peer = std::make_unique<Peer>(server.port());
     CHECK(peer->expect<protocol::Joined>(protocol::Resume{token, std::nullopt}).resumed);
     player->replace_peer(std::move(peer));
-    play_until(*player, [&] { return player->games_over() == 1; });
-    const auto heard = player->peer().await(is_result, 10s);
-    REQUIRE(heard.has_value());
-    standing = std::get<protocol::DailyResult>(*heard);
-    CHECK(standing.players == 1);
+    standing = play_to_standing(*player);
     CHECK(counted_today(server.port()) == 1);
     CHECK(WIFSIGNALED(server.stop(SIGKILL)));
   }
@@ -330,8 +336,7 @@ TEST_CASE("today's deal: a game the server was killed during counts once when it
 
 TEST_CASE("today's deal with PostgreSQL: a game the server was killed during counts once after the restart") {
   PostgresDatabase db;
-  counted_after_restart(
-      {"--storage=postgres", "--postgres-url=" + db.url(), "--load-rooms=at-start", "--node-id=daily-node"});
+  counted_after_restart(postgres_flags(db));
 }
 
 }  // namespace
