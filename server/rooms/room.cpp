@@ -49,6 +49,7 @@ void RoomImpl::adopt_restored(RestoredRoom& restored) {
     }
   }
   daily_note_ = std::move(restored.daily_note);
+  deal_revealed_ = restored.deal_revealed;
   if (restored.next_deal) {
     next_deal_ = std::move(restored.next_deal);
   } else if (state_ != State::kPlaying) {

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "protocol/room_records.hpp"
@@ -144,6 +146,19 @@ std::string finished_transcript(const StoredGame& stored) {
   return protocol::transcript_document(played->transcript, played->players, played->fairness);
 }
 
+bool event_round_over(Store& store, const std::string& event, int round) {
+  auto stored = store.load_open_event(event);
+  if (!stored) stored = store.load_closed_event(event);
+  if (!stored) return false;
+  const std::vector<StoredEventTable>* tables = nullptr;
+  if (stored->round == round) tables = &stored->tables;
+  for (const StoredEventRound& earlier : stored->earlier_rounds) {
+    if (earlier.round == round) tables = &earlier.tables;
+  }
+  if (!tables || tables->empty()) return false;
+  return std::ranges::all_of(*tables, [](const StoredEventTable& table) { return !table.game_id.empty(); });
+}
+
 std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, Store& store) {
   auto settings = protocol::settings_from_record(stored.settings);
   if (const auto* error = std::get_if<std::string>(&settings)) return *error;
@@ -174,6 +189,13 @@ std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, S
         if (const auto previous = store.finished_game(*id)) room.last_finished = finished_game(*previous);
       }
     }
+  }
+  // A same-deal round's game: an open event tells its table again that the
+  // round is over (Event::begin_after_restore), a closed one never does.
+  if (room.last_finished) {
+    const auto& kept = room.last_finished->fairness;
+    room.deal_revealed =
+        kept && kept->shared && kept->event && kept->round && event_round_over(store, *kept->event, *kept->round);
   }
   // A vote counts only after a game that is over.
   if (!room.game || !room.game->game().over()) room.seats.clear_votes();

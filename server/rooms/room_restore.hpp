@@ -53,9 +53,20 @@ struct RestoredRoom {
   // ends (DailyDeal::watch_restored).
   std::optional<DailyNote> daily_note;
   std::optional<std::string> uncounted_day;
+  // The most recent finished game was dealt from a class event's same-deal
+  // round that is over at every table (event_round_over): its transcript is
+  // served with the seed (transcript_hold).
+  bool deal_revealed = false;
 };
 
 std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, Store& store);
+
+// Whether every table of `round` of class event `event` has finished its
+// game, as the store says: the event writes each table's game id there
+// once its game is over (record::EventTableSaved), so this answer holds on
+// any node and after a restart. An event or a round the store does not
+// have is not over: its transcripts stay held.
+bool event_round_over(Store& store, const std::string& event, int round);
 
 // The transcript (docs/TRANSCRIPT.md, with `seats`) of a finished game read
 // back from the store: its set-up and decisions played again through the

@@ -23,24 +23,6 @@ ApiReply error_reply(unsigned status, protocol::ErrorCode code) {
 
 ApiReply not_found() { return error_reply(404, protocol::ErrorCode::kApiGameNotFound); }
 
-// Whether every table of `round` of class event `event` has finished its
-// game, as the store says: the event writes each table's game id there
-// once its game is over (record::EventTableSaved), so this answer holds on
-// any node and after a restart. An event or a round the store does not
-// have is not over: its transcripts stay held.
-bool round_over(Store& store, const std::string& event, int round) {
-  auto stored = store.load_open_event(event);
-  if (!stored) stored = store.load_closed_event(event);
-  if (!stored) return false;
-  const std::vector<StoredEventTable>* tables = nullptr;
-  if (stored->round == round) tables = &stored->tables;
-  for (const StoredEventRound& earlier : stored->earlier_rounds) {
-    if (earlier.round == round) tables = &earlier.tables;
-  }
-  if (!tables || tables->empty()) return false;
-  return std::ranges::all_of(*tables, [](const StoredEventTable& table) { return !table.game_id.empty(); });
-}
-
 }  // namespace
 
 ApiReply transcript_reply(Store& store, std::string_view path) {
@@ -59,7 +41,7 @@ ApiReply transcript_reply(Store& store, std::string_view path, std::int64_t now_
       if (auto played = finished_game(*game)) {
         const auto& kept = played->fairness;
         const bool over =
-            kept && kept->shared && kept->event && kept->round && round_over(store, *kept->event, *kept->round);
+            kept && kept->shared && kept->event && kept->round && event_round_over(store, *kept->event, *kept->round);
         const TranscriptHold hold = transcript_hold(kept, now_ms, over);
         if (hold != TranscriptHold::kNone) {
           return ApiReply{403, "application/json",

@@ -637,7 +637,8 @@ std::optional<nlohmann::json> revealed_transcript(Peer& peer) {
 // A same-deal event keeps its seeds over a kill -9: the next round's
 // commitment the class was shown stays the one its round is dealt from, and
 // a round over before the stop keeps its revealed seed, in the teacher's
-// state and in its tables' transcripts served in their rooms.
+// state and in its tables' transcripts served in their rooms, also once
+// the event is closed.
 TEST_CASE("class event: a same-deal event's seeds survive a restart") {
   TempDir dir("gofish-event-seeds");
   const std::vector<std::string> roster = {"Ann", "Ben", "Cleo", "Dev", "Eli"};
@@ -703,8 +704,24 @@ TEST_CASE("class event: a same-deal event's seeds survive a restart") {
     transcript["fairness"]["seed"] = *second.deal->seed;
     CHECK(fairness::check_transcript(transcript).fair);
   }
+  // The last round ends, and with it the event. After one more kill -9 no
+  // open event tells the last round's tables anything: each room reads
+  // from the store that its round was over at every table, and serves its
+  // transcript with the seed.
+  CHECK(teacher.expect<protocol::Ok>(protocol::EndRound{}).id.has_value());
+  await_event_state(teacher, [](const protocol::EventState& s) { return s.state == protocol::EventPhase::kClosed; });
   check_no_event_leaks(teacher, "the teacher", EventAudience::kTeacher);
-  CHECK(server.stop(SIGTERM) == 0);
+  server.stop(SIGKILL);
+  ServerProcess again(dir.path, dir.path / "server-3.log");
+  for (const auto& table : second.tables) {
+    Peer watcher(again.port());
+    watcher.expect<protocol::Joined>(protocol::Join{table.room, "Watcher", protocol::JoinAs::kSpectator});
+    const auto served = revealed_transcript(watcher);
+    REQUIRE(served);
+    CHECK((*served)["fairness"]["seed"] == *second.deal->seed);
+    CHECK(fairness::check_transcript(*served).fair);
+  }
+  CHECK(again.stop(SIGTERM) == 0);
 }
 
 }  // namespace
