@@ -105,9 +105,21 @@ void DailyDeal::play(const std::shared_ptr<Client>& client, protocol::PlayDaily 
   spdlog::info("room {}: today's deal ({})", room->code(), date);
 }
 
-void DailyDeal::watch_restored(const std::shared_ptr<Room>& room, const std::string& day) {
-  spdlog::info("room {}: today's deal ({}), restored: its game counts once it is over", room->code(), day);
-  watch(room, day);
+void DailyDeal::watch_restored(const std::shared_ptr<Room>& room, const std::string& day,
+                               std::optional<int> counted_sets) {
+  if (!counted_sets) {
+    spdlog::info("room {}: today's deal ({}), restored: its game counts once it is over", room->code(), day);
+    return watch(room, day);
+  }
+  spdlog::info("room {}: today's deal ({}), restored: counted, its standing not kept; told from the tally",
+               room->code(), day);
+  std::weak_ptr<Room> weak_room = room;
+  if (!queue([this, day, sets = *counted_sets, code = room->code(), weak_room] {
+        tell_counted(day, sets, code, weak_room);
+      })) {
+    spdlog::warn("room {}: today's deal ({}): its standing is not told: too many waiting for the store",
+                 room->code(), day);
+  }
 }
 
 // The report comes once the game's end is committed; only the first game's
@@ -145,11 +157,24 @@ void DailyDeal::count(const std::string& date, int sets, const std::string& code
     spdlog::info("room {}: today's deal ({}): its game was counted already", code, date);
     return;
   }
+  tell(date, sets, *tally, room);
+}
+
+void DailyDeal::tell_counted(const std::string& date, int sets, const std::string& code, std::weak_ptr<Room> room) {
+  try {
+    tell(date, sets, store_->daily_tally(date), room);
+  } catch (const std::exception& error) {
+    spdlog::error("room {}: today's deal ({}): reading the tally for its standing failed: {}", code, date,
+                  error.what());
+  }
+}
+
+// Counted and committed: now the player may hear it, if still there, and
+// again whenever they resume the seat with its token (a reload).
+void DailyDeal::tell(const std::string& date, int sets, const DailyTally& tally, const std::weak_ptr<Room>& room) {
   const auto held = room.lock();
   if (!held) return;
-  // Counted and committed: now the player may hear it, if still there, and
-  // again whenever they resume the seat with its token (a reload).
-  const DailyStanding standing = daily_standing(*tally, sets);
+  const DailyStanding standing = daily_standing(tally, sets);
   held->tell_daily_result(0, protocol::DailyResult{date, sets, standing.players, standing.percentile, standing.best});
 }
 

@@ -67,8 +67,11 @@ class DailyDeal : public std::enable_shared_from_this<DailyDeal> {
             std::function<void()> answered);
   // A room rebuilt from the store whose first game was dealt `day`'s deal
   // and is not counted yet (Registry::on_daily_restored): watched as play
-  // watches a new one, so its end counts once.
-  void watch_restored(const std::shared_ptr<Room>& room, const std::string& day);
+  // watches a new one, so its end counts once. With `counted_sets`, the
+  // game was counted and the server stopped before its player's standing
+  // was kept: the standing is told from the day's tally as it is now (the
+  // game in it), and kept with the room.
+  void watch_restored(const std::shared_ptr<Room>& room, const std::string& day, std::optional<int> counted_sets);
 
   // Jobs waiting for the store at most; more are refused.
   static constexpr std::size_t kMaxQueued = 256;
@@ -80,6 +83,10 @@ class DailyDeal : public std::enable_shared_from_this<DailyDeal> {
   // Counts the room's first game once it is over, then tells its player.
   void watch(const std::shared_ptr<Room>& room, const std::string& date);
   void count(const std::string& date, int sets, const std::string& code, std::weak_ptr<Room> room);
+  // Tells the room's player (and keeps with the room) the standing of
+  // `sets` in `date`'s tally, read now (the game counted already).
+  void tell_counted(const std::string& date, int sets, const std::string& code, std::weak_ptr<Room> room);
+  static void tell(const std::string& date, int sets, const DailyTally& tally, const std::weak_ptr<Room>& room);
 
   const RoomServices services_;
   RoomDirectory& directory_;

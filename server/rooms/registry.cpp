@@ -348,11 +348,12 @@ std::shared_ptr<Room> Registry::rebuild(const StoredRoom& stored, Store& store, 
   try {
     auto rebuilt = restore_room(stored, store);
     if (auto* restored = std::get_if<RestoredRoom>(&rebuilt)) {
-      const std::optional<std::string> uncounted_day = restored->uncounted_day;
+      const std::optional<std::string> daily_day = restored->daily_day;
+      const std::optional<int> counted_sets = restored->counted_sets;
       auto room = Room::restore(services_, weak_from_this(), std::move(*restored));
       if (adopt(room)) {
         room->begin_after_restore();
-        if (uncounted_day && daily_restored_) daily_restored_(room, *uncounted_day);
+        if (daily_day && daily_restored_) daily_restored_(room, *daily_day, counted_sets);
         return room;
       }
       *problem = "the code is taken twice";

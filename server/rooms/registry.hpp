@@ -140,9 +140,12 @@ class Registry : public RoomDirectory, public RoomHost, public std::enable_share
 
   // Today's deal (daily_deal.hpp): `restored` is called with every room
   // rebuilt from the store (at start or on demand, on the thread that
-  // rebuilt it) whose game is a day's deal not yet counted, and that day.
-  // Set before restoring or serving.
-  using DailyRestored = std::function<void(const std::shared_ptr<Room>&, const std::string& day)>;
+  // rebuilt it) whose game is a day's deal not yet counted, and that day;
+  // or counted with no standing kept for its player, that day and the sets
+  // the player made (RestoredRoom::counted_sets). Set before restoring or
+  // serving.
+  using DailyRestored = std::function<void(const std::shared_ptr<Room>&, const std::string& day,
+                                           std::optional<int> counted_sets)>;
   void on_daily_restored(DailyRestored restored) { daily_restored_ = std::move(restored); }
 
   // A room rebuilt from the store, under its own code; false if the code is

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/view.hpp"
 #include "protocol/room_records.hpp"
 #include "protocol/rules_json.hpp"
 
@@ -216,9 +217,14 @@ std::variant<RestoredRoom, std::string> restore_room(const StoredRoom& stored, S
     if (!holder) return "daily note: a token hash of the wrong size";
     room.daily_note = DailyNote{note.seat, *holder, note.game, std::move(note.result)};
   }
-  if (room.game && room.game->number() == 1 && stored.daily_counted < 1 && room.game->fairness() &&
-      room.game->fairness()->day) {
-    room.uncounted_day = room.game->fairness()->day;
+  if (room.game && room.game->number() == 1 && room.game->fairness() && room.game->fairness()->day) {
+    if (stored.daily_counted < 1) {
+      room.daily_day = room.game->fairness()->day;
+    } else if (!room.daily_note && room.game->game().over()) {
+      // Counted, and the server stopped before the standing was kept.
+      room.daily_day = room.game->fairness()->day;
+      room.counted_sets = engine::view_of(room.game->game(), engine::Viewer::spectator()).seats.front().set_count;
+    }
   }
   return room;
 }

@@ -48,11 +48,14 @@ struct RestoredRoom {
   // stored before it was kept), and the room draws one.
   std::optional<NextDeal> next_deal;
   // Today's deal: the standing the room kept for its player, and, when its
-  // latest game is its first, dealt from a day's seed and not yet counted
-  // (StoredRoom::daily_counted), that day: the game still counts once it
-  // ends (DailyDeal::watch_restored).
+  // latest game is its first, dealt from a day's seed, that day if the game
+  // is not yet counted (StoredRoom::daily_counted): it still counts once it
+  // ends (DailyDeal::watch_restored). Or counted with no standing kept (the
+  // server stopped between the two): that day too, and the sets its player
+  // made, to tell the standing from the day's tally.
   std::optional<DailyNote> daily_note;
-  std::optional<std::string> uncounted_day;
+  std::optional<std::string> daily_day;
+  std::optional<int> counted_sets;
   // The most recent finished game was dealt from a class event's same-deal
   // round that is over at every table (event_round_over): its transcript is
   // served with the seed (transcript_hold).

@@ -46,11 +46,13 @@ RoomsHandler::RoomsHandler(boost::asio::io_context& io, const Limits& limits, st
 void RoomsHandler::keep_daily_in(Store& store) {
   daily_ = std::make_shared<DailyDeal>(registry_->services(), *registry_, &store);
   // A day's game that was in play (or over but not yet counted) when the
-  // server stopped still counts once it ends.
-  registry_->on_daily_restored(
-      [weak = std::weak_ptr<DailyDeal>(daily_)](const std::shared_ptr<Room>& room, const std::string& day) {
-        if (const auto deal = weak.lock()) deal->watch_restored(room, day);
-      });
+  // server stopped still counts once it ends; one counted but whose
+  // standing was not kept has it told again.
+  registry_->on_daily_restored([weak = std::weak_ptr<DailyDeal>(daily_)](const std::shared_ptr<Room>& room,
+                                                                         const std::string& day,
+                                                                         std::optional<int> counted_sets) {
+    if (const auto deal = weak.lock()) deal->watch_restored(room, day, counted_sets);
+  });
 }
 
 RoomsHandler::~RoomsHandler() { registry_->stop_lookups(); }

@@ -8,9 +8,10 @@
 // rematch is not counted, the room is not in the lobby, and after a restart
 // the day's tally is still there (read_daily). A player who reloads on the
 // game-over screen (resume with the seat token) hears their standing again,
-// after a SIGKILL and restart too; a game the server was killed during
-// counts once it ends after the restart, and never twice (SQLite and
-// PostgreSQL).
+// after a SIGKILL and restart too, and also when the server stopped after
+// counting the game and before keeping its standing; a game the server was
+// killed during counts once it ends after the restart, and never twice
+// (SQLite and PostgreSQL).
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -26,6 +28,7 @@
 #include "protocol/text.hpp"
 #include "rooms_support.hpp"
 #include "server_process.hpp"
+#include "sqlite_sql.hpp"
 #include "temp_dir.hpp"
 #include "test_client.hpp"
 
@@ -268,8 +271,10 @@ void reload_after_restart(const TempDir& dir, const char* log, const std::vector
   CHECK(server.stop(SIGTERM) == 0);
 }
 
-// `store` chooses the store (SQLite in the data dir when empty).
-void standing_outlives_sigkill(const std::vector<std::string>& store) {
+// `store` chooses the store (SQLite in the data dir when empty). `forget`,
+// if given, then takes the standing kept with the room out of the store.
+void standing_outlives_sigkill(const std::vector<std::string>& store,
+                               const std::function<void(const TempDir&)>& forget = {}) {
   TempDir dir("gofish-daily-kill");
   std::vector<std::string> flags = {"--bot-delay-ms=2"};
   flags.insert(flags.end(), store.begin(), store.end());
@@ -284,7 +289,14 @@ void standing_outlives_sigkill(const std::vector<std::string>& store) {
     // Heard, so kept with the room: a crash now takes nothing of it.
     CHECK(WIFSIGNALED(server.stop(SIGKILL)));
   }
+  if (!forget) return reload_after_restart(dir, "server-2.log", flags, token, standing);
+  // What a crash between the count's commit and the standing's leaves:
+  // the game counted, no standing kept. The restored room tells it from the
+  // day's tally (the same: the day has this one game), and keeps it now,
+  // through another restart.
+  forget(dir);
   reload_after_restart(dir, "server-2.log", flags, token, standing);
+  reload_after_restart(dir, "server-3.log", flags, token, standing);
 }
 
 TEST_CASE("today's deal: a player's standing outlives a SIGKILL, and the game is not counted again") {
@@ -294,6 +306,27 @@ TEST_CASE("today's deal: a player's standing outlives a SIGKILL, and the game is
 TEST_CASE("today's deal with PostgreSQL: a player's standing outlives a SIGKILL") {
   PostgresDatabase db;
   standing_outlives_sigkill(postgres_flags(db));
+}
+
+constexpr const char* kForgetStanding = "UPDATE rooms SET daily_note = NULL";
+constexpr const char* kStandingsKept = "SELECT count(*) FROM rooms WHERE daily_note IS NOT NULL";
+
+TEST_CASE("today's deal: a game counted whose standing was not kept has it told after the restart") {
+  standing_outlives_sigkill({}, [](const TempDir& dir) {
+    const auto file = dir.path / "gofish.sqlite";
+    CHECK(sql(file, kStandingsKept) == std::vector<std::string>{"1"});
+    sql(file, kForgetStanding);
+    CHECK(sql(file, kStandingsKept) == std::vector<std::string>{"0"});
+  });
+}
+
+TEST_CASE("today's deal with PostgreSQL: a game counted whose standing was not kept has it told after the restart") {
+  PostgresDatabase db;
+  standing_outlives_sigkill(postgres_flags(db), [&](const TempDir&) {
+    CHECK(db.sql(kStandingsKept) == "1");
+    db.sql(kForgetStanding);
+    CHECK(db.sql(kStandingsKept) == "0");
+  });
 }
 
 // The server is killed during the day's game: restored, the room's game

@@ -31,7 +31,6 @@
 //   finished game.
 #include <doctest/doctest.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -48,6 +47,7 @@
 #include "protocol/rules_json.hpp"
 #include "rooms_support.hpp"
 #include "server_process.hpp"
+#include "sqlite_sql.hpp"
 #include "temp_dir.hpp"
 #include "test_client.hpp"
 
@@ -74,30 +74,6 @@ std::string describe(After after) {
     case After::kSeatRetaken: return "Bob left and Dan took his seat";
   }
   return "?";
-}
-
-// One statement on the database file, as a host's hand would run it; the
-// first column of every row, as text.
-std::vector<std::string> sql(const fs::path& file, const std::string& statement,
-                             const std::vector<std::string>& args = {}) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(file.string().c_str(), &db) == SQLITE_OK);
-  sqlite3_busy_timeout(db, 5000);
-  sqlite3_stmt* stmt = nullptr;
-  REQUIRE_MESSAGE(sqlite3_prepare_v2(db, statement.c_str(), -1, &stmt, nullptr) == SQLITE_OK, sqlite3_errmsg(db));
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    sqlite3_bind_text(stmt, static_cast<int>(i + 1), args[i].c_str(), -1, SQLITE_TRANSIENT);
-  }
-  std::vector<std::string> rows;
-  int rc = 0;
-  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-    rows.emplace_back(text ? text : "");
-  }
-  CHECK_MESSAGE(rc == SQLITE_DONE, sqlite3_errmsg(db));
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return rows;
 }
 
 std::string server_log_tail(const ServerProcess& server) {
