@@ -109,6 +109,15 @@ std::vector<StoredEvent> PostgresStore::load_open_events() {
   return with_retry([&] { return events_of(run(step(kOpenEvents))); });
 }
 
+std::optional<StoredEvent> PostgresStore::load_open_event(const std::string& code) {
+  std::lock_guard lock(mutex_);
+  return with_retry([&]() -> std::optional<StoredEvent> {
+    auto events = events_of(run(step(kOpenEvent, code)));
+    if (events.empty()) return std::nullopt;
+    return std::move(events.front());
+  });
+}
+
 std::optional<StoredEvent> PostgresStore::load_closed_event(const std::string& code) {
   std::lock_guard lock(mutex_);
   return with_retry([&]() -> std::optional<StoredEvent> {

@@ -31,7 +31,7 @@ constexpr const Sql* kStatements[] = {
     &kSaveEventTable,     &kOpenEvents,     &kEventPupils,
     &kEventTables,        &kCountDailyGame, &kDailyTally,
     &kEventOfTable,
-    &kClosedEvent,
+    &kClosedEvent,        &kOpenEvent,
     &kSaveNextDeal,       &kSaveDailyNote,  &kMarkDailyCounted,
 };
 

@@ -96,6 +96,9 @@ inline constexpr Sql kSaveEventTable{
 inline constexpr Sql kOpenEvents{"open_events",
                                  "SELECT code, name, settings, teacher_hash, phase, round, created_ms FROM events "
                                  "WHERE phase <> 'closed' ORDER BY created_ms, code COLLATE \"C\""};
+inline constexpr Sql kOpenEvent{"open_event",
+                                "SELECT code, name, settings, teacher_hash, phase, round, created_ms FROM events "
+                                "WHERE code = $1 AND phase <> 'closed'"};
 inline constexpr Sql kClosedEvent{"closed_event",
                                   "SELECT code, name, settings, teacher_hash, phase, round, created_ms FROM events "
                                   "WHERE code = $1 AND phase = 'closed'"};

@@ -104,6 +104,7 @@ class PostgresStore final : public Store {
   void on_slow_commit(std::chrono::milliseconds after, std::function<void()> notice) override;
   std::vector<StoredRoom> load_open_rooms() override;
   std::vector<StoredEvent> load_open_events() override;
+  std::optional<StoredEvent> load_open_event(const std::string& code) override;
   std::optional<StoredEvent> load_closed_event(const std::string& code) override;
   std::optional<DailyTally> count_daily_game(const std::string& day, int sets, const std::string& room,
                                              std::int64_t game) override;

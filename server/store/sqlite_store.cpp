@@ -185,6 +185,13 @@ std::vector<StoredEvent> SqliteStore::load_open_events() {
   return events_where("phase <> 'closed'", std::nullopt);
 }
 
+std::optional<StoredEvent> SqliteStore::load_open_event(const std::string& code) {
+  std::lock_guard lock(mutex_);
+  auto events = events_where("phase <> 'closed' AND code = ?", code);
+  if (events.empty()) return std::nullopt;
+  return std::move(events.front());
+}
+
 std::optional<StoredEvent> SqliteStore::load_closed_event(const std::string& code) {
   std::lock_guard lock(mutex_);
   auto events = events_where("phase = 'closed' AND code = ?", code);

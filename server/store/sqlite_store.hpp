@@ -78,6 +78,7 @@ class SqliteStore final : public Store {
   std::optional<std::string> room_of_token(const std::string& token_hash) override;
   std::vector<StoredRoom> waiting_rooms(std::size_t limit) override;
   std::vector<StoredEvent> load_open_events() override;
+  std::optional<StoredEvent> load_open_event(const std::string& code) override;
   std::optional<StoredEvent> load_closed_event(const std::string& code) override;
   std::optional<DailyTally> count_daily_game(const std::string& day, int sets, const std::string& room,
                                              std::int64_t game) override;

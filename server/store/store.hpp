@@ -397,8 +397,10 @@ class Store {
   // tables. The default has none (a store that keeps nothing).
   virtual std::vector<StoredEvent> load_open_events() { return {}; }
   // The class event of `code` if it is stored and not closed (a node
-  // sharing the store takes an event over by it). The default reads every
-  // open event and keeps the one asked for: classes open at once are few.
+  // sharing the store takes an event over by it; a same-deal game's
+  // transcript asks whether its round is over). One lookup by the code's
+  // key in the stores that keep events; the default reads every open event
+  // and keeps the one asked for.
   virtual std::optional<StoredEvent> load_open_event(const std::string& code);
   // The class event of `code` if it is stored and closed, as
   // load_open_events gives an open one: its results stay readable after a

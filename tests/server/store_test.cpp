@@ -2192,6 +2192,19 @@ TEST_CASE_TEMPLATE("store: class events, their pupils, their latest round's tabl
   CHECK(closed->earlier_rounds.empty());
   CHECK_FALSE(store->load_closed_event("KQ7XM2"));
   CHECK_FALSE(store->load_closed_event("ZZ22ZY"));
+  // An open event by its code, as load_open_events gives it; a closed one
+  // or an unknown code: none.
+  const auto open = store->load_open_event("KQ7XM2");
+  REQUIRE(open);
+  CHECK(open->event == event.event);
+  CHECK(open->phase == "playing");
+  CHECK(open->round == 2);
+  CHECK(open->pupils == event.pupils);
+  CHECK(open->tables == event.tables);
+  REQUIRE(open->earlier_rounds.size() == 1);
+  CHECK(open->earlier_rounds[0].tables == event.earlier_rounds[0].tables);
+  CHECK_FALSE(store->load_open_event("ZZ22ZZ"));
+  CHECK_FALSE(store->load_open_event("ZZ22ZY"));
 }
 
 }  // namespace
