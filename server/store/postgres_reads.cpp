@@ -110,18 +110,17 @@ std::vector<StoredEvent> PostgresStore::load_open_events() {
 }
 
 std::optional<StoredEvent> PostgresStore::load_open_event(const std::string& code) {
-  std::lock_guard lock(mutex_);
-  return with_retry([&]() -> std::optional<StoredEvent> {
-    auto events = events_of(run(step(kOpenEvent, code)));
-    if (events.empty()) return std::nullopt;
-    return std::move(events.front());
-  });
+  return event_by_code(kOpenEvent, code);
 }
 
 std::optional<StoredEvent> PostgresStore::load_closed_event(const std::string& code) {
+  return event_by_code(kClosedEvent, code);
+}
+
+std::optional<StoredEvent> PostgresStore::event_by_code(const Sql& statement, const std::string& code) {
   std::lock_guard lock(mutex_);
   return with_retry([&]() -> std::optional<StoredEvent> {
-    auto events = events_of(run(step(kClosedEvent, code)));
+    auto events = events_of(run(step(statement, code)));
     if (events.empty()) return std::nullopt;
     return std::move(events.front());
   });

@@ -78,6 +78,10 @@ struct pg_conn;
 
 namespace gofish::server {
 
+namespace postgres_statements {
+struct Sql;
+}
+
 // The schema version this program writes (meta.schema_version).
 inline constexpr int kPostgresSchemaVersion = 13;
 
@@ -197,6 +201,8 @@ class PostgresStore final : public Store {
   static StoredGame game_of(const Result& games);
   // The events of `rows` (kOpenEvents' columns), with their pupils and tables.
   std::vector<StoredEvent> events_of(const Result& rows);
+  // The one event `statement` (kOpenEvents' columns) finds by its code.
+  std::optional<StoredEvent> event_by_code(const postgres_statements::Sql& statement, const std::string& code);
   static DailyTally daily_tally_of(const Result& rows);
   bool holds_rooms_or_games();
   // After the guard found the node's count of lost leases moved: reads it

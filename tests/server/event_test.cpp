@@ -634,6 +634,19 @@ std::optional<nlohmann::json> revealed_transcript(Peer& peer) {
   return std::nullopt;
 }
 
+// A spectator in each table's room of `round` (revealed) is served its
+// transcript with the round's seed, and it checks fair.
+void check_rooms_reveal(std::uint16_t port, const protocol::EventState& round) {
+  for (const auto& table : round.tables) {
+    Peer watcher(port);
+    watcher.expect<protocol::Joined>(protocol::Join{table.room, "Watcher", protocol::JoinAs::kSpectator});
+    const auto served = revealed_transcript(watcher);
+    REQUIRE(served);
+    CHECK((*served)["fairness"]["seed"] == *round.deal->seed);
+    CHECK(fairness::check_transcript(*served).fair);
+  }
+}
+
 // A same-deal event keeps its seeds over a kill -9: the next round's
 // commitment the class was shown stays the one its round is dealt from, and
 // a round over before the stop keeps its revealed seed, in the teacher's
@@ -681,14 +694,7 @@ TEST_CASE("class event: a same-deal event's seeds survive a restart") {
   CHECK(resumed.event.deal->seed == first.deal->seed);
   // Its tables, told again, serve their transcripts with the seed, in the
   // room (waiting for the event to tell them, just after the restore).
-  for (const auto& table : first.tables) {
-    Peer watcher(server.port());
-    watcher.expect<protocol::Joined>(protocol::Join{table.room, "Watcher", protocol::JoinAs::kSpectator});
-    const auto served = revealed_transcript(watcher);
-    REQUIRE(served);
-    CHECK((*served)["fairness"]["seed"] == *first.deal->seed);
-    CHECK(fairness::check_transcript(*served).fair);
-  }
+  check_rooms_reveal(server.port(), first);
   // The next round, started after the restart, is dealt from the seed of
   // that commitment.
   CHECK(teacher.expect<protocol::Ok>(protocol::StartRound{}).id.has_value());
@@ -713,14 +719,7 @@ TEST_CASE("class event: a same-deal event's seeds survive a restart") {
   check_no_event_leaks(teacher, "the teacher", EventAudience::kTeacher);
   server.stop(SIGKILL);
   ServerProcess again(dir.path, dir.path / "server-3.log");
-  for (const auto& table : second.tables) {
-    Peer watcher(again.port());
-    watcher.expect<protocol::Joined>(protocol::Join{table.room, "Watcher", protocol::JoinAs::kSpectator});
-    const auto served = revealed_transcript(watcher);
-    REQUIRE(served);
-    CHECK((*served)["fairness"]["seed"] == *second.deal->seed);
-    CHECK(fairness::check_transcript(*served).fair);
-  }
+  check_rooms_reveal(again.port(), second);
   CHECK(again.stop(SIGTERM) == 0);
 }
 
