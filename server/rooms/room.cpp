@@ -297,8 +297,8 @@ void RoomImpl::do_handle(const std::shared_ptr<Client>& client, protocol::Client
 }
 
 void RoomImpl::do_leave(const std::shared_ptr<Client>& client, const Member& member, Id id) {
+  client->clear_room(this);  // before the ok: as in refuse()
   reply_ok(client, std::move(id));
-  client->clear_room(this);
   if (!member.seat) {
     remove_spectator(member.spectator);
     return after_membership_change();
@@ -366,8 +366,8 @@ void RoomImpl::do_kick(const std::shared_ptr<Client>& client, engine::Seat index
   seats_.remember_kick(index);
   write(record::RoomSettingsChanged{code_, protocol::settings_record(settings_, seats_.removed())});
   if (kicked) {
+    kicked->clear_room(this);  // before it hears why: as in refuse()
     reply_error(kicked, ErrorCode::kRoomKicked, std::nullopt);
-    kicked->clear_room(this);
     seat.client.reset();
   }
   grace_timers_[static_cast<std::size_t>(index)]->cancel();

@@ -20,17 +20,19 @@ void RoomImpl::reply_error(const std::shared_ptr<Client>& client, ErrorCode code
 }
 
 // A refused create, join or resume: unless it is a member already, the
-// client is in no room.
+// client is in no room. Out of it before it hears so: a join it sends as
+// soon as it has the refusal (on another thread) must not find it still
+// in this room, which answers room/already_in_room (a test saw it once).
 void RoomImpl::refuse(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message) {
-  reply_error(client, code, std::move(id), std::move(message));
   if (!seats_.member_of(*client)) client->clear_room(this);
+  reply_error(client, code, std::move(id), std::move(message));
 }
 
 void RoomImpl::refuse_paused(const std::shared_ptr<Client>& client, ErrorCode code, Id id, std::string message) {
+  if (!seats_.member_of(*client)) client->clear_room(this);
   const protocol::Error error = message.empty() ? protocol::default_error(code, std::move(id))
                                                 : protocol::make_error(code, std::move(message), std::move(id));
   client->send(make_shared_text(protocol::encode(error)));
-  if (!seats_.member_of(*client)) client->clear_room(this);
 }
 
 // Logs an event and sends it to everyone; the store learns the new version

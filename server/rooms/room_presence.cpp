@@ -149,10 +149,13 @@ void RoomImpl::close_room(protocol::RoomClosedReason reason, const std::string& 
   closed_ = true;
   clock_.stop();
   idle_timer_.cancel();
-  fanout_.to_everyone(protocol::RoomClosed{code_, reason, why});
+  // Everyone is out of the room before hearing it closed (as in refuse()).
   for (const Spectator& spectator : seats_.spectators()) spectator.client->clear_room(this);
   for (int i = 0; i < seats_.size(); ++i) {
     if (seats_[i].client) seats_[i].client->clear_room(this);
+  }
+  fanout_.to_everyone(protocol::RoomClosed{code_, reason, why});
+  for (int i = 0; i < seats_.size(); ++i) {
     grace_timers_[static_cast<std::size_t>(i)]->cancel();
     revoke_token(seats_[i].token);
     seats_[i].token.reset();

@@ -84,6 +84,33 @@ TEST_CASE("a room gets a readable code, an invite, a token, players join by code
   CHECK(ann.await_event<protocol::SpectatorsChanged>());
 }
 
+// A connection is out of a room before it hears that it is: another join
+// sent the moment a join is refused, a leave answered or a kick told must
+// not find it still in the room (room/already_in_room). A refusal once
+// reached its client before the room let go of it.
+TEST_CASE("a refused join, a leave and a kick leave the connection free for its next join at once") {
+  RoomsServer server;
+  Seated ann = create_room(server.port(), create_request("Ann", "classic", 3));
+  Peer visitor(server.port());
+  for (int i = 0; i < 300; ++i) {
+    REQUIRE(visitor.error_of(protocol::Join{ann.code, "ANN", protocol::JoinAs::kSpectator}) == "room/name_taken");
+    visitor.expect<protocol::Joined>(protocol::Join{ann.code, "Watcher", protocol::JoinAs::kSpectator});
+    visitor.expect<protocol::Ok>(protocol::Leave{});
+  }
+  // A kicked connection may not sit down again, but it may watch.
+  for (int i = 0; i < 30; ++i) {
+    Peer bob(server.port());
+    const std::string name = "Bob" + std::to_string(i);
+    REQUIRE(bob.expect<protocol::Joined>(protocol::Join{ann.code, name, protocol::JoinAs::kPlayer}).seat == 1);
+    ann.peer->expect<protocol::Ok>(protocol::Kick{1});
+    REQUIRE(bob.await([](const protocol::ServerMessage& m) {
+      const auto* error = std::get_if<protocol::Error>(&m);
+      return error && error->code == protocol::ErrorCode::kRoomKicked;
+    }));
+    bob.expect<protocol::Joined>(protocol::Join{ann.code, "Watcher " + name, protocol::JoinAs::kSpectator});
+  }
+}
+
 TEST_CASE("the host adds and removes bots, kicks, starts when every seat is filled, the role passes on") {
   RoomsServer server;
   Seated ann = create_room(server.port(), create_request("Ann", "classic", 4));
