@@ -208,7 +208,7 @@ class Session : public ConnectionHandler {
     }
     std::visit(Overloaded{
                    [&](const protocol::Welcome& m) { on_welcome(m); },
-                   [&](const protocol::Ok&) {},
+                   [&](const protocol::Ok& m) { on_ok(m); },
                    [&](const protocol::Created& m) { on_created(m); },
                    [&](const protocol::Joined& m) { on_joined(m); },
                    [&](const protocol::RoomSnapshot& m) { on_snapshot(m); },
@@ -384,6 +384,8 @@ class Session : public ConnectionHandler {
 
   void on_welcome(const protocol::Welcome& welcome) {
     welcomed_ = true;
+    // A new connection is in no room: a class hands its seat over again.
+    resume_after_leave_.reset();
     // At the pace the server asks of its clients, less the hello it has counted.
     bucket_ = pacing_bucket(welcome.limits, TokenBucket::Clock::now());
     bucket_.try_take(TokenBucket::Clock::now());
@@ -602,6 +604,7 @@ class Session : public ConnectionHandler {
     // when play goes on, and the bot decides again then.
     if (error.code == ErrorCode::kRoomPaused) {
       if (kind == Request::kDecision) decided_at_v_ = -1;
+      if (kind == Request::kLeave) left_room();  // the seat is tried all the same; a refusal says why
       if (!bot_) print("Refused: " + error.message);
       return;
     }
@@ -627,6 +630,7 @@ class Session : public ConnectionHandler {
       }
       case Request::kResume: fail(kExitRefused, "Could not resume the seat: " + error.message); return;
       case Request::kContribute: return;  // the game began first: this seat gave none, which the record says
+      case Request::kLeave: return left_room();
       case Request::kRevote:
         if (error.code == ErrorCode::kRoomNotOver) return;  // the next game began meanwhile
         break;
@@ -750,17 +754,35 @@ class Session : public ConnectionHandler {
 
   // Where to sit this round: the seat is taken as after a reconnection
   // (resume with the seat token), after leaving the last round's table.
+  // The seat of the next round. The last round's room is left first, and
+  // the seat taken once the server has answered the leave: a resume sent
+  // right behind it can reach the server while the connection is still in
+  // the old room, and be refused room/already_in_room.
   void on_class_seat(const protocol::EventSeat& seat) {
     const bool same_room = table_.in_room() && table_.code() == seat.room;
-    if (table_.in_room() && !same_room) {
-      send(protocol::Leave{}, Request::kLeave);
-      table_ = Table{};
-    }
     token_ = seat.token;
     // room_code_ stays the class's: its tables are served where it is.
     print("Round " + std::to_string(seat.round) + ": you sit at table " + std::to_string(seat.table + 1) + " (room " +
           seat.room + "), seat " + std::to_string(seat.seat + 1) + ".");
-    send(protocol::Resume{seat.token, same_room ? std::optional(table_.v()) : std::nullopt}, Request::kResume);
+    protocol::Resume resume{seat.token, same_room ? std::optional(table_.v()) : std::nullopt};
+    if (table_.in_room() && !same_room) {
+      send(protocol::Leave{}, Request::kLeave);
+      table_ = Table{};
+      resume_after_leave_ = std::move(resume);
+      return;
+    }
+    send(std::move(resume), Request::kResume);
+  }
+
+  // The answer to a leave (ok, or an error: the room was gone already):
+  // the seat waiting for it is taken.
+  void left_room() {
+    if (auto resume = std::exchange(resume_after_leave_, std::nullopt)) send(std::move(*resume), Request::kResume);
+  }
+
+  void on_ok(const protocol::Ok& ok) {
+    const auto* id = ok.id ? std::get_if<std::int64_t>(&*ok.id) : nullptr;
+    if (id && requests_.contains(*id) && requests_[*id] == Request::kLeave) left_room();
   }
 
   void run_class_command(const ClassCommand& command) {
@@ -1021,6 +1043,7 @@ class Session : public ConnectionHandler {
   // its class (room/class_table): room_code_ stays the class's code.
   bool routed_by_class_ = false;
   std::map<std::int64_t, Request> requests_;
+  std::optional<protocol::Resume> resume_after_leave_;  // on_class_seat: sent once the leave is answered
   std::int64_t next_id_ = 1;
   std::vector<GameResult> results_;
   std::set<std::pair<std::string, int>> counted_games_;  // (room, game number)
