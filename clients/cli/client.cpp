@@ -753,11 +753,10 @@ class Session : public ConnectionHandler {
   }
 
   // Where to sit this round: the seat is taken as after a reconnection
-  // (resume with the seat token), after leaving the last round's table.
-  // The seat of the next round. The last round's room is left first, and
-  // the seat taken once the server has answered the leave: a resume sent
-  // right behind it can reach the server while the connection is still in
-  // the old room, and be refused room/already_in_room.
+  // (resume with the seat token), once the server has answered the leave
+  // of the last round's table: a resume sent right behind the leave can
+  // reach the server while the connection is still in the old room, and be
+  // refused room/already_in_room.
   void on_class_seat(const protocol::EventSeat& seat) {
     const bool same_room = table_.in_room() && table_.code() == seat.room;
     token_ = seat.token;
@@ -765,6 +764,10 @@ class Session : public ConnectionHandler {
     print("Round " + std::to_string(seat.round) + ": you sit at table " + std::to_string(seat.table + 1) + " (room " +
           seat.room + "), seat " + std::to_string(seat.seat + 1) + ".");
     protocol::Resume resume{seat.token, same_room ? std::optional(table_.v()) : std::nullopt};
+    if (resume_after_leave_) {  // still leaving: the latest seat waits instead
+      resume_after_leave_ = std::move(resume);
+      return;
+    }
     if (table_.in_room() && !same_room) {
       send(protocol::Leave{}, Request::kLeave);
       table_ = Table{};
