@@ -94,18 +94,8 @@ http_status() {
   echo "${code:-000}"
 }
 
-# free_ports N: N distinct ports on 127.0.0.1 that were free a moment ago.
-free_ports() {
-  python3 - "$1" <<'EOF'
-import socket, sys
-held = []
-for _ in range(int(sys.argv[1])):
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    held.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in held))
-EOF
-}
+# free_ports N: N distinct ports on 127.0.0.1, free a moment ago, from below the ephemeral range.
+free_ports() { python3 "$root/scripts/free_ports.py" "$1"; }
 
 # wait_until SECONDS WHAT COMMAND...: runs COMMAND every 0.1 s until it succeeds.
 wait_until() {

@@ -78,7 +78,7 @@ else
   log "built in $((SECONDS - start)) s; image size $("${engine[@]}" image inspect --format '{{.Size}}' "$tag") bytes"
 fi
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(python3 scripts/free_ports.py)
 "${engine[@]}" run -d --name "$container" -p "127.0.0.1:$port:8080" \
   -e GOFISH_BOT_DELAY_MS=0 -e GOFISH_LOG_LEVEL=info "$tag" >/dev/null
 log "container $container on 127.0.0.1:$port"
@@ -123,10 +123,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
   -keyout "$certs/privkey.pem" -out "$certs/fullchain.pem" 2>"$certs/openssl.log" \
   || { cat "$certs/openssl.log" >&2; echo "docker-test: openssl could not make a certificate" >&2; exit 1; }
 chmod 755 "$certs" && chmod 644 "$certs"/*.pem  # the container's user gofish reads them
-read -r tls_port redirect_port < <(python3 -c 'import socket
-s = [socket.socket() for _ in range(2)]
-[x.bind(("127.0.0.1", 0)) for x in s]
-print(*[x.getsockname()[1] for x in s])')
+read -r tls_port redirect_port < <(python3 scripts/free_ports.py 2)
 "${engine[@]}" run -d --name "$tls_container" -p "127.0.0.1:$tls_port:8443" -p "127.0.0.1:$redirect_port:8080" \
   -v "$certs:/etc/gofish/tls:ro" -e GOFISH_PORT=8443 -e GOFISH_TLS_CERT=/etc/gofish/tls/fullchain.pem \
   -e GOFISH_TLS_KEY=/etc/gofish/tls/privkey.pem -e GOFISH_HTTP_REDIRECT_PORT=8080 \

@@ -11,17 +11,16 @@ import sys
 import tempfile
 import time
 
-from harness import Cli, Proxy, Server, check, free_port, run
+from harness import Cli, Proxy, Server, check, run
 
 server_binary, cli_binary = sys.argv[1], sys.argv[2]
 
 
 def scenario(games):
     data_dir = tempfile.mkdtemp(prefix="gofish-cli-resume-over.")
-    port = free_port()
     flags = ("--seat-grace-ms", "300")
-    server = Server(server_binary, *flags, port=port, data_dir=data_dir)
-    proxy = Proxy(port)
+    server = Server(server_binary, *flags, data_dir=data_dir)
+    proxy = Proxy(server.port)
     bot = None
     try:
         bot = Cli(cli_binary, f"ws://127.0.0.1:{proxy.port}", "--name", "Robo", "--seats", "2", "--bots", "easy",
@@ -38,7 +37,9 @@ def scenario(games):
               "the game never ended without the client:\n" + "".join(server.log[-20:]))
         check(not any(line.startswith("Game over!") for line in bot.lines), "the client saw the game end")
         server.stop()
-        server = Server(server_binary, *flags, port=port, data_dir=data_dir)
+        # The client knows only the proxy, so the restarted server may listen on any free port.
+        server = Server(server_binary, *flags, data_dir=data_dir)
+        proxy.target_port = server.port
         proxy.open_gate()
         bot.wait_for(r"^Resumed your seat in room [2-9A-Z]{5}\.$", timeout=60)
         bot.wait_for(r"^Game 1 ended while you were away\. ", timeout=30)

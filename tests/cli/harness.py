@@ -11,6 +11,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "scripts"))
+from free_ports import free_port  # noqa: E402 (the tests import it from here)
+
 
 class Failure(Exception):
     pass
@@ -63,13 +66,6 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-
-
-def free_port():
-    """A loopback port that nothing listens on (for a server started later)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Proxy:

@@ -29,7 +29,6 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -39,6 +38,8 @@ import urllib.request
 
 root, server_binary, cli_binary = (os.path.abspath(arg) for arg in sys.argv[1:4])
 units = os.path.join(root, "deploy", "systemd")
+sys.path.insert(0, os.path.join(root, "scripts"))
+from free_ports import free_port  # noqa: E402
 problems = []
 
 
@@ -84,12 +85,6 @@ def verify(unit_path):
         problems.append(f"systemd-analyze verify {os.path.basename(unit_path)} ({done.returncode}): {output}")
     else:
         say(f"systemd-analyze verify {os.path.basename(unit_path)}: no complaint")
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def http_status(port, path):

@@ -12,7 +12,6 @@ import math
 import os
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,8 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, os.pardir, os.pardir))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from free_ports import free_ports  # noqa: E402 (the tests import it from here)
 CLUSTER_SH = os.path.join(ROOT, "scripts", "cluster.sh")
 
 
@@ -217,18 +218,6 @@ class CliTable:
 
     def label(self):
         return f"{self.code} ({self.preset}{', table rules' if self.table_rules else ''})"
-
-
-def free_ports(count):
-    """`count` distinct ports on 127.0.0.1 that were free a moment ago."""
-    probes = [socket.socket() for _ in range(count)]
-    try:
-        for probe in probes:
-            probe.bind(("127.0.0.1", 0))
-        return [probe.getsockname()[1] for probe in probes]
-    finally:
-        for probe in probes:
-            probe.close()
 
 
 def stop_process(process, grace=15):
