@@ -7,6 +7,7 @@ replay), a game it never saw end. That game counts as one it played: with
 the rematch itself, plays the next game and stops. (A client that did not ask
 is what held a room in cluster_rolling_restart when a node stopped a few
 milliseconds after a game's last move.)"""
+import shutil
 import sys
 import tempfile
 import time
@@ -59,6 +60,7 @@ def scenario(games):
             bot.stop()
         proxy.close()
         server.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def main():
