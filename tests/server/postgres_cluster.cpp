@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -156,18 +157,26 @@ std::string PostgresDatabase::sql(const std::string& statements) const {
 }
 
 std::string unreachable_postgres_url() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    if (fd >= 0) ::close(fd);
-    throw std::runtime_error("cannot find a free port on 127.0.0.1");
+  // From below the kernel's ephemeral range (as scripts/free_ports.py does):
+  // a server of a parallel test started on port 0 cannot land there, and one
+  // test opens its relay on this port a second and a half later.
+  int ephemeral_low = 32768;
+  if (std::ifstream ranges("/proc/sys/net/ipv4/ip_local_port_range"); ranges) ranges >> ephemeral_low;
+  std::mt19937 random(std::random_device{}());
+  std::uniform_int_distribution<int> pick(10000, std::max(11000, ephemeral_low - 1));
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) break;
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const int port = pick(random);
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+    ::close(fd);
+    if (free) return "postgresql://gofish:secret@127.0.0.1:" + std::to_string(port) + "/gofish";
   }
-  ::close(fd);
-  return "postgresql://gofish:secret@127.0.0.1:" + std::to_string(ntohs(address.sin_port)) + "/gofish";
+  throw std::runtime_error("cannot find a free port on 127.0.0.1");
 }
 
 std::uint16_t port_of(const std::string& url) {

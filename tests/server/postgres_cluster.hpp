@@ -84,7 +84,7 @@ class PostgresDatabase {
 };
 
 // A URL of a PostgreSQL server that is not there: a port on 127.0.0.1 that
-// was free a moment ago, so connecting is refused at once.
+// was free a moment ago, below the ephemeral range, so connecting is refused at once.
 std::string unreachable_postgres_url();
 // That URL's port.
 std::uint16_t port_of(const std::string& url);
