@@ -191,8 +191,8 @@ def postgres(kill_after):
         say(f"every game finished, {time.monotonic() - back:.1f} s after PostgreSQL came back")
         # A room whose node was killed may have been moved before its clients
         # heard room_resumed: they resumed elsewhere instead. So may a client
-        # whose connection the kill cut though the room's lease named another
-        # node half a second before (it had not yet moved; the log says).
+        # whose connection the kill cut though its room's lease named another
+        # node half a second before; the line below names each such client.
         try:
             delays, let_off = check_outage(rooms, halted, resuming, 1.0, skip=victim_rooms, moved_after=killed)
         except Failure as failure:
