@@ -323,6 +323,17 @@ class Session : public ConnectionHandler {
 
   // ------------------------------------------------------------ requests
 
+  // The kind of request a reply (ok or error) answers, kOther if it names
+  // none of ours; each is answered once, so it is forgotten here.
+  Request answered(const std::optional<protocol::RequestId>& reply_id) {
+    const auto* id = reply_id ? std::get_if<std::int64_t>(&*reply_id) : nullptr;
+    const auto found = id ? requests_.find(*id) : requests_.end();
+    if (found == requests_.end()) return Request::kOther;
+    const Request kind = found->second;
+    requests_.erase(found);
+    return kind;
+  }
+
   void send(protocol::ClientBody body, Request kind) {
     if (!connection_) return;
     const std::int64_t id = next_id_++;
@@ -564,10 +575,7 @@ class Session : public ConnectionHandler {
   }
 
   void on_error(const protocol::Error& error) {
-    Request kind = Request::kOther;
-    if (error.id) {
-      if (const auto* id = std::get_if<std::int64_t>(&*error.id); id && requests_.contains(*id)) kind = requests_[*id];
-    }
+    const Request kind = answered(error.id);
     // The room is moving between servers: ask again shortly, as after a
     // reconnection, for as long as a reconnection would be tried. Or it is
     // paused while its game is saved again: ask again until let in, however
@@ -784,8 +792,7 @@ class Session : public ConnectionHandler {
   }
 
   void on_ok(const protocol::Ok& ok) {
-    const auto* id = ok.id ? std::get_if<std::int64_t>(&*ok.id) : nullptr;
-    if (id && requests_.contains(*id) && requests_[*id] == Request::kLeave) left_room();
+    if (answered(ok.id) == Request::kLeave) left_room();
   }
 
   void run_class_command(const ClassCommand& command) {
@@ -1045,7 +1052,7 @@ class Session : public ConnectionHandler {
   // A table of a class joined or resumed by its own code was served with
   // its class (room/class_table): room_code_ stays the class's code.
   bool routed_by_class_ = false;
-  std::map<std::int64_t, Request> requests_;
+  std::map<std::int64_t, Request> requests_;  // sent and not yet answered
   std::optional<protocol::Resume> resume_after_leave_;  // on_class_seat: sent once the leave is answered
   std::int64_t next_id_ = 1;
   std::vector<GameResult> results_;
